@@ -1,0 +1,31 @@
+//! hopmap: topology-aware process mapping.
+//!
+//! The core library: communication graphs ([`graph`]), readers and writers
+//! ([`io`]), generators ([`generate`]), network topologies ([`topology`]),
+//! routing ([`routing`]), mappings ([`mapping`]) and their metrics
+//! ([`metrics`]), the mappers ([`mappers`]), the force layout ([`layout`]), and
+//! the one stepping trait that every iterative algorithm implements ([`step`]).
+//! Nothing here depends on the GUI toolkit; the desktop app lives in [`app`]
+//! and only renders library state and dispatches actions.
+
+pub mod app;
+pub mod error;
+pub mod generate;
+pub mod graph;
+pub mod io;
+pub mod layout;
+pub mod mappers;
+pub mod mapping;
+pub mod metrics;
+pub mod rng;
+pub mod routing;
+pub mod step;
+pub mod topology;
+
+pub use error::{Error, Result};
+pub use graph::{CommGraph, Coords, GraphBuilder};
+pub use mapping::Mapping;
+pub use metrics::{Evaluation, Metrics, evaluate};
+pub use routing::Routing;
+pub use step::{Progress, StepStatus, Stepper};
+pub use topology::Topology;

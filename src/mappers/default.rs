@@ -1,0 +1,31 @@
+//! `default`: rank i goes to slot i in the topology's linear order. With
+//! several cores per node this is TXYZ (cores first, then X, Y, Z), the Blue
+//! Gene/P default (Balaji et al. §2.2; Bhatele & Kale §VII-B's "default
+//! mapping"). O(n).
+
+use super::{MapperInfo, MapperInput, MapperRun, OneShot};
+use crate::error::Result;
+use crate::mapping::Mapping;
+
+pub fn info() -> MapperInfo {
+    MapperInfo {
+        id: "default",
+        name: "Default (linear, TXYZ)",
+        paper: "Bhatele & Kale §VII-B; Balaji et al. §2.2",
+        doc: "Rank i goes to slot i: cores of node 0 first, then node 1, along X, then Y, then Z. \
+              This is what a launcher does without topology information (TXYZ on Blue Gene/P). \
+              It is good when nearby ranks communicate, as after METIS numbering.",
+        needs_coords: false,
+        randomized: false,
+        start,
+    }
+}
+
+fn start(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
+    input.check_fits()?;
+    let slots: Vec<usize> = (0..input.graph.n()).collect();
+    Ok(Box::new(OneShot::new(
+        Mapping::from_slots(&slots, &input.topo),
+        &input.topo,
+    )))
+}

@@ -1,0 +1,146 @@
+//! A mapping places every process on a (node, core) slot of a topology.
+
+use crate::error::{Error, Result};
+use crate::topology::Topology;
+
+/// Process → (node, core). Slot id = `node * cores + core`.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Mapping {
+    pub node: Vec<u32>,
+    pub core: Vec<u32>,
+}
+
+impl Mapping {
+    /// Build from explicit nodes and cores.
+    pub fn new(node: Vec<u32>, core: Vec<u32>) -> Self {
+        Mapping { node, core }
+    }
+
+    /// Build from node ids only; each process takes its node's next free core
+    /// in rank order. Fails when a node is over-full.
+    pub fn from_nodes(nodes: Vec<u32>, topo: &Topology) -> Result<Self> {
+        let cores = topo.cores();
+        let mut used = vec![0u32; topo.num_nodes()];
+        let mut core = Vec::with_capacity(nodes.len());
+        for (p, &n) in nodes.iter().enumerate() {
+            let n = n as usize;
+            if n >= used.len() {
+                return Err(Error::Mapping(format!(
+                    "process {p} is on node {n}, past the last node {}",
+                    used.len() - 1
+                )));
+            }
+            if used[n] as usize >= cores {
+                return Err(Error::Mapping(format!(
+                    "process {p}: node {n} already holds {cores} processes"
+                )));
+            }
+            core.push(used[n]);
+            used[n] += 1;
+        }
+        Ok(Mapping { node: nodes, core })
+    }
+
+    /// Build from slot ids (`node * cores + core`).
+    pub fn from_slots(slots: &[usize], topo: &Topology) -> Self {
+        let c = topo.cores();
+        Mapping {
+            node: slots.iter().map(|&s| (s / c) as u32).collect(),
+            core: slots.iter().map(|&s| (s % c) as u32).collect(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.node.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.node.is_empty()
+    }
+
+    /// Slot id of process `p`.
+    #[inline]
+    pub fn slot(&self, p: usize, cores: usize) -> usize {
+        self.node[p] as usize * cores + self.core[p] as usize
+    }
+
+    /// Check that every one of `n` processes is placed, on an existing node
+    /// and core, and that no slot holds two processes.
+    pub fn validate(&self, n: usize, topo: &Topology) -> Result<()> {
+        if self.node.len() != n || self.core.len() != n {
+            return Err(Error::Mapping(format!(
+                "{} processes placed, the graph has {n}",
+                self.node.len()
+            )));
+        }
+        if n > topo.num_slots() {
+            return Err(Error::Mapping(format!(
+                "{n} processes do not fit in {} slots ({} nodes × {} cores)",
+                topo.num_slots(),
+                topo.num_nodes(),
+                topo.cores()
+            )));
+        }
+        let cores = topo.cores();
+        let mut owner = vec![u32::MAX; topo.num_slots()];
+        for p in 0..n {
+            let (nd, c) = (self.node[p] as usize, self.core[p] as usize);
+            if nd >= topo.num_nodes() {
+                return Err(Error::Mapping(format!(
+                    "process {p} is on node {nd}, past the last node {}",
+                    topo.num_nodes() - 1
+                )));
+            }
+            if c >= cores {
+                return Err(Error::Mapping(format!(
+                    "process {p} is on core {c}, but nodes have {cores} cores"
+                )));
+            }
+            let s = nd * cores + c;
+            if owner[s] != u32::MAX {
+                return Err(Error::Mapping(format!(
+                    "processes {} and {p} share node {nd} core {c}",
+                    owner[s]
+                )));
+            }
+            owner[s] = p as u32;
+        }
+        Ok(())
+    }
+
+    /// The processes on each slot (None = free), indexed by slot id.
+    pub fn slot_owners(&self, topo: &Topology) -> Vec<Option<u32>> {
+        let cores = topo.cores();
+        let mut owner = vec![None; topo.num_slots()];
+        for p in 0..self.len() {
+            let s = self.slot(p, cores);
+            if s < owner.len() {
+                owner[s] = Some(p as u32);
+            }
+        }
+        owner
+    }
+
+    /// Ranks in node-then-core order (the order of an `MPICH_RANK_ORDER` file).
+    pub fn ranks_in_slot_order(&self, topo: &Topology) -> Vec<u32> {
+        self.slot_owners(topo).into_iter().flatten().collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn from_nodes_assigns_next_free_core_and_validates() {
+        let t = Topology::parse("torus:3x3:cores=2").unwrap();
+        let m = Mapping::from_nodes(vec![0, 0, 4, 8], &t).unwrap();
+        assert_eq!(m.core, vec![0, 1, 0, 0]);
+        m.validate(4, &t).unwrap();
+        assert!(Mapping::from_nodes(vec![0, 0, 0], &t).is_err());
+        assert!(Mapping::from_nodes(vec![9], &t).is_err());
+        let clash = Mapping::new(vec![1, 1], vec![1, 1]);
+        let e = clash.validate(2, &t).unwrap_err().to_string();
+        assert!(e.contains("share node 1 core 1"), "{e}");
+        assert_eq!(m.ranks_in_slot_order(&t), vec![0, 1, 2, 3]);
+    }
+}

@@ -1,0 +1,244 @@
+//! Mapping quality metrics, computed in one pass over the messages.
+//!
+//! * `hop_bytes` = Σ over communicating pairs of c_uv · hops(φ_u, φ_v)
+//!   (Wu et al. §2, eq. 1); `avg_hops_per_byte` = hop_bytes / total bytes
+//!   (Bhatele & Kale §VII-B, "hops per byte").
+//! * Per directed channel: the bytes crossing it (load) and the number of
+//!   messages crossing it (flows, Balaji et al.'s "contention count", §3.2).
+//! * Traffic between two processes on one node counts 0 hops and no load.
+//!
+//! Cost: O(m · hops) for `dor`; the adaptive model is costlier per message
+//! (see [`crate::routing::adaptive`]). Rows are processed in parallel with
+//! per-thread channel arrays that are summed at the end.
+
+use crate::graph::CommGraph;
+use crate::mapping::Mapping;
+use crate::routing::Routing;
+use crate::topology::Topology;
+use rayon::prelude::*;
+
+/// Load and flow count per channel slot (index as in [`Topology::channel_ends`]).
+#[derive(Clone, Debug, Default)]
+pub struct LinkLoads {
+    pub load: Vec<f64>,
+    pub flows: Vec<u32>,
+}
+
+/// Every metric of a mapping. [`Metrics::summary`] gives the `eval --json` keys.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct Metrics {
+    pub processes: usize,
+    pub edges: usize,
+    pub total_bytes: f64,
+    pub intra_node_bytes: f64,
+    pub hop_bytes: f64,
+    pub avg_hops_per_byte: f64,
+    pub max_dilation: u32,
+    pub max_link_load: f64,
+    pub mean_link_load: f64,
+    pub used_links: usize,
+    pub max_link_flows: u32,
+    pub mean_link_flows: f64,
+    pub routing: String,
+    pub topology: String,
+    /// Bytes that travel h hops, at index h (index 0 = intra-node).
+    pub hop_histogram_bytes: Vec<f64>,
+    /// Directed messages that travel h hops, at index h.
+    pub hop_histogram_messages: Vec<u64>,
+}
+
+/// The exact key set of `hopmap eval --json` (and of `compare --json` rows).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct MetricsSummary {
+    pub processes: usize,
+    pub edges: usize,
+    pub total_bytes: f64,
+    pub intra_node_bytes: f64,
+    pub hop_bytes: f64,
+    pub avg_hops_per_byte: f64,
+    pub max_dilation: u32,
+    pub max_link_load: f64,
+    pub mean_link_load: f64,
+    pub used_links: usize,
+    pub max_link_flows: u32,
+    pub mean_link_flows: f64,
+    pub routing: String,
+    pub topology: String,
+}
+
+impl Metrics {
+    pub fn summary(&self) -> MetricsSummary {
+        MetricsSummary {
+            processes: self.processes,
+            edges: self.edges,
+            total_bytes: self.total_bytes,
+            intra_node_bytes: self.intra_node_bytes,
+            hop_bytes: self.hop_bytes,
+            avg_hops_per_byte: self.avg_hops_per_byte,
+            max_dilation: self.max_dilation,
+            max_link_load: self.max_link_load,
+            mean_link_load: self.mean_link_load,
+            used_links: self.used_links,
+            max_link_flows: self.max_link_flows,
+            mean_link_flows: self.mean_link_flows,
+            routing: self.routing.clone(),
+            topology: self.topology.clone(),
+        }
+    }
+}
+
+/// Metrics plus the per-channel loads behind them (for heatmaps).
+#[derive(Clone, Debug, Default)]
+pub struct Evaluation {
+    pub metrics: Metrics,
+    pub links: LinkLoads,
+}
+
+struct Acc {
+    total: f64,
+    intra: f64,
+    hop_bytes: f64,
+    max_dil: u32,
+    hist_b: Vec<f64>,
+    hist_m: Vec<u64>,
+    load: Vec<f64>,
+    flows: Vec<u32>,
+}
+
+impl Acc {
+    fn new(channels: usize, diam: usize) -> Self {
+        Acc {
+            total: 0.0,
+            intra: 0.0,
+            hop_bytes: 0.0,
+            max_dil: 0,
+            hist_b: vec![0.0; diam + 1],
+            hist_m: vec![0; diam + 1],
+            load: vec![0.0; channels],
+            flows: vec![0; channels],
+        }
+    }
+    fn merge(mut self, o: Acc) -> Acc {
+        self.total += o.total;
+        self.intra += o.intra;
+        self.hop_bytes += o.hop_bytes;
+        self.max_dil = self.max_dil.max(o.max_dil);
+        for (a, b) in self.hist_b.iter_mut().zip(&o.hist_b) {
+            *a += b;
+        }
+        for (a, b) in self.hist_m.iter_mut().zip(&o.hist_m) {
+            *a += b;
+        }
+        for (a, b) in self.load.iter_mut().zip(&o.load) {
+            *a += b;
+        }
+        for (a, b) in self.flows.iter_mut().zip(&o.flows) {
+            *a += b;
+        }
+        self
+    }
+}
+
+/// Evaluate a (valid) mapping: every metric and the per-channel loads.
+pub fn evaluate(
+    graph: &CommGraph,
+    topo: &Topology,
+    mapping: &Mapping,
+    routing: &Routing,
+) -> Evaluation {
+    let channels = topo.channel_slots();
+    let diam = topo.diameter() as usize;
+    let n = graph.n();
+    // Chunk rows so that each task amortises its channel arrays.
+    let chunk = (n / (rayon::current_num_threads() * 4)).max(1024);
+    let acc = (0..n.div_ceil(chunk))
+        .into_par_iter()
+        .map(|c| {
+            let mut a = Acc::new(channels, diam);
+            for u in c * chunk..((c + 1) * chunk).min(n) {
+                let nu = mapping.node[u] as usize;
+                for (&v, &b) in graph.neighbors(u).iter().zip(graph.sent_row(u)) {
+                    if b <= 0.0 {
+                        continue;
+                    }
+                    a.total += b;
+                    let nv = mapping.node[v as usize] as usize;
+                    if nu == nv {
+                        a.intra += b;
+                        a.hist_b[0] += b;
+                        a.hist_m[0] += 1;
+                        continue;
+                    }
+                    let h = topo.distance(nu, nv);
+                    a.hop_bytes += b * h as f64;
+                    a.max_dil = a.max_dil.max(h);
+                    a.hist_b[h as usize] += b;
+                    a.hist_m[h as usize] += 1;
+                    let (load, flows) = (&mut a.load, &mut a.flows);
+                    routing.route(topo, nu, nv, b, &mut |ch, x| {
+                        load[ch] += x;
+                        flows[ch] += 1;
+                    });
+                }
+            }
+            a
+        })
+        .reduce(|| Acc::new(channels, diam), Acc::merge);
+    let used: Vec<usize> = (0..channels).filter(|&c| acc.flows[c] > 0).collect();
+    let used_links = used.len();
+    let max_link_load = used.iter().map(|&c| acc.load[c]).fold(0.0, f64::max);
+    let max_link_flows = used.iter().map(|&c| acc.flows[c]).max().unwrap_or(0);
+    let (mean_link_load, mean_link_flows) = if used_links > 0 {
+        (
+            used.iter().map(|&c| acc.load[c]).sum::<f64>() / used_links as f64,
+            used.iter().map(|&c| acc.flows[c] as f64).sum::<f64>() / used_links as f64,
+        )
+    } else {
+        (0.0, 0.0)
+    };
+    let metrics = Metrics {
+        processes: n,
+        edges: graph.num_edges(),
+        total_bytes: acc.total,
+        intra_node_bytes: acc.intra,
+        hop_bytes: acc.hop_bytes,
+        avg_hops_per_byte: if acc.total > 0.0 {
+            acc.hop_bytes / acc.total
+        } else {
+            0.0
+        },
+        max_dilation: acc.max_dil,
+        max_link_load,
+        mean_link_load,
+        used_links,
+        max_link_flows,
+        mean_link_flows,
+        routing: routing.name(),
+        topology: topo.spec(),
+        hop_histogram_bytes: acc.hist_b,
+        hop_histogram_messages: acc.hist_m,
+    };
+    Evaluation {
+        metrics,
+        links: LinkLoads {
+            load: acc.load,
+            flows: acc.flows,
+        },
+    }
+}
+
+/// Hop-bytes alone (no routing): Σ c_uv · hops. O(m), the mappers' objective.
+pub fn hop_bytes(graph: &CommGraph, topo: &Topology, mapping: &Mapping) -> f64 {
+    (0..graph.n())
+        .into_par_iter()
+        .map(|u| {
+            let nu = mapping.node[u] as usize;
+            graph
+                .neighbors(u)
+                .iter()
+                .zip(graph.sent_row(u))
+                .map(|(&v, &b)| b * topo.distance(nu, mapping.node[v as usize] as usize) as f64)
+                .sum::<f64>()
+        })
+        .sum()
+}

@@ -1,0 +1,123 @@
+//! Network topologies. [`Topology`] is the one type callers use; today it is
+//! a mesh/torus ([`Grid`]), and an irregular switch fabric (Moh et al.) will
+//! be another variant behind the same methods, so callers do not change.
+//!
+//! A topology has nodes, `cores` process slots per node, directed channels
+//! (physical links, one per direction), a hop distance, and routes
+//! ([`crate::routing`]).
+
+pub mod grid;
+pub mod spec;
+
+pub use grid::{Grid, GridCoord, MAX_DIMS};
+pub use spec::parse_topology;
+
+/// A network onto which processes are mapped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Topology {
+    /// N-dimensional mesh/torus with cores per node.
+    Grid(Grid),
+}
+
+impl Topology {
+    /// Parse a spec string such as `torus:8x8x16:cores=4` or `bgp:4096`.
+    pub fn parse(spec: &str) -> crate::Result<Self> {
+        parse_topology(spec)
+    }
+    pub fn num_nodes(&self) -> usize {
+        match self {
+            Topology::Grid(g) => g.num_nodes(),
+        }
+    }
+    /// Process slots per node.
+    pub fn cores(&self) -> usize {
+        match self {
+            Topology::Grid(g) => g.cores() as usize,
+        }
+    }
+    /// Total process slots (nodes × cores).
+    pub fn num_slots(&self) -> usize {
+        self.num_nodes() * self.cores()
+    }
+    /// Hop distance between nodes (minimal routing).
+    #[inline]
+    pub fn distance(&self, a: usize, b: usize) -> u32 {
+        match self {
+            Topology::Grid(g) => g.distance(a, b),
+        }
+    }
+    pub fn diameter(&self) -> u32 {
+        match self {
+            Topology::Grid(g) => g.diameter(),
+        }
+    }
+    /// Distinct neighbour nodes of `node`.
+    pub fn neighbors(&self, node: usize) -> Vec<usize> {
+        let mut v = Vec::new();
+        match self {
+            Topology::Grid(g) => g.neighbors_into(node, &mut v),
+        }
+        v
+    }
+    /// Size of a per-channel array (some slots may be unused).
+    pub fn channel_slots(&self) -> usize {
+        match self {
+            Topology::Grid(g) => g.channel_slots(),
+        }
+    }
+    /// `(from, to)` nodes of a channel index, if that channel exists.
+    pub fn channel_ends(&self, ch: usize) -> Option<(usize, usize)> {
+        match self {
+            Topology::Grid(g) => g.channel_ends(ch).map(|(a, b, _, _)| (a, b)),
+        }
+    }
+    /// Every physical directed channel as `(index, from, to)`.
+    pub fn channels(&self) -> Vec<(usize, usize, usize)> {
+        (0..self.channel_slots())
+            .filter_map(|c| self.channel_ends(c).map(|(a, b)| (c, a, b)))
+            .collect()
+    }
+    /// Number of physical directed channels.
+    pub fn num_channels(&self) -> usize {
+        (0..self.channel_slots())
+            .filter(|&c| self.channel_ends(c).is_some())
+            .count()
+    }
+    /// Undirected physical links `(a, b)` with `a < b` (two channels each).
+    pub fn links(&self) -> Vec<(usize, usize)> {
+        let mut v: Vec<(usize, usize)> = self
+            .channels()
+            .into_iter()
+            .filter(|&(_, a, b)| a < b)
+            .map(|(_, a, b)| (a, b))
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+    /// The spec string that parses back to this topology.
+    pub fn spec(&self) -> String {
+        match self {
+            Topology::Grid(g) => g.spec(),
+        }
+    }
+    /// The mesh/torus view, for algorithms that need coordinates.
+    pub fn as_grid(&self) -> Option<&Grid> {
+        match self {
+            Topology::Grid(g) => Some(g),
+        }
+    }
+}
+
+impl std::fmt::Display for Topology {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.spec())
+    }
+}
+
+impl std::str::FromStr for Topology {
+    type Err = crate::Error;
+    fn from_str(s: &str) -> crate::Result<Self> {
+        Self::parse(s)
+    }
+}
