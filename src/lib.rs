@@ -10,6 +10,8 @@
 
 pub mod app;
 pub mod error;
+pub mod experiments;
+pub mod find_nearest;
 pub mod generate;
 pub mod graph;
 pub mod io;

@@ -1,0 +1,2 @@
+//! Subcommands of the `hopmap` binary, one file each. Each parses its
+//! arguments (clap derive) and calls the library; nothing here computes.

@@ -1,0 +1,1 @@
+//! Reproductions of the seeds' experiments (`hopmap reproduce`): under construction.

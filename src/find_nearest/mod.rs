@@ -1,0 +1,1 @@
+//! findNearest (Bhatele & Kale §III): under construction.
