@@ -1,1 +1,3 @@
-//! (module under construction)
+//! Readers and writers (under construction).
+
+pub mod launcher;

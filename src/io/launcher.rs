@@ -1,0 +1,1 @@
+//! Launcher mapping files (plain, bgp, mpich, rankfile): under construction.
