@@ -420,6 +420,121 @@ impl CommGraph {
     }
 }
 
+/// The facts `hopmap info` reports about a graph.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct GraphSummary {
+    pub processes: usize,
+    /// Communicating pairs (each undirected pair once).
+    pub edges: usize,
+    /// Directed messages with bytes > 0.
+    pub messages: usize,
+    pub directed: bool,
+    pub total_bytes: f64,
+    pub min_degree: usize,
+    pub max_degree: usize,
+    pub mean_degree: f64,
+    pub max_weighted_degree: f64,
+    pub components: usize,
+    pub largest_component: usize,
+    /// 2 or 3 when coordinates are present.
+    pub coordinates: Option<usize>,
+    pub input_edges: usize,
+    pub self_loops_dropped: usize,
+    pub zero_weights_dropped: usize,
+    pub duplicates_merged: usize,
+}
+
+impl GraphSummary {
+    /// Compute in O(n + m).
+    pub fn of(g: &CommGraph) -> Self {
+        let n = g.n();
+        let degs = (0..n).map(|u| g.degree(u));
+        let (comp, k) = g.components();
+        let mut sizes = vec![0usize; k];
+        for c in comp {
+            sizes[c as usize] += 1;
+        }
+        let st = g.build_stats();
+        GraphSummary {
+            processes: n,
+            edges: g.num_edges(),
+            messages: g.num_messages(),
+            directed: g.is_directed(),
+            total_bytes: g.total_bytes(),
+            min_degree: degs.clone().min().unwrap_or(0),
+            max_degree: degs.clone().max().unwrap_or(0),
+            mean_degree: if n > 0 { g.num_entries() as f64 / n as f64 } else { 0.0 },
+            max_weighted_degree: (0..n).map(|u| g.weighted_degree(u)).fold(0.0, f64::max),
+            components: k,
+            largest_component: sizes.into_iter().max().unwrap_or(0),
+            coordinates: g.coords().map(|c| c.dim),
+            input_edges: st.input_edges,
+            self_loops_dropped: st.self_loops_dropped,
+            zero_weights_dropped: st.zero_weights_dropped,
+            duplicates_merged: st.duplicates_merged,
+        }
+    }
+
+    /// Human-readable lines.
+    pub fn to_text(&self, name: &str) -> String {
+        let mut s = String::new();
+        use std::fmt::Write;
+        let _ = writeln!(s, "graph:         {name}");
+        let _ = writeln!(s, "processes:     {}", self.processes);
+        let _ = writeln!(
+            s,
+            "edges:         {} communicating pairs ({} directed messages, {})",
+            self.edges,
+            self.messages,
+            if self.directed { "directed input" } else { "symmetric input" }
+        );
+        let _ = writeln!(s, "total bytes:   {}", fmt_bytes(self.total_bytes));
+        let _ = writeln!(
+            s,
+            "degree:        min {} / mean {:.2} / max {} (max bytes per process {})",
+            self.min_degree,
+            self.mean_degree,
+            self.max_degree,
+            fmt_bytes(self.max_weighted_degree)
+        );
+        let _ = writeln!(
+            s,
+            "components:    {} (largest {} processes)",
+            self.components, self.largest_component
+        );
+        let _ = writeln!(
+            s,
+            "coordinates:   {}",
+            match self.coordinates {
+                Some(d) => format!("yes, {d}D"),
+                None => "no".into(),
+            }
+        );
+        let _ = writeln!(
+            s,
+            "input:         {} edges read, {} self-loops dropped, {} zero weights dropped, {} duplicates summed",
+            self.input_edges, self.self_loops_dropped, self.zero_weights_dropped, self.duplicates_merged
+        );
+        s
+    }
+}
+
+/// Bytes with a binary unit, e.g. `1.50 MiB (1572864)`.
+pub fn fmt_bytes(b: f64) -> String {
+    let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut v = b;
+    let mut i = 0;
+    while v.abs() >= 1024.0 && i + 1 < units.len() {
+        v /= 1024.0;
+        i += 1;
+    }
+    if i == 0 {
+        format!("{b} B")
+    } else {
+        format!("{v:.2} {} ({b})", units[i])
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,6 +9,7 @@
 //! and only renders library state and dispatches actions.
 
 pub mod app;
+pub mod compare;
 pub mod error;
 pub mod experiments;
 pub mod find_nearest;

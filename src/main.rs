@@ -16,17 +16,33 @@ struct Cli {
 #[derive(clap::Subcommand, Debug)]
 enum Command {
     // One variant per subcommand; each lives in src/cli/<name>.rs.
+    /// Open the desktop app (optionally headless: --screenshot PNG)
+    Gui(cli::gui::Args),
+    /// Run a mapper and write a launcher mapping file (plain, bgp, mpich, rankfile).
+    Map(cli::map::Args),
+    /// Run several mappers on one input and compare their metrics.
+    Compare(cli::compare::Args),
+    /// Regenerate a seed paper's experiment and print its tables.
+    Reproduce(cli::reproduce::Args),
 }
 
 fn main() {
     let cli = Cli::parse();
     let result: anyhow::Result<()> = match cli.command {
         None => {
-            let _ = Cli::command().print_help();
-            Ok(())
+            // No subcommand: open the GUI on the built-in sample.
+            let r = cli::gui::run(cli::gui::Args::default());
+            if r.is_err() {
+                let _ = Cli::command().print_help();
+            }
+            r
         }
         Some(c) => match c {
             // Command::Name(args) => cli::name::run(args),
+            Command::Gui(a) => cli::gui::run(a),
+            Command::Map(a) => cli::map::run(a),
+            Command::Compare(a) => cli::compare::run(a),
+            Command::Reproduce(a) => cli::reproduce::run(a),
         },
     };
     if let Err(e) = result {

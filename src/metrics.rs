@@ -67,6 +67,33 @@ pub struct MetricsSummary {
 }
 
 impl Metrics {
+    /// Human-readable lines, as `hopmap eval` prints them.
+    pub fn to_text(&self) -> String {
+        use crate::graph::fmt_bytes;
+        let mut s = String::new();
+        use std::fmt::Write;
+        let _ = writeln!(s, "topology:          {}", self.topology);
+        let _ = writeln!(s, "routing:           {}", self.routing);
+        let _ = writeln!(s, "processes:         {}", self.processes);
+        let _ = writeln!(s, "edges:             {}", self.edges);
+        let _ = writeln!(s, "total bytes:       {}", fmt_bytes(self.total_bytes));
+        let _ = writeln!(s, "intra-node bytes:  {}", fmt_bytes(self.intra_node_bytes));
+        let _ = writeln!(s, "hop-bytes:         {}", self.hop_bytes);
+        let _ = writeln!(s, "avg hops per byte: {:.4}", self.avg_hops_per_byte);
+        let _ = writeln!(s, "max dilation:      {} hops", self.max_dilation);
+        let _ = writeln!(s, "link load:         max {} / mean {:.1} over {} used channels", fmt_bytes(self.max_link_load), self.mean_link_load, self.used_links);
+        let _ = writeln!(s, "link flows:        max {} / mean {:.2}", self.max_link_flows, self.mean_link_flows);
+        let hist: Vec<String> = self
+            .hop_histogram_messages
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| **c > 0)
+            .map(|(h, c)| format!("{h}:{c}"))
+            .collect();
+        let _ = writeln!(s, "hops (messages):   {}", hist.join(" "));
+        s
+    }
+
     pub fn summary(&self) -> MetricsSummary {
         MetricsSummary {
             processes: self.processes,

@@ -1,1 +1,4 @@
 //! Reproductions of the seeds' experiments (`hopmap reproduce`): under construction.
+
+pub mod balaji;
+pub mod bhatele;

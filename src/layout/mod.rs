@@ -1,1 +1,403 @@
-//! (module under construction)
+//! The gravitational layout of Bobrik & Popova (seed 001, §4–7): processes
+//! become points that attract in proportion to the bytes they exchange and
+//! repel at short range, so communicating groups gather. Used to see the
+//! structure of a communication graph, to infer coordinates for graphs
+//! without them (Bhatele & Kale §V), for the `gravity` mappers, and to find
+//! communication clusters.
+//!
+//! * [`gravity`]: the paper's single-level method (§4), one step per iteration.
+//! * [`barnes_hut`]: O(n log n) repulsion (quadtree/octree) — our addition.
+//! * [`multilevel`]: heavy-edge coarsening + prolongation — our addition.
+//! * [`stopping`]: the moving-average stopping rule (§5).
+//! * [`init`]: random, circle (Fig. 1) or given starts.
+//! * [`clusters`]: grouping final positions into communication clusters (§7).
+//! * [`quality`]: Spearman correlation with hop distance, cluster ratios.
+//!
+//! [`Layout`] is the one [`Stepper`] callers use: it runs the hierarchy from
+//! the coarsest level to the finest (or the single level), one iteration per
+//! step, and exposes positions, displacements, force norm, the stopping-rule
+//! value, the level and the iteration count between steps.
+
+pub mod barnes_hut;
+pub mod clusters;
+pub mod gravity;
+pub mod init;
+pub mod multilevel;
+pub mod quality;
+pub mod stopping;
+
+pub use clusters::{ClusterParams, clusters, pack_groups};
+pub use gravity::{ForceGraph, GravityLayout};
+pub use init::Init;
+
+use crate::error::{Error, Result};
+use crate::graph::{CommGraph, Coords};
+use crate::rng::Rng;
+use crate::step::{Progress, StepStatus, Stepper};
+use multilevel::Hierarchy;
+
+/// Default Barnes–Hut opening angle.
+pub const DEFAULT_THETA: f32 = 0.8;
+
+/// How pair volumes are normalised into `f_ij`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum WeightNorm {
+    /// Divide by the largest pair volume (default): `f_ij ∈ (0, 1]`.
+    #[default]
+    Max,
+    /// Divide by the mean pair volume: the mean `f_ij` is 1.
+    Mean,
+}
+
+/// How repulsion is summed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum RepulsionMode {
+    /// Exact for at most `exact_below` points, Barnes–Hut above.
+    #[default]
+    Auto,
+    BarnesHut,
+    Exact,
+}
+
+/// Whether to use the multilevel scheme.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum MultilevelMode {
+    /// Multilevel above `multilevel_above` processes (default).
+    #[default]
+    Auto,
+    On,
+    /// The paper's method exactly: one level.
+    Off,
+}
+
+/// Where a layout run is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LayoutState {
+    /// Iterating.
+    Running,
+    /// The §5 stopping rule fired (on the finest level).
+    Converged,
+    /// The iteration budget ran out.
+    IterationLimit,
+}
+
+/// Every knob of the layout. `Default` is the recommended setting.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LayoutParams {
+    /// 2 or 3.
+    pub dim: usize,
+    /// Attraction coefficient `c_att` (§4.1).
+    pub c_att: f32,
+    /// Repulsion coefficient `c_rep`.
+    pub c_rep: f32,
+    /// Repulsion power `p` in `c_rep / d^p` (default 2).
+    pub rep_power: f32,
+    /// Pairs farther than this do not repel (default none).
+    pub cutoff: Option<f32>,
+    /// Constant-magnitude pull of each point towards the origin (0 = off).
+    pub center_pull: f32,
+    /// Fixed step `h` when `adaptive` is off (the paper's update).
+    pub h: f32,
+    /// Adaptive mode: initial and largest `h` in mean edge lengths per unit force.
+    pub h_rel: f64,
+    /// Hu's adaptive step control (our addition).
+    pub adaptive: bool,
+    /// Hu's cooling factor t (h ← t·h after an iteration that raised the
+    /// energy, h ← h/t after 5 that lowered it); 1 = constant relative step.
+    pub cooling: f64,
+    /// Floor of the adaptive relative step, so that cooling never freezes the layout.
+    pub h_rel_min: f64,
+    /// Displacement cap per iteration, in mean edge lengths (our addition).
+    pub max_step: f32,
+    pub norm: WeightNorm,
+    /// Barnes–Hut opening angle θ.
+    pub theta: f32,
+    pub repulsion: RepulsionMode,
+    /// `Auto` repulsion is exact up to this many points.
+    pub exact_below: usize,
+    /// Stopping rule windows `n < m` and threshold ε (§5).
+    pub stop_n: usize,
+    pub stop_m: usize,
+    pub stop_eps: f64,
+    /// Stop by the §5 rule (true) or run exactly `max_iterations` (false).
+    pub until_stable: bool,
+    /// Iteration budget of the finest level (and of a single-level run).
+    pub max_iterations: usize,
+    /// Iteration budget of each coarser level.
+    pub level_iterations: usize,
+    pub multilevel: MultilevelMode,
+    /// `Auto` goes multilevel above this many processes.
+    pub multilevel_above: usize,
+    pub init: Init,
+    pub seed: u64,
+}
+
+impl Default for LayoutParams {
+    fn default() -> Self {
+        LayoutParams {
+            dim: 2,
+            c_att: 1.0,
+            c_rep: 1.0,
+            rep_power: 2.0,
+            cutoff: None,
+            center_pull: 0.0,
+            h: 0.05,
+            h_rel: 0.1,
+            adaptive: true,
+            cooling: 0.9,
+            h_rel_min: 0.02,
+            max_step: 0.5,
+            norm: WeightNorm::Max,
+            theta: DEFAULT_THETA,
+            repulsion: RepulsionMode::Auto,
+            exact_below: 300,
+            stop_n: 10,
+            stop_m: 30,
+            stop_eps: 0.02,
+            until_stable: true,
+            max_iterations: 1000,
+            level_iterations: 200,
+            multilevel: MultilevelMode::Auto,
+            multilevel_above: 300,
+            init: Init::Random,
+            seed: 0,
+        }
+    }
+}
+
+impl LayoutParams {
+    /// The paper's method exactly (single level, fixed step `h`), apart from
+    /// the displacement cap.
+    pub fn paper() -> Self {
+        LayoutParams {
+            adaptive: false,
+            multilevel: MultilevelMode::Off,
+            ..Default::default()
+        }
+    }
+
+    fn check(&self) -> Result<()> {
+        let bad = |m: &str| Err(Error::Unsupported(format!("layout: {m}")));
+        if self.dim != 2 && self.dim != 3 {
+            return bad("dimension must be 2 or 3");
+        }
+        if !(self.c_att >= 0.0 && self.c_rep > 0.0 && self.rep_power > 0.0) {
+            return bad("need c_att ≥ 0, c_rep > 0 and a positive repulsion power");
+        }
+        if !(self.h > 0.0 && self.h_rel > 0.0 && self.max_step > 0.0) {
+            return bad("step sizes must be positive");
+        }
+        if !(self.theta >= 0.0 && self.theta < 2.0) {
+            return bad("θ must be in [0, 2)");
+        }
+        if self.stop_n == 0 || self.stop_m <= self.stop_n {
+            return bad("the stopping rule needs 0 < n < m");
+        }
+        Ok(())
+    }
+}
+
+/// The layout run: a [`Stepper`], one iteration per step, over the levels of
+/// the hierarchy from coarsest to finest.
+#[derive(Clone, Debug)]
+pub struct Layout {
+    params: LayoutParams,
+    hierarchy: Hierarchy,
+    level: usize,
+    inner: GravityLayout,
+    iterations: usize,
+    rng: Rng,
+    state: LayoutState,
+}
+
+impl Layout {
+    /// Start a layout of `graph`.
+    pub fn new(graph: &CommGraph, params: LayoutParams) -> Result<Self> {
+        params.check()?;
+        let n = graph.n();
+        let fg = ForceGraph::from_comm(graph, params.norm);
+        let multi = match params.multilevel {
+            MultilevelMode::On => true,
+            MultilevelMode::Off => false,
+            MultilevelMode::Auto => n > params.multilevel_above,
+        } && !matches!(params.init, Init::Given(_));
+        let hierarchy = Hierarchy::build(fg, if multi { 64 } else { 1 }, params.seed);
+        let top = hierarchy.levels() - 1;
+        let ntop = hierarchy.graphs[top].n();
+        let pos = init::initial_positions(&params.init, ntop, params.dim, params.seed)?;
+        let mut inner = GravityLayout::new(hierarchy.graphs[top].clone(), pos, &params);
+        if top > 0 {
+            inner.set_budget(params.level_iterations, true);
+        }
+        Ok(Layout {
+            rng: Rng::new(params.seed ^ 0x7072_6F6C_6F6E_67),
+            params,
+            hierarchy,
+            level: top,
+            inner,
+            iterations: 0,
+            state: if n == 0 { LayoutState::Converged } else { LayoutState::Running },
+        })
+    }
+
+    pub fn params(&self) -> &LayoutParams {
+        &self.params
+    }
+    /// Number of processes.
+    pub fn n(&self) -> usize {
+        self.hierarchy.graphs[0].n()
+    }
+    /// Current level (0 = the processes themselves) and the number of levels.
+    pub fn level(&self) -> (usize, usize) {
+        (self.level, self.hierarchy.levels())
+    }
+    pub fn hierarchy(&self) -> &Hierarchy {
+        &self.hierarchy
+    }
+    /// The engine of the current level.
+    pub fn engine(&self) -> &GravityLayout {
+        &self.inner
+    }
+    pub fn state(&self) -> LayoutState {
+        self.state
+    }
+    /// Total iterations over all levels.
+    pub fn iterations(&self) -> usize {
+        self.iterations
+    }
+    /// Positions of the current level's points.
+    pub fn level_positions(&self) -> &[[f32; 3]] {
+        self.inner.positions()
+    }
+    /// Position of every process: its own on the finest level, its coarse
+    /// ancestor's before. O(n) on the finest level, O(n · levels) before.
+    pub fn positions(&self) -> std::borrow::Cow<'_, [[f32; 3]]> {
+        if self.level == 0 {
+            std::borrow::Cow::Borrowed(self.inner.positions())
+        } else {
+            let anc = self.hierarchy.ancestors(self.level);
+            let p = self.inner.positions();
+            std::borrow::Cow::Owned(anc.iter().map(|&a| p[a as usize]).collect())
+        }
+    }
+    /// Move of every process in the last iteration (the paper's green
+    /// segments; on a coarse level, its ancestor's move).
+    pub fn displacements(&self) -> std::borrow::Cow<'_, [[f32; 3]]> {
+        if self.level == 0 {
+            std::borrow::Cow::Borrowed(self.inner.displacements())
+        } else {
+            let anc = self.hierarchy.ancestors(self.level);
+            let d = self.inner.displacements();
+            std::borrow::Cow::Owned(anc.iter().map(|&a| d[a as usize]).collect())
+        }
+    }
+    /// Σ|F| on the current level after the last iteration.
+    pub fn force_norm(&self) -> f64 {
+        self.inner.force_norm()
+    }
+    /// Σ|F|² on the current level.
+    pub fn energy(&self) -> f64 {
+        self.inner.energy()
+    }
+    /// The §5 stopping-rule value on the current level.
+    pub fn stop_value(&self) -> Option<f64> {
+        self.inner.stop_value()
+    }
+    /// Pin process `i` at `p` (only on the finest level; ignored before).
+    pub fn pin(&mut self, i: usize, p: [f32; 3]) {
+        if self.level == 0 {
+            self.inner.pin(i, p);
+            if self.state == LayoutState::Converged {
+                self.state = LayoutState::Running;
+            }
+        }
+    }
+    pub fn unpin(&mut self, i: usize) {
+        if self.level == 0 {
+            self.inner.unpin(i);
+            if self.state == LayoutState::Converged {
+                self.state = LayoutState::Running;
+            }
+        }
+    }
+    /// The finished positions as coordinates (f64).
+    pub fn coords(&self) -> Coords {
+        let p = self.positions();
+        Coords::new(
+            self.params.dim,
+            p.iter().map(|q| [q[0] as f64, q[1] as f64, q[2] as f64]).collect(),
+        )
+    }
+
+    fn descend(&mut self) {
+        let fine = self.level - 1;
+        let coarse_pos = self.inner.positions();
+        let jitter = (0.25 * self.inner.scale()) as f32;
+        let pos = multilevel::prolong(
+            &self.hierarchy.maps[fine],
+            coarse_pos,
+            self.params.dim,
+            jitter,
+            &mut self.rng,
+        );
+        let mut p = self.params.clone();
+        // A prolonged layout is already close: start with a gentler step.
+        p.h_rel = self.params.h_rel * 0.5;
+        let mut inner = GravityLayout::new(self.hierarchy.graphs[fine].clone(), pos, &p);
+        if fine > 0 {
+            inner.set_budget(self.params.level_iterations, true);
+        } else {
+            inner.set_budget(self.params.max_iterations, self.params.until_stable);
+        }
+        self.inner = inner;
+        self.level = fine;
+    }
+}
+
+impl Stepper for Layout {
+    fn step(&mut self) -> StepStatus {
+        if self.state != LayoutState::Running {
+            return StepStatus::Done;
+        }
+        self.inner.step();
+        self.iterations += 1;
+        if self.inner.is_done() {
+            if self.level > 0 {
+                self.descend();
+            } else {
+                self.state = self.inner.state();
+                return StepStatus::Done;
+            }
+        }
+        StepStatus::Running
+    }
+
+    fn is_done(&self) -> bool {
+        self.state != LayoutState::Running
+    }
+
+    fn progress(&self) -> Progress {
+        Progress {
+            done: self.iterations,
+            total: None,
+        }
+    }
+}
+
+/// Run a layout of `graph` to the end and return it.
+pub fn run(graph: &CommGraph, params: LayoutParams) -> Result<Layout> {
+    let mut l = Layout::new(graph, params)?;
+    l.run_to_end();
+    Ok(l)
+}
+
+/// Infer `dim`-dimensional coordinates for a graph without them (Bhatele &
+/// Kale §V, scenario 2): the multilevel layout run to stability.
+pub fn infer_coords(graph: &CommGraph, dim: usize, seed: u64) -> Result<Coords> {
+    let p = LayoutParams {
+        dim,
+        seed,
+        ..Default::default()
+    };
+    Ok(run(graph, p)?.coords())
+}

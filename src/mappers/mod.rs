@@ -7,7 +7,16 @@
 //! greedy placement one process at a time and the CLI can run it to the end
 //! with the same code.
 
+pub mod affn;
+pub mod bft;
+pub mod cdl;
+pub mod coce;
+pub mod coce_mht;
 pub mod default;
+pub mod greedy;
+pub mod mht;
+pub mod pairs;
+pub mod permutation;
 pub mod random;
 
 use crate::error::{Error, Result};
@@ -121,7 +130,21 @@ impl std::fmt::Debug for MapperInfo {
 
 /// Every registered mapper, in display order.
 pub fn registry() -> Vec<MapperInfo> {
-    vec![default::info(), random::info()]
+    let mut v = vec![default::info(), random::info()];
+    // Balaji et al.: permutation orders and the contention-model pick.
+    v.push(permutation::info());
+    v.extend(permutation::convenience_infos());
+    v.push(cdl::info());
+    // Bhatele & Kale: greedy heuristics and pairwise exchange.
+    v.extend([
+        bft::info(),
+        mht::info(),
+        affn::info(),
+        coce::info(),
+        coce_mht::info(),
+        pairs::info(),
+    ]);
+    v
 }
 
 /// Find a mapper by id (case-insensitive).

@@ -1,0 +1,83 @@
+//! Speed of Bhatele & Kale's heuristics at 16,384 processes (an
+//! `unstructured:16384:2d` graph with coordinates on a 128×128 mesh), and
+//! findNearest per call in the AFFN run, spiral against k-d tree (the paper,
+//! §III-B: 16 µs against 1.8 µs on a 2.4 GHz Core 2 Duo).
+//!
+//! Targets: BFT, COCE, AFFN ≤ 5 ms; MHT ≤ 10 ms. Run:
+//! `cargo bench --bench mappers`.
+
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use hopmap::find_nearest::{FindKind, FindNearest, Finder};
+use hopmap::generate::{GenOptions, generate};
+use hopmap::mappers::greedy::Affine;
+use hopmap::mappers::{self, MapperInput};
+use hopmap::topology::Topology;
+use std::hint::black_box;
+use std::sync::Arc;
+
+fn input(find: &str) -> MapperInput {
+    let opts = GenOptions {
+        seed: 1,
+        ..GenOptions::default()
+    };
+    let g = generate("unstructured:16384:2d", &opts).expect("generator");
+    let topo = Topology::parse("mesh:128x128").expect("topology");
+    let mut i = MapperInput::new(Arc::new(g), Arc::new(topo), 1);
+    i.params.push(("find".into(), find.into()));
+    i
+}
+
+fn bench(c: &mut Criterion) {
+    let tree = input("tree");
+    let mut group = c.benchmark_group("mappers_16384_on_128x128");
+    group.sample_size(20);
+    for id in ["bft", "coce", "affn", "mht", "coce+mht"] {
+        let info = mappers::find(id).expect("registered");
+        group.bench_function(id, |b| {
+            b.iter(|| {
+                let mut r = (info.start)(&tree).expect("start");
+                r.run_to_end();
+                black_box(r.result())
+            })
+        });
+    }
+    let spiral = input("spiral");
+    let affn = mappers::find("affn").expect("registered");
+    group.bench_function("affn_spiral", |b| {
+        b.iter(|| {
+            let mut r = (affn.start)(&spiral).expect("start");
+            r.run_to_end();
+            black_box(r.result())
+        })
+    });
+    group.finish();
+
+    // findNearest alone: the AFFN run's 16,384 queries, in order, on a fresh
+    // finder each iteration (construction not timed). Divide by 16,384 for
+    // the average per call (find + take).
+    let grid = tree.topo.as_grid().expect("grid").clone();
+    let coords = tree.graph.coords().expect("coords");
+    let aff = Affine::new(coords, &grid);
+    let queries: Vec<Vec<f64>> = coords.xyz.iter().map(|x| aff.position(x)).collect();
+    let mut group = c.benchmark_group("find_nearest_affn_16384_calls");
+    group.sample_size(20);
+    for (name, kind) in [("spiral", FindKind::Spiral), ("tree", FindKind::Tree)] {
+        group.bench_function(name, |b| {
+            b.iter_batched(
+                || Finder::new(kind, &grid),
+                |mut f| {
+                    for q in &queries {
+                        let n = f.find(q).expect("free slot");
+                        f.take(n);
+                    }
+                    f
+                },
+                BatchSize::LargeInput,
+            )
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

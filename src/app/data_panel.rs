@@ -1,0 +1,359 @@
+//! The Data panel: open a graph (native dialog, drag and drop, recent
+//! files), pick a built-in sample, generate one, and read the graph's facts.
+//! Loading runs on a worker thread; a bad file leaves the current graph in
+//! place and shows `PATH:LINE: …` in the window.
+
+use super::Model;
+use super::colormap::fmt_bytes;
+use super::settings::Settings;
+use super::worker::Job;
+use crate::graph::{CommGraph, Coords, GraphBuilder};
+use std::path::Path;
+
+/// The sample the app starts on and that `hopmap gui sample` means.
+pub const DEFAULT_SAMPLE: &str = "stencil-3d";
+
+/// Built-in samples: (name, description).
+pub const SAMPLES: &[(&str, &str)] = &[
+    (
+        "stencil-3d",
+        "8×8×8 7-point stencil (512 processes, 3D coordinates)",
+    ),
+    (
+        "stencil-2d",
+        "16×16 5-point stencil (256 processes, 2D coordinates)",
+    ),
+    (
+        "clusters",
+        "two clusters of 24 processes joined by a thin bridge (after Bobrik & Popova)",
+    ),
+    ("ring", "64 processes in a ring with a heavy neighbour exchange"),
+];
+
+/// Build a built-in sample in code (deterministic). None for an unknown name.
+pub fn builtin_sample(name: &str) -> Option<(CommGraph, String)> {
+    let g = match name {
+        "stencil-3d" => stencil(&[8, 8, 8], 1.0e6),
+        "stencil-2d" => stencil(&[16, 16], 1.0e6),
+        "clusters" => {
+            let k = 24;
+            let mut b = GraphBuilder::new(2 * k, false);
+            for c in 0..2 {
+                for i in 0..k {
+                    for j in i + 1..k {
+                        // Ring neighbours heavy, others lighter.
+                        let d = (j - i).min(k - (j - i));
+                        let w = if d == 1 { 4.0e6 } else { 2.0e5 / d as f64 };
+                        b.add(c * k + i, c * k + j, w);
+                    }
+                }
+            }
+            b.add(0, k, 1.0e5);
+            b.add(k / 2, k + k / 2, 1.0e5);
+            b.build().ok()?
+        }
+        "ring" => {
+            let n = 64;
+            let mut b = GraphBuilder::new(n, false);
+            for i in 0..n {
+                b.add(i, (i + 1) % n, 2.0e6);
+                b.add(i, (i + 8) % n, 2.0e5);
+            }
+            b.build().ok()?
+        }
+        _ => return None,
+    };
+    Some((g, name.to_string()))
+}
+
+/// A non-periodic stencil on a 2D or 3D grid with its coordinates.
+fn stencil(dims: &[usize], bytes: f64) -> CommGraph {
+    let n: usize = dims.iter().product();
+    let mut b = GraphBuilder::new(n, false);
+    let coord = |mut i: usize| {
+        let mut c = [0usize; 3];
+        for (d, &k) in dims.iter().enumerate() {
+            c[d] = i % k;
+            i /= k;
+        }
+        c
+    };
+    let mut stride = 1;
+    for &k in dims {
+        for i in 0..n {
+            let c = (i / stride) % k;
+            if c + 1 < k {
+                b.add(i, i + stride, bytes);
+            }
+        }
+        stride *= k;
+    }
+    let xyz = (0..n)
+        .map(|i| {
+            let c = coord(i);
+            [c[0] as f64, c[1] as f64, c[2] as f64]
+        })
+        .collect();
+    let g = b.build().unwrap_or_else(|_| CommGraph::empty(n));
+    let dim = dims.len().clamp(2, 3);
+    g.clone().with_coords(Some(Coords::new(dim, xyz))).unwrap_or(g)
+}
+
+/// `sample`, a built-in sample name, or a file path.
+pub fn load_graph_arg(arg: &str) -> Result<(CommGraph, String), String> {
+    if arg == "sample" {
+        return builtin_sample(DEFAULT_SAMPLE).ok_or_else(|| "no built-in sample".into());
+    }
+    if let Some(s) = builtin_sample(arg) {
+        return Ok(s);
+    }
+    read_file(Path::new(arg))
+}
+
+/// Read a graph file with the library's readers.
+pub fn read_file(path: &Path) -> Result<(CommGraph, String), String> {
+    let name = path
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string());
+    let g = crate::io::read_graph(path, &crate::io::ReadOptions::default())
+        .map_err(|e| e.to_string())?;
+    Ok((g, name))
+}
+
+/// An example spec for a generator's syntax (`stencil:A[xB[xC]]` → `stencil:16x16`).
+pub fn example_spec(syntax: &str) -> String {
+    let kind = syntax.split(':').next().unwrap_or(syntax);
+    match kind {
+        "stencil" => "stencil:16x16".into(),
+        "fft" => "fft:8x8".into(),
+        "diagonal" => "diagonal:16x16".into(),
+        "clusters" => "clusters:2x10".into(),
+        "unstructured" => "unstructured:90:2d".into(),
+        "mixed" => "mixed:16x16:0.2".into(),
+        "random-geometric" => "random-geometric:400:6".into(),
+        other => format!("{other}:"),
+    }
+}
+
+/// The Data panel's own state.
+#[derive(Default)]
+pub struct DataPanel {
+    /// Name of the graph shown (sample name or file name).
+    pub sample: String,
+    /// The Generate… dialog is open.
+    pub gen_open: bool,
+    /// Index into [`crate::generate::GENERATORS`].
+    pub gen_kind: usize,
+    pub gen_spec: String,
+    pub gen_seed: u64,
+    pub gen_full: bool,
+    pub gen_periodic: bool,
+    pub gen_bytes: f64,
+    pub gen_inter: f64,
+    pub gen_shuffle: bool,
+}
+
+impl DataPanel {
+    /// Load a file on a worker thread; remember it in Recent.
+    pub fn open_path(&mut self, path: &Path, model: &mut Model, settings: &mut Settings) {
+        let p = path.to_path_buf();
+        settings.push_recent(&p.display().to_string());
+        let label = format!(
+            "Loading {}",
+            p.file_name()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        );
+        model.load_job = Some(Job::spawn(label, move |_ctl| read_file(&p)));
+    }
+
+    /// Generate a graph on a worker thread.
+    pub fn generate(&mut self, model: &mut Model) {
+        use crate::generate::{GenOptions, Neighbors};
+        let opts = GenOptions {
+            seed: self.gen_seed,
+            neighbors: if self.gen_full { Neighbors::Full } else { Neighbors::Faces },
+            periodic: self.gen_periodic,
+            bytes: self.gen_bytes,
+            inter_weight: self.gen_inter,
+            shuffle: self.gen_shuffle,
+        };
+        let spec = self.gen_spec.trim().to_string();
+        model.load_job = Some(Job::spawn(format!("Generating {spec}"), move |_| {
+            crate::generate::generate(&spec, &opts)
+                .map(|g| (g, spec.clone()))
+                .map_err(|e| e.to_string())
+        }));
+    }
+
+    fn generate_window(&mut self, ctx: &egui::Context, model: &mut Model) {
+        use crate::generate::GENERATORS;
+        let mut open = self.gen_open;
+        let mut go = false;
+        egui::Window::new("Generate a graph")
+            .open(&mut open)
+            .resizable(false)
+            .default_width(420.0)
+            .show(ctx, |ui| {
+                for (i, (syntax, help)) in GENERATORS.iter().enumerate() {
+                    if ui
+                        .radio(self.gen_kind == i, *syntax)
+                        .on_hover_text(*help)
+                        .clicked()
+                    {
+                        self.gen_kind = i;
+                        self.gen_spec = example_spec(syntax);
+                    }
+                }
+                if let Some((_, help)) = GENERATORS.get(self.gen_kind) {
+                    ui.weak(*help);
+                }
+                ui.horizontal(|ui| {
+                    ui.label("spec");
+                    ui.text_edit_singleline(&mut self.gen_spec);
+                });
+                ui.horizontal(|ui| {
+                    ui.label("bytes per partner");
+                    ui.add(egui::DragValue::new(&mut self.gen_bytes).range(1.0..=1e12));
+                    ui.label("seed");
+                    ui.add(egui::DragValue::new(&mut self.gen_seed));
+                });
+                ui.horizontal(|ui| {
+                    ui.checkbox(&mut self.gen_full, "full neighbourhood");
+                    ui.checkbox(&mut self.gen_periodic, "periodic");
+                    ui.checkbox(&mut self.gen_shuffle, "shuffle ids");
+                });
+                ui.horizontal(|ui| {
+                    ui.label("inter-cluster bytes");
+                    ui.add(egui::DragValue::new(&mut self.gen_inter).range(0.0..=1e12));
+                });
+                go = ui.button("Generate").clicked();
+            });
+        if go {
+            self.generate(model);
+            open = false;
+        }
+        self.gen_open = open;
+    }
+
+    pub fn ui(&mut self, ui: &mut egui::Ui, model: &mut Model, settings: &mut Settings) {
+        if self.gen_spec.is_empty() {
+            self.gen_spec = example_spec(crate::generate::GENERATORS.first().map(|g| g.0).unwrap_or(""));
+            self.gen_bytes = 1024.0;
+        }
+        if self.gen_open {
+            let ctx = ui.ctx().clone();
+            self.generate_window(&ctx, model);
+        }
+        ui.heading("Data");
+        ui.horizontal(|ui| {
+            if ui
+                .button("Open…")
+                .on_hover_text("Open a communication graph file (or drop one on the window)")
+                .clicked()
+                && let Some(p) = rfd::FileDialog::new().pick_file()
+            {
+                self.open_path(&p, model, settings);
+            }
+            let mut open_recent = None;
+            ui.menu_button("Recent", |ui| {
+                if settings.recent.is_empty() {
+                    ui.weak("no recent files");
+                }
+                for r in &settings.recent {
+                    if ui.button(r).clicked() {
+                        open_recent = Some(r.clone());
+                        ui.close();
+                    }
+                }
+            });
+            if let Some(r) = open_recent {
+                self.open_path(Path::new(&r), model, settings);
+            }
+            if ui
+                .button("Generate…")
+                .on_hover_text("Build a synthetic graph with one of the generators")
+                .clicked()
+            {
+                self.gen_open = true;
+            }
+        });
+        ui.horizontal_wrapped(|ui| {
+            ui.label("Samples:");
+            for (name, desc) in SAMPLES {
+                if ui
+                    .selectable_label(model.graph_name == *name, *name)
+                    .on_hover_text(*desc)
+                    .clicked()
+                    && let Some((g, n)) = builtin_sample(name)
+                {
+                    model.error = None;
+                    model.set_graph(g, &n);
+                    self.sample = n;
+                }
+            }
+        });
+        let g = &model.graph;
+        egui::Grid::new("graph_facts")
+            .num_columns(2)
+            .striped(true)
+            .show(ui, |ui| {
+                ui.label("graph");
+                ui.strong(&model.graph_name);
+                ui.end_row();
+                ui.label("processes");
+                ui.label(g.n().to_string());
+                ui.end_row();
+                ui.label("edges (pairs)");
+                ui.label(g.num_edges().to_string());
+                ui.end_row();
+                ui.label("bytes");
+                ui.label(fmt_bytes(g.total_bytes()))
+                    .on_hover_text(format!("{} bytes", g.total_bytes()));
+                ui.end_row();
+                ui.label("directed");
+                ui.label(if g.is_directed() { "yes" } else { "no" });
+                ui.end_row();
+                ui.label("coordinates");
+                ui.label(match g.coords() {
+                    Some(c) => format!("yes ({}D)", c.dim),
+                    None => "no".into(),
+                });
+                ui.end_row();
+                ui.label("components");
+                ui.label(model.num_clusters.to_string());
+                ui.end_row();
+            });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn samples_build_with_expected_sizes() {
+        let (g, _) = builtin_sample("stencil-3d").unwrap();
+        assert_eq!(g.n(), 512);
+        // 3 · 7 · 8 · 8 pairs in an 8×8×8 stencil.
+        assert_eq!(g.num_edges(), 3 * 7 * 64);
+        assert_eq!(g.coords().unwrap().dim, 3);
+        let (g, _) = builtin_sample("stencil-2d").unwrap();
+        assert_eq!(g.num_edges(), 2 * 15 * 16);
+        let (g, _) = builtin_sample("clusters").unwrap();
+        assert_eq!(g.n(), 48);
+        assert_eq!(g.components().1, 1);
+        for (name, _) in SAMPLES {
+            assert!(builtin_sample(name).is_some(), "{name}");
+        }
+        assert!(load_graph_arg("sample").is_ok());
+        let e = load_graph_arg("/no/such/file.mtx").unwrap_err();
+        assert!(e.contains("/no/such/file.mtx"), "{e}");
+        for (syntax, _) in crate::generate::GENERATORS {
+            let spec = example_spec(syntax);
+            let g = crate::generate::generate(&spec, &Default::default());
+            assert!(g.is_ok(), "{spec}: {:?}", g.err());
+        }
+    }
+}

@@ -1,0 +1,541 @@
+//! The communication graph view: processes as dots, communicating pairs as
+//! lines whose width and opacity grow with their bytes. Positions come from
+//! the gravitational layout ([`crate::layout::Layout`], Bobrik & Popova),
+//! which runs live from the moment a graph is loaded (Play/Pause/Step,
+//! restart from a random or circle start, sliders for its coefficients), or
+//! from the graph's own coordinates (3D ones in an oblique projection).
+//! When the layout stops, its clusters ([`crate::layout::clusters`]) become
+//! the "cluster" colouring. Nodes are coloured by the app's colour mode; hover shows the
+//! process, its degree and bytes; click selects it (its partners light up in
+//! both views); drag a node to pin it; drag the background to pan; the wheel
+//! zooms; "Fit" frames everything.
+//!
+//! Drawing cost: one [`egui::Mesh`] for all edges (a quad each) and, past
+//! 3000 processes, one for all nodes, so a frame is O(n + m) vertex writes
+//! with no per-shape tessellation. With more than [`MAX_EDGES`] pairs only
+//! the heaviest are drawn (the threshold is computed once per graph).
+
+use super::Model;
+use super::colormap::fmt_bytes;
+use crate::layout::{ClusterParams, Init, Layout, LayoutParams, LayoutState};
+use crate::step::Stepper;
+use egui::{Color32, Mesh, Pos2, Rect, Sense, Shape, Stroke, Vec2, vec2};
+
+/// Most pairs drawn; lighter ones are left out.
+pub const MAX_EDGES: usize = 60_000;
+
+pub struct GraphView {
+    /// Layout-space positions.
+    pub pos: Vec<Vec2>,
+    /// The running gravity layout.
+    pub layout: Option<Layout>,
+    /// The layout advances every frame.
+    pub playing: bool,
+    /// Show the graph's own coordinates instead of the layout.
+    pub use_coords: bool,
+    pub params: LayoutParams,
+    /// Keep the whole graph framed while the layout moves.
+    auto_fit: bool,
+    clusters_done: bool,
+    pub pinned: Vec<bool>,
+    key: u64,
+    bounds: Rect,
+    /// Zoom relative to "fit", and pan in screen points.
+    zoom: f32,
+    pan: Vec2,
+    /// Lightest pair volume drawn, and the heaviest.
+    min_drawn: f64,
+    max_vol: f64,
+    dragging: Option<usize>,
+}
+
+impl Default for GraphView {
+    fn default() -> Self {
+        GraphView {
+            pos: Vec::new(),
+            layout: None,
+            playing: true,
+            use_coords: false,
+            params: LayoutParams::default(),
+            auto_fit: true,
+            clusters_done: false,
+            pinned: Vec::new(),
+            key: 0,
+            bounds: Rect::from_min_max(egui::Pos2::ZERO, egui::pos2(1.0, 1.0)),
+            zoom: 1.0,
+            pan: Vec2::ZERO,
+            min_drawn: 0.0,
+            max_vol: 0.0,
+            dragging: None,
+        }
+    }
+}
+
+impl GraphView {
+    /// Whether the view animates by itself (a running layout).
+    pub fn animating(&self) -> bool {
+        self.playing && self.layout.is_some() && !self.use_coords
+    }
+
+    /// (Re)start the layout from the current parameters.
+    pub fn restart_layout(&mut self, model: &mut Model) {
+        match Layout::new(&model.graph, self.params.clone()) {
+            Ok(l) => {
+                self.layout = Some(l);
+                self.playing = true;
+                self.use_coords = false;
+                self.auto_fit = true;
+                self.clusters_done = false;
+                self.pinned.iter_mut().for_each(|p| *p = false);
+                self.pull_positions();
+            }
+            Err(e) => model.error = Some(e.to_string()),
+        }
+    }
+
+    fn pull_positions(&mut self) {
+        if let Some(l) = &self.layout {
+            let p = l.positions();
+            self.pos.clear();
+            self.pos.extend(p.iter().map(|q| vec2(q[0], q[1])));
+            if self.auto_fit {
+                self.update_bounds();
+            }
+        }
+    }
+
+    fn coords_positions(&mut self, model: &Model) {
+        let g = &model.graph;
+        let n = g.n();
+        self.pos = match g.coords() {
+            Some(c) if c.dim >= 3 => c
+                .xyz
+                .iter()
+                .map(|p| vec2((p[0] + 0.55 * p[2]) as f32, (p[1] + 0.3 * p[2]) as f32))
+                .collect(),
+            Some(c) => c.xyz.iter().map(|p| vec2(p[0] as f32, p[1] as f32)).collect(),
+            None => (0..n)
+                .map(|i| {
+                    let a = i as f32 / n.max(1) as f32 * std::f32::consts::TAU;
+                    vec2(a.cos(), a.sin()) * (n as f32).sqrt().max(1.0)
+                })
+                .collect(),
+        };
+        self.update_bounds();
+    }
+
+    /// Advance the layout by a frame's budget; on stopping, publish clusters.
+    fn advance(&mut self, model: &mut Model) {
+        if self.use_coords || !self.playing {
+            return;
+        }
+        let Some(l) = self.layout.as_mut() else { return };
+        l.run_for(std::time::Duration::from_millis(8));
+        let stopped = l.state() != LayoutState::Running;
+        self.pull_positions();
+        if stopped {
+            self.playing = false;
+            self.publish_clusters(model);
+        }
+    }
+
+    fn publish_clusters(&mut self, model: &mut Model) {
+        if self.clusters_done {
+            return;
+        }
+        if let Some(l) = &self.layout {
+            let c = crate::layout::clusters(&l.positions(), &ClusterParams::default());
+            let k = c.iter().map(|&x| x as usize + 1).max().unwrap_or(0);
+            if c.len() == model.graph.n() {
+                model.clusters = c;
+                model.num_clusters = k;
+                model.place_gen += 1;
+            }
+            self.clusters_done = true;
+        }
+    }
+
+    fn ensure(&mut self, model: &Model) {
+        if self.pos.len() != model.graph.n() {
+            self.key = 0;
+        }
+        if self.key == model.graph_gen {
+            return;
+        }
+        self.key = model.graph_gen;
+        let g = &model.graph;
+        let n = g.n();
+        self.coords_positions(model);
+        self.layout = None;
+        self.params.seed = 1;
+        match Layout::new(g, self.params.clone()) {
+            Ok(l) => {
+                self.layout = Some(l);
+                self.playing = true;
+                self.use_coords = false;
+                self.auto_fit = true;
+                self.clusters_done = false;
+                self.pull_positions();
+            }
+            Err(_) => self.use_coords = true,
+        }
+        self.pinned = vec![false; n];
+        self.zoom = 1.0;
+        self.pan = Vec2::ZERO;
+        // Edge threshold: keep the MAX_EDGES heaviest pairs.
+        let mut vols: Vec<f64> = g.pairs().map(|(_, _, c)| c).collect();
+        self.max_vol = vols.iter().cloned().fold(0.0, f64::max);
+        self.min_drawn = if vols.len() > MAX_EDGES {
+            let k = vols.len() - MAX_EDGES;
+            vols.select_nth_unstable_by(k, |a, b| a.total_cmp(b));
+            vols[k]
+        } else {
+            0.0
+        };
+    }
+
+    fn update_bounds(&mut self) {
+        let mut r = Rect::NOTHING;
+        for p in &self.pos {
+            r.extend_with(p.to_pos2());
+        }
+        if !r.is_positive() {
+            r = r.expand(1.0);
+        }
+        self.bounds = r;
+    }
+
+    pub fn fit(&mut self) {
+        self.update_bounds();
+        self.zoom = 1.0;
+        self.pan = Vec2::ZERO;
+        self.auto_fit = true;
+    }
+
+    pub fn ui(&mut self, ui: &mut egui::Ui, model: &mut Model, colors: &[Color32]) {
+        self.ensure(model);
+        self.advance(model);
+        ui.horizontal_wrapped(|ui| {
+            ui.strong("Communication graph");
+            if ui.button("Fit").on_hover_text("Frame the whole graph").clicked() {
+                self.fit();
+            }
+            let has_layout = self.layout.is_some() && !self.use_coords;
+            let label = if self.playing { "Pause layout" } else { "Play layout" };
+            if ui
+                .add_enabled(has_layout, egui::Button::new(label))
+                .on_hover_text("Run the gravitational layout live (Bobrik & Popova §4)")
+                .clicked()
+            {
+                self.playing = !self.playing;
+            }
+            if ui
+                .add_enabled(has_layout, egui::Button::new("Step layout"))
+                .on_hover_text("One iteration")
+                .clicked()
+                && let Some(l) = self.layout.as_mut()
+            {
+                self.playing = false;
+                l.step();
+                self.pull_positions();
+            }
+            ui.menu_button("Restart…", |ui| {
+                if ui.button("from random positions").clicked() {
+                    self.params.init = Init::Random;
+                    self.restart_layout(model);
+                    ui.close();
+                }
+                if ui.button("from a circle").clicked() {
+                    self.params.init = Init::Circle;
+                    self.restart_layout(model);
+                    ui.close();
+                }
+            });
+            if model.graph.coords().is_some()
+                && ui
+                    .selectable_label(self.use_coords, "coordinates")
+                    .on_hover_text("Show the graph's own coordinates instead of the layout")
+                    .clicked()
+            {
+                self.use_coords = !self.use_coords;
+                if self.use_coords {
+                    self.coords_positions(model);
+                } else {
+                    self.pull_positions();
+                    self.update_bounds();
+                }
+            }
+            let pinned = self.pinned.iter().filter(|&&p| p).count();
+            if pinned > 0 && ui.button(format!("Unpin {pinned}")).clicked() {
+                for (i, p) in self.pinned.iter_mut().enumerate() {
+                    if *p && let Some(l) = self.layout.as_mut() {
+                        l.unpin(i);
+                    }
+                    *p = false;
+                }
+                self.playing = self.layout.is_some();
+            }
+        });
+        ui.collapsing("Layout parameters", |ui| {
+            let p = &mut self.params;
+            let mut changed = false;
+            changed |= ui
+                .add(egui::Slider::new(&mut p.c_att, 0.0..=10.0).text("attraction c_att"))
+                .changed();
+            changed |= ui
+                .add(egui::Slider::new(&mut p.c_rep, 0.01..=10.0).logarithmic(true).text("repulsion c_rep"))
+                .changed();
+            changed |= ui
+                .add(egui::Slider::new(&mut p.rep_power, 0.5..=4.0).text("repulsion power p"))
+                .changed();
+            ui.add(egui::Slider::new(&mut p.max_iterations, 50..=5000).logarithmic(true).text("iterations"));
+            ui.horizontal(|ui| {
+                ui.label("seed");
+                ui.add(egui::DragValue::new(&mut p.seed));
+                if ui.button("Apply & restart").clicked() {
+                    changed = true;
+                }
+            });
+            if changed {
+                self.restart_layout(model);
+            }
+        });
+        if let Some(l) = self.layout.as_ref().filter(|_| !self.use_coords) {
+            let (lev, levels) = l.level();
+            ui.weak(format!(
+                "layout: iteration {}, level {} of {}, {}{}",
+                l.iterations(),
+                levels - lev,
+                levels,
+                match l.state() {
+                    LayoutState::Running => "running",
+                    LayoutState::Converged => "converged (§5 stopping rule)",
+                    LayoutState::IterationLimit => "iteration limit",
+                },
+                l.stop_value().map(|v| format!(", stop value {v:.4}")).unwrap_or_default()
+            ));
+        }
+        let (resp, painter) = ui.allocate_painter(ui.available_size(), Sense::click_and_drag());
+        let rect = resp.rect;
+        painter.rect_filled(rect, 4.0, Color32::from_gray(18));
+        let n = model.graph.n();
+        if n == 0 {
+            return;
+        }
+        // World → screen.
+        let b = self.bounds;
+        let fit = ((rect.width() - 30.0) / b.width().max(1e-3))
+            .min((rect.height() - 30.0) / b.height().max(1e-3))
+            .max(1e-4);
+        let scale = fit * self.zoom;
+        let c = b.center();
+        let origin = rect.center() + self.pan;
+        let to_screen = |p: Vec2| origin + (p - c.to_vec2()) * scale;
+        let to_world = |s: Pos2| (s - origin) / scale + c.to_vec2();
+
+        // Interaction.
+        let hover_pos = resp.hover_pos();
+        let node_r = (scale * 0.18).clamp(1.2, 7.0);
+        let pick = |p: Pos2, pos: &[Vec2]| -> Option<usize> {
+            let mut best = None;
+            let mut bd = (node_r + 4.0).powi(2);
+            for (i, &q) in pos.iter().enumerate() {
+                let d = (to_screen(q) - p).length_sq();
+                if d < bd {
+                    bd = d;
+                    best = Some(i);
+                }
+            }
+            best
+        };
+        let hovered = hover_pos.and_then(|p| pick(p, &self.pos));
+        if resp.drag_started() {
+            self.dragging = resp.interact_pointer_pos().and_then(|p| pick(p, &self.pos));
+        }
+        if resp.dragged() {
+            match (self.dragging, resp.interact_pointer_pos()) {
+                (Some(i), Some(p)) => {
+                    let w = to_world(p);
+                    self.pos[i] = w;
+                    self.pinned[i] = true;
+                    if let Some(l) = self.layout.as_mut().filter(|_| !self.use_coords) {
+                        l.pin(i, [w.x, w.y, 0.0]);
+                        self.playing = true;
+                    }
+                }
+                _ => {
+                    self.pan += resp.drag_delta();
+                    self.auto_fit = false;
+                }
+            }
+        }
+        if resp.drag_stopped() {
+            self.dragging = None;
+        }
+        if resp.clicked() {
+            model.selected = hovered;
+        }
+        if resp.hovered() {
+            let scroll = ui.input(|i| i.smooth_scroll_delta.y);
+            if scroll != 0.0 {
+                let f = (scroll / 200.0).exp();
+                if let Some(p) = hover_pos {
+                    // Zoom around the pointer.
+                    let before = p - origin;
+                    self.pan += before - before * f;
+                }
+                self.zoom = (self.zoom * f).clamp(0.05, 200.0);
+                self.auto_fit = false;
+            }
+        }
+
+        // Edges: one mesh of quads.
+        let g = &model.graph;
+        let mut mesh = Mesh::default();
+        let maxv = self.max_vol.max(1e-12);
+        let many = g.num_edges() > 5000;
+        for u in 0..n {
+            let pu = to_screen(self.pos[u]);
+            for (&v, &s) in g.neighbors(u).iter().zip(g.sent_row(u)) {
+                let v = v as usize;
+                if v <= u {
+                    continue;
+                }
+                let vol = s + g.sent_between(v, u);
+                if vol < self.min_drawn {
+                    continue;
+                }
+                let t = (vol / maxv).sqrt() as f32;
+                let pv = to_screen(self.pos[v]);
+                if !rect.contains(pu) && !rect.contains(pv) {
+                    continue;
+                }
+                let w = if many { 0.4 + 1.6 * t } else { 0.6 + 3.0 * t };
+                let a = if many { 25.0 + 150.0 * t } else { 50.0 + 190.0 * t };
+                add_segment(
+                    &mut mesh,
+                    pu,
+                    pv,
+                    w,
+                    Color32::from_rgba_unmultiplied(170, 185, 210, a as u8),
+                );
+            }
+        }
+        let painter = painter.with_clip_rect(rect);
+        painter.add(Shape::mesh(mesh));
+
+        // Selected process: its pairs on top.
+        if let Some(sel) = model.selected.filter(|&s| s < n) {
+            let ps = to_screen(self.pos[sel]);
+            for &v in g.neighbors(sel) {
+                painter.line_segment(
+                    [ps, to_screen(self.pos[v as usize])],
+                    Stroke::new(2.0, Color32::WHITE),
+                );
+            }
+        }
+
+        // Nodes.
+        if n <= 3000 {
+            for i in 0..n {
+                painter.circle_filled(to_screen(self.pos[i]), node_r, colors[i]);
+            }
+        } else {
+            let mut m = Mesh::default();
+            for i in 0..n {
+                let p = to_screen(self.pos[i]);
+                if rect.contains(p) {
+                    m.add_colored_rect(Rect::from_center_size(p, Vec2::splat(node_r * 2.0)), colors[i]);
+                }
+            }
+            painter.add(Shape::mesh(m));
+        }
+        for (i, pinned) in self.pinned.iter().enumerate() {
+            if *pinned {
+                painter.circle_stroke(to_screen(self.pos[i]), node_r + 2.0, Stroke::new(1.5, Color32::YELLOW));
+            }
+        }
+        // Mapper state: frontier (orange rings), the process just placed (white ring).
+        for &f in model.frontier.iter().take(5000) {
+            if f < n {
+                painter.circle_stroke(
+                    to_screen(self.pos[f]),
+                    node_r + 2.5,
+                    Stroke::new(1.5, Color32::from_rgb(255, 160, 40)),
+                );
+            }
+        }
+        if let Some(crate::mappers::StepEvent::Placed { process, .. }) = &model.last_event
+            && *process < n
+        {
+            painter.circle_stroke(to_screen(self.pos[*process]), node_r + 4.0, Stroke::new(2.5, Color32::WHITE));
+        }
+        if let Some(sel) = model.selected.filter(|&s| s < n) {
+            painter.circle_stroke(to_screen(self.pos[sel]), node_r + 3.0, Stroke::new(2.0, Color32::WHITE));
+        }
+
+        // Legend line.
+        painter.text(
+            rect.left_bottom() + vec2(6.0, -6.0),
+            egui::Align2::LEFT_BOTTOM,
+            format!(
+                "{} processes, {} pairs{}  ·  width/opacity = bytes  ·  wheel zoom, drag pan, drag a dot to pin",
+                n,
+                g.num_edges(),
+                if self.min_drawn > 0.0 {
+                    format!(" ({MAX_EDGES} heaviest drawn)")
+                } else {
+                    String::new()
+                }
+            ),
+            egui::FontId::proportional(11.0),
+            Color32::from_gray(150),
+        );
+
+        if let Some(h) = hovered {
+            let node = model.node_of(h);
+            resp.on_hover_ui_at_pointer(|ui| {
+                ui.strong(format!("process {h}"));
+                ui.label(format!("degree {}", g.degree(h)));
+                ui.label(format!(
+                    "sends {}, total with partners {}",
+                    fmt_bytes(g.sent_row(h).iter().sum()),
+                    fmt_bytes(g.weighted_degree(h))
+                ));
+                match node {
+                    Some(v) => ui.label(format!("on network node {v}{}", coord_text(model, v))),
+                    None => ui.label("not placed"),
+                };
+            });
+        }
+    }
+}
+
+/// ` (x, y, z)` for a grid node.
+pub fn coord_text(model: &Model, node: usize) -> String {
+    match model.topo.as_grid() {
+        Some(g) => {
+            let c = g.coord(node);
+            let s: Vec<String> = (0..g.ndims()).map(|d| c[d].to_string()).collect();
+            format!(" ({})", s.join(", "))
+        }
+        None => String::new(),
+    }
+}
+
+/// Append a line segment of width `w` as a quad.
+pub fn add_segment(mesh: &mut Mesh, a: Pos2, b: Pos2, w: f32, color: Color32) {
+    let d = b - a;
+    let len = d.length();
+    if len < 1e-3 {
+        return;
+    }
+    let nrm = vec2(-d.y, d.x) / len * (w * 0.5);
+    let i = mesh.vertices.len() as u32;
+    mesh.colored_vertex(a + nrm, color);
+    mesh.colored_vertex(a - nrm, color);
+    mesh.colored_vertex(b - nrm, color);
+    mesh.colored_vertex(b + nrm, color);
+    mesh.add_triangle(i, i + 1, i + 2);
+    mesh.add_triangle(i, i + 2, i + 3);
+}

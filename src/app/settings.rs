@@ -1,0 +1,89 @@
+//! What the app remembers between runs, through eframe's storage (feature
+//! `persistence`): the last network, routing, mapper and seed, the panel
+//! choices, and the recent files. Graphs and results are never stored.
+
+use serde::{Deserialize, Serialize};
+
+/// The storage key.
+pub const KEY: &str = "hopmap.settings";
+/// How many recent files are kept.
+pub const MAX_RECENT: usize = 10;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Settings {
+    pub topology: String,
+    pub routing: String,
+    pub mapper: String,
+    pub seed: u64,
+    pub mapper_params: String,
+    pub recent: Vec<String>,
+    pub tab: String,
+    pub color_mode: String,
+    pub network_3d: bool,
+    pub heat_by_flows: bool,
+    pub matrix_by_mapping: bool,
+    pub speed: f32,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            topology: "torus:8x8x8".into(),
+            routing: "dor".into(),
+            mapper: "default".into(),
+            seed: 1,
+            mapper_params: String::new(),
+            recent: Vec::new(),
+            tab: "split".into(),
+            color_mode: "node".into(),
+            network_3d: true,
+            heat_by_flows: false,
+            matrix_by_mapping: true,
+            speed: 30.0,
+        }
+    }
+}
+
+impl Settings {
+    /// Put `path` first in the recent list (no duplicates, bounded).
+    pub fn push_recent(&mut self, path: &str) {
+        self.recent.retain(|p| p != path);
+        self.recent.insert(0, path.to_string());
+        self.recent.truncate(MAX_RECENT);
+    }
+
+    pub fn load(storage: Option<&dyn eframe::Storage>) -> Self {
+        storage
+            .and_then(|s| eframe::get_value::<Settings>(s, KEY))
+            .unwrap_or_default()
+    }
+
+    pub fn save(&self, storage: &mut dyn eframe::Storage) {
+        eframe::set_value(storage, KEY, self);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recent_is_deduplicated_and_bounded() {
+        let mut s = Settings::default();
+        for i in 0..15 {
+            s.push_recent(&format!("f{i}"));
+        }
+        s.push_recent("f10");
+        assert_eq!(s.recent.len(), MAX_RECENT);
+        assert_eq!(s.recent[0], "f10");
+        assert_eq!(s.recent.iter().filter(|p| *p == "f10").count(), 1);
+        let json = serde_json::to_string(&s).unwrap();
+        let back: Settings = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, s);
+        // Unknown/missing keys fall back to defaults.
+        let partial: Settings = serde_json::from_str(r#"{"seed": 7}"#).unwrap();
+        assert_eq!(partial.seed, 7);
+        assert_eq!(partial.topology, "torus:8x8x8");
+    }
+}

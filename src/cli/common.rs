@@ -1,0 +1,49 @@
+//! Arguments shared by every command that reads a graph.
+
+use anyhow::Context;
+use hopmap::CommGraph;
+use hopmap::io::{Format, ReadOptions};
+use std::path::PathBuf;
+
+/// A communication graph file, its format and optional coordinates.
+#[derive(clap::Args, Debug, Clone)]
+pub struct GraphArgs {
+    /// Communication graph file (MatrixMarket, METIS, Scotch, edge list/CSV, dense matrix, DOT).
+    pub graph: PathBuf,
+    /// Input format (default: detected by extension, then by content).
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+    /// Per-process coordinates file (`x y [z]` per line); overrides coordinates in the graph file.
+    #[arg(long, value_name = "FILE")]
+    pub coords: Option<PathBuf>,
+    /// Edge-list ids start at 1 instead of 0.
+    #[arg(long)]
+    pub one_based: bool,
+}
+
+impl GraphArgs {
+    /// Read the graph (and coordinates, when given).
+    pub fn load(&self) -> anyhow::Result<CommGraph> {
+        let opts = ReadOptions {
+            format: self.format,
+            one_based: self.one_based,
+        };
+        let mut g = hopmap::io::read_graph(&self.graph, &opts)?;
+        if let Some(c) = &self.coords {
+            let coords = hopmap::io::read_coords(c)?;
+            g.set_coords(Some(coords))
+                .with_context(|| format!("{}", c.display()))?;
+        }
+        Ok(g)
+    }
+}
+
+/// Parse a topology spec for clap.
+pub fn parse_topology(s: &str) -> Result<hopmap::Topology, String> {
+    hopmap::Topology::parse(s).map_err(|e| e.to_string())
+}
+
+/// Parse a routing name for clap.
+pub fn parse_routing(s: &str) -> Result<hopmap::Routing, String> {
+    hopmap::Routing::parse(s).map_err(|e| e.to_string())
+}

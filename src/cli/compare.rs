@@ -1,0 +1,116 @@
+//! `hopmap compare GRAPH --topology SPEC --mappers all|id,…`: run several
+//! mappers and print one row each, best (least hop-bytes) first. The work is
+//! done by `hopmap::compare`.
+
+use super::common::{GraphArgs, parse_routing, parse_topology};
+use hopmap::{Routing, Topology};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(flatten)]
+    pub graph: GraphArgs,
+    /// Network: mesh:AxB[xC], torus:AxBxC[:cores=N], mesh:…:wrap=110, bgp:512…32768.
+    #[arg(long, short = 't', value_parser = parse_topology)]
+    pub topology: Topology,
+    /// `all`, or mapper ids separated by commas (permutation orders such as TZXY too).
+    #[arg(long, default_value = "all")]
+    pub mappers: String,
+    /// Routing for link loads: dor, dor:ORDER or adaptive.
+    #[arg(long, default_value = "dor", value_parser = parse_routing)]
+    pub routing: Routing,
+    /// Seed of every randomized mapper.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Print a JSON array (keys: mapper, seconds, and those of `eval --json`).
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print CSV.
+    #[arg(long)]
+    pub csv: bool,
+}
+
+const CSV_COLUMNS: &str = "mapper,seconds,hop_bytes,avg_hops_per_byte,max_dilation,max_link_load,max_link_flows,mean_link_load,mean_link_flows";
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let selected = hopmap::compare::parse_list(&args.mappers)?;
+    let graph = Arc::new(args.graph.load()?);
+    let topo = Arc::new(args.topology.clone());
+    let cancel = AtomicBool::new(false);
+    let verbose = !args.json && !args.csv;
+    let cmp = hopmap::compare::compare(
+        graph,
+        topo.clone(),
+        &selected,
+        &args.routing,
+        args.seed,
+        &cancel,
+        &mut |i, n, id| {
+            if verbose {
+                eprint!("\r[{}/{n}] {id:<12}", i + 1);
+            }
+        },
+    )?;
+    if verbose {
+        eprintln!();
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&cmp.rows)?);
+    } else if args.csv {
+        println!("{CSV_COLUMNS}");
+        for r in &cmp.rows {
+            let m = &r.metrics;
+            println!(
+                "{},{},{},{},{},{},{},{},{}",
+                r.mapper,
+                r.seconds,
+                m.hop_bytes,
+                m.avg_hops_per_byte,
+                m.max_dilation,
+                m.max_link_load,
+                m.max_link_flows,
+                m.mean_link_load,
+                m.mean_link_flows
+            );
+        }
+    } else {
+        println!(
+            "{} processes on {}, routing {}; sorted by hop-bytes, * = best",
+            cmp.rows.first().map(|r| r.metrics.processes).unwrap_or(0),
+            topo.spec(),
+            args.routing
+        );
+        println!(
+            "  {:<10} {:>14} {:>9} {:>8} {:>14} {:>9} {:>10}",
+            "mapper", "hop_bytes", "hops/B", "max dil", "max load", "max flows", "seconds"
+        );
+        for (i, r) in cmp.rows.iter().enumerate() {
+            let m = &r.metrics;
+            println!(
+                "{} {:<10} {:>14.6e} {:>9.4} {:>8} {:>14.6e} {:>9} {:>10.4}",
+                if i == 0 { '*' } else { ' ' },
+                r.mapper,
+                m.hop_bytes,
+                m.avg_hops_per_byte,
+                m.max_dilation,
+                m.max_link_load,
+                m.max_link_flows,
+                r.seconds
+            );
+        }
+    }
+    // The mappers left out: a trailing note (stderr for machine formats).
+    for s in &cmp.skipped {
+        let msg = format!("note: {} left out: {}", s.mapper, s.reason);
+        if verbose {
+            println!("{msg}");
+        } else {
+            eprintln!("{msg}");
+        }
+    }
+    if cmp.rows.is_empty() {
+        anyhow::bail!("no mapper could run on this input");
+    }
+    Ok(())
+}

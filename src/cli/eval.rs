@@ -1,0 +1,37 @@
+//! `hopmap eval GRAPH --topology SPEC --mapping FILE`: the metrics of a mapping.
+
+use super::common::{GraphArgs, parse_routing, parse_topology};
+use hopmap::{Routing, Topology};
+use std::path::PathBuf;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(flatten)]
+    pub graph: GraphArgs,
+    /// Network: mesh:AxB[xC], torus:AxBxC[:cores=N], mesh:…:wrap=110, bgp:512…32768.
+    #[arg(long, short = 't', value_parser = parse_topology)]
+    pub topology: Topology,
+    /// Mapping file: one line per process, a node index or `x y z [t]`.
+    #[arg(long, short = 'm', value_name = "FILE")]
+    pub mapping: PathBuf,
+    /// Routing for link loads: dor, dor:ORDER (e.g. dor:ZYX) or adaptive.
+    #[arg(long, default_value = "dor", value_parser = parse_routing)]
+    pub routing: Routing,
+    /// Print JSON (exactly the documented keys).
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let g = args.graph.load()?;
+    args.routing.check(&args.topology)?;
+    let m = hopmap::io::read_mapping(&args.mapping, &args.topology, g.n())?;
+    m.validate(g.n(), &args.topology)?;
+    let ev = hopmap::evaluate(&g, &args.topology, &m, &args.routing);
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&ev.metrics.summary())?);
+    } else {
+        print!("{}", ev.metrics.to_text());
+    }
+    Ok(())
+}

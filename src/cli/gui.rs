@@ -1,0 +1,49 @@
+//! `hopmap gui`: open the desktop app, optionally on a graph, a network and
+//! a mapper; with `--screenshot` it saves a PNG of the window after
+//! `--frames` frames and exits (documentation, tests under Xvfb).
+
+use std::path::PathBuf;
+
+#[derive(clap::Args, Debug, Default)]
+pub struct Args {
+    /// Graph file, or `sample` (the built-in 8×8×8 stencil), `stencil-2d`, `clusters`, `ring`.
+    pub graph: Option<String>,
+    /// Network spec, e.g. torus:8x8x8, mesh:16x16, bgp:512.
+    #[arg(long)]
+    pub topology: Option<String>,
+    /// Mapper id to run before showing (see `hopmap map --help` for the list).
+    #[arg(long)]
+    pub mapper: Option<String>,
+    /// Save a PNG of the whole window, then exit.
+    #[arg(long)]
+    pub screenshot: Option<PathBuf>,
+    /// Frames to draw before the screenshot.
+    #[arg(long, default_value_t = 30)]
+    pub frames: u32,
+}
+
+const NO_DISPLAY_HELP: &str = "\
+hopmap could not open a window (no display?). The batch commands work without one:
+  hopmap info GRAPH                      facts about a communication graph
+  hopmap map GRAPH --topology SPEC --mapper ID
+  hopmap eval GRAPH MAPPING --topology SPEC
+  hopmap compare GRAPH --topology SPEC
+Run `hopmap --help` for everything. For a screenshot without a display:
+  xvfb-run -a -s \"-screen 0 1280x800x24\" hopmap gui sample --screenshot out.png";
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let opts = hopmap::app::GuiOptions {
+        graph: args.graph,
+        topology: args.topology,
+        mapper: args.mapper,
+        screenshot: args.screenshot,
+        frames: args.frames,
+    };
+    hopmap::app::run(opts).map_err(|e| {
+        if e.starts_with("cannot open a window") {
+            anyhow::anyhow!("{e}\n\n{NO_DISPLAY_HELP}")
+        } else {
+            anyhow::anyhow!(e)
+        }
+    })
+}

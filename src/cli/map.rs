@@ -1,0 +1,120 @@
+//! `hopmap map GRAPH --topology SPEC --mapper ID -o FILE --format FMT`: run
+//! one mapper, validate its mapping, write a launcher file, print the metrics.
+
+use super::common::{GraphArgs, parse_topology};
+use anyhow::{Context, bail};
+use hopmap::io::launcher::{HostNames, LauncherFormat, write_mapping, write_mapping_file};
+use hopmap::mappers::{MapperInput, cdl};
+use hopmap::{Routing, Topology};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Communication graph file.
+    pub graph: PathBuf,
+    /// Input graph format (default: detected). Named --graph-format because
+    /// --format is the output format here.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub graph_format: Option<hopmap::io::Format>,
+    /// Per-process coordinates file (`x y [z]` per line).
+    #[arg(long, value_name = "FILE")]
+    pub coords: Option<PathBuf>,
+    /// Edge-list ids start at 1 instead of 0.
+    #[arg(long)]
+    pub one_based: bool,
+    /// Network: mesh:AxB[xC], torus:AxBxC[:cores=N], mesh:…:wrap=110, bgp:512…32768.
+    #[arg(long, short = 't', value_parser = parse_topology)]
+    pub topology: Topology,
+    /// Mapper id (see `hopmap compare --mappers all`), or a permutation order such as TZXY.
+    #[arg(long, short = 'm')]
+    pub mapper: String,
+    /// Seed of every randomized step.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Mapper parameter KEY=VALUE (repeatable), e.g. --param order=ZYXT.
+    #[arg(long = "param", value_name = "KEY=VALUE")]
+    pub params: Vec<String>,
+    /// Output file (default: standard output; the summary then goes to stderr).
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Launcher file format.
+    #[arg(long, value_enum, default_value = "plain")]
+    pub format: LauncherFormat,
+    /// Host names for rankfiles: one per line, in node order.
+    #[arg(long, value_name = "FILE", conflicts_with = "host_pattern")]
+    pub hosts: Option<PathBuf>,
+    /// Host name pattern for rankfiles (`%d` = node id, `%03d` zero-padded).
+    #[arg(long, value_name = "PATTERN", default_value = "node%d")]
+    pub host_pattern: String,
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let graph = GraphArgs {
+        graph: args.graph.clone(),
+        format: args.graph_format,
+        coords: args.coords.clone(),
+        one_based: args.one_based,
+    }
+    .load()?;
+    let sel = hopmap::compare::resolve(&args.mapper)?;
+    let hosts = match &args.hosts {
+        Some(p) => HostNames::from_file(p)?,
+        None => HostNames::pattern(&args.host_pattern)?,
+    };
+    if args.format == LauncherFormat::Rankfile {
+        hosts.check(&args.topology)?;
+    }
+    let mut params = sel.params.clone();
+    for p in &args.params {
+        let Some((k, v)) = p.split_once('=') else {
+            bail!("--param expects KEY=VALUE, found `{p}`");
+        };
+        params.push((k.trim().to_string(), v.trim().to_string()));
+    }
+    let graph = Arc::new(graph);
+    let topo = Arc::new(args.topology.clone());
+    let mut input = MapperInput::new(graph.clone(), topo.clone(), args.seed);
+    input.params = params;
+    if sel.info.needs_coords && graph.coords().is_none() {
+        bail!(
+            "mapper {} needs per-process coordinates; the graph has none (give --coords FILE)",
+            sel.id
+        );
+    }
+    let t0 = std::time::Instant::now();
+    let (mapping, note) = if sel.info.id == "cdl" {
+        let (order, m, _) = cdl::pick(&input)?;
+        m.validate(graph.n(), &topo)?;
+        (m, format!(" (picked order {order})"))
+    } else {
+        (hopmap::mappers::run(&sel.info, &input)?, String::new())
+    };
+    let secs = t0.elapsed().as_secs_f64();
+    let ev = hopmap::evaluate(&graph, &topo, &mapping, &Routing::Dor);
+    let m = &ev.metrics;
+    let summary = format!(
+        "{}{note}: hop_bytes {:.6e}, avg hops/byte {:.4}, max dilation {}, max link load {:.6e} (dor), {:.3} s",
+        sel.id, m.hop_bytes, m.avg_hops_per_byte, m.max_dilation, m.max_link_load, secs
+    );
+    match &args.output {
+        Some(path) => {
+            write_mapping_file(path, &mapping, &topo, args.format, &hosts)?;
+            println!("{summary}");
+            println!(
+                "wrote {} ({} lines of {} format)",
+                path.display(),
+                mapping.len(),
+                args.format.name()
+            );
+        }
+        None => {
+            let stdout = std::io::stdout();
+            let mut lock = stdout.lock();
+            write_mapping(&mut lock, &mapping, &topo, args.format, &hosts)
+                .context("writing to standard output")?;
+            eprintln!("{summary}");
+        }
+    }
+    Ok(())
+}

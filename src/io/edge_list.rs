@@ -1,0 +1,168 @@
+//! Edge list / CSV reader and writer.
+//!
+//! One edge per line, `src dst [bytes]` (bytes default to 1), fields
+//! separated by whitespace and/or commas. `#` and `%` start a comment that
+//! runs to the end of the line. The first non-comment line may be a header
+//! (its first field is not a number) and is skipped. Ids are 0-based, or
+//! 1-based with `one_based`; n = largest id + 1. The edges are symmetric:
+//! each line adds to the pair's volume, so `a b 3` and `b a 4` give 7.
+//! Cost: one pass, O(bytes), plus the CSR build.
+
+use super::text::{self, Fields, Lines, Num, show};
+use crate::error::{Error, Result};
+use crate::graph::{CommGraph, GraphBuilder};
+use std::io::Write;
+use std::path::Path;
+
+/// Parse an edge list.
+pub fn parse(bytes: &[u8], path: &Path, one_based: bool) -> Result<CommGraph> {
+    let mut b = GraphBuilder::with_capacity(0, false, bytes.len() / 8 + 1);
+    let mut first_content = true;
+    let base: u64 = one_based as u64;
+    let limit = text::process_limit(bytes.len()) as u64;
+    for (ln, l) in Lines::new(bytes) {
+        let l = text::strip_comment(l, b"#%");
+        let mut f = Fields::new(l, true);
+        let Some(a) = f.next() else { continue };
+        let header = first_content && text::parse_u64(a).is_none();
+        first_content = false;
+        if header {
+            continue;
+        }
+        let id = |tok: Option<&[u8]>, what: &str| -> Result<usize> {
+            match tok.and_then(text::parse_u64) {
+                Some(v) if v >= base && v - base < limit => Ok((v - base) as usize),
+                Some(v) if v < base => Err(Error::parse(
+                    path,
+                    ln,
+                    format!("expected a 1-based {what} id (≥ 1, as --one-based says), found `{v}`"),
+                )),
+                Some(v) => Err(Error::parse(
+                    path,
+                    ln,
+                    format!("expected a {what} id below {}, found `{v}`", limit + base),
+                )),
+                None => Err(Error::parse(
+                    path,
+                    ln,
+                    format!(
+                        "expected `src dst [bytes]` with a {what} id (a non-negative integer), found {}",
+                        text::show_opt(tok)
+                    ),
+                )),
+            }
+        };
+        let u = id(Some(a), "source")?;
+        let v = id(f.next(), "destination")?;
+        let w = match f.next() {
+            None => 1.0,
+            Some(t) => text::weight(path, ln, Some(t), "the bytes")?,
+        };
+        if let Some(t) = f.next() {
+            return Err(Error::parse(
+                path,
+                ln,
+                format!(
+                    "expected `src dst [bytes]`, found an extra field {}",
+                    show(t)
+                ),
+            ));
+        }
+        b.ensure_processes(u.max(v) + 1);
+        b.add(u, v, w);
+    }
+    b.build()
+}
+
+/// Write `src dst bytes` lines (0-based): each pair once with its volume for
+/// a symmetric graph, each message for a directed one (reading it back sums
+/// the two directions into the pair volume).
+pub fn write(w: &mut impl Write, graph: &CommGraph) -> std::io::Result<()> {
+    writeln!(
+        w,
+        "# hopmap edge list: src dst bytes (0-based ids); {} processes, {} pairs{}",
+        graph.n(),
+        graph.num_edges(),
+        if graph.is_directed() {
+            ", one line per directed message"
+        } else {
+            ""
+        }
+    )?;
+    if graph.is_directed() {
+        for (u, v, s) in graph.messages() {
+            writeln!(w, "{u} {v} {}", Num(s))?;
+        }
+    } else {
+        for (u, v, c) in graph.pairs() {
+            writeln!(w, "{u} {v} {}", Num(c))?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p() -> &'static Path {
+        Path::new("e.csv")
+    }
+
+    #[test]
+    fn header_comments_commas_and_defaults() {
+        let s = b"src,dst,bytes\n# comment\n0,1,10\n1 0 5 % trailing\n2, 3\n\n";
+        let g = parse(s, p(), false).unwrap();
+        assert_eq!(g.n(), 4);
+        assert!(!g.is_directed());
+        assert_eq!(g.volume(0, 1), 15.0);
+        assert_eq!(g.volume(2, 3), 1.0);
+        assert_eq!(g.build_stats().duplicates_merged, 1);
+        let g = parse(b"1 2 4\n2 3\n", p(), true).unwrap();
+        assert_eq!(g.n(), 3);
+        assert_eq!(g.volume(0, 1), 4.0);
+        assert_eq!(g.volume(1, 2), 1.0);
+    }
+
+    #[test]
+    fn errors_name_path_and_line() {
+        let e = |s: &[u8], ob| parse(s, p(), ob).unwrap_err().to_string();
+        assert_eq!(
+            e(b"0 1\n0 x\n", false),
+            "e.csv:2: expected `src dst [bytes]` with a destination id (a non-negative integer), found `x`"
+        );
+        assert_eq!(
+            e(b"1 2\n0 1\n", true),
+            "e.csv:2: expected a 1-based source id (≥ 1, as --one-based says), found `0`"
+        );
+        assert_eq!(
+            e(b"0 1 2 3\n", false),
+            "e.csv:1: expected `src dst [bytes]`, found an extra field `3`"
+        );
+        assert_eq!(
+            e(b"a b\nc d\n", false),
+            "e.csv:2: expected `src dst [bytes]` with a source id (a non-negative integer), found `c`"
+        );
+        assert!(
+            e(b"0 99999999999\n", false).starts_with("e.csv:1: expected a destination id below")
+        );
+    }
+
+    #[test]
+    fn write_read_round_trip() {
+        for directed in [false, true] {
+            let mut b = GraphBuilder::new(4, directed);
+            b.add(0, 1, 3.5);
+            b.add(1, 0, 2.0);
+            b.add(3, 2, 1e-3);
+            let g = b.build().unwrap();
+            let mut out = Vec::new();
+            write(&mut out, &g).unwrap();
+            let h = parse(&out, p(), false).unwrap();
+            assert_eq!(h.n(), 4);
+            let a: Vec<_> = g.pairs().collect();
+            let b: Vec<_> = h.pairs().collect();
+            assert_eq!(a, b);
+        }
+    }
+}

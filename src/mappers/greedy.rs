@@ -1,0 +1,377 @@
+//! Shared machinery of Bhatele & Kale's greedy placements (§II: "at each
+//! step, select a suitable object to map and find a desirable processor to
+//! place it on; if the processor is not available, choose the nearest one").
+//!
+//! * [`Placer`] holds the partial mapping and a findNearest ([`Finder`]):
+//!   `place(p, desired)` puts process `p` on a free core of the node nearest
+//!   to `desired`.
+//! * A [`Policy`] decides which process comes next and where it wants to go
+//!   (BFT's queue, MHT's heap, AFFN's stretched coordinates, COCE's corners).
+//! * [`GreedyRun`] drives a policy one process per step and is the
+//!   [`MapperRun`] the GUI animates: each step reports the process placed,
+//!   its desired position and where findNearest put it, and the policy's
+//!   frontier.
+//!
+//! Helpers compute the centre of the grid, torus-aware centroids (circular
+//! mean on wrapped dimensions) and the affine stretch of coordinates.
+//! Cost per step: one findNearest call plus the policy's own work.
+
+use super::{MapperInput, MapperRun, StepEvent};
+use crate::error::{Error, Result};
+use crate::find_nearest::{FindKind, FindNearest, Finder};
+use crate::graph::{CommGraph, Coords};
+use crate::mapping::Mapping;
+use crate::step::{Progress, StepStatus, Stepper};
+use crate::topology::Grid;
+use std::sync::Arc;
+
+const UNPLACED: u32 = u32::MAX;
+
+/// The grid of a mapper input, or a clear `Unsupported` error.
+pub fn grid_of(input: &MapperInput, mapper: &str) -> Result<Grid> {
+    input
+        .topo
+        .as_grid()
+        .cloned()
+        .ok_or_else(|| Error::Unsupported(format!("{mapper} needs a mesh or torus topology")))
+}
+
+/// The `find=spiral|tree` parameter (default tree).
+pub fn find_kind(input: &MapperInput) -> Result<FindKind> {
+    match input.param("find") {
+        Some(s) => FindKind::parse(s),
+        None => Ok(FindKind::Tree),
+    }
+}
+
+/// The graph's coordinates, or the standard error for coordinate mappers.
+pub fn coords_of<'a>(input: &'a MapperInput, mapper: &str) -> Result<&'a Coords> {
+    input.graph.coords().ok_or_else(|| {
+        Error::Unsupported(format!(
+            "{mapper} needs coordinates; give --coords FILE or infer them with the force layout"
+        ))
+    })
+}
+
+/// Partial mapping plus findNearest.
+#[derive(Clone, Debug)]
+pub struct Placer {
+    grid: Grid,
+    finder: Finder,
+    node_of: Vec<u32>,
+    core_of: Vec<u32>,
+    slot_of: Vec<Option<u32>>,
+    placed: usize,
+}
+
+impl Placer {
+    /// A placer for `n` processes on `grid`, all unplaced.
+    pub fn new(n: usize, grid: &Grid, kind: FindKind) -> Self {
+        Placer {
+            grid: grid.clone(),
+            finder: Finder::new(kind, grid),
+            node_of: vec![UNPLACED; n],
+            core_of: vec![0; n],
+            slot_of: vec![None; n],
+            placed: 0,
+        }
+    }
+    pub fn grid(&self) -> &Grid {
+        &self.grid
+    }
+    pub fn finder(&self) -> &Finder {
+        &self.finder
+    }
+    pub fn n(&self) -> usize {
+        self.node_of.len()
+    }
+    pub fn num_placed(&self) -> usize {
+        self.placed
+    }
+    #[inline]
+    pub fn is_placed(&self, p: usize) -> bool {
+        self.node_of[p] != UNPLACED
+    }
+    /// Node of a placed process.
+    #[inline]
+    pub fn node(&self, p: usize) -> Option<usize> {
+        let n = self.node_of[p];
+        (n != UNPLACED).then_some(n as usize)
+    }
+    pub fn slots(&self) -> &[Option<u32>] {
+        &self.slot_of
+    }
+
+    /// Place unplaced process `p` on the free core nearest to `desired`.
+    /// Returns the slot, or None when `p` is already placed or no slot is free.
+    pub fn place(&mut self, p: usize, desired: &[f64]) -> Option<usize> {
+        if self.is_placed(p) {
+            return None;
+        }
+        let node = self.finder.find(desired)?;
+        let core = self.finder.take(node)?;
+        self.node_of[p] = node as u32;
+        self.core_of[p] = core;
+        let slot = node * self.grid.cores() as usize + core as usize;
+        self.slot_of[p] = Some(slot as u32);
+        self.placed += 1;
+        Some(slot)
+    }
+
+    /// The finished mapping, once every process is placed.
+    pub fn mapping(&self) -> Option<Mapping> {
+        (self.placed == self.n()).then(|| Mapping::new(self.node_of.clone(), self.core_of.clone()))
+    }
+
+    /// Coordinates of `node` as reals.
+    pub fn node_pos(&self, node: usize) -> Vec<f64> {
+        let c = self.grid.coord(node);
+        (0..self.grid.ndims()).map(|d| c[d] as f64).collect()
+    }
+
+    /// The centre of the grid: ⌊k/2⌋ in every dimension.
+    pub fn centre(&self) -> Vec<f64> {
+        self.grid.dims().iter().map(|&k| (k / 2) as f64).collect()
+    }
+
+    /// Unweighted torus-aware centroid of the nodes of the placed processes
+    /// in `procs` (circular mean on dimensions with wrap links, arithmetic
+    /// mean elsewhere). None when none of them is placed.
+    pub fn centroid(&self, procs: impl Iterator<Item = usize>) -> Option<Vec<f64>> {
+        centroid_of_nodes(&self.grid, procs.filter_map(|p| self.node(p)))
+    }
+}
+
+/// Unweighted torus-aware centroid of grid nodes: circular mean on
+/// dimensions with wrap links, arithmetic mean elsewhere. When the points
+/// balance around a ring (no mean direction) the first node's coordinate is
+/// used. None for an empty set. O(count · D).
+pub fn centroid_of_nodes(grid: &Grid, nodes: impl Iterator<Item = usize>) -> Option<Vec<f64>> {
+    let nd = grid.ndims();
+    let mut acc = [[0.0f64; 2]; crate::topology::MAX_DIMS];
+    let mut first: Option<usize> = None;
+    let mut count = 0usize;
+    for node in nodes {
+        first.get_or_insert(node);
+        count += 1;
+        let c = grid.coord(node);
+        for d in 0..nd {
+            if grid.wraps(d) {
+                let a = std::f64::consts::TAU * c[d] as f64 / grid.dims()[d] as f64;
+                acc[d][0] += a.cos();
+                acc[d][1] += a.sin();
+            } else {
+                acc[d][0] += c[d] as f64;
+            }
+        }
+    }
+    let fc = grid.coord(first?);
+    Some(
+        (0..nd)
+            .map(|d| {
+                let k = grid.dims()[d] as f64;
+                if grid.wraps(d) {
+                    let (x, y) = (acc[d][0] / count as f64, acc[d][1] / count as f64);
+                    if x * x + y * y < 1e-18 {
+                        fc[d] as f64
+                    } else {
+                        (y.atan2(x) / std::f64::consts::TAU * k).rem_euclid(k)
+                    }
+                } else {
+                    acc[d][0] / count as f64
+                }
+            })
+            .collect(),
+    )
+}
+
+/// Affine stretch of coordinates onto a grid (AFFN, Algorithm 2): axis `a`
+/// of the coordinates (a < min(coords dim, grid dims)) maps to grid dimension
+/// `a` as `⌊k·(x − min)/(max − min)⌋` clamped to `k − 1` (the middle when all
+/// coordinates are equal); grid dimensions past the coordinates' take the
+/// centre `⌊k/2⌋`.
+#[derive(Clone, Debug)]
+pub struct Affine {
+    lo: [f64; 3],
+    hi: [f64; 3],
+    axes: usize,
+    dims: Vec<u32>,
+}
+
+impl Affine {
+    pub fn new(coords: &Coords, grid: &Grid) -> Self {
+        let (lo, hi) = coords.bounds();
+        Affine {
+            lo,
+            hi,
+            axes: coords.dim.min(3).min(grid.ndims()),
+            dims: grid.dims().to_vec(),
+        }
+    }
+    /// Number of coordinate axes used.
+    pub fn axes(&self) -> usize {
+        self.axes
+    }
+    /// Coordinate axis `a` of `x` normalised to [0, 1].
+    pub fn unit(&self, x: &[f64; 3], a: usize) -> f64 {
+        let span = self.hi[a] - self.lo[a];
+        if span > 0.0 && span.is_finite() {
+            ((x[a] - self.lo[a]) / span).clamp(0.0, 1.0)
+        } else {
+            0.5
+        }
+    }
+    /// Desired grid position of a point.
+    pub fn position(&self, x: &[f64; 3]) -> Vec<f64> {
+        (0..self.dims.len())
+            .map(|d| {
+                let k = self.dims[d];
+                if d < self.axes {
+                    ((k as f64 * self.unit(x, d)).floor()).min((k - 1) as f64)
+                } else {
+                    (k / 2) as f64
+                }
+            })
+            .collect()
+    }
+}
+
+/// The placement policy of a greedy mapper.
+pub trait Policy: Send {
+    /// The next process to place and its desired position, or None when all
+    /// are placed. Must only return unplaced processes.
+    fn next(&mut self, graph: &CommGraph, pl: &Placer) -> Option<(usize, Vec<f64>)>;
+    /// Called after `p` was placed.
+    fn placed(&mut self, p: usize, graph: &CommGraph, pl: &Placer);
+    /// The frontier (queue or heap), for display.
+    fn frontier(&self, _pl: &Placer) -> Vec<usize> {
+        Vec::new()
+    }
+}
+
+/// A greedy placement run: one step places one process.
+pub struct GreedyRun<P: Policy> {
+    graph: Arc<CommGraph>,
+    placer: Placer,
+    policy: P,
+    event: Option<StepEvent>,
+    failed: bool,
+}
+
+impl<P: Policy> GreedyRun<P> {
+    pub fn new(graph: Arc<CommGraph>, placer: Placer, policy: P) -> Self {
+        GreedyRun {
+            graph,
+            placer,
+            policy,
+            event: None,
+            failed: false,
+        }
+    }
+    pub fn placer(&self) -> &Placer {
+        &self.placer
+    }
+    pub fn policy(&self) -> &P {
+        &self.policy
+    }
+}
+
+impl<P: Policy> Stepper for GreedyRun<P> {
+    fn step(&mut self) -> StepStatus {
+        if self.is_done() {
+            return StepStatus::Done;
+        }
+        match self.policy.next(&self.graph, &self.placer) {
+            Some((p, desired)) => match self.placer.place(p, &desired) {
+                Some(slot) => {
+                    self.policy.placed(p, &self.graph, &self.placer);
+                    self.event = Some(StepEvent::Placed {
+                        process: p,
+                        desired,
+                        slot,
+                    });
+                }
+                None => self.failed = true,
+            },
+            None => self.failed = true,
+        }
+        if self.is_done() {
+            StepStatus::Done
+        } else {
+            StepStatus::Running
+        }
+    }
+    fn is_done(&self) -> bool {
+        self.failed || self.placer.num_placed() == self.placer.n()
+    }
+    fn progress(&self) -> Progress {
+        Progress {
+            done: self.placer.num_placed(),
+            total: Some(self.placer.n()),
+        }
+    }
+}
+
+impl<P: Policy> MapperRun for GreedyRun<P> {
+    fn placement(&self) -> &[Option<u32>] {
+        self.placer.slots()
+    }
+    fn last_event(&self) -> Option<&StepEvent> {
+        self.event.as_ref()
+    }
+    fn frontier(&self) -> Vec<usize> {
+        self.policy.frontier(&self.placer)
+    }
+    fn result(&self) -> Option<Mapping> {
+        self.placer.mapping()
+    }
+}
+
+/// Start a greedy run: checks the grid, the fit and the `find` parameter.
+pub fn start_greedy<P: Policy + 'static>(
+    input: &MapperInput,
+    mapper: &str,
+    make: impl FnOnce(&Placer) -> Result<P>,
+) -> Result<Box<dyn MapperRun>> {
+    let grid = grid_of(input, mapper)?;
+    input.check_fits()?;
+    let placer = Placer::new(input.graph.n(), &grid, find_kind(input)?);
+    let policy = make(&placer)?;
+    Ok(Box::new(GreedyRun::new(
+        input.graph.clone(),
+        placer,
+        policy,
+    )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn torus_centroid_wraps_and_mesh_centroid_averages() {
+        let g = Grid::new(&[8, 8], &[true, false], 1).unwrap();
+        let mut pl = Placer::new(3, &g, FindKind::Tree);
+        pl.place(0, &[7.0, 0.0]);
+        pl.place(1, &[1.0, 4.0]);
+        let c = pl.centroid([0, 1, 2].into_iter()).unwrap();
+        // x: 7 and 1 on a ring of 8 average to 0 (not 4); y: mesh mean 2.
+        assert!(c[0].min(8.0 - c[0]) < 1e-9, "{c:?}");
+        assert!((c[1] - 2.0).abs() < 1e-12);
+        assert!(pl.centroid([2].into_iter()).is_none());
+        assert_eq!(pl.centre(), vec![4.0, 4.0]);
+    }
+
+    #[test]
+    fn affine_stretches_bounds_onto_the_grid() {
+        let g = Grid::mesh(&[4, 2, 3]);
+        let c = Coords::new(
+            2,
+            vec![[0.0, 10.0, 0.0], [1.0, 20.0, 0.0], [0.5, 15.0, 0.0]],
+        );
+        let a = Affine::new(&c, &g);
+        assert_eq!(a.position(&c.xyz[0]), vec![0.0, 0.0, 1.0]);
+        assert_eq!(a.position(&c.xyz[1]), vec![3.0, 1.0, 1.0]);
+        assert_eq!(a.position(&c.xyz[2]), vec![2.0, 1.0, 1.0]);
+    }
+}

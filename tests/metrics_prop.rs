@@ -1,0 +1,86 @@
+//! Property tests for the routing/metrics identities.
+
+use hopmap::metrics::{evaluate, hop_bytes};
+use hopmap::rng::Rng;
+use hopmap::topology::Grid;
+use hopmap::{CommGraph, GraphBuilder, Mapping, Routing, Topology};
+use proptest::prelude::*;
+
+fn random_case(seed: u64, ndims: usize, directed: bool) -> (CommGraph, Topology, Mapping) {
+    let mut r = Rng::new(seed);
+    let dims: Vec<u32> = (0..ndims).map(|_| 1 + r.below(5) as u32).collect();
+    let wrap: Vec<bool> = (0..ndims).map(|_| r.below(2) == 1).collect();
+    let cores = 1 + r.below(3) as u32;
+    let grid = Grid::new(&dims, &wrap, cores).unwrap();
+    let topo = Topology::Grid(grid);
+    let slots = topo.num_slots();
+    let n = 1 + r.below(slots);
+    let mut b = GraphBuilder::new(n, directed);
+    for _ in 0..r.below(4 * n + 1) {
+        let u = r.below(n);
+        let v = r.below(n);
+        b.add(u, v, (1 + r.below(1000)) as f64);
+    }
+    let g = b.build().unwrap();
+    let mut s: Vec<usize> = (0..slots).collect();
+    r.shuffle(&mut s);
+    s.truncate(n);
+    let m = Mapping::from_slots(&s, &topo);
+    m.validate(n, &topo).unwrap();
+    (g, topo, m)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// Under minimal routing every byte crosses exactly `hops` channels, so the
+    /// sum of all channel loads equals hop-bytes, for both routings.
+    #[test]
+    fn sum_of_loads_equals_hop_bytes(seed in any::<u64>(), ndims in 1usize..=4, directed in any::<bool>()) {
+        let (g, t, m) = random_case(seed, ndims, directed);
+        let hb = hop_bytes(&g, &t, &m);
+        for routing in [Routing::Dor, Routing::Adaptive] {
+            let ev = evaluate(&g, &t, &m, &routing);
+            let sum: f64 = ev.links.load.iter().sum();
+            prop_assert!((sum - ev.metrics.hop_bytes).abs() <= 1e-9 * (1.0 + sum), "{} vs {}", sum, ev.metrics.hop_bytes);
+            prop_assert!((hb - ev.metrics.hop_bytes).abs() <= 1e-9 * (1.0 + hb));
+            // Loads only on channels that exist.
+            for (c, &l) in ev.links.load.iter().enumerate() {
+                if l > 0.0 { prop_assert!(t.channel_ends(c).is_some()); }
+            }
+            // Histogram accounts for every byte.
+            let hist: f64 = ev.metrics.hop_histogram_bytes.iter().sum();
+            prop_assert!((hist - ev.metrics.total_bytes).abs() <= 1e-9 * (1.0 + hist));
+        }
+    }
+
+    /// Both routings cross the same number of channels per message (minimal),
+    /// and dor touches exactly `hops` channels per message, so Σ flows under dor
+    /// = Σ over messages of hops.
+    #[test]
+    fn dor_flows_count_hops(seed in any::<u64>(), ndims in 1usize..=3) {
+        let (g, t, m) = random_case(seed, ndims, true);
+        let ev = evaluate(&g, &t, &m, &Routing::Dor);
+        let total_flows: u64 = ev.links.flows.iter().map(|&f| f as u64).sum();
+        let hops: u64 = g.messages().map(|(u, v, _)| t.distance(m.node[u] as usize, m.node[v] as usize) as u64).sum();
+        prop_assert_eq!(total_flows, hops);
+    }
+
+    /// The identity mapping of an A×B stencil on mesh:A×B sends every message one hop.
+    #[test]
+    fn stencil_identity_is_one_hop(a in 1u32..12, b in 1u32..12) {
+        let t = Topology::parse(&format!("mesh:{a}x{b}")).unwrap();
+        let n = (a * b) as usize;
+        let mut gb = GraphBuilder::new(n, false);
+        for y in 0..b { for x in 0..a {
+            let id = (x + a * y) as usize;
+            if x + 1 < a { gb.add(id, id + 1, 64.0); }
+            if y + 1 < b { gb.add(id, id + a as usize, 64.0); }
+        }}
+        let g = gb.build().unwrap();
+        let m = Mapping::from_slots(&(0..n).collect::<Vec<_>>(), &t);
+        let ev = evaluate(&g, &t, &m, &Routing::Dor);
+        prop_assert_eq!(ev.metrics.hop_bytes, g.total_bytes());
+        prop_assert!(ev.metrics.max_dilation <= 1);
+    }
+}
