@@ -55,34 +55,6 @@ fn bench(c: &mut Criterion) {
             b.iter(|| io::parse_graph(&bytes, &path, &opts).unwrap())
         });
     }
-    // TEMP breakdown
-    {
-        let path = dir.join("random-symmetric.mtx");
-        let bytes = std::fs::read(&path).unwrap();
-        group.bench_function("TEMP_scan_only", |b| {
-            b.iter(|| {
-                let mut acc = 0.0f64;
-                for (_, l) in hopmap::io::text::Lines::new(&bytes) {
-                    for t in hopmap::io::text::Fields::new(l, false) {
-                        acc += hopmap::io::text::parse_f64(t).unwrap_or(0.0);
-                    }
-                }
-                acc
-            })
-        });
-        group.bench_function("TEMP_lines_only", |b| {
-            b.iter(|| hopmap::io::text::Lines::new(&bytes).map(|(_, l)| l.len()).sum::<usize>())
-        });
-        let mut r = Rng::new(1);
-        let edges: Vec<(usize, usize, f64)> = (0..EDGES).map(|_| (r.below(PROCESSES), r.below(PROCESSES), 1.5)).collect();
-        group.bench_function("TEMP_build_only", |b| {
-            b.iter(|| {
-                let mut gb = hopmap::GraphBuilder::with_capacity(PROCESSES, false, EDGES);
-                for &(u, v, w) in &edges { gb.add(u, v, w); }
-                gb.build().unwrap()
-            })
-        });
-    }
     group.finish();
     std::fs::remove_dir_all(&dir).ok();
 }

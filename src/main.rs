@@ -16,6 +16,12 @@ struct Cli {
 #[derive(clap::Subcommand, Debug)]
 enum Command {
     // One variant per subcommand; each lives in src/cli/<name>.rs.
+    /// Describe a communication graph: sizes, bytes, degrees, components, coordinates.
+    Info(cli::info::Args),
+    /// Generate a communication graph (stencil, fft, diagonal, clusters, unstructured, mixed, random-geometric).
+    Generate(cli::generate::Args),
+    /// Evaluate a mapping: hop-bytes, dilation, link loads and flows.
+    Eval(cli::eval::Args),
     /// Open the desktop app (optionally headless: --screenshot PNG)
     Gui(cli::gui::Args),
     /// Run a mapper and write a launcher mapping file (plain, bgp, mpich, rankfile).
@@ -39,6 +45,9 @@ fn main() {
         }
         Some(c) => match c {
             // Command::Name(args) => cli::name::run(args),
+            Command::Info(a) => cli::info::run(a),
+            Command::Generate(a) => cli::generate::run(a),
+            Command::Eval(a) => cli::eval::run(a),
             Command::Gui(a) => cli::gui::run(a),
             Command::Map(a) => cli::map::run(a),
             Command::Compare(a) => cli::compare::run(a),

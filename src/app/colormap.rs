@@ -101,7 +101,7 @@ pub fn position(frac: [f32; 3]) -> Color32 {
     hsl(h, s, l)
 }
 
-/// HSL → sRGB, all components in [0, 1].
+/// HSL -> sRGB, all components in [0, 1].
 pub fn hsl(h: f32, s: f32, l: f32) -> Color32 {
     let c = (1.0 - (2.0 * l - 1.0).abs()) * s;
     let hp = (h.rem_euclid(1.0)) * 6.0;

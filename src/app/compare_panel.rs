@@ -269,7 +269,7 @@ impl ComparePanel {
             .show(ui, |ui| {
                 for (c, title) in COLUMNS.iter().enumerate() {
                     let arrow = if self.sort_col == c {
-                        if self.sort_desc { " ▼" } else { " ▲" }
+                        if self.sort_desc { " (desc)" } else { " (asc)" }
                     } else {
                         ""
                     };

@@ -121,7 +121,7 @@ pub fn read_file(path: &Path) -> Result<(CommGraph, String), String> {
     Ok((g, name))
 }
 
-/// An example spec for a generator's syntax (`stencil:A[xB[xC]]` → `stencil:16x16`).
+/// An example spec for a generator's syntax (`stencil:A[xB[xC]]` -> `stencil:16x16`).
 pub fn example_spec(syntax: &str) -> String {
     let kind = syntax.split(':').next().unwrap_or(syntax);
     match kind {

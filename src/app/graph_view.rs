@@ -322,7 +322,7 @@ impl GraphView {
         if n == 0 {
             return;
         }
-        // World → screen.
+        // World -> screen.
         let b = self.bounds;
         let fit = ((rect.width() - 30.0) / b.width().max(1e-3))
             .min((rect.height() - 30.0) / b.height().max(1e-3))

@@ -156,7 +156,7 @@ impl MatrixView {
             rect.left_bottom() + vec2(6.0, -6.0),
             egui::Align2::LEFT_BOTTOM,
             format!(
-                "{n}×{n} bytes sent row → column, log colour scale{}  ·  wheel zoom, drag pan",
+                "{n}×{n} bytes sent row -> column, log colour scale{}  ·  wheel zoom, drag pan",
                 if self.k < n {
                     format!(", {}×{} bins", self.k, self.k)
                 } else {
@@ -178,14 +178,14 @@ impl MatrixView {
             let text = if self.k == n {
                 let (u, v) = (self.order[r] as usize, self.order[c] as usize);
                 format!(
-                    "process {u} → process {v}: {}\n(row {r}, column {c})",
+                    "process {u} -> process {v}: {}\n(row {r}, column {c})",
                     fmt_bytes(model.graph.sent_between(u, v))
                 )
             } else {
                 let span = |i: usize| (i * n / self.k, ((i + 1) * n / self.k).max(i * n / self.k + 1) - 1);
                 let (r0, r1) = span(r);
                 let (c0, c1) = span(c);
-                format!("positions {r0}–{r1} → {c0}–{c1}: {}", fmt_bytes(b))
+                format!("positions {r0}–{r1} -> {c0}–{c1}: {}", fmt_bytes(b))
             };
             resp.on_hover_text_at_pointer(text);
         }
@@ -212,7 +212,7 @@ mod tests {
         assert_eq!(img.size, [4, 4]);
         assert_eq!(v.order, vec![0, 3, 1, 2]);
         assert_eq!(v.bins.iter().sum::<f64>(), 8.0);
-        // 0 → 3 sits at (row 0, column 1) in mapping order.
+        // 0 -> 3 sits at (row 0, column 1) in mapping order.
         assert_eq!(v.bins[1], 5.0);
         v.by_mapping = false;
         v.build(&m);

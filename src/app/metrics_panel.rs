@@ -8,7 +8,7 @@ use super::colormap::fmt_bytes;
 use egui::{Color32, RichText};
 use egui_plot::{Bar, BarChart, Line, Plot};
 
-/// A metric value as the panel prints it: integers with thin-space digit
+/// A metric value as the panel prints it: integers with space digit
 /// groups (`1 234 567`), other values with three decimals.
 pub fn fmt_num(v: f64) -> String {
     if !v.is_finite() {
@@ -19,7 +19,7 @@ pub fn fmt_num(v: f64) -> String {
         let mut out = String::new();
         for (i, c) in s.chars().enumerate() {
             if i > 0 && (s.len() - i) % 3 == 0 {
-                out.push('\u{2009}');
+                out.push(' ');
             }
             out.push(c);
         }
@@ -176,9 +176,9 @@ mod tests {
 
     #[test]
     fn numbers_are_grouped() {
-        assert_eq!(fmt_num(1234567.0), "1\u{2009}234\u{2009}567");
+        assert_eq!(fmt_num(1234567.0), "1 234 567");
         assert_eq!(fmt_num(123.0), "123");
         assert_eq!(fmt_num(0.5), "0.500");
-        assert_eq!(fmt_num(-1000.0), "-1\u{2009}000");
+        assert_eq!(fmt_num(-1000.0), "-1 000");
     }
 }

@@ -868,7 +868,7 @@ impl HopmapApp {
                 ui.heading("hopmap");
                 ui.separator();
                 ui.label(format!(
-                    "{}  →  {}  ({})",
+                    "{}  ->  {}  ({})",
                     self.model.graph_name,
                     self.model.topo.spec(),
                     self.model.routing.name()
@@ -911,7 +911,7 @@ impl HopmapApp {
                         }
                     });
                     if ui
-                        .button("📷 Screenshot")
+                        .button("Screenshot")
                         .on_hover_text("Save a PNG of the whole window")
                         .clicked()
                         && let Some(p) = rfd::FileDialog::new()
@@ -933,7 +933,7 @@ impl HopmapApp {
             });
             if let Some(e) = self.model.error.clone() {
                 ui.horizontal(|ui| {
-                    ui.colored_label(Color32::from_rgb(255, 110, 90), format!("⚠ {e}"));
+                    ui.colored_label(Color32::from_rgb(255, 110, 90), format!("{e}"));
                     if ui.small_button("dismiss").clicked() {
                         self.model.error = None;
                     }

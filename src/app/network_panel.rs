@@ -171,7 +171,7 @@ impl NetworkPanel {
             ui.colored_label(
                 egui::Color32::from_rgb(255, 110, 90),
                 format!(
-                    "⚠ {} processes > {} slots: choose a larger network or more cores",
+                    "{} processes > {} slots: choose a larger network or more cores",
                     model.graph.n(),
                     t.num_slots()
                 ),

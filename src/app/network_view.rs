@@ -35,7 +35,7 @@ pub struct LinkGeom {
     pub b: u32,
     pub dim: u8,
     pub wrap: bool,
-    /// Channel a → b and b → a.
+    /// Channel a -> b and b -> a.
     pub fwd: u32,
     pub back: u32,
 }
@@ -494,7 +494,7 @@ impl NetworkView {
                     };
                     let axis = ["X", "Y", "Z", "W", "V", "U"][l.dim as usize % 6];
                     hover_text = Some(format!(
-                        "{axis} link{}\n{}{} → {}{}: {} in {ff} flows\n{}{} → {}{}: {} in {fb} flows",
+                        "{axis} link{}\n{}{} -> {}{}: {} in {ff} flows\n{}{} -> {}{}: {} in {fb} flows",
                         if l.wrap { " (torus wrap)" } else { "" },
                         l.a,
                         coord_text(model, l.a as usize),
@@ -558,7 +558,7 @@ impl NetworkView {
             if self.by_flows { "flows" } else { "load" }
         );
         if model.topo.as_grid().is_some_and(|g| (0..g.ndims()).any(|d| g.wraps(d))) {
-            note.push_str("  ·  ⊣ stubs = torus wrap links");
+            note.push_str("  ·  short capped stubs = torus wrap links");
         }
         if three {
             note.push_str("  ·  drag rotates, wheel zooms");

@@ -2,6 +2,9 @@
 //! arguments (clap derive) and calls the library; nothing here computes.
 pub mod gui;
 pub mod common;
+pub mod eval;
+pub mod generate;
+pub mod info;
 pub mod compare;
 pub mod map;
 pub mod reproduce;

@@ -243,20 +243,21 @@ pub(crate) fn build_mesh(cells: usize, dim: usize, rng: &mut Rng) -> Mesh {
         for j in 0..s {
             for i in 0..s {
                 let Some(c) = cell(i, j, k) else { continue };
-                if i + 1 < s {
-                    if let Some(r) = cell(i + 1, j, k) {
-                        edges.push((c, r));
-                    }
+                if i + 1 < s
+                    && let Some(r) = cell(i + 1, j, k)
+                {
+                    edges.push((c, r));
                 }
-                if j + 1 < s {
-                    if let Some(u) = cell(i, j + 1, k) {
-                        edges.push((c, u));
-                    }
+                if j + 1 < s
+                    && let Some(u) = cell(i, j + 1, k)
+                {
+                    edges.push((c, u));
                 }
-                if dim == 3 && k + 1 < s {
-                    if let Some(t) = cell(i, j, k + 1) {
-                        edges.push((c, t));
-                    }
+                if dim == 3
+                    && k + 1 < s
+                    && let Some(t) = cell(i, j, k + 1)
+                {
+                    edges.push((c, t));
                 }
                 if dim == 2 && i + 1 < s && j + 1 < s {
                     // The diagonal of the square whose lower-left corner is (i, j).
