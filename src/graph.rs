@@ -463,7 +463,11 @@ impl GraphSummary {
             total_bytes: g.total_bytes(),
             min_degree: degs.clone().min().unwrap_or(0),
             max_degree: degs.clone().max().unwrap_or(0),
-            mean_degree: if n > 0 { g.num_entries() as f64 / n as f64 } else { 0.0 },
+            mean_degree: if n > 0 {
+                g.num_entries() as f64 / n as f64
+            } else {
+                0.0
+            },
             max_weighted_degree: (0..n).map(|u| g.weighted_degree(u)).fold(0.0, f64::max),
             components: k,
             largest_component: sizes.into_iter().max().unwrap_or(0),
@@ -486,7 +490,11 @@ impl GraphSummary {
             "edges:         {} communicating pairs ({} directed messages, {})",
             self.edges,
             self.messages,
-            if self.directed { "directed input" } else { "symmetric input" }
+            if self.directed {
+                "directed input"
+            } else {
+                "symmetric input"
+            }
         );
         let _ = writeln!(s, "total bytes:   {}", fmt_bytes(self.total_bytes));
         let _ = writeln!(
@@ -513,7 +521,10 @@ impl GraphSummary {
         let _ = writeln!(
             s,
             "input:         {} edges read, {} self-loops dropped, {} zero weights dropped, {} duplicates summed",
-            self.input_edges, self.self_loops_dropped, self.zero_weights_dropped, self.duplicates_merged
+            self.input_edges,
+            self.self_loops_dropped,
+            self.zero_weights_dropped,
+            self.duplicates_merged
         );
         s
     }

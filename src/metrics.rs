@@ -81,8 +81,18 @@ impl Metrics {
         let _ = writeln!(s, "hop-bytes:         {}", self.hop_bytes);
         let _ = writeln!(s, "avg hops per byte: {:.4}", self.avg_hops_per_byte);
         let _ = writeln!(s, "max dilation:      {} hops", self.max_dilation);
-        let _ = writeln!(s, "link load:         max {} / mean {:.1} over {} used channels", fmt_bytes(self.max_link_load), self.mean_link_load, self.used_links);
-        let _ = writeln!(s, "link flows:        max {} / mean {:.2}", self.max_link_flows, self.mean_link_flows);
+        let _ = writeln!(
+            s,
+            "link load:         max {} / mean {:.1} over {} used channels",
+            fmt_bytes(self.max_link_load),
+            self.mean_link_load,
+            self.used_links
+        );
+        let _ = writeln!(
+            s,
+            "link flows:        max {} / mean {:.2}",
+            self.max_link_flows, self.mean_link_flows
+        );
         let hist: Vec<String> = self
             .hop_histogram_messages
             .iter()

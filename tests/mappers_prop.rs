@@ -149,3 +149,26 @@ fn bhatele_full_report() {
     let mut out = std::io::stdout();
     hopmap::experiments::bhatele::run(&mut out, false).unwrap();
 }
+#[test]
+#[ignore]
+fn tmp_visits() {
+    use hopmap::generate::{generate, GenOptions};
+    let g = generate("unstructured:16384:2d", &GenOptions { seed: 1, ..Default::default() }).unwrap();
+    let topo = Topology::parse("mesh:128x128").unwrap();
+    let grid = topo.as_grid().unwrap().clone();
+    let aff = hopmap::mappers::greedy::Affine::new(g.coords().unwrap(), &grid);
+    let mut f = Finder::new(FindKind::Tree, &grid);
+    let mut hist = vec![0usize; 300];
+    let mut vis_by_d = vec![0u64; 300];
+    for (i, x) in g.coords().unwrap().xyz.iter().enumerate() {
+        let q = aff.position(x);
+        let v0 = hopmap::find_nearest::kdtree::VISITS.load(std::sync::atomic::Ordering::Relaxed);
+        let n = f.find(&q).unwrap();
+        let v1 = hopmap::find_nearest::kdtree::VISITS.load(std::sync::atomic::Ordering::Relaxed);
+        let d = grid.distance(n, hopmap::find_nearest::round_to_node(&grid, &q)) as usize;
+        hist[d] += 1; vis_by_d[d] += v1 - v0;
+        f.take(n);
+        let _ = i;
+    }
+    for d in 0..300 { if hist[d] > 0 { println!("d={d} count={} avg_visits={:.1}", hist[d], vis_by_d[d] as f64 / hist[d] as f64); } }
+}

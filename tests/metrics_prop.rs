@@ -1,5 +1,6 @@
 //! Property tests for the routing/metrics identities.
 
+use hopmap::generate::{GenOptions, generate};
 use hopmap::metrics::{evaluate, hop_bytes};
 use hopmap::rng::Rng;
 use hopmap::topology::Grid;
@@ -66,21 +67,20 @@ proptest! {
         prop_assert_eq!(total_flows, hops);
     }
 
-    /// The identity mapping of an A×B stencil on mesh:A×B sends every message one hop.
+    /// The identity mapping of a `stencil:AxB` on `mesh:AxB` sends every
+    /// message one hop, so hop-bytes equals the graph's bytes.
     #[test]
-    fn stencil_identity_is_one_hop(a in 1u32..12, b in 1u32..12) {
+    fn stencil_identity_is_one_hop(a in 1u32..12, b in 1u32..12, bytes in 1u32..5000) {
         let t = Topology::parse(&format!("mesh:{a}x{b}")).unwrap();
-        let n = (a * b) as usize;
-        let mut gb = GraphBuilder::new(n, false);
-        for y in 0..b { for x in 0..a {
-            let id = (x + a * y) as usize;
-            if x + 1 < a { gb.add(id, id + 1, 64.0); }
-            if y + 1 < b { gb.add(id, id + a as usize, 64.0); }
-        }}
-        let g = gb.build().unwrap();
+        let opts = GenOptions { bytes: bytes as f64, ..GenOptions::default() };
+        let g = generate(&format!("stencil:{a}x{b}"), &opts).unwrap();
+        let n = g.n();
+        prop_assert_eq!(n, (a * b) as usize);
         let m = Mapping::from_slots(&(0..n).collect::<Vec<_>>(), &t);
-        let ev = evaluate(&g, &t, &m, &Routing::Dor);
-        prop_assert_eq!(ev.metrics.hop_bytes, g.total_bytes());
-        prop_assert!(ev.metrics.max_dilation <= 1);
+        for routing in [Routing::Dor, Routing::Adaptive] {
+            let ev = evaluate(&g, &t, &m, &routing);
+            prop_assert_eq!(ev.metrics.hop_bytes, g.total_bytes());
+            prop_assert!(ev.metrics.max_dilation <= 1);
+        }
     }
 }

@@ -73,7 +73,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         g.n(),
         g.num_edges(),
         g.total_bytes(),
-        if g.coords().is_some() { ", with coordinates" } else { "" }
+        if g.coords().is_some() {
+            ", with coordinates"
+        } else {
+            ""
+        }
     );
     Ok(())
 }

@@ -29,6 +29,7 @@
 use super::{FindNearest, FreeCores, round_to_coord};
 use crate::topology::{Grid, GridCoord, MAX_DIMS};
 
+pub static VISITS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 const NONE: u32 = u32::MAX;
 const LEAF: u8 = u8::MAX;
 
@@ -143,6 +144,7 @@ impl KdTree {
         c: &GridCoord,
         best: &mut (u32, u32),
     ) {
+        VISITS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let n = &self.nodes[t as usize];
         if n.free == 0 || (lb, n.min_id) >= *best {
             return;

@@ -22,7 +22,7 @@
 use rayon::prelude::*;
 
 /// Points per leaf.
-pub const LEAF_SIZE: usize = 16;
+pub const LEAF_SIZE: usize = 8;
 /// Bits per axis of the Morton code (and the maximum tree depth).
 const BITS: u32 = 21;
 

@@ -1,0 +1,55 @@
+//! A real window under Xvfb: `hopmap gui sample --topology torus:8x8x8
+//! --mapper mht --screenshot PATH` must write a PNG of the window's size
+//! (1280×800) that is not blank. Skipped, with a note, when `xvfb-run` is
+//! not installed.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn have(cmd: &str) -> bool {
+    Command::new("sh")
+        .arg("-c")
+        .arg(format!("command -v {cmd}"))
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn screenshot_under_xvfb_is_the_window_and_not_blank() {
+    if !have("xvfb-run") {
+        eprintln!("note: xvfb-run not found; skipping the real-window test (apt-get install xvfb xauth)");
+        return;
+    }
+    let mapper = if hopmap::mappers::find("mht").is_some() { "mht" } else { "default" };
+    let dir = std::env::temp_dir().join(format!("hopmap-xvfb-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let png: PathBuf = dir.join("shot.png");
+    let out = Command::new("xvfb-run")
+        .args(["-a", "-s", "-screen 0 1280x800x24"])
+        .arg(env!("CARGO_BIN_EXE_hopmap"))
+        .args(["gui", "sample", "--topology", "torus:8x8x8", "--mapper", mapper])
+        .args(["--frames", "20", "--screenshot"])
+        .arg(&png)
+        .env("HOME", &dir) // no saved settings
+        .output()
+        .expect("run xvfb-run");
+    assert!(
+        out.status.success(),
+        "hopmap gui failed: {}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let img = image::open(&png).expect("a PNG was written").to_rgba8();
+    assert_eq!((img.width(), img.height()), (1280, 800));
+    // Not blank: the pixel values vary.
+    let lum: Vec<f64> = img
+        .pixels()
+        .map(|p| 0.299 * p[0] as f64 + 0.587 * p[1] as f64 + 0.114 * p[2] as f64)
+        .collect();
+    let mean = lum.iter().sum::<f64>() / lum.len() as f64;
+    let var = lum.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / lum.len() as f64;
+    assert!(var > 100.0, "the screenshot looks blank (variance {var:.1})");
+    let distinct: std::collections::HashSet<[u8; 4]> = img.pixels().map(|p| p.0).collect();
+    assert!(distinct.len() > 50, "only {} colours", distinct.len());
+    let _ = std::fs::remove_dir_all(&dir);
+}
