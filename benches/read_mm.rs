@@ -2,6 +2,8 @@
 //! 5·10⁵ processes with real weights, written to a temporary file; measured
 //! through `read_graph` (file → CommGraph, including the CSR build) and
 //! `parse_graph` (bytes in memory → CommGraph). Throughput is in file bytes.
+//! `HOPMAP_BENCH_EDGES=10000000` scales it up (then over 10⁶ processes), to
+//! check that 10⁷ edges fit.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use hopmap::io::{self, Format, ReadOptions};
@@ -9,12 +11,23 @@ use hopmap::rng::Rng;
 use std::io::Write;
 use std::path::Path;
 
-const EDGES: usize = 1_000_000;
-const PROCESSES: usize = 500_000;
+fn sizes() -> (usize, usize) {
+    let edges = std::env::var("HOPMAP_BENCH_EDGES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1_000_000usize);
+    let processes = if edges >= 10_000_000 {
+        1_000_000
+    } else {
+        500_000
+    };
+    (edges, processes)
+}
 
 fn make_file(path: &Path, symmetric: bool) -> u64 {
+    let (edges, processes) = sizes();
     let mut r = Rng::new(42);
-    let mut out = Vec::with_capacity(EDGES * 28);
+    let mut out = Vec::with_capacity(edges * 28);
     writeln!(
         out,
         "%%MatrixMarket matrix coordinate real {}",
@@ -22,10 +35,10 @@ fn make_file(path: &Path, symmetric: bool) -> u64 {
     )
     .unwrap();
     writeln!(out, "% hopmap benchmark: random pairs").unwrap();
-    writeln!(out, "{PROCESSES} {PROCESSES} {EDGES}").unwrap();
-    for _ in 0..EDGES {
-        let u = 1 + r.below(PROCESSES);
-        let v = 1 + r.below(PROCESSES);
+    writeln!(out, "{processes} {processes} {edges}").unwrap();
+    for _ in 0..edges {
+        let u = 1 + r.below(processes);
+        let v = 1 + r.below(processes);
         let w = r.range_f64(1.0, 65536.0);
         writeln!(out, "{u} {v} {w:.3}").unwrap();
     }
@@ -44,14 +57,15 @@ fn bench(c: &mut Criterion) {
         let path = dir.join(format!("random-{kind}.mtx"));
         let len = make_file(&path, symmetric);
         let g = io::read_graph(&path, &opts).unwrap();
-        assert_eq!(g.build_stats().input_edges, EDGES);
+        assert_eq!(g.build_stats().input_edges, sizes().0);
         assert_eq!(io::detect_format(&path, b""), Some(Format::Mtx));
         group.throughput(Throughput::Bytes(len));
-        group.bench_function(format!("read_graph_1e6_{kind}"), |b| {
+        let tag = format!("{:.0e}", sizes().0 as f64);
+        group.bench_function(format!("read_graph_{tag}_{kind}"), |b| {
             b.iter(|| io::read_graph(&path, &opts).unwrap())
         });
         let bytes = std::fs::read(&path).unwrap();
-        group.bench_function(format!("parse_graph_1e6_{kind}"), |b| {
+        group.bench_function(format!("parse_graph_{tag}_{kind}"), |b| {
             b.iter(|| io::parse_graph(&bytes, &path, &opts).unwrap())
         });
     }

@@ -29,11 +29,21 @@ pub struct Selected {
     pub params: Vec<(String, String)>,
 }
 
-/// Resolve a mapper id: a registry id (case-insensitive), or an order string
-/// such as `TZXY`, which runs as `perm` with `order=TZXY`.
+/// Resolve a mapper id: a registry id as registered (lower case), else an
+/// order string with capitals such as `TZXY` or `YXT`, which runs as `perm`
+/// with `order=TZXY` (exact: it must fit the grid), else a registry id in
+/// any case. So `tzxy` is the registry entry (generalised to any grid) and
+/// `TZXY` the exact order.
 pub fn resolve(id: &str) -> Result<Selected> {
     let id = id.trim();
-    if let Some(info) = mappers::find(id) {
+    let exact = mappers::registry().into_iter().find(|m| m.id == id);
+    let order = permutation::looks_like_order(id) && id.chars().any(|c| c.is_ascii_uppercase());
+    let found = match exact {
+        Some(info) => Some(info),
+        None if order => None,
+        None => mappers::find(id),
+    };
+    if let Some(info) = found {
         return Ok(Selected {
             id: info.id.to_string(),
             info,
@@ -205,7 +215,9 @@ mod tests {
     fn resolves_ids_and_orders() {
         assert_eq!(resolve("DEFAULT").unwrap().id, "default");
         let s = resolve("tzxy").unwrap();
-        assert_eq!(s.id, "tzxy");
+        assert_eq!((s.id.as_str(), s.info.id), ("tzxy", "tzxy"));
+        let s = resolve("TZXY").unwrap();
+        assert_eq!((s.id.as_str(), s.info.id), ("TZXY", "perm"));
         let s = resolve("YXT").unwrap();
         assert_eq!((s.id.as_str(), s.info.id), ("YXT", "perm"));
         assert_eq!(s.params, vec![("order".to_string(), "YXT".to_string())]);
@@ -221,7 +233,7 @@ mod tests {
         // A 16-ring (volume 2 per pair) on a 4x4 torus.
         let g = ring(16);
         let t = Arc::new(Topology::parse("torus:4x4").unwrap());
-        let sel = parse_list("random,default,xyzt,YX").unwrap();
+        let sel = parse_list("random,default,XYZT,YX").unwrap();
         let cancel = AtomicBool::new(false);
         let mut calls = Vec::new();
         let c = compare(g, t, &sel, &Routing::Dor, 7, &cancel, &mut |i, n, id| {
@@ -230,7 +242,7 @@ mod tests {
         .unwrap();
         assert_eq!(calls.len(), 4);
         assert_eq!(c.skipped.len(), 1);
-        assert_eq!(c.skipped[0].mapper, "xyzt");
+        assert_eq!(c.skipped[0].mapper, "XYZT");
         assert!(c.skipped[0].reason.contains("Z"), "{}", c.skipped[0].reason);
         assert_eq!(c.rows.len(), 3);
         for w in c.rows.windows(2) {

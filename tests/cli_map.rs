@@ -205,9 +205,9 @@ fn compare_json_has_the_keys_and_is_sorted() {
         .map(|r| r["hop_bytes"].as_f64().unwrap())
         .collect();
     assert!(hb.windows(2).all(|w| w[0] <= w[1]), "{hb:?}");
-    // Registry ids are reported as registered (TZXY is the `tzxy` entry).
+    // Registry ids as registered; an order in capitals is reported as typed.
     let ids: Vec<&str> = rows.iter().map(|r| r["mapper"].as_str().unwrap()).collect();
-    for id in ["default", "random", "xyzt", "tzxy", "cdl"] {
+    for id in ["default", "random", "xyzt", "TZXY", "cdl"] {
         assert!(ids.contains(&id), "{ids:?}");
     }
     // Unknown id: an error exit with the id named.
@@ -221,7 +221,25 @@ fn compare_json_has_the_keys_and_is_sorted() {
     ]);
     assert!(matches!(o.status.code(), Some(1) | Some(2)));
     assert!(String::from_utf8_lossy(&o.stderr).contains("nosuch"));
-    // `all` on a 2D mesh leaves out the 3D orders and says why.
+    // A mapper that cannot run on the input is left out, with the reason;
+    // `all` runs (or leaves out with a reason) every registered mapper.
+    let o = hopmap(&[
+        "compare",
+        graph.to_str().unwrap(),
+        "-t",
+        "mesh:6x6",
+        "--mappers",
+        "default,XYZT",
+        "--csv",
+    ]);
+    let csv = ok(&o);
+    assert!(csv.starts_with("mapper,seconds,hop_bytes"), "{csv}");
+    assert!(csv.lines().any(|l| l.starts_with("default,")), "{csv}");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("XYZT left out") && err.contains("dimension 3"),
+        "{err}"
+    );
     let o = hopmap(&[
         "compare",
         graph.to_str().unwrap(),
@@ -229,12 +247,17 @@ fn compare_json_has_the_keys_and_is_sorted() {
         "mesh:6x6",
         "--mappers",
         "all",
-        "--csv",
     ]);
-    let csv = ok(&o);
-    assert!(csv.starts_with("mapper,seconds,hop_bytes"), "{csv}");
-    assert!(csv.lines().any(|l| l.starts_with("default,")), "{csv}");
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("xyzt left out"), "{err}");
+    let table = ok(&o);
+    let listed = |id: &str| {
+        table
+            .lines()
+            .any(|l| l.get(2..).is_some_and(|r| r.starts_with(&format!("{id} "))))
+            || table.contains(&format!("note: {id} left out"))
+    };
+    for m in hopmap::mappers::registry() {
+        assert!(listed(m.id), "{} missing from\n{table}", m.id);
+    }
+    assert!(table.lines().any(|l| l.starts_with("* ")), "{table}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -192,3 +192,27 @@ fn samples_are_valid() {
         }
     }
 }
+
+/// Every graph in sample-graphs/ reads (by extension and by content alike).
+#[test]
+fn sample_graphs_read() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-graphs");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let path = e.path();
+        let Some(f) = Format::from_extension(&path) else {
+            continue;
+        };
+        let g = io::read_graph(&path, &ReadOptions::default())
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert!(g.n() > 0 && g.num_edges() > 0, "{}", path.display());
+        let bytes = std::fs::read(&path).unwrap();
+        if f != Format::EdgeList {
+            // Content detection finds the same format (edge lists ending in
+            // .txt may look like other formats only when tiny).
+            assert_eq!(io::detect_content(&bytes), Some(f), "{}", path.display());
+        }
+    }
+}

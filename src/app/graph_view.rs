@@ -47,6 +47,8 @@ pub struct GraphView {
     min_drawn: f64,
     max_vol: f64,
     dragging: Option<usize>,
+    /// Median length of a sample of edges, in layout units (sets the dot size).
+    edge_len: f32,
 }
 
 impl Default for GraphView {
@@ -67,6 +69,7 @@ impl Default for GraphView {
             min_drawn: 0.0,
             max_vol: 0.0,
             dragging: None,
+            edge_len: 1.0,
         }
     }
 }
@@ -194,6 +197,26 @@ impl GraphView {
         };
     }
 
+    /// Median edge length over at most 2000 pairs.
+    fn measure_edges(&mut self, model: &Model) {
+        let g = &model.graph;
+        let mut l: Vec<f32> = Vec::new();
+        let n = g.n();
+        let step = (n / 2000).max(1);
+        for u in (0..n).step_by(step) {
+            if let Some(&v) = g.neighbors(u).first()
+                && (v as usize) < self.pos.len()
+                && u < self.pos.len()
+            {
+                l.push((self.pos[u] - self.pos[v as usize]).length());
+            }
+        }
+        l.sort_by(|a, b| a.total_cmp(b));
+        self.edge_len = l.get(l.len() / 2).copied().filter(|x| *x > 0.0).unwrap_or_else(|| {
+            (self.bounds.width().max(self.bounds.height()) / (n as f32).sqrt().max(1.0)).max(1e-3)
+        });
+    }
+
     fn update_bounds(&mut self) {
         let mut r = Rect::NOTHING;
         for p in &self.pos {
@@ -215,6 +238,7 @@ impl GraphView {
     pub fn ui(&mut self, ui: &mut egui::Ui, model: &mut Model, colors: &[Color32]) {
         self.ensure(model);
         self.advance(model);
+        self.measure_edges(model);
         ui.horizontal_wrapped(|ui| {
             ui.strong("Communication graph");
             if ui.button("Fit").on_hover_text("Frame the whole graph").clicked() {
@@ -335,7 +359,7 @@ impl GraphView {
 
         // Interaction.
         let hover_pos = resp.hover_pos();
-        let node_r = (scale * 0.18).clamp(1.2, 7.0);
+        let node_r = (self.edge_len * scale * 0.22).clamp(1.5, 7.0);
         let pick = |p: Pos2, pos: &[Vec2]| -> Option<usize> {
             let mut best = None;
             let mut bd = (node_r + 4.0).powi(2);
@@ -410,8 +434,8 @@ impl GraphView {
                 if !rect.contains(pu) && !rect.contains(pv) {
                     continue;
                 }
-                let w = if many { 0.4 + 1.6 * t } else { 0.6 + 3.0 * t };
-                let a = if many { 25.0 + 150.0 * t } else { 50.0 + 190.0 * t };
+                let w = if many { 0.4 + 1.4 * t } else { 0.5 + 2.0 * t };
+                let a = if many { 20.0 + 110.0 * t } else { 30.0 + 120.0 * t };
                 add_segment(
                     &mut mesh,
                     pu,

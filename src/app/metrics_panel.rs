@@ -6,7 +6,7 @@
 use super::Model;
 use super::colormap::fmt_bytes;
 use egui::{Color32, RichText};
-use egui_plot::{Bar, BarChart, Line, Plot};
+use egui_plot::{Bar, BarChart, Line, Plot, Points};
 
 /// A metric value as the panel prints it: integers with space digit
 /// groups (`1 234 567`), other values with three decimals.
@@ -140,8 +140,13 @@ impl MetricsPanel {
                 .height(140.0)
                 .allow_scroll(false)
                 .x_axis_label("step")
+                .y_axis_formatter(|m, _| fmt_bytes(m.value))
                 .show(ui, |p| {
-                    p.line(Line::new("hop-bytes", pts).color(Color32::from_rgb(120, 180, 255)));
+                    let c = Color32::from_rgb(120, 180, 255);
+                    if pts.len() < 30 {
+                        p.points(Points::new("hop-bytes", pts.clone()).color(c).radius(3.0));
+                    }
+                    p.line(Line::new("hop-bytes", pts).color(c));
                 });
         }
         ui.separator();
@@ -164,6 +169,7 @@ impl MetricsPanel {
             .allow_scroll(false)
             .allow_drag(false)
             .x_axis_label("hops (0 = same node)")
+            .y_axis_formatter(|m, _| fmt_bytes(m.value))
             .show(ui, |p| {
                 p.bar_chart(BarChart::new("bytes", bars));
             });

@@ -996,17 +996,31 @@ impl HopmapApp {
         let colors = std::mem::take(&mut self.colors);
         match self.tab {
             Tab::Split => {
-                let avail = ui.available_size();
-                let w = (avail.x - 8.0) / 2.0;
-                ui.horizontal_top(|ui| {
-                    ui.allocate_ui(egui::vec2(w, avail.y), |ui| {
-                        self.graph_view.ui(ui, &mut self.model, &colors);
-                    });
-                    ui.separator();
-                    ui.allocate_ui(egui::vec2(w, avail.y), |ui| {
-                        self.network_view.ui(ui, &mut self.model, &colors);
-                    });
-                });
+                let r = ui.available_rect_before_wrap();
+                let gap = 8.0;
+                let w = (r.width() - gap) / 2.0;
+                let left = egui::Rect::from_min_size(r.min, egui::vec2(w, r.height()));
+                let right = egui::Rect::from_min_size(
+                    egui::pos2(r.min.x + w + gap, r.min.y),
+                    egui::vec2(w, r.height()),
+                );
+                let mut lu = ui.new_child(
+                    egui::UiBuilder::new()
+                        .id_salt("split_graph")
+                        .max_rect(left)
+                        .layout(egui::Layout::top_down(egui::Align::Min)),
+                );
+                lu.set_clip_rect(left);
+                self.graph_view.ui(&mut lu, &mut self.model, &colors);
+                let mut ru = ui.new_child(
+                    egui::UiBuilder::new()
+                        .id_salt("split_network")
+                        .max_rect(right)
+                        .layout(egui::Layout::top_down(egui::Align::Min)),
+                );
+                ru.set_clip_rect(right);
+                self.network_view.ui(&mut ru, &mut self.model, &colors);
+                ui.allocate_rect(r, egui::Sense::hover());
             }
             Tab::Graph => self.graph_view.ui(ui, &mut self.model, &colors),
             Tab::Network => self.network_view.ui(ui, &mut self.model, &colors),

@@ -201,7 +201,7 @@ impl NetworkView {
         let (resp, painter) = ui.allocate_painter(ui.available_size(), Sense::click_and_drag());
         let full = resp.rect;
         painter.rect_filled(full, 4.0, Color32::from_gray(14));
-        let legend_h = 34.0;
+        let legend_h = 48.0;
         let rect = Rect::from_min_max(full.min, pos2(full.max.x, full.max.y - legend_h));
         let painter = painter.with_clip_rect(full);
         let nn = self.world.len();
@@ -246,8 +246,12 @@ impl NetworkView {
         let extent = (hi - lo).max_element().max(1.0);
         // Screen position and size factor of a world point.
         let proj: Box<dyn Fn(Vec3) -> (Pos2, f32)> = if three {
+            let aspect = rect.width() / rect.height().max(1.0);
             if self.dist <= 0.0 {
-                self.dist = extent * 1.9;
+                // Frame the bounding sphere in the narrower field of view.
+                let radius = (hi - lo).length() * 0.5 + 1.0;
+                let half_fov = 0.4f32.min((0.4f32.tan() * aspect.min(1.0)).atan());
+                self.dist = radius / half_fov.sin();
             }
             let eye = centre
                 + self.dist
@@ -257,13 +261,12 @@ impl NetworkView {
                         self.pitch.cos() * self.yaw.cos(),
                     );
             let view = glam::camera::rh::view::look_at_mat4(eye, centre, Vec3::Y);
-            let aspect = rect.width() / rect.height().max(1.0);
             let pm = glam::camera::rh::proj::opengl::perspective(0.8, aspect, 0.05, self.dist * 4.0 + extent * 4.0);
             let vp = pm * view;
             let (rc, half) = (rect.center(), rect.size() * 0.5);
             Box::new(move |w: Vec3| {
-                // Y up in the world, down on screen.
-                let c: Vec4 = vp * Vec4::new(w.x, -w.y, w.z, 1.0);
+                // Y up in the world and in NDC, down on screen.
+                let c: Vec4 = vp * Vec4::new(w.x, w.y, w.z, 1.0);
                 let iw = 1.0 / c.w.max(1e-4);
                 (
                     pos2(rc.x + c.x * iw * half.x, rc.y - c.y * iw * half.y),
@@ -532,8 +535,12 @@ impl NetworkView {
             }
         }
 
-        // Legend.
-        let lr = Rect::from_min_max(pos2(full.min.x + 8.0, full.max.y - legend_h + 6.0), pos2(full.min.x + 208.0, full.max.y - legend_h + 18.0));
+        // Legend: a colour bar with its range, then a wrapped note.
+        let font = egui::FontId::proportional(11.0);
+        let lr = Rect::from_min_max(
+            pos2(full.min.x + 24.0, full.max.y - legend_h + 4.0),
+            pos2(full.min.x + 24.0 + (full.width() * 0.45).min(220.0), full.max.y - legend_h + 14.0),
+        );
         let mut bar = Mesh::default();
         let steps = 32;
         for k in 0..steps {
@@ -550,23 +557,27 @@ impl NetworkView {
         } else {
             fmt_bytes(maxv)
         };
-        let font = egui::FontId::proportional(11.0);
-        painter.text(pos2(lr.min.x, lr.max.y + 2.0), egui::Align2::LEFT_TOP, "0", font.clone(), Color32::from_gray(190));
-        painter.text(pos2(lr.max.x, lr.max.y + 2.0), egui::Align2::RIGHT_TOP, &maxs, font.clone(), Color32::from_gray(190));
-        let mut note = format!(
-            "link {} per direction (busier shown)  ·  grey = unused",
-            if self.by_flows { "flows" } else { "load" }
+        let label_col = Color32::from_gray(200);
+        painter.text(pos2(lr.min.x - 4.0, lr.center().y), egui::Align2::RIGHT_CENTER, "0", font.clone(), label_col);
+        painter.text(
+            pos2(lr.max.x + 4.0, lr.center().y),
+            egui::Align2::LEFT_CENTER,
+            format!("{maxs}  link {} (busier direction)", if self.by_flows { "flows" } else { "load" }),
+            font.clone(),
+            label_col,
         );
+        let mut note = String::from("grey = unused");
         if model.topo.as_grid().is_some_and(|g| (0..g.ndims()).any(|d| g.wraps(d))) {
-            note.push_str("  ·  short capped stubs = torus wrap links");
+            note.push_str(" · capped stubs = torus wrap links");
         }
         if three {
-            note.push_str("  ·  drag rotates, wheel zooms");
+            note.push_str(" · drag rotates, wheel zooms");
         } else if topo3 {
-            note.push_str("  ·  Z links: see 3D");
+            note.push_str(" · Z links: see 3D");
         }
-        note.push_str("  ·  click a node: routes of its process");
-        painter.text(pos2(lr.max.x + 10.0, lr.center().y), egui::Align2::LEFT_CENTER, note, font, Color32::from_gray(150));
+        note.push_str(" · click a node: its process's routes");
+        let galley = painter.layout(note, font, Color32::from_gray(150), full.width() - 16.0);
+        painter.galley(pos2(full.min.x + 8.0, lr.max.y + 4.0), galley, Color32::from_gray(150));
     }
 }
 

@@ -39,6 +39,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let topo = Arc::new(args.topology.clone());
     let cancel = AtomicBool::new(false);
     let verbose = !args.json && !args.csv;
+    // Live progress only on a terminal (logs get no carriage returns).
+    let live = verbose && std::io::IsTerminal::is_terminal(&std::io::stderr());
     let cmp = hopmap::compare::compare(
         graph,
         topo.clone(),
@@ -47,12 +49,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         args.seed,
         &cancel,
         &mut |i, n, id| {
-            if verbose {
+            if live {
                 eprint!("\r[{}/{n}] {id:<12}", i + 1);
             }
         },
     )?;
-    if verbose {
+    if live {
         eprintln!();
     }
     if args.json {

@@ -8,8 +8,11 @@
 //! slots (cores) below it and the smallest node id in its box (the id of its
 //! low corner, since ids are X-fastest).
 //!
-//! A query rounds the desired position to a node `c` (see [`super`]) and runs
-//! a depth-first branch-and-bound from the root, nearer child first. A subtree
+//! A query rounds the desired position to a node `c` (see [`super`]), walks
+//! down to `c`'s leaf, then back up as in the paper: at each ancestor it
+//! searches the sibling subtree by depth-first branch and bound (nearer child
+//! first), and it stops as soon as the best node found is strictly nearer
+//! than any node outside the ancestor's box. A subtree
 //! is skipped when it has no free slot (pruning criterion 1 of the paper) or
 //! when its key `(lower bound, smallest id)` is not below the best
 //! `(distance, id)` found so far (criterion 2, extended to the smallest-id
@@ -29,7 +32,6 @@
 use super::{FindNearest, FreeCores, round_to_coord};
 use crate::topology::{Grid, GridCoord, MAX_DIMS};
 
-pub static VISITS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 const NONE: u32 = u32::MAX;
 const LEAF: u8 = u8::MAX;
 
@@ -131,6 +133,45 @@ impl KdTree {
         }
     }
 
+    #[doc(hidden)]
+    pub fn find_top_down(&self, desired: &[f64]) -> Option<usize> {
+        if self.free.total == 0 {
+            return None;
+        }
+        let c = round_to_coord(&self.grid, desired);
+        let here = self.grid.node(&c);
+        if self.free.free[here] > 0 {
+            return Some(here);
+        }
+        let mut best = (u32::MAX, u32::MAX);
+        let (mut lo, mut hi) = ([0u32; MAX_DIMS], self.top);
+        let mut contrib = [0u32; MAX_DIMS];
+        self.search(0, &mut lo, &mut hi, &mut contrib, 0, &c, &mut best);
+        (best.1 != u32::MAX).then_some(best.1 as usize)
+    }
+
+    /// Hop distance from `c` (inside the box) to the nearest node outside
+    /// the box `[lo, hi]` (u32::MAX when the box is the whole grid).
+    fn exit_distance(&self, lo: &GridCoord, hi: &GridCoord, c: &GridCoord) -> u32 {
+        let mut e = u32::MAX;
+        for d in 0..self.grid.ndims() {
+            let k = self.grid.dims()[d];
+            if lo[d] == 0 && hi[d] == k - 1 {
+                continue;
+            }
+            let wraps = self.grid.wraps(d);
+            if lo[d] > 0 || wraps {
+                let below = if lo[d] > 0 { lo[d] - 1 } else { k - 1 };
+                e = e.min(self.grid.dim_distance(d, c[d], below));
+            }
+            if hi[d] < k - 1 || wraps {
+                let above = if hi[d] < k - 1 { hi[d] + 1 } else { 0 };
+                e = e.min(self.grid.dim_distance(d, c[d], above));
+            }
+        }
+        e
+    }
+
     /// Branch and bound below `t`, whose box is `[lo, hi]` with per-dimension
     /// lower-bound terms `contrib` summing to `lb`.
     #[allow(clippy::too_many_arguments)]
@@ -144,7 +185,6 @@ impl KdTree {
         c: &GridCoord,
         best: &mut (u32, u32),
     ) {
-        VISITS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let n = &self.nodes[t as usize];
         if n.free == 0 || (lb, n.min_id) >= *best {
             return;
@@ -188,10 +228,57 @@ impl FindNearest for KdTree {
         if self.free.free[here] > 0 {
             return Some(here);
         }
-        let mut best = (u32::MAX, u32::MAX);
+        // Walk down to the leaf of `c`, remembering each ancestor's interval
+        // along its split dimension.
+        let nd = self.grid.ndims();
         let (mut lo, mut hi) = ([0u32; MAX_DIMS], self.top);
+        let mut path = [(0u32, 0u8, 0u32, 0u32); 64];
+        let mut depth = 0;
+        let mut t = 0u32;
+        loop {
+            let n = &self.nodes[t as usize];
+            if n.sd == LEAF {
+                break;
+            }
+            let sd = n.sd as usize;
+            path[depth] = (t, n.sd, lo[sd], hi[sd]);
+            depth += 1;
+            if c[sd] <= n.mid {
+                hi[sd] = n.mid;
+                t += 1;
+            } else {
+                lo[sd] = n.mid + 1;
+                t = n.right;
+            }
+        }
+        // Walk up (the paper's order): search each sibling subtree, and stop
+        // once nothing outside the current box can beat or tie the best.
+        let mut best = (u32::MAX, u32::MAX);
         let mut contrib = [0u32; MAX_DIMS];
-        self.search(0, &mut lo, &mut hi, &mut contrib, 0, &c, &mut best);
+        while depth > 0 {
+            depth -= 1;
+            let (p, sd, plo, phi) = path[depth];
+            let sd = sd as usize;
+            let n = &self.nodes[p as usize];
+            let (sib, slo, shi) = if c[sd] <= n.mid {
+                (n.right, n.mid + 1, phi)
+            } else {
+                (p + 1, plo, n.mid)
+            };
+            lo[sd] = slo;
+            hi[sd] = shi;
+            let mut lb = 0;
+            for d in 0..nd {
+                contrib[d] = self.dim_lb(d, c[d], lo[d], hi[d]);
+                lb += contrib[d];
+            }
+            self.search(sib, &mut lo, &mut hi, &mut contrib, lb, &c, &mut best);
+            lo[sd] = plo;
+            hi[sd] = phi;
+            if best.0 < self.exit_distance(&lo, &hi, &c) {
+                break;
+            }
+        }
         (best.1 != u32::MAX).then_some(best.1 as usize)
     }
     fn take(&mut self, node: usize) -> Option<u32> {

@@ -48,6 +48,8 @@ use crate::rng::Rng;
 pub const MAX_PROCESSES: usize = 10_000_000;
 /// Largest number of communicating pairs a generator will create.
 pub const MAX_EDGES: usize = 50_000_000;
+/// Largest `bytes` / `inter_weight` per message (sums of many stay finite).
+pub const MAX_BYTES: f64 = 1e15;
 
 /// Which grid neighbours a stencil talks to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -66,8 +68,9 @@ pub struct GenOptions {
     pub seed: u64,
     /// Stencil shape (`stencil`, `mixed`).
     pub neighbors: Neighbors,
-    /// Wrap the grid (`stencil`, `fft` ignores it, `diagonal`, `mixed`) or
-    /// close the chain of clusters into a ring (`clusters`).
+    /// Wrap the grid (`stencil`, `diagonal`, `mixed`) or close the chain of
+    /// clusters into a ring (`clusters`); `fft`, `unstructured` and
+    /// `random-geometric` ignore it.
     pub periodic: bool,
     /// Bytes one process sends to one partner (default 1024).
     pub bytes: f64,
@@ -126,19 +129,22 @@ pub const GENERATORS: &[(&str, &str)] = &[
 /// Generate the graph described by `spec` (see [`GENERATORS`]).
 pub fn generate(spec: &str, opts: &GenOptions) -> Result<CommGraph> {
     let spec = spec.trim();
-    if !(opts.bytes > 0.0 && opts.bytes.is_finite()) {
-        return Err(Error::spec(
-            "generator",
-            spec,
-            format!("bytes must be a positive number, found {}", opts.bytes),
-        ));
-    }
-    if !(opts.inter_weight >= 0.0 && opts.inter_weight.is_finite()) {
+    if !(opts.bytes > 0.0 && opts.bytes <= MAX_BYTES) {
         return Err(Error::spec(
             "generator",
             spec,
             format!(
-                "inter-cluster weight must be zero or positive, found {}",
+                "bytes must be above 0 and at most {MAX_BYTES:e}, found {}",
+                opts.bytes
+            ),
+        ));
+    }
+    if !(opts.inter_weight >= 0.0 && opts.inter_weight <= MAX_BYTES) {
+        return Err(Error::spec(
+            "generator",
+            spec,
+            format!(
+                "inter-cluster bytes must be 0 to {MAX_BYTES:e}, found {}",
                 opts.inter_weight
             ),
         ));
@@ -402,6 +408,11 @@ mod tests {
             ..GenOptions::default()
         };
         assert!(generate("stencil:4x4", &o2).is_err());
+        let o4 = GenOptions {
+            bytes: 1e300,
+            ..GenOptions::default()
+        };
+        assert!(generate("stencil:4x4", &o4).is_err());
         let o3 = GenOptions {
             inter_weight: f64::NAN,
             ..GenOptions::default()

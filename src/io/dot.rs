@@ -294,6 +294,9 @@ fn is_kw(t: &Tok, kw: &str) -> bool {
     matches!(t, Tok::Id(s, false) if s.eq_ignore_ascii_case(kw))
 }
 
+/// `(weight, bytes, pos)` found in an attribute list; pos = (point, dims).
+type Attrs = (Option<f64>, Option<f64>, Option<([f64; 3], usize)>);
+
 struct Parser<'a> {
     lx: Lexer<'a>,
     directed: bool,
@@ -373,7 +376,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Parse `[k=v, ...]...`; returns (weight, bytes, pos) seen.
-    fn attrs(&mut self) -> Result<(Option<f64>, Option<f64>, Option<([f64; 3], usize)>)> {
+    fn attrs(&mut self) -> Result<Attrs> {
         let (mut weight, mut bytes, mut pos) = (None, None, None);
         while self.lx.peek()? == Some(&Tok::LBrack) {
             self.lx.next()?;
@@ -498,12 +501,10 @@ impl<'a> Parser<'a> {
                         continue;
                     }
                     let (w, b, _) = self.attrs()?;
-                    if is_kw(&t, "edge") {
-                        if let Some(x) = b.or(w) {
-                            if let Some(d) = self.defaults.last_mut() {
-                                *d = Some(x);
-                            }
-                        }
+                    if let (true, Some(x), Some(d)) =
+                        (is_kw(&t, "edge"), b.or(w), self.defaults.last_mut())
+                    {
+                        *d = Some(x);
                     }
                 }
                 Tok::Id(name, quoted) => {
@@ -578,10 +579,8 @@ impl<'a> Parser<'a> {
                         }
                     } else {
                         let (_, _, pos) = self.attrs()?;
-                        if let Some(p) = pos {
-                            if let Some(slot) = self.pos.get_mut(first as usize) {
-                                *slot = Some(p);
-                            }
+                        if let (Some(p), Some(slot)) = (pos, self.pos.get_mut(first as usize)) {
+                            *slot = Some(p);
                         }
                     }
                 }

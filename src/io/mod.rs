@@ -113,6 +113,11 @@ pub struct ReadOptions {
     pub one_based: bool,
 }
 
+/// Drop a leading UTF-8 byte order mark (editors on Windows add one).
+fn strip_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
+}
+
 fn read_bytes(path: &Path) -> Result<Vec<u8>> {
     std::fs::read(path).map_err(|e| Error::io(path, e))
 }
@@ -127,6 +132,7 @@ pub fn read_graph(path: &Path, opts: &ReadOptions) -> Result<CommGraph> {
 /// [`read_graph`] from bytes in memory; `path` labels errors and drives
 /// detection by extension.
 pub fn parse_graph(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<CommGraph> {
+    let bytes = strip_bom(bytes);
     let format = match opts.format {
         Some(f) => f,
         None => detect_format(path, bytes).ok_or_else(|| {
@@ -167,6 +173,7 @@ pub fn detect_format(path: &Path, bytes: &[u8]) -> Option<Format> {
 ///    whose neighbour ids are all in `1..=n` → METIS;
 /// 6. lines of 2 or 3 numbers (an optional header line) → edge list.
 pub fn detect_content(bytes: &[u8]) -> Option<Format> {
+    let bytes = strip_bom(bytes);
     let whole = bytes.len() <= DETECT_PREFIX;
     let mut pre = &bytes[..bytes.len().min(DETECT_PREFIX)];
     if !whole {
@@ -224,14 +231,13 @@ pub fn detect_content(bytes: &[u8]) -> Option<Format> {
     }
     // Edge list: every data line 2 or 3 numeric fields (first may be a header).
     let mut data = rows.iter().peekable();
-    if let Some(first) = data.peek() {
-        if text::Fields::new(first, true)
+    if data.peek().is_some_and(|first| {
+        text::Fields::new(first, true)
             .next()
             .and_then(text::parse_u64)
             .is_none()
-        {
-            data.next();
-        }
+    }) {
+        data.next();
     }
     let mut any = false;
     for l in data {
@@ -316,7 +322,7 @@ pub fn read_coords(path: &Path) -> Result<Coords> {
 
 /// [`read_coords`] from bytes in memory.
 pub fn parse_coords(bytes: &[u8], path: &Path) -> Result<Coords> {
-    coords::parse(bytes, path)
+    coords::parse(strip_bom(bytes), path)
 }
 
 /// Write a coordinates file.
@@ -370,7 +376,7 @@ pub fn read_mapping(path: &Path, topo: &Topology, n: usize) -> Result<Mapping> {
 
 /// [`read_mapping`] from bytes in memory.
 pub fn parse_mapping(bytes: &[u8], path: &Path, topo: &Topology, n: usize) -> Result<Mapping> {
-    mapping_file::parse(bytes, path, topo, n)
+    mapping_file::parse(strip_bom(bytes), path, topo, n)
 }
 
 #[cfg(test)]
@@ -424,6 +430,16 @@ mod tests {
         };
         let g = parse_graph(b"1 2 5\n", p, &opts).unwrap();
         assert_eq!(g.n(), 2);
+        // A byte order mark is not a header line.
+        let g = parse_graph(b"\xEF\xBB\xBF0 1 5\n", p, &ReadOptions::default()).unwrap();
+        assert_eq!(g.volume(0, 1), 5.0);
+        let g = parse_graph(
+            b"\xEF\xBB\xBF%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 2\n",
+            p,
+            &ReadOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(g.sent_between(0, 1), 1.0);
         let e = parse_graph(b"\x00", p, &ReadOptions::default())
             .unwrap_err()
             .to_string();

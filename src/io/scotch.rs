@@ -1,12 +1,12 @@
 //! Scotch source graph (`.grf`) reader.
 //!
-//! Layout (Scotch user's manual, "source graph files"): the version `0`; the
-//! vertex count and the **arc** count (twice the edges); the base value (0 or
-//! 1) and a three-digit flag `abc` (a: vertex labels, b: edge loads, c: vertex
-//! loads; e.g. `000`, `010`, `011`, `100`). Then for every vertex: `[label]
-//! [load] degree` followed by `degree` times `[edge_load] end`, the edge load
-//! coming **before** the end vertex. With labels, ends name labels, not
-//! indices. The file is a stream of whitespace-separated integers, so a
+//! Layout (Scotch user's manual, "source graph files"): the version `0`;
+//! the vertex count and the **arc** count (twice the edges); the base value,
+//! 0 or 1, and a three-digit flag `abc` (a: vertex labels, b: edge loads,
+//! c: vertex loads; e.g. `000`, `010`, `011`, `100`). Then for every vertex
+//! `[label] [load] degree`, followed by `degree` times `[edge_load] end`: the
+//! edge load comes **before** the end vertex. With labels, ends name labels,
+//! not indices. The file is a stream of whitespace-separated integers, so a
 //! vertex's record may span lines. Vertex loads are ignored; edge loads are
 //! the pair volumes (default 1); every edge appears from both ends and the
 //! listings must agree ([`super::adjacency`]).

@@ -7,12 +7,19 @@
 //! code: every cell covers a contiguous range of the sorted points, cells are
 //! stored in depth-first pre-order, and each cell keeps the index of the cell
 //! after its subtree (`next`), so the force walk is a stackless loop with no
-//! `Box` per node. Leaves hold up to [`LEAF_SIZE`] points, summed exactly.
-//! A cell is approximated by its centre of mass when `side < θ · distance`
-//! and the point is outside the cell (so a point never feels itself).
+//! `Box` per node. Leaves hold up to [`LEAF_SIZE`] points.
+//!
+//! The walk is done once per leaf for all of its points (a group walk): a
+//! cell is approximated when `side < θ ·` the distance from its centre of
+//! mass to the leaf's bounding box, which implies the per-point criterion
+//! for every point of the leaf. Approximated cells contribute their monopole
+//! and, for the inverse-square law, their quadrupole moment; near leaves are
+//! summed exactly. Measured on 2,000 uniform random points (tests below), the
+//! mean relative force error at the default θ = 1.0 is about 1.2% in 2D and
+//! under 1% in 3D.
 //!
 //! Build: O(n log n) (a sort of 64-bit codes). Walk: O(n log n) for fixed θ,
-//! parallel over points (rayon); each point's force is summed in a fixed
+//! parallel over leaves (rayon); each point's force is summed in a fixed
 //! order, so results do not depend on the thread count.
 //!
 //! The force law is `c · m_i · m_j / d^p` along the line between the points
@@ -22,7 +29,7 @@
 use rayon::prelude::*;
 
 /// Points per leaf.
-pub const LEAF_SIZE: usize = 8;
+pub const LEAF_SIZE: usize = 16;
 /// Bits per axis of the Morton code (and the maximum tree depth).
 const BITS: u32 = 21;
 
@@ -723,16 +730,5 @@ mod tests {
         let mut f = Vec::new();
         Tree::<2>::build(&pos, None).forces(&l, 0.9, &mut f);
         assert_eq!(f[0], [0.0; 3]);
-    }
-}
-#[cfg(test)]
-mod sweep {
-    #[test]
-    #[ignore]
-    fn theta_sweep() {
-        for t in [0.8f32, 0.9, 1.0, 1.1, 1.2, 1.3] {
-            eprintln!("2d {t} {}", super::tests::rel_error_pub::<2>(2000, t, 7));
-            eprintln!("3d {t} {}", super::tests::rel_error_pub::<3>(2000, t, 7));
-        }
     }
 }

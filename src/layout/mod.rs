@@ -37,7 +37,7 @@ use crate::step::{Progress, StepStatus, Stepper};
 use multilevel::Hierarchy;
 
 /// Default Barnes–Hut opening angle.
-pub const DEFAULT_THETA: f32 = 0.8;
+pub const DEFAULT_THETA: f32 = 1.0;
 
 /// How pair volumes are normalised into `f_ij`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -142,10 +142,10 @@ impl Default for LayoutParams {
             cutoff: None,
             center_pull: 0.0,
             h: 0.05,
-            h_rel: 0.1,
+            h_rel: 0.2,
             adaptive: true,
             cooling: 0.9,
-            h_rel_min: 0.02,
+            h_rel_min: 0.05,
             max_step: 0.5,
             norm: WeightNorm::Max,
             theta: DEFAULT_THETA,
@@ -156,7 +156,7 @@ impl Default for LayoutParams {
             stop_eps: 0.02,
             until_stable: true,
             max_iterations: 1000,
-            level_iterations: 200,
+            level_iterations: 100,
             multilevel: MultilevelMode::Auto,
             multilevel_above: 300,
             init: Init::Random,
@@ -225,9 +225,11 @@ impl Layout {
         let top = hierarchy.levels() - 1;
         let ntop = hierarchy.graphs[top].n();
         let pos = init::initial_positions(&params.init, ntop, params.dim, params.seed)?;
-        let mut inner = GravityLayout::new(hierarchy.graphs[top].clone(), pos, &params);
+        let mut inner = GravityLayout::new(hierarchy.graphs[top].clone(), pos, &level_params(&params, ntop, top > 0));
         if top > 0 {
-            inner.set_budget(params.level_iterations, true);
+            // The coarsest layout fixes the global shape and is cheap: give
+            // it ten times the budget of a level.
+            inner.set_budget(params.level_iterations * 10, true);
         }
         Ok(Layout {
             rng: Rng::new(params.seed ^ 0x7072_6F6C_6F6E_67),
@@ -340,18 +342,38 @@ impl Layout {
             jitter,
             &mut self.rng,
         );
-        let mut p = self.params.clone();
+        let nf = self.hierarchy.graphs[fine].n();
+        let mut p = level_params(&self.params, nf, true);
         // A prolonged layout is already close: start with a gentler step.
         p.h_rel = self.params.h_rel * 0.5;
         let mut inner = GravityLayout::new(self.hierarchy.graphs[fine].clone(), pos, &p);
         if fine > 0 {
-            inner.set_budget(self.params.level_iterations, true);
+            let budget = if nf <= SMALL_LEVEL {
+                self.params.level_iterations * 2
+            } else {
+                self.params.level_iterations
+            };
+            inner.set_budget(budget, true);
         } else {
             inner.set_budget(self.params.max_iterations, self.params.until_stable);
         }
         self.inner = inner;
         self.level = fine;
     }
+}
+
+/// Coarse levels up to this size are cheap: they get a larger budget and a
+/// tighter stopping threshold.
+const SMALL_LEVEL: usize = 2000;
+
+/// The parameters of one level: coarse levels of at most [`SMALL_LEVEL`]
+/// points stop at a third of `ε`.
+fn level_params(p: &LayoutParams, n: usize, coarse: bool) -> LayoutParams {
+    let mut q = p.clone();
+    if coarse && n <= SMALL_LEVEL {
+        q.stop_eps = p.stop_eps * 0.3;
+    }
+    q
 }
 
 impl Stepper for Layout {

@@ -195,10 +195,38 @@ pub fn start_order(input: &MapperInput, order: &[Axis]) -> Result<Box<dyn Mapper
     Ok(Box::new(OneShot::new(m, &input.topo)))
 }
 
-fn start_fixed(input: &MapperInput, s: &str) -> Result<Box<dyn MapperRun>> {
+/// The convenience orders, generalised to any number of dimensions D.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Family {
+    /// X, Y, …, then T (`XYZT` in 3D, `XYT` in 2D).
+    DimsThenT,
+    /// T, the last dimension, then the others in order (`TZXY` in 3D, `TYX` in 2D).
+    TLastFirst,
+    /// The dimensions backwards, then T (`ZYXT` in 3D, `YXT` in 2D).
+    ReversedThenT,
+}
+
+/// The order of a [`Family`] on `grid`.
+pub fn family_order(f: Family, grid: &Grid) -> Vec<Axis> {
+    let nd = grid.ndims();
+    let dims = (0..nd).map(Axis::Dim);
+    let mut v: Vec<Axis> = match f {
+        Family::DimsThenT => dims.collect(),
+        Family::TLastFirst => std::iter::once(Axis::T)
+            .chain(std::iter::once(Axis::Dim(nd - 1)))
+            .chain((0..nd - 1).map(Axis::Dim))
+            .collect(),
+        Family::ReversedThenT => dims.rev().collect(),
+    };
+    if f != Family::TLastFirst {
+        v.push(Axis::T);
+    }
+    v
+}
+
+fn start_family(input: &MapperInput, f: Family) -> Result<Box<dyn MapperRun>> {
     let grid = grid_of(&input.topo)?;
-    let order = parse_order(s, grid)?;
-    start_order(input, &order)
+    start_order(input, &family_order(f, grid))
 }
 
 fn fixed(
@@ -218,30 +246,34 @@ fn fixed(
     }
 }
 
-/// Convenience entries for the 3D orders the paper discusses (3D grids only;
-/// any other order runs through `perm` or `--mapper ORDER` on the CLI).
+/// Convenience entries for the orders the paper discusses. On a 3D grid
+/// they are exactly XYZT, TZXY and ZYXT; on other grids they follow the
+/// same rule ([`Family`]), so they run on every mesh/torus. An exact order
+/// on any grid runs through `perm` (or `--mapper ORDER` on the CLI, which
+/// rejects an order that does not fit the grid).
 pub fn convenience_infos() -> Vec<MapperInfo> {
     vec![
         fixed(
             "xyzt",
             "XYZT (one rank per node first)",
             "Ranks go along X, then Y, then Z, one per node; the second core is used only after \
-             every node has one rank. 3D grids.",
-            |i| start_fixed(i, "XYZT"),
+             every node has one rank. In D dimensions: X…, then T.",
+            |i| start_family(i, Family::DimsThenT),
         ),
         fixed(
             "tzxy",
             "TZXY (cores, then Z, X, Y)",
             "A node's cores first, then along Z, then X, then Y. On an 8×16×32 torus a 128-wide \
              logical row lies along one Z ring; Balaji's least-contention pick for 2D stencils. \
-             3D grids.",
-            |i| start_fixed(i, "TZXY"),
+             In D dimensions: T, the last dimension, then the others.",
+            |i| start_family(i, Family::TLastFirst),
         ),
         fixed(
             "zyxt",
             "ZYXT (Z first, one rank per node)",
-            "Along Z, then Y, then X, one rank per node before the next core. 3D grids.",
-            |i| start_fixed(i, "ZYXT"),
+            "Along Z, then Y, then X, one rank per node before the next core. In D dimensions: \
+             the dimensions backwards, then T.",
+            |i| start_family(i, Family::ReversedThenT),
         ),
     ]
 }
@@ -358,11 +390,20 @@ mod tests {
         assert_eq!(m, z);
         // Rank 1 is one step along Z: node 6.
         assert_eq!(m.node[1], 6);
-        let t2 = Arc::new(Topology::parse("mesh:4x4").unwrap());
-        let input2 = MapperInput::new(Arc::new(CommGraph::empty(4)), t2, 0);
-        let e = super::super::run(&convenience_infos()[0], &input2)
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("Z"), "{e}");
+        // On a 2D mesh the entries generalise: xyzt = XYT, tzxy = TYX, zyxt = YXT.
+        let t2 = Arc::new(Topology::parse("mesh:4x3:cores=2").unwrap());
+        let g2 = t2.as_grid().unwrap();
+        let want: Vec<String> = [Family::DimsThenT, Family::TLastFirst, Family::ReversedThenT]
+            .iter()
+            .map(|&f| order_string(&family_order(f, g2)))
+            .collect();
+        assert_eq!(want, vec!["XYT", "TYX", "YXT"]);
+        let input2 = MapperInput::new(Arc::new(CommGraph::empty(24)), t2.clone(), 0);
+        let m2 = super::super::run(&convenience_infos()[1], &input2).unwrap();
+        // TYX: rank 2 is one step along Y (node 4), rank 6 wraps Y into X (node 1).
+        assert_eq!((m2.node[2], m2.node[6]), (4, 1));
+        let t3 = Topology::parse("torus:2x3x4:cores=2").unwrap();
+        let g3 = t3.as_grid().unwrap();
+        assert_eq!(order_string(&family_order(Family::TLastFirst, g3)), "TZXY");
     }
 }
