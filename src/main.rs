@@ -30,6 +30,8 @@ enum Command {
     Compare(cli::compare::Args),
     /// Regenerate a seed paper's experiment and print its tables.
     Reproduce(cli::reproduce::Args),
+    /// Gravitational layout (Bobrik & Popova): coordinates, clusters, groups
+    Layout(cli::layout::Args),
 }
 
 fn main() {
@@ -52,6 +54,7 @@ fn main() {
             Command::Map(a) => cli::map::run(a),
             Command::Compare(a) => cli::compare::run(a),
             Command::Reproduce(a) => cli::reproduce::run(a),
+            Command::Layout(a) => cli::layout::run(a),
         },
     };
     if let Err(e) = result {

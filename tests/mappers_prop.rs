@@ -149,28 +149,3 @@ fn bhatele_full_report() {
     let mut out = std::io::stdout();
     hopmap::experiments::bhatele::run(&mut out, false).unwrap();
 }
-#[test]
-#[ignore]
-fn tmp_timing() {
-    use hopmap::generate::{generate, GenOptions};
-    use hopmap::find_nearest::KdTree;
-    let g = generate("unstructured:16384:2d", &GenOptions { seed: 1, ..Default::default() }).unwrap();
-    let topo = Topology::parse("mesh:128x128").unwrap();
-    let grid = topo.as_grid().unwrap().clone();
-    let aff = hopmap::mappers::greedy::Affine::new(g.coords().unwrap(), &grid);
-    let qs: Vec<Vec<f64>> = g.coords().unwrap().xyz.iter().map(|x| aff.position(x)).collect();
-    for mode in 0..3 {
-        let mut bestt = f64::MAX;
-        for _ in 0..15 {
-            let mut f = KdTree::new(&grid);
-            let mut s = hopmap::find_nearest::Spiral::new(&grid);
-            let t0 = std::time::Instant::now();
-            for q in &qs {
-                let n = match mode { 0 => f.find_top_down(q).unwrap(), 1 => f.find(q).unwrap(), _ => s.find(q).unwrap() };
-                if mode == 2 { s.take(n); } else { f.take(n); }
-            }
-            bestt = bestt.min(t0.elapsed().as_secs_f64());
-        }
-        println!("mode {mode}: min {:.2} ms, {:.3} us/call", bestt * 1e3, bestt * 1e6 / qs.len() as f64);
-    }
-}

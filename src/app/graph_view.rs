@@ -11,18 +11,21 @@
 //! zooms; "Fit" frames everything.
 //!
 //! Drawing cost: one [`egui::Mesh`] for all edges (a quad each) and, past
-//! 3000 processes, one for all nodes, so a frame is O(n + m) vertex writes
-//! with no per-shape tessellation. With more than [`MAX_EDGES`] pairs only
-//! the heaviest are drawn (the threshold is computed once per graph).
+//! 3000 processes, one for all nodes, rebuilt only when the view, the
+//! positions or the colours change. With more than [`MAX_EDGES`] pairs only
+//! the heaviest are drawn (threshold computed once per graph, O(m)); pairs
+//! tied at the threshold are thinned by a fixed hash so that exactly about
+//! [`MAX_EDGES`] remain.
 
 use super::Model;
 use super::colormap::fmt_bytes;
 use crate::layout::{ClusterParams, Init, Layout, LayoutParams, LayoutState};
 use crate::step::Stepper;
+use std::sync::Arc;
 use egui::{Color32, Mesh, Pos2, Rect, Sense, Shape, Stroke, Vec2, vec2};
 
 /// Most pairs drawn; lighter ones are left out.
-pub const MAX_EDGES: usize = 60_000;
+pub const MAX_EDGES: usize = 20_000;
 
 pub struct GraphView {
     /// Layout-space positions.
@@ -45,8 +48,17 @@ pub struct GraphView {
     pan: Vec2,
     /// Lightest pair volume drawn, and the heaviest.
     min_drawn: f64,
+    /// Among pairs whose volume equals `min_drawn`: keep those whose hash
+    /// modulo `.1` is below `.0` (both 0 = keep all).
+    tie_keep: (u64, u64),
     max_vol: f64,
     dragging: Option<usize>,
+    /// Bumped whenever `pos` changes.
+    pos_version: u64,
+    /// How many times the meshes were rebuilt (benches check the cache).
+    pub rebuilds: u64,
+    /// Last meshes: (key, edges, nodes).
+    drawn: Option<([u64; 8], Arc<Mesh>, Arc<Mesh>)>,
     /// Median length of a sample of edges, in layout units (sets the dot size).
     edge_len: f32,
 }
@@ -67,9 +79,13 @@ impl Default for GraphView {
             zoom: 1.0,
             pan: Vec2::ZERO,
             min_drawn: 0.0,
+            tie_keep: (0, 0),
             max_vol: 0.0,
             dragging: None,
             edge_len: 1.0,
+            pos_version: 0,
+            rebuilds: 0,
+            drawn: None,
         }
     }
 }
@@ -97,6 +113,7 @@ impl GraphView {
     }
 
     fn pull_positions(&mut self) {
+        self.pos_version += 1;
         if let Some(l) = &self.layout {
             let p = l.positions();
             self.pos.clear();
@@ -195,6 +212,14 @@ impl GraphView {
         } else {
             0.0
         };
+        self.tie_keep = (0, 0);
+        if self.min_drawn > 0.0 {
+            let above = vols.iter().filter(|&&v| v > self.min_drawn).count();
+            let ties = vols.iter().filter(|&&v| v == self.min_drawn).count();
+            if above + ties > MAX_EDGES && ties > 0 {
+                self.tie_keep = ((MAX_EDGES - above.min(MAX_EDGES)) as u64, ties as u64);
+            }
+        }
     }
 
     /// Median edge length over at most 2000 pairs.
@@ -218,6 +243,7 @@ impl GraphView {
     }
 
     fn update_bounds(&mut self) {
+        self.pos_version += 1;
         let mut r = Rect::NOTHING;
         for p in &self.pos {
             r.extend_with(p.to_pos2());
@@ -235,7 +261,7 @@ impl GraphView {
         self.auto_fit = true;
     }
 
-    pub fn ui(&mut self, ui: &mut egui::Ui, model: &mut Model, colors: &[Color32]) {
+    pub fn ui(&mut self, ui: &mut egui::Ui, model: &mut Model, colors: &[Color32], colors_gen: u64) {
         self.ensure(model);
         self.advance(model);
         self.measure_edges(model);
@@ -381,6 +407,7 @@ impl GraphView {
                 (Some(i), Some(p)) => {
                     let w = to_world(p);
                     self.pos[i] = w;
+                    self.pos_version += 1;
                     self.pinned[i] = true;
                     if let Some(l) = self.layout.as_mut().filter(|_| !self.use_coords) {
                         l.pin(i, [w.x, w.y, 0.0]);
@@ -413,40 +440,72 @@ impl GraphView {
             }
         }
 
-        // Edges: one mesh of quads.
+        // Edges (and, past 3000 processes, nodes): meshes rebuilt only when
+        // the view, the positions or the colours change.
         let g = &model.graph;
-        let mut mesh = Mesh::default();
-        let maxv = self.max_vol.max(1e-12);
-        let many = g.num_edges() > 5000;
-        for u in 0..n {
-            let pu = to_screen(self.pos[u]);
-            for (&v, &s) in g.neighbors(u).iter().zip(g.sent_row(u)) {
-                let v = v as usize;
-                if v <= u {
-                    continue;
+        let key = [
+            rect.min.x.to_bits() as u64 | (rect.min.y.to_bits() as u64) << 32,
+            rect.max.x.to_bits() as u64 | (rect.max.y.to_bits() as u64) << 32,
+            scale.to_bits() as u64 | (node_r.to_bits() as u64) << 32,
+            origin.x.to_bits() as u64 | (origin.y.to_bits() as u64) << 32,
+            c.x.to_bits() as u64 | (c.y.to_bits() as u64) << 32,
+            self.pos_version,
+            colors_gen,
+            model.graph_gen,
+        ];
+        if self.drawn.as_ref().is_none_or(|d| d.0 != key) {
+            self.rebuilds += 1;
+            let mut mesh = Mesh::default();
+            let maxv = self.max_vol.max(1e-12);
+            let many = g.num_edges() > 5000;
+            for u in 0..n {
+                let pu = to_screen(self.pos[u]);
+                for (&v, &s) in g.neighbors(u).iter().zip(g.sent_row(u)) {
+                    let v = v as usize;
+                    if v <= u {
+                        continue;
+                    }
+                    let vol = s + g.sent_between(v, u);
+                    if vol < self.min_drawn {
+                        continue;
+                    }
+                    if vol == self.min_drawn
+                        && self.tie_keep.1 > 0
+                        && pair_hash(u, v) % self.tie_keep.1 >= self.tie_keep.0
+                    {
+                        continue;
+                    }
+                    let t = (vol / maxv).sqrt() as f32;
+                    let pv = to_screen(self.pos[v]);
+                    if !rect.contains(pu) && !rect.contains(pv) {
+                        continue;
+                    }
+                    let w = if many { 0.4 + 1.4 * t } else { 0.5 + 2.0 * t };
+                    let a = if many { 20.0 + 110.0 * t } else { 30.0 + 120.0 * t };
+                    add_segment(
+                        &mut mesh,
+                        pu,
+                        pv,
+                        w,
+                        Color32::from_rgba_unmultiplied(170, 185, 210, a as u8),
+                    );
                 }
-                let vol = s + g.sent_between(v, u);
-                if vol < self.min_drawn {
-                    continue;
-                }
-                let t = (vol / maxv).sqrt() as f32;
-                let pv = to_screen(self.pos[v]);
-                if !rect.contains(pu) && !rect.contains(pv) {
-                    continue;
-                }
-                let w = if many { 0.4 + 1.4 * t } else { 0.5 + 2.0 * t };
-                let a = if many { 20.0 + 110.0 * t } else { 30.0 + 120.0 * t };
-                add_segment(
-                    &mut mesh,
-                    pu,
-                    pv,
-                    w,
-                    Color32::from_rgba_unmultiplied(170, 185, 210, a as u8),
-                );
             }
+            let mut m = Mesh::default();
+            if n > 3000 {
+                for i in 0..n {
+                    let p = to_screen(self.pos[i]);
+                    if rect.contains(p) {
+                        m.add_colored_rect(Rect::from_center_size(p, Vec2::splat(node_r * 2.0)), colors[i]);
+                    }
+                }
+            }
+            self.drawn = Some((key, Arc::new(mesh), Arc::new(m)));
         }
         let painter = painter.with_clip_rect(rect);
-        painter.add(Shape::mesh(mesh));
+        if let Some((_, edges, _)) = &self.drawn {
+            painter.add(Shape::mesh(edges.clone()));
+        }
 
         // Selected process: its pairs on top.
         if let Some(sel) = model.selected.filter(|&s| s < n) {
@@ -464,15 +523,8 @@ impl GraphView {
             for i in 0..n {
                 painter.circle_filled(to_screen(self.pos[i]), node_r, colors[i]);
             }
-        } else {
-            let mut m = Mesh::default();
-            for i in 0..n {
-                let p = to_screen(self.pos[i]);
-                if rect.contains(p) {
-                    m.add_colored_rect(Rect::from_center_size(p, Vec2::splat(node_r * 2.0)), colors[i]);
-                }
-            }
-            painter.add(Shape::mesh(m));
+        } else if let Some((_, _, nodes)) = &self.drawn {
+            painter.add(Shape::mesh(nodes.clone()));
         }
         for (i, pinned) in self.pinned.iter().enumerate() {
             if *pinned {
@@ -507,7 +559,7 @@ impl GraphView {
                 n,
                 g.num_edges(),
                 if self.min_drawn > 0.0 {
-                    format!(" ({MAX_EDGES} heaviest drawn)")
+                    format!(" (about {MAX_EDGES} heaviest drawn)")
                 } else {
                     String::new()
                 }
@@ -533,6 +585,12 @@ impl GraphView {
             });
         }
     }
+}
+
+/// A fixed hash of a pair, for thinning ties deterministically.
+fn pair_hash(u: usize, v: usize) -> u64 {
+    let x = (u as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (v as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+    (x ^ (x >> 29)).wrapping_mul(0xBF58_476D_1CE4_E5B9) >> 7
 }
 
 /// ` (x, y, z)` for a grid node.

@@ -683,6 +683,8 @@ pub struct HopmapApp {
     pub compare: compare_panel::ComparePanel,
     colors: Vec<Color32>,
     colors_key: (u64, u64, u64, ColorMode),
+    /// Bumped whenever `colors` is recomputed.
+    colors_gen: u64,
     headless: Option<Headless>,
     /// Frames drawn so far.
     pub frame_no: u64,
@@ -721,6 +723,7 @@ impl HopmapApp {
             color_mode,
             colors: Vec::new(),
             colors_key: (0, 0, 0, ColorMode::Node),
+            colors_gen: 0,
             headless: None,
             frame_no: 0,
             finished: Arc::new(Mutex::new(None)),
@@ -793,6 +796,7 @@ impl HopmapApp {
         if key != self.colors_key || self.colors.len() != self.model.graph.n() {
             self.colors = process_colors(&self.model, self.color_mode);
             self.colors_key = key;
+            self.colors_gen += 1;
         }
         &self.colors
     }
@@ -1011,7 +1015,7 @@ impl HopmapApp {
                         .layout(egui::Layout::top_down(egui::Align::Min)),
                 );
                 lu.set_clip_rect(left);
-                self.graph_view.ui(&mut lu, &mut self.model, &colors);
+                self.graph_view.ui(&mut lu, &mut self.model, &colors, self.colors_gen);
                 let mut ru = ui.new_child(
                     egui::UiBuilder::new()
                         .id_salt("split_network")
@@ -1019,11 +1023,11 @@ impl HopmapApp {
                         .layout(egui::Layout::top_down(egui::Align::Min)),
                 );
                 ru.set_clip_rect(right);
-                self.network_view.ui(&mut ru, &mut self.model, &colors);
+                self.network_view.ui(&mut ru, &mut self.model, &colors, self.colors_gen);
                 ui.allocate_rect(r, egui::Sense::hover());
             }
-            Tab::Graph => self.graph_view.ui(ui, &mut self.model, &colors),
-            Tab::Network => self.network_view.ui(ui, &mut self.model, &colors),
+            Tab::Graph => self.graph_view.ui(ui, &mut self.model, &colors, self.colors_gen),
+            Tab::Network => self.network_view.ui(ui, &mut self.model, &colors, self.colors_gen),
             Tab::Matrix => self.matrix_view.ui(ui, &mut self.model),
             Tab::Compare => self.compare.ui(ui, &mut self.model, &self.mapper),
         }

@@ -18,6 +18,8 @@ pub struct NetworkPanel {
     pub cores: u32,
     /// The spec being edited (Apply parses it).
     pub spec: String,
+    /// (topology generation, physical links) — counted once per topology.
+    links: (u64, usize),
 }
 
 impl NetworkPanel {
@@ -28,6 +30,7 @@ impl NetworkPanel {
             wrap: Vec::new(),
             cores: topo.cores() as u32,
             spec: topo.spec(),
+            links: (0, 0),
         };
         p.load(topo);
         p
@@ -158,6 +161,9 @@ impl NetworkPanel {
                     }
                 });
         });
+        if self.links.0 != model.topo_gen {
+            self.links = (model.topo_gen, model.topo.num_channels() / 2);
+        }
         let t = &model.topo;
         ui.label(format!(
             "{} nodes × {} cores = {} slots, diameter {}, {} links",
@@ -165,7 +171,7 @@ impl NetworkPanel {
             t.cores(),
             t.num_slots(),
             t.diameter(),
-            t.num_channels() / 2
+            self.links.1
         ));
         if !model.fits() {
             ui.colored_label(

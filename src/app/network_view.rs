@@ -40,7 +40,20 @@ pub struct LinkGeom {
     pub back: u32,
 }
 
+/// What was drawn last (reused while nothing that shapes it changes).
+struct Drawn {
+    key: [u64; 9],
+    screen: Vec<(Pos2, f32)>,
+    segs: Vec<(usize, Pos2, Pos2)>,
+    links: std::sync::Arc<Mesh>,
+    nodes: std::sync::Arc<Mesh>,
+    maxv: f64,
+}
+
 pub struct NetworkView {
+    drawn: Option<Drawn>,
+    /// How many times the meshes were rebuilt (benches check the cache).
+    pub rebuilds: u64,
     pub three_d: bool,
     pub by_flows: bool,
     yaw: f32,
@@ -62,6 +75,8 @@ pub struct NetworkView {
 impl NetworkView {
     pub fn new(three_d: bool, by_flows: bool) -> Self {
         NetworkView {
+            drawn: None,
+            rebuilds: 0,
             three_d,
             by_flows,
             yaw: 0.6,
@@ -87,6 +102,11 @@ impl NetworkView {
         self.dist = 0.0;
         self.zoom2d = 1.0;
         self.pan2d = Vec2::ZERO;
+    }
+
+    /// Turn the 3D camera by `radians` (as a horizontal drag does).
+    pub fn orbit(&mut self, radians: f32) {
+        self.yaw += radians;
     }
 
     /// Links of the current topology (for tests and benches).
@@ -181,7 +201,7 @@ impl NetworkView {
             .is_some_and(|g| g.dims().iter().skip(2).any(|&d| d > 1))
     }
 
-    pub fn ui(&mut self, ui: &mut egui::Ui, model: &mut Model, colors: &[Color32]) {
+    pub fn ui(&mut self, ui: &mut egui::Ui, model: &mut Model, colors: &[Color32], colors_gen: u64) {
         self.ensure(model);
         let topo3 = Self::is_3d_topology(model);
         ui.horizontal(|ui| {
@@ -293,87 +313,147 @@ impl NetworkView {
                 (origin + vec2(x, y) * s, s)
             })
         };
-        let screen: Vec<(Pos2, f32)> = self.world.iter().map(|&p| proj(p)).collect();
-        let unit = |i: usize| screen[i].1;
+        let key = [
+            rect.min.x.to_bits() as u64 | (rect.min.y.to_bits() as u64) << 32,
+            rect.max.x.to_bits() as u64 | (rect.max.y.to_bits() as u64) << 32,
+            self.yaw.to_bits() as u64 | (self.pitch.to_bits() as u64) << 32,
+            self.dist.to_bits() as u64 | (self.zoom2d.to_bits() as u64) << 32,
+            self.pan2d.x.to_bits() as u64 | (self.pan2d.y.to_bits() as u64) << 32,
+            three as u64 | (self.by_flows as u64) << 1,
+            model.place_gen,
+            model.topo_gen,
+            colors_gen,
+        ];
+        if self.drawn.as_ref().is_none_or(|d| d.key != key) {
+            self.rebuilds += 1;
+            let screen: Vec<(Pos2, f32)> = self.world.iter().map(|&p| proj(p)).collect();
+            let unit = |i: usize| screen[i].1;
+            // Link values.
+            let (vals, maxv) = match &model.eval {
+                Some(e) => {
+                    let val = |ch: u32| -> f64 {
+                        let ch = ch as usize;
+                        if self.by_flows {
+                            e.links.flows.get(ch).copied().unwrap_or(0) as f64
+                        } else {
+                            e.links.load.get(ch).copied().unwrap_or(0.0)
+                        }
+                    };
+                    let v: Vec<f64> = self
+                        .links
+                        .iter()
+                        .map(|l| val(l.fwd).max(val(l.back)))
+                        .collect();
+                    let m = v.iter().cloned().fold(0.0, f64::max);
+                    (v, m)
+                }
+                None => (vec![0.0; self.links.len()], 0.0),
+            };
 
-        // Link values.
-        let (vals, maxv) = match &model.eval {
-            Some(e) => {
-                let val = |ch: u32| -> f64 {
-                    let ch = ch as usize;
-                    if self.by_flows {
-                        e.links.flows.get(ch).copied().unwrap_or(0) as f64
+            // Links: one mesh.
+            let mut mesh = Mesh::default();
+            mesh.reserve_triangles(self.links.len() * 2);
+            mesh.reserve_vertices(self.links.len() * 4);
+            let many = self.links.len() > 20_000;
+            let in_view = |p: Pos2| full.expand(50.0).contains(p);
+            let mut segs: Vec<(usize, Pos2, Pos2)> = Vec::new();
+            for (i, l) in self.links.iter().enumerate() {
+                let (a, b) = (l.a as usize, l.b as usize);
+                if !three && topo3 && l.dim == 2 {
+                    continue; // between slices: shown in 3D
+                }
+                let v = vals[i];
+                let t = if maxv > 0.0 { (v / maxv) as f32 } else { 0.0 };
+                let (col, w) = if v > 0.0 {
+                    let base = if many { 1.0 } else { 1.5 };
+                    (viridis(0.08 + 0.92 * t), base + 2.5 * t)
+                } else {
+                    (Color32::from_rgba_unmultiplied(90, 90, 100, 90), 0.7)
+                };
+                let scale_w = |k: f32| {
+                    if three {
+                        (k * unit(a).min(unit(b)) * 0.05).clamp(0.5, 5.0)
                     } else {
-                        e.links.load.get(ch).copied().unwrap_or(0.0)
+                        (k * unit(a) * 0.06).clamp(0.5, 6.0)
                     }
                 };
-                let v: Vec<f64> = self
-                    .links
-                    .iter()
-                    .map(|l| val(l.fwd).max(val(l.back)))
-                    .collect();
-                let m = v.iter().cloned().fold(0.0, f64::max);
-                (v, m)
-            }
-            None => (vec![0.0; self.links.len()], 0.0),
-        };
-
-        // Links: one mesh.
-        let mut mesh = Mesh::default();
-        mesh.reserve_triangles(self.links.len() * 2);
-        mesh.reserve_vertices(self.links.len() * 4);
-        let many = self.links.len() > 20_000;
-        let in_view = |p: Pos2| full.expand(50.0).contains(p);
-        let mut segs: Vec<(usize, Pos2, Pos2)> = Vec::new();
-        for (i, l) in self.links.iter().enumerate() {
-            let (a, b) = (l.a as usize, l.b as usize);
-            if !three && topo3 && l.dim == 2 {
-                continue; // between slices: shown in 3D
-            }
-            let v = vals[i];
-            let t = if maxv > 0.0 { (v / maxv) as f32 } else { 0.0 };
-            let (col, w) = if v > 0.0 {
-                let base = if many { 1.0 } else { 1.5 };
-                (viridis(0.08 + 0.92 * t), base + 2.5 * t)
-            } else {
-                (Color32::from_rgba_unmultiplied(90, 90, 100, 90), 0.7)
-            };
-            let scale_w = |k: f32| {
-                if three {
-                    (k * unit(a).min(unit(b)) * 0.05).clamp(0.5, 5.0)
+                let w = scale_w(w);
+                let (pa, pb) = (screen[a].0, screen[b].0);
+                if !in_view(pa) && !in_view(pb) {
+                    continue;
+                }
+                if l.wrap {
+                    // Stubs leaving the grid outward at both ends, with a bar at the tip.
+                    let mut dir = Vec3::ZERO;
+                    dir[l.dim.min(2) as usize] = 1.0;
+                    let wa = self.world[a] + dir * 0.42;
+                    let wb = self.world[b] - dir * 0.42;
+                    let (sa, sb) = (proj(wa).0, proj(wb).0);
+                    for (p0, p1) in [(pa, sa), (pb, sb)] {
+                        add_segment(&mut mesh, p0, p1, w, col);
+                        let d = (p1 - p0).normalized();
+                        let nrm = vec2(-d.y, d.x) * (w * 1.6 + 2.0);
+                        add_segment(&mut mesh, p1 - nrm, p1 + nrm, (w * 0.8).max(1.0), col);
+                        segs.push((i, p0, p1));
+                    }
                 } else {
-                    (k * unit(a) * 0.06).clamp(0.5, 6.0)
+                    add_segment(&mut mesh, pa, pb, w, col);
+                    segs.push((i, pa, pb));
+                }
+            }
+
+            // Nodes.
+            let mut nodes = Mesh::default();
+            let r_of = |i: usize| -> f32 {
+                if three {
+                    (unit(i) * 0.16).clamp(1.0, 9.0)
+                } else {
+                    (unit(i) * 0.28).clamp(1.2, 12.0)
                 }
             };
-            let w = scale_w(w);
-            let (pa, pb) = (screen[a].0, screen[b].0);
-            if !in_view(pa) && !in_view(pb) {
-                continue;
-            }
-            if l.wrap {
-                // Stubs leaving the grid outward at both ends, with a bar at the tip.
-                let mut dir = Vec3::ZERO;
-                dir[l.dim.min(2) as usize] = 1.0;
-                let wa = self.world[a] + dir * 0.42;
-                let wb = self.world[b] - dir * 0.42;
-                let (sa, sb) = (proj(wa).0, proj(wb).0);
-                for (p0, p1) in [(pa, sa), (pb, sb)] {
-                    add_segment(&mut mesh, p0, p1, w, col);
-                    let d = (p1 - p0).normalized();
-                    let nrm = vec2(-d.y, d.x) * (w * 1.6 + 2.0);
-                    add_segment(&mut mesh, p1 - nrm, p1 + nrm, (w * 0.8).max(1.0), col);
-                    segs.push((i, p0, p1));
+            for i in 0..nn {
+                let (p, _) = screen[i];
+                if !full.contains(p) {
+                    continue;
                 }
-            } else {
-                add_segment(&mut mesh, pa, pb, w, col);
-                segs.push((i, pa, pb));
+                let r = r_of(i);
+                let proc_ = self.node_proc[i];
+                if proc_ == u32::MAX {
+                    let rr = (r * 0.45).max(0.8);
+                    nodes.add_colored_rect(
+                        Rect::from_center_size(p, Vec2::splat(rr * 2.0)),
+                        Color32::from_gray(70),
+                    );
+                } else {
+                    let c = colors.get(proc_ as usize).copied().unwrap_or(Color32::GRAY);
+                    add_disc(&mut nodes, p, r, c, nn > 4000);
+                }
             }
+            self.drawn = Some(Drawn {
+                key,
+                screen,
+                segs,
+                links: std::sync::Arc::new(mesh),
+                nodes: std::sync::Arc::new(nodes),
+                maxv,
+            });
         }
-        painter.add(Shape::mesh(mesh));
-
+        let Some(drawn) = self.drawn.as_ref() else { return };
+        let screen = &drawn.screen;
+        let segs = &drawn.segs;
+        let maxv = drawn.maxv;
+        let unit = |i: usize| screen[i].1;
+        let r_of = |i: usize| -> f32 {
+            if three {
+                (unit(i) * 0.16).clamp(1.0, 9.0)
+            } else {
+                (unit(i) * 0.28).clamp(1.2, 12.0)
+            }
+        };
+        painter.add(Shape::mesh(drawn.links.clone()));
         // Routes of the selected process.
         if model.selected.is_some() {
-            for &(i, p0, p1) in &segs {
+            for &(i, p0, p1) in segs {
                 let l = &self.links[i];
                 if self.route_channels.get(l.fwd as usize).copied().unwrap_or(false)
                     || self.route_channels.get(l.back as usize).copied().unwrap_or(false)
@@ -382,35 +462,7 @@ impl NetworkView {
                 }
             }
         }
-
-        // Nodes.
-        let mut nodes = Mesh::default();
-        let r_of = |i: usize| -> f32 {
-            if three {
-                (unit(i) * 0.16).clamp(1.0, 9.0)
-            } else {
-                (unit(i) * 0.28).clamp(1.2, 12.0)
-            }
-        };
-        for i in 0..nn {
-            let (p, _) = screen[i];
-            if !full.contains(p) {
-                continue;
-            }
-            let r = r_of(i);
-            let proc_ = self.node_proc[i];
-            if proc_ == u32::MAX {
-                let rr = (r * 0.45).max(0.8);
-                nodes.add_colored_rect(
-                    Rect::from_center_size(p, Vec2::splat(rr * 2.0)),
-                    Color32::from_gray(70),
-                );
-            } else {
-                let c = colors.get(proc_ as usize).copied().unwrap_or(Color32::GRAY);
-                add_disc(&mut nodes, p, r, c, nn > 4000);
-            }
-        }
-        painter.add(Shape::mesh(nodes));
+        painter.add(Shape::mesh(drawn.nodes.clone()));
 
         // Selected process and partners.
         if let Some(sel) = model.selected
@@ -478,7 +530,7 @@ impl NetworkView {
                 }
             } else {
                 let mut bl: Option<(usize, f32)> = None;
-                for &(i, p0, p1) in &segs {
+                for &(i, p0, p1) in segs.iter() {
                     let d = seg_dist(hp, p0, p1);
                     if d < 6.0 && bl.is_none_or(|(_, bd)| d < bd) {
                         bl = Some((i, d));

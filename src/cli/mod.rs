@@ -8,3 +8,4 @@ pub mod info;
 pub mod compare;
 pub mod map;
 pub mod reproduce;
+pub mod layout;

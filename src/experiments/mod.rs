@@ -2,3 +2,4 @@
 
 pub mod balaji;
 pub mod bhatele;
+pub mod bobrik;

@@ -11,9 +11,9 @@
 //!   k-d tree): the grid is bisected recursively (longest side first), every
 //!   tree node keeps the number of free slots in its box, and the search
 //!   descends only into boxes that have a free slot and whose torus-aware
-//!   lower-bound distance can still beat the best node found so far. As in the
-//!   paper, the search starts at the desired leaf and walks up, searching
-//!   each sibling subtree. O(log p) per update, O(log² p) typical per query.
+//!   lower-bound distance can still beat the best node found so far. We descend
+//!   from the root, nearer child first (the paper walks up from the desired
+//!   leaf; see [`kdtree`]). O(log p) per update, O(log² p) typical per query.
 //!
 //! **Query semantics (shared by both).** The desired position may be
 //! fractional (e.g. a centroid). It is first *rounded to a node*: every

@@ -32,84 +32,94 @@ impl Spiral {
         }
     }
 
-    /// Largest distance reachable along dimension `d` from coordinate `c`.
-    fn max_reach(&self, d: usize, c: u32) -> u32 {
-        let k = self.grid.dims()[d];
-        if self.grid.wraps(d) {
-            k / 2
-        } else {
-            c.max(k - 1 - c)
-        }
-    }
-
     /// Every node at exactly hop distance `dist` from `c`, in a fixed order;
-    /// `visit` gets each node id once.
+    /// `visit` gets each node id once. See [`shell`].
     pub fn shell(&self, c: &GridCoord, dist: u32, visit: &mut impl FnMut(usize)) {
-        let nd = self.grid.ndims();
-        let mut reach = [0u32; MAX_DIMS + 1];
-        for d in (0..nd).rev() {
-            reach[d] = reach[d + 1] + self.max_reach(d, c[d]);
-        }
-        if dist > reach[0] {
-            return;
-        }
-        self.shell_rec(c, 0, dist, 0, &reach, visit);
+        shell(&self.grid, c, dist, visit)
     }
+}
 
-    fn shell_rec(
-        &self,
-        c: &GridCoord,
-        d: usize,
-        left: u32,
-        partial: usize,
-        reach: &[u32; MAX_DIMS + 1],
-        visit: &mut impl FnMut(usize),
-    ) {
-        let nd = self.grid.ndims();
-        if d == nd {
-            if left == 0 {
-                visit(partial);
-            }
-            return;
+/// Largest distance reachable along dimension `d` from coordinate `c`.
+#[inline]
+fn max_reach(grid: &Grid, d: usize, c: u32) -> u32 {
+    let k = grid.dims()[d];
+    if grid.wraps(d) {
+        k / 2
+    } else {
+        c.max(k - 1 - c)
+    }
+}
+
+/// Every node of `grid` at exactly hop distance `dist` from `c`, in a fixed
+/// order (dimensions in order, per-dimension distance ascending, `+` before
+/// `−`); `visit` gets each node id once.
+pub fn shell(grid: &Grid, c: &GridCoord, dist: u32, visit: &mut impl FnMut(usize)) {
+    let nd = grid.ndims();
+    let mut reach = [0u32; MAX_DIMS + 1];
+    for d in (0..nd).rev() {
+        reach[d] = reach[d + 1] + max_reach(grid, d, c[d]);
+    }
+    if dist > reach[0] {
+        return;
+    }
+    shell_rec(grid, c, 0, dist, 0, &reach, visit);
+}
+
+fn shell_rec(
+    grid: &Grid,
+    c: &GridCoord,
+    d: usize,
+    left: u32,
+    partial: usize,
+    reach: &[u32; MAX_DIMS + 1],
+    visit: &mut impl FnMut(usize),
+) {
+    let nd = grid.ndims();
+    if d == nd {
+        if left == 0 {
+            visit(partial);
         }
-        let k = self.grid.dims()[d];
-        let stride = self.grid.strides()[d];
-        let here = self.max_reach(d, c[d]);
-        // e must leave a remainder the later dimensions can still cover.
-        let lo = left.saturating_sub(reach[d + 1]);
-        let hi = if d + 1 == nd { left } else { left.min(here) };
-        if d + 1 == nd && left > here {
-            return;
+        return;
+    }
+    let k = grid.dims()[d];
+    let stride = grid.strides()[d];
+    let here = max_reach(grid, d, c[d]);
+    if d + 1 == nd && left > here {
+        return;
+    }
+    // e must leave a remainder the later dimensions can still cover.
+    let lo = left.saturating_sub(reach[d + 1]);
+    let hi = if d + 1 == nd { left } else { left.min(here) };
+    for e in lo..=hi {
+        let (plus, minus) = if grid.wraps(d) {
+            ((c[d] + e) % k, (c[d] + k - e % k) % k)
+        } else {
+            (
+                if c[d] + e < k { c[d] + e } else { u32::MAX },
+                if c[d] >= e { c[d] - e } else { u32::MAX },
+            )
+        };
+        if plus != u32::MAX {
+            shell_rec(
+                grid,
+                c,
+                d + 1,
+                left - e,
+                partial + plus as usize * stride,
+                reach,
+                visit,
+            );
         }
-        for e in lo..=hi {
-            let (plus, minus) = if self.grid.wraps(d) {
-                ((c[d] + e) % k, (c[d] + k - e % k) % k)
-            } else {
-                (
-                    if c[d] + e < k { c[d] + e } else { u32::MAX },
-                    if c[d] >= e { c[d] - e } else { u32::MAX },
-                )
-            };
-            if plus != u32::MAX {
-                self.shell_rec(
-                    c,
-                    d + 1,
-                    left - e,
-                    partial + plus as usize * stride,
-                    reach,
-                    visit,
-                );
-            }
-            if minus != u32::MAX && minus != plus {
-                self.shell_rec(
-                    c,
-                    d + 1,
-                    left - e,
-                    partial + minus as usize * stride,
-                    reach,
-                    visit,
-                );
-            }
+        if minus != u32::MAX && minus != plus {
+            shell_rec(
+                grid,
+                c,
+                d + 1,
+                left - e,
+                partial + minus as usize * stride,
+                reach,
+                visit,
+            );
         }
     }
 }

@@ -18,19 +18,27 @@
 //!    bisection. A connected set of cells that must become `p` parts is cut
 //!    along the longest side of its bounding box at the rank that gives the
 //!    halves `⌊p/2⌋ : ⌈p/2⌉` of its cells. A cut through the hole can strand
-//!    pieces, so the low side keeps only its largest piece `L`, the high side
-//!    only its largest piece `R`, and every other piece joins `L` (each
-//!    touches `L`, because the set was connected); both halves are therefore
-//!    connected, and by induction so is every part. If the longest axis
-//!    strands more than 1% of the cells, the other axes are tried and the one
-//!    that strands the fewest wins; each half then gets parts in proportion
-//!    to its cells, which keeps part sizes within a few percent. Numbering
-//!    parts in recursion order gives nearby parts nearby ids, as METIS's
-//!    recursive bisection tends to, so the default (identity) mapping is
-//!    meaningful. (Beyond the paper, which uses METIS: coordinate bisection
-//!    needs no graph partitioner and costs O(M log P).)
-//! 3. The partition is not refined (no Kernighan–Lin), so cuts are straight
-//!    and jagged at the cell scale, like RCB partitions of real meshes.
+//!    large pieces, so for sets that reach the hole (its bounding box widened
+//!    by 3 spacings) the low side keeps only its largest piece `L`, the high
+//!    side only its largest piece `R`, and every other piece joins `L` (each
+//!    touches `L`, because the set was connected): both halves stay
+//!    connected. If the longest axis strands more than 1% of the cells, the
+//!    other axes are tried and the one that strands the fewest wins; each
+//!    half then gets parts in proportion to its cells, which keeps part
+//!    sizes within a few percent (16,384 parts: 115–132 cells, mean 122).
+//!    Sets away from the hole get a plain cut (no BFS; the two halves run in
+//!    parallel with rayon above 20,000 cells, deterministically).
+//! 3. **Reattach.** Away from the hole a jagged cut can strand a few
+//!    jittered cells; at the end every piece of a part other than its largest
+//!    moves to the adjacent part whose main piece it touches most, repeated
+//!    until every part is connected (one O(M) round, rarely two).
+//!
+//!    Numbering parts in recursion order gives nearby parts nearby ids, as
+//!    METIS's recursive bisection tends to, so the default (identity) mapping
+//!    is meaningful. The partition is not refined (no Kernighan–Lin): cuts
+//!    are straight and jagged at the cell scale, like RCB partitions of real
+//!    meshes. (Beyond the paper, which uses METIS: coordinate bisection needs
+//!    no graph partitioner and costs O(M log P).)
 //! 4. **Graph.** Parts are processes. Two parts communicate if mesh edges join
 //!    them; each part sends `bytes` per cut edge to the other, so the pair
 //!    volume is `2 · bytes · (mesh edges cut between them)`. Coordinates are
@@ -38,10 +46,12 @@
 //!
 //! `--shuffle` (applied by [`super::generate`]) randomizes the ids.
 //!
-//! Complexity: O(M log P) time for M ≈ 200·P cells (lattice O(M); each
-//! bisection level selects and runs two BFS over its cells, O(M) per level,
-//! up to `dim` times where a cut strands cells), O(M) memory. P is capped at
-//! [`MAX_PARTS`].
+//! Complexity: O(M log P) time for M ≈ 100–200·P cells (lattice O(M) plus
+//! a Morton-order sort for cache locality; each bisection level is an O(M)
+//! selection, plus two BFS over the sets near the hole, up to `dim` times
+//! where a cut strands cells), O(M) memory. P is capped at [`MAX_PARTS`].
+//! Measured (`cargo bench --bench generate`, release, loaded 2-core box):
+//! `unstructured:16384:3d` ≈ 1.45 s, `unstructured:16384` ≈ 1.5 s.
 
 use super::{GenOptions, finish, parse_count, spec_err};
 use crate::error::Result;

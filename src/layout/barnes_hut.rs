@@ -671,10 +671,6 @@ mod tests {
         sum / n as f64
     }
 
-    pub fn rel_error_pub<const D: usize>(n: usize, theta: f32, seed: u64) -> f64 {
-        rel_error::<D>(n, theta, seed)
-    }
-
     #[test]
     fn two_points_hand_checked() {
         // Points at distance 2: magnitude c/d² = 1/4, pointing apart.

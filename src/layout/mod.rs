@@ -98,7 +98,7 @@ pub struct LayoutParams {
     pub center_pull: f32,
     /// Fixed step `h` when `adaptive` is off (the paper's update).
     pub h: f32,
-    /// Adaptive mode: initial and largest `h` in mean edge lengths per unit force.
+    /// Adaptive mode: initial and largest relative step (displacement = h_rel · F / k).
     pub h_rel: f64,
     /// Hu's adaptive step control (our addition).
     pub adaptive: bool,
@@ -142,7 +142,7 @@ impl Default for LayoutParams {
             cutoff: None,
             center_pull: 0.0,
             h: 0.05,
-            h_rel: 0.2,
+            h_rel: 1.0,
             adaptive: true,
             cooling: 0.9,
             h_rel_min: 0.05,
@@ -153,7 +153,7 @@ impl Default for LayoutParams {
             exact_below: 300,
             stop_n: 10,
             stop_m: 30,
-            stop_eps: 0.02,
+            stop_eps: 0.03,
             until_stable: true,
             max_iterations: 1000,
             level_iterations: 100,
@@ -224,7 +224,18 @@ impl Layout {
         let hierarchy = Hierarchy::build(fg, if multi { 64 } else { 1 }, params.seed);
         let top = hierarchy.levels() - 1;
         let ntop = hierarchy.graphs[top].n();
-        let pos = init::initial_positions(&params.init, ntop, params.dim, params.seed)?;
+        let pos = if top > 0 {
+            // Multilevel: the coarsest level starts from classical MDS.
+            multilevel::mds_positions(
+                &hierarchy.graphs[top],
+                params.dim,
+                params.c_att,
+                params.c_rep,
+                params.seed,
+            )
+        } else {
+            init::initial_positions(&params.init, ntop, params.dim, params.seed)?
+        };
         let mut inner = GravityLayout::new(hierarchy.graphs[top].clone(), pos, &level_params(&params, ntop, top > 0));
         if top > 0 {
             // The coarsest layout fixes the global shape and is cheap: give

@@ -21,7 +21,7 @@ use super::gravity::ForceGraph;
 use crate::rng::Rng;
 
 /// Coarsening stops at or below this many points.
-pub const COARSEST: usize = 32;
+pub const COARSEST: usize = 64;
 
 /// One coarsening round. Returns the coarse graph and the fine → coarse map,
 /// or None when the round would remove under 10% of the points.
@@ -181,6 +181,123 @@ pub fn prolong(
         .collect()
 }
 
+/// Classical multidimensional scaling of the hop distances (Torgerson):
+/// the coarsest level's start, so that the global shape begins unfolded (as
+/// neato does). Unreachable pairs count as one hop more than the largest
+/// finite distance. The result is scaled to the energy-optimal size for the
+/// inverse-square law: with attraction energy `A·s` and repulsion energy
+/// `R/s` at scale `s`, `s = sqrt(R/A)`. O(n·(n + m) + n²·iterations); meant
+/// for the coarsest level (tens to a few hundred points).
+pub fn mds_positions(g: &ForceGraph, dim: usize, c_att: f32, c_rep: f32, seed: u64) -> Vec<[f32; 3]> {
+    let n = g.n();
+    if n == 0 {
+        return Vec::new();
+    }
+    // All-pairs hop distances by BFS.
+    let mut d = vec![u32::MAX; n * n];
+    let mut q = std::collections::VecDeque::new();
+    for s in 0..n {
+        let row = &mut d[s * n..(s + 1) * n];
+        row[s] = 0;
+        q.clear();
+        q.push_back(s);
+        while let Some(u) = q.pop_front() {
+            for k in g.offsets[u] as usize..g.offsets[u + 1] as usize {
+                let v = g.targets[k] as usize;
+                if row[v] == u32::MAX {
+                    row[v] = row[u] + 1;
+                    q.push_back(v);
+                }
+            }
+        }
+    }
+    let maxd = d.iter().filter(|&&x| x != u32::MAX).max().copied().unwrap_or(0) + 1;
+    // B = −½ J D² J.
+    let mut b: Vec<f64> = d
+        .iter()
+        .map(|&x| {
+            let x = if x == u32::MAX { maxd } else { x } as f64;
+            -0.5 * x * x
+        })
+        .collect();
+    let mut rm = vec![0f64; n];
+    for i in 0..n {
+        rm[i] = b[i * n..(i + 1) * n].iter().sum::<f64>() / n as f64;
+    }
+    let all = rm.iter().sum::<f64>() / n as f64;
+    for i in 0..n {
+        for j in 0..n {
+            b[i * n + j] += all - rm[i] - rm[j];
+        }
+    }
+    // Shift to make the top of the spectrum the largest in magnitude.
+    let shift = (0..n)
+        .map(|i| b[i * n..(i + 1) * n].iter().map(|x| x.abs()).sum::<f64>())
+        .fold(0.0, f64::max);
+    let mut rng = Rng::new(seed ^ 0x6D64_73);
+    let mut vecs: Vec<Vec<f64>> = Vec::new();
+    let mut vals: Vec<f64> = Vec::new();
+    for _ in 0..dim {
+        let mut v: Vec<f64> = (0..n).map(|_| rng.f64() - 0.5).collect();
+        let mut lambda = 0.0;
+        for _ in 0..300 {
+            for (u, _) in vecs.iter().zip(&vals) {
+                let dot: f64 = v.iter().zip(u).map(|(a, b)| a * b).sum();
+                for (x, y) in v.iter_mut().zip(u) {
+                    *x -= dot * y;
+                }
+            }
+            let mut w = vec![0f64; n];
+            for i in 0..n {
+                let row = &b[i * n..(i + 1) * n];
+                w[i] = row.iter().zip(&v).map(|(a, b)| a * b).sum::<f64>() + shift * v[i];
+            }
+            let norm = w.iter().map(|x| x * x).sum::<f64>().sqrt();
+            if norm == 0.0 {
+                break;
+            }
+            lambda = norm - shift;
+            v = w.into_iter().map(|x| x / norm).collect();
+        }
+        vecs.push(v);
+        vals.push(lambda.max(1e-9));
+    }
+    let mut pos: Vec<[f32; 3]> = (0..n)
+        .map(|i| {
+            let mut p = [0f32; 3];
+            for a in 0..dim {
+                p[a] = (vecs[a][i] * vals[a].sqrt()) as f32;
+            }
+            p
+        })
+        .collect();
+    // Energy-optimal scale.
+    let dist = |a: &[f32; 3], b: &[f32; 3]| {
+        (((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)) as f64).sqrt()
+    };
+    let mut att = 0f64;
+    for u in 0..n {
+        for k in g.offsets[u] as usize..g.offsets[u + 1] as usize {
+            att += c_att as f64 * g.weights[k] as f64 * dist(&pos[u], &pos[g.targets[k] as usize]);
+        }
+    }
+    let mut rep = 0f64;
+    for i in 0..n {
+        for j in i + 1..n {
+            rep += c_rep as f64 * (g.mass[i] * g.mass[j]) as f64 / dist(&pos[i], &pos[j]).max(1e-6);
+        }
+    }
+    if att > 0.0 && rep > 0.0 {
+        let s = (2.0 * rep / att).sqrt() as f32;
+        for p in pos.iter_mut() {
+            for x in p.iter_mut() {
+                *x *= s;
+            }
+        }
+    }
+    pos
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -209,6 +326,16 @@ mod tests {
         // Coarse path with the light edges (0.1 each after max-normalisation).
         assert_eq!(c.targets.len(), 4);
         assert!(c.weights.iter().all(|&w| (w - 0.1).abs() < 1e-6));
+    }
+
+    #[test]
+    fn mds_lays_a_path_on_a_line() {
+        let g = path(10);
+        let p = mds_positions(&g, 2, 1.0, 1.0, 1);
+        // Consecutive points are ordered along the first axis.
+        let inc = (0..9).all(|i| p[i + 1][0] > p[i][0]);
+        let dec = (0..9).all(|i| p[i + 1][0] < p[i][0]);
+        assert!(inc || dec, "{p:?}");
     }
 
     #[test]

@@ -13,6 +13,7 @@ pub mod cdl;
 pub mod coce;
 pub mod coce_mht;
 pub mod default;
+pub mod gravity;
 pub mod greedy;
 pub mod mht;
 pub mod pairs;
@@ -144,6 +145,8 @@ pub fn registry() -> Vec<MapperInfo> {
         coce_mht::info(),
         pairs::info(),
     ]);
+    // Bobrik & Popova: the gravitational layout.
+    v.extend([gravity::info(), gravity::info_greedy()]);
     v
 }
 
@@ -156,6 +159,9 @@ pub fn find(id: &str) -> Option<MapperInfo> {
 
 /// Run a mapper to the end and return its validated mapping.
 pub fn run(info: &MapperInfo, input: &MapperInput) -> Result<Mapping> {
+    // `coords=infer`: give the graph coordinates from the gravitational layout.
+    let inferred = gravity::with_inferred_coords(input)?;
+    let input = inferred.as_ref().unwrap_or(input);
     input.check_fits()?;
     let mut r = (info.start)(input)?;
     r.run_to_end();

@@ -1,0 +1,425 @@
+//! `gravity` and `gravity-greedy`: mappers built on the gravitational layout
+//! of Bobrik & Popova (seed 001, §7: "use the Euclidean distance between the
+//! points as the measure of proximity of processes in greedy algorithms").
+//!
+//! Both first lay the graph out in the topology's dimension (2D for a 2D
+//! mesh, 3D for a 3D torus; the multilevel layout, run to stability inside
+//! `start`), rotate it onto its principal axes (largest spread on the grid's
+//! longest dimension — our addition, so a layout that came out tilted is not
+//! squeezed onto a diagonal), and stretch it affinely onto the grid (the
+//! AFFN stretch, [`super::greedy::Affine`]).
+//!
+//! * `gravity`: processes in id order go to the free node nearest to their
+//!   stretched position (findNearest). O(layout) + n findNearest calls.
+//! * `gravity-greedy`: processes are placed in Prim order over the layout's
+//!   8-nearest-neighbour graph: the next process is the unplaced one closest
+//!   (in the layout) to an already placed one, and it asks for the node of
+//!   that neighbour shifted by their layout offset in grid units. A new
+//!   component starts from the unplaced process nearest to the layout's
+//!   centre, at its stretched position. O(layout + n log n) + n findNearest.
+//!
+//! One step places one process. Parameters: `seed` (the layout's),
+//! `find=spiral|tree`.
+//!
+//! Also here: [`with_inferred_coords`], which gives a graph without
+//! coordinates the layout's (Bhatele & Kale §V) when a mapper is asked for
+//! `coords=infer`.
+
+use super::greedy::{Affine, Placer, Policy, grid_of, start_greedy};
+use super::{MapperInfo, MapperInput, MapperRun};
+use crate::error::Result;
+use crate::graph::{CommGraph, Coords};
+use crate::layout::{LayoutParams, run as run_layout};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::sync::Arc;
+
+pub fn info() -> MapperInfo {
+    MapperInfo {
+        id: "gravity",
+        name: "Gravitational layout + affine stretch",
+        paper: "Bobrik & Popova §4–7 (layout); Bhatele & Kale §VI (stretch, findNearest)",
+        doc: "Let the processes find their own geometry: communicating processes attract, all \
+              repel, and the layout settles with busy partners close together. The layout is \
+              then rotated onto its main axes, stretched onto the machine, and each process \
+              takes the free node nearest to where it lands.",
+        needs_coords: false,
+        randomized: true,
+        start: start_affine,
+    }
+}
+
+pub fn info_greedy() -> MapperInfo {
+    MapperInfo {
+        id: "gravity-greedy",
+        name: "Gravitational layout + greedy by Euclidean proximity",
+        paper: "Bobrik & Popova §7 (Euclidean proximity in greedy algorithms)",
+        doc: "Lay the processes out with the gravitational method, then grow the mapping like \
+              a greedy heuristic whose notion of 'close' is the distance in the layout: the next \
+              process is the one nearest to an already placed one, and it asks for the node of \
+              that neighbour shifted by their offset in the layout.",
+        needs_coords: false,
+        randomized: true,
+        start: start_greedy_proximity,
+    }
+}
+
+/// The layout of the input graph in the grid's dimension (2 or 3).
+fn layout_points(input: &MapperInput, ndims: usize) -> Result<Coords> {
+    let dim = if ndims >= 3 { 3 } else { 2 };
+    let p = LayoutParams {
+        dim,
+        seed: input.seed,
+        ..Default::default()
+    };
+    Ok(run_layout(&input.graph, p)?.coords())
+}
+
+/// Rotate points onto their principal axes (largest variance first) and
+/// order the axes to match the grid's dimensions from longest to shortest.
+pub fn principal_axes(c: &Coords, grid_dims: &[u32]) -> Coords {
+    let n = c.xyz.len().max(1) as f64;
+    let d = c.dim.min(3);
+    let mut mean = [0f64; 3];
+    for p in &c.xyz {
+        for a in 0..d {
+            mean[a] += p[a] / n;
+        }
+    }
+    let mut cov = [[0f64; 3]; 3];
+    for p in &c.xyz {
+        for a in 0..d {
+            for b in 0..d {
+                cov[a][b] += (p[a] - mean[a]) * (p[b] - mean[b]) / n;
+            }
+        }
+    }
+    let (vals, vecs) = jacobi_eigen(cov, d);
+    let mut order: Vec<usize> = (0..d).collect();
+    order.sort_by(|&i, &j| vals[j].total_cmp(&vals[i]));
+    // Grid dimensions by size, longest first: axis of rank r goes to dims_rank[r].
+    let mut dims_rank: Vec<usize> = (0..grid_dims.len().min(d)).collect();
+    dims_rank.sort_by_key(|&k| (Reverse(grid_dims[k]), k));
+    let xyz = c
+        .xyz
+        .iter()
+        .map(|p| {
+            let mut q = [0f64; 3];
+            for (r, &ax) in order.iter().enumerate() {
+                let v = vecs[ax];
+                let proj: f64 = (0..d).map(|a| (p[a] - mean[a]) * v[a]).sum();
+                let target = dims_rank.get(r).copied().unwrap_or(r);
+                q[target] = proj;
+            }
+            q
+        })
+        .collect();
+    Coords::new(c.dim, xyz)
+}
+
+/// Eigenvalues and eigenvectors (`vecs[k]` is the k-th) of a symmetric
+/// `d × d` matrix (d ≤ 3) by cyclic Jacobi rotations.
+fn jacobi_eigen(mut a: [[f64; 3]; 3], d: usize) -> ([f64; 3], [[f64; 3]; 3]) {
+    let mut v = [[0f64; 3]; 3];
+    for (i, row) in v.iter_mut().enumerate() {
+        row[i] = 1.0;
+    }
+    for _ in 0..50 {
+        let mut off = 0.0;
+        for p in 0..d {
+            for q in p + 1..d {
+                off += a[p][q] * a[p][q];
+            }
+        }
+        if off < 1e-30 {
+            break;
+        }
+        for p in 0..d {
+            for q in p + 1..d {
+                if a[p][q].abs() < 1e-300 {
+                    continue;
+                }
+                let theta = (a[q][q] - a[p][p]) / (2.0 * a[p][q]);
+                let sign = if theta >= 0.0 { 1.0 } else { -1.0 };
+                let t = sign / (theta.abs() + (theta * theta + 1.0).sqrt());
+                let c = 1.0 / (t * t + 1.0).sqrt();
+                let s = t * c;
+                let mut r = [[0f64; 3]; 3];
+                for (i, row) in r.iter_mut().enumerate() {
+                    row[i] = 1.0;
+                }
+                r[p][p] = c;
+                r[q][q] = c;
+                r[p][q] = s;
+                r[q][p] = -s;
+                a = mat_mul(&transpose(&r), &mat_mul(&a, &r));
+                v = mat_mul(&v, &r);
+            }
+        }
+    }
+    let vals = [a[0][0], a[1][1], a[2][2]];
+    // Columns of v are the eigenvectors.
+    let mut vecs = [[0f64; 3]; 3];
+    for k in 0..3 {
+        for i in 0..3 {
+            vecs[k][i] = v[i][k];
+        }
+    }
+    (vals, vecs)
+}
+
+fn mat_mul(a: &[[f64; 3]; 3], b: &[[f64; 3]; 3]) -> [[f64; 3]; 3] {
+    std::array::from_fn(|i| std::array::from_fn(|j| (0..3).map(|k| a[i][k] * b[k][j]).sum()))
+}
+
+fn transpose(a: &[[f64; 3]; 3]) -> [[f64; 3]; 3] {
+    std::array::from_fn(|i| std::array::from_fn(|j| a[j][i]))
+}
+
+fn start_affine(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
+    let grid = grid_of(input, "gravity")?;
+    input.check_fits()?;
+    let coords = principal_axes(&layout_points(input, grid.ndims())?, grid.dims());
+    start_greedy(input, "gravity", |pl| {
+        Ok(IdOrder {
+            affine: Affine::new(&coords, pl.grid()),
+            coords,
+            next: 0,
+        })
+    })
+}
+
+/// Processes in id order at their stretched positions.
+struct IdOrder {
+    coords: Coords,
+    affine: Affine,
+    next: usize,
+}
+
+impl Policy for IdOrder {
+    fn next(&mut self, _g: &CommGraph, pl: &Placer) -> Option<(usize, Vec<f64>)> {
+        while self.next < pl.n() && pl.is_placed(self.next) {
+            self.next += 1;
+        }
+        let p = self.next;
+        (p < pl.n()).then(|| (p, self.affine.position(&self.coords.xyz[p])))
+    }
+    fn placed(&mut self, _p: usize, _g: &CommGraph, _pl: &Placer) {}
+}
+
+fn start_greedy_proximity(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
+    let grid = grid_of(input, "gravity-greedy")?;
+    input.check_fits()?;
+    let coords = principal_axes(&layout_points(input, grid.ndims())?, grid.dims());
+    let knn = knn_graph(&coords, 8);
+    start_greedy(input, "gravity-greedy", |pl| {
+        let affine = Affine::new(&coords, pl.grid());
+        let n = coords.xyz.len();
+        // Grid units per layout unit on each axis.
+        let unit: Vec<f64> = (0..pl.grid().ndims())
+            .map(|d| {
+                if d < affine.axes() {
+                    let span = (coords.bounds().1[d] - coords.bounds().0[d]).max(1e-300);
+                    pl.grid().dims()[d] as f64 / span
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        let c = coords.bounds();
+        let centre: [f64; 3] = std::array::from_fn(|a| 0.5 * (c.0[a] + c.1[a]));
+        let mut by_centre: Vec<usize> = (0..n).collect();
+        by_centre.sort_by(|&i, &j| {
+            dist(&coords.xyz[i], &centre)
+                .total_cmp(&dist(&coords.xyz[j], &centre))
+                .then(i.cmp(&j))
+        });
+        Ok(Proximity {
+            coords: coords.clone(),
+            affine,
+            unit,
+            knn,
+            heap: BinaryHeap::new(),
+            by_centre,
+            cursor: 0,
+        })
+    })
+}
+
+fn dist(a: &[f64; 3], b: &[f64; 3]) -> f64 {
+    ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
+}
+
+/// The `k` nearest neighbours of every point (uniform hash grid). O(n·k) expected.
+fn knn_graph(c: &Coords, k: usize) -> Vec<Vec<u32>> {
+    let n = c.xyz.len();
+    if n < 2 {
+        return vec![Vec::new(); n];
+    }
+    let (lo, hi) = c.bounds();
+    let ext = (0..3).map(|a| hi[a] - lo[a]).fold(0.0, f64::max).max(1e-300);
+    let cell = ext / (n as f64).powf(1.0 / c.dim.max(2) as f64) * 1.5;
+    let key = |p: &[f64; 3]| -> (i64, i64, i64) {
+        (
+            ((p[0] - lo[0]) / cell).floor() as i64,
+            ((p[1] - lo[1]) / cell).floor() as i64,
+            ((p[2] - lo[2]) / cell).floor() as i64,
+        )
+    };
+    let mut g: std::collections::HashMap<(i64, i64, i64), Vec<u32>> = Default::default();
+    for (i, p) in c.xyz.iter().enumerate() {
+        g.entry(key(p)).or_default().push(i as u32);
+    }
+    let kz = if c.dim >= 3 { 1 } else { 0 };
+    let max_r = (ext / cell).ceil() as i64 + 1;
+    (0..n)
+        .map(|i| {
+            let p = &c.xyz[i];
+            let (cx, cy, cz) = key(p);
+            let mut cand: Vec<(f64, u32)> = Vec::new();
+            let mut r = 1i64;
+            loop {
+                cand.clear();
+                for dx in -r..=r {
+                    for dy in -r..=r {
+                        for dz in -r * kz..=r * kz {
+                            if let Some(v) = g.get(&(cx + dx, cy + dy, cz + dz)) {
+                                cand.extend(
+                                    v.iter()
+                                        .filter(|&&j| j as usize != i)
+                                        .map(|&j| (dist(p, &c.xyz[j as usize]), j)),
+                                );
+                            }
+                        }
+                    }
+                }
+                cand.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+                // Points outside the scanned box are farther than r·cell.
+                let enough = cand.len() >= k && cand[k - 1].0 <= r as f64 * cell;
+                if enough || r > max_r {
+                    break;
+                }
+                r += 1;
+            }
+            cand.iter().take(k).map(|&(_, j)| j).collect()
+        })
+        .collect()
+}
+
+/// Prim order over the layout's nearest-neighbour graph.
+struct Proximity {
+    coords: Coords,
+    affine: Affine,
+    unit: Vec<f64>,
+    knn: Vec<Vec<u32>>,
+    /// (distance, process, placed neighbour), smallest distance first.
+    heap: BinaryHeap<Reverse<(OrdF64, u32, u32)>>,
+    by_centre: Vec<usize>,
+    cursor: usize,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, PartialOrd)]
+struct OrdF64(f64);
+impl Eq for OrdF64 {}
+impl Ord for OrdF64 {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&o.0)
+    }
+}
+
+impl Policy for Proximity {
+    fn next(&mut self, _g: &CommGraph, pl: &Placer) -> Option<(usize, Vec<f64>)> {
+        while let Some(Reverse((_, p, q))) = self.heap.pop() {
+            let (p, q) = (p as usize, q as usize);
+            if pl.is_placed(p) {
+                continue;
+            }
+            let node = pl.node(q)?;
+            let mut want = pl.node_pos(node);
+            for (d, w) in want.iter_mut().enumerate() {
+                if d < 3 {
+                    *w += (self.coords.xyz[p][d] - self.coords.xyz[q][d]) * self.unit[d];
+                }
+            }
+            return Some((p, want));
+        }
+        while self.cursor < self.by_centre.len() && pl.is_placed(self.by_centre[self.cursor]) {
+            self.cursor += 1;
+        }
+        let p = *self.by_centre.get(self.cursor)?;
+        Some((p, self.affine.position(&self.coords.xyz[p])))
+    }
+    fn placed(&mut self, p: usize, _g: &CommGraph, pl: &Placer) {
+        for &j in &self.knn[p] {
+            if !pl.is_placed(j as usize) {
+                let d = dist(&self.coords.xyz[p], &self.coords.xyz[j as usize]);
+                self.heap.push(Reverse((OrdF64(d), j, p as u32)));
+            }
+        }
+        // Symmetrise: p may be a neighbour of points not in its own list.
+    }
+    fn frontier(&self, _pl: &Placer) -> Vec<usize> {
+        self.heap.iter().map(|Reverse((_, p, _))| *p as usize).collect()
+    }
+}
+
+/// When the input asks for `coords=infer` (or a coordinate mapper gets a
+/// graph without coordinates and `coords=infer`), return an input whose graph
+/// carries coordinates inferred by the layout in the topology's dimension
+/// (Bhatele & Kale §V). Returns None when nothing was inferred.
+pub fn with_inferred_coords(input: &MapperInput) -> Result<Option<MapperInput>> {
+    if input.param("coords") != Some("infer") {
+        return Ok(None);
+    }
+    let ndims = input.topo.as_grid().map_or(2, |g| g.ndims());
+    let dim = if ndims >= 3 { 3 } else { 2 };
+    let coords = crate::layout::infer_coords(&input.graph, dim, input.seed)?;
+    let g = (*input.graph).clone().with_coords(Some(coords))?;
+    let mut out = input.clone();
+    out.graph = Arc::new(g);
+    Ok(Some(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::{GenOptions, generate};
+    use crate::metrics::hop_bytes;
+    use crate::topology::Topology;
+
+    fn input(spec: &str, topo: &str) -> MapperInput {
+        let g = generate(spec, &GenOptions::default()).unwrap();
+        MapperInput::new(Arc::new(g), Arc::new(Topology::parse(topo).unwrap()), 1)
+    }
+
+    #[test]
+    fn principal_axes_untilt_a_diagonal_line() {
+        let c = Coords::new(2, (0..10).map(|i| [i as f64, i as f64, 0.0]).collect());
+        let r = principal_axes(&c, &[16, 4]);
+        // All spread on the first (longest) grid dimension.
+        assert!(r.xyz.iter().all(|p| p[1].abs() < 1e-9), "{:?}", r.xyz);
+        let r = principal_axes(&c, &[4, 16]);
+        assert!(r.xyz.iter().all(|p| p[0].abs() < 1e-9));
+    }
+
+    #[test]
+    fn gravity_mappers_beat_random_on_a_stencil() {
+        let inp = input("stencil:16x16", "mesh:16x16");
+        let rnd = super::super::run(&super::super::random::info(), &inp).unwrap();
+        let hb_r = hop_bytes(&inp.graph, &inp.topo, &rnd);
+        for info in [info(), info_greedy()] {
+            let m = super::super::run(&info, &inp).unwrap();
+            let hb = hop_bytes(&inp.graph, &inp.topo, &m);
+            assert!(hb < 0.5 * hb_r, "{}: {hb} vs random {hb_r}", info.id);
+        }
+    }
+
+    #[test]
+    fn inferred_coords_only_when_asked() {
+        let mut inp = input("clusters:2x10", "mesh:5x4");
+        assert!(with_inferred_coords(&inp).unwrap().is_none());
+        inp.params.push(("coords".into(), "infer".into()));
+        let out = with_inferred_coords(&inp).unwrap().unwrap();
+        assert_eq!(out.graph.coords().unwrap().xyz.len(), 20);
+    }
+}
