@@ -32,6 +32,8 @@ enum Command {
     Reproduce(cli::reproduce::Args),
     /// Gravitational layout (Bobrik & Popova): coordinates, clusters, groups
     Layout(cli::layout::Args),
+    /// Benchmarks (`hopmap bench layout`)
+    Bench(cli::bench::Args),
 }
 
 fn main() {
@@ -55,6 +57,7 @@ fn main() {
             Command::Compare(a) => cli::compare::run(a),
             Command::Reproduce(a) => cli::reproduce::run(a),
             Command::Layout(a) => cli::layout::run(a),
+            Command::Bench(a) => cli::bench::run(a),
         },
     };
     if let Err(e) = result {

@@ -146,3 +146,39 @@ fn errors_name_the_line_and_exit_codes_follow_the_contract() {
         assert!(out.contains("Usage"));
     }
 }
+
+#[test]
+fn eval_reads_what_map_writes() {
+    let g = tmp("m.mtx");
+    let (code, _, err) = hopmap(&["generate", "stencil:8x8", "-o", g.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let out = tmp("m.plain");
+    let (code, _, err) = hopmap(&[
+        "map",
+        g.to_str().unwrap(),
+        "--topology",
+        "torus:4x4:cores=4",
+        "--mapper",
+        "random",
+        "--seed",
+        "3",
+        "-o",
+        out.to_str().unwrap(),
+        "--format",
+        "plain",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (code, stdout, err) = hopmap(&[
+        "eval",
+        g.to_str().unwrap(),
+        "--topology",
+        "torus:4x4:cores=4",
+        "--mapping",
+        out.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["processes"], 64);
+    assert!(v["hop_bytes"].as_f64().unwrap() > 0.0);
+}

@@ -36,9 +36,9 @@ fn step_until(h: &mut Harness<'static, HopmapApp>, done: impl Fn(&HopmapApp) -> 
 #[test]
 fn open_sample_choose_network_map_with_mht() {
     let mut h = harness();
-    h.get_by_label("stencil-2d").click();
+    h.get_by_label("mesh-16x16").click();
     h.run_steps(2);
-    assert_eq!(h.state().model.graph_name, "stencil-2d");
+    assert_eq!(h.state().model.graph_name, "mesh-16x16");
     assert_eq!(h.state().model.graph.n(), 256);
 
     h.get_by_label("torus:16x16").click();

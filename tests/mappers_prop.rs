@@ -149,3 +149,42 @@ fn bhatele_full_report() {
     let mut out = std::io::stdout();
     hopmap::experiments::bhatele::run(&mut out, false).unwrap();
 }
+
+/// Every mapper on every `sample-graphs/` file, on a 2D mesh with spare
+/// nodes and on a 3D torus with 2 cores per node.
+#[test]
+fn every_mapper_on_every_sample_graph() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-graphs");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    assert!(!files.is_empty());
+    for path in files {
+        let g = Arc::new(hopmap::io::read_graph(&path, &Default::default()).unwrap());
+        let n = g.n();
+        let side = (n as f64).sqrt().ceil() as usize + 1;
+        let cube = ((n as f64 / 2.0).cbrt().ceil() as usize).max(3);
+        for spec in [
+            format!("mesh:{side}x{side}"),
+            format!("torus:{cube}x{cube}x{cube}:cores=2"),
+        ] {
+            let topo = Arc::new(Topology::parse(&spec).unwrap());
+            let input = MapperInput::new(g.clone(), topo.clone(), 5);
+            for info in mappers::registry().into_iter().filter(|i| is_ours(i.id)) {
+                match mappers::run(&info, &input) {
+                    Ok(m) => m.validate(n, &topo).unwrap(),
+                    Err(e) => {
+                        assert!(
+                            info.needs_coords && g.coords().is_none(),
+                            "{} on {} / {spec}: {e}",
+                            info.id,
+                            path.display()
+                        );
+                    }
+                }
+            }
+        }
+    }
+}

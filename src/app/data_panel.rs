@@ -13,57 +13,68 @@ use std::path::Path;
 /// The sample the app starts on and that `hopmap gui sample` means.
 pub const DEFAULT_SAMPLE: &str = "stencil-3d";
 
-/// Built-in samples: (name, description).
+/// Samples: (name, description). `stencil-3d` is built in code (it carries
+/// 3D coordinates); the others are the files of `sample-graphs/`, embedded.
 pub const SAMPLES: &[(&str, &str)] = &[
     (
         "stencil-3d",
-        "8×8×8 7-point stencil (512 processes, 3D coordinates)",
+        "8x8x8 7-point stencil (512 processes, 3D coordinates)",
     ),
     (
-        "stencil-2d",
-        "16×16 5-point stencil (256 processes, 2D coordinates)",
+        "mesh-16x16",
+        "16x16 2D nearest-neighbour mesh with grid positions (Moh et al.)",
     ),
     (
-        "clusters",
-        "two clusters of 24 processes joined by a thin bridge (after Bobrik & Popova)",
+        "bobrik-two-clusters",
+        "two disjoint cliques of 10 processes (Bobrik & Popova's example)",
     ),
-    ("ring", "64 processes in a ring with a heavy neighbour exchange"),
+    (
+        "unstructured-90",
+        "unstructured 2D mesh in 90 parts with centroids (Bhatele & Kale Fig. 3)",
+    ),
+    ("fft-8x8", "FFT transposes on an 8x8 process grid (rows and columns)"),
+    ("stencil-8x8x8", "8x8x8 stencil as a MatrixMarket file (no coordinates)"),
 ];
 
-/// Build a built-in sample in code (deterministic). None for an unknown name.
+/// The embedded sample files: (name, file name, bytes).
+const SAMPLE_FILES: &[(&str, &str, &[u8])] = &[
+    (
+        "mesh-16x16",
+        "mesh-16x16.dot",
+        include_bytes!("../../sample-graphs/mesh-16x16.dot"),
+    ),
+    (
+        "bobrik-two-clusters",
+        "bobrik-two-clusters.txt",
+        include_bytes!("../../sample-graphs/bobrik-two-clusters.txt"),
+    ),
+    (
+        "unstructured-90",
+        "unstructured-90.dot",
+        include_bytes!("../../sample-graphs/unstructured-90.dot"),
+    ),
+    (
+        "fft-8x8",
+        "fft-8x8.mtx",
+        include_bytes!("../../sample-graphs/fft-8x8.mtx"),
+    ),
+    (
+        "stencil-8x8x8",
+        "stencil-8x8x8.mtx",
+        include_bytes!("../../sample-graphs/stencil-8x8x8.mtx"),
+    ),
+];
+
+/// A sample by name (deterministic). None for an unknown name.
 pub fn builtin_sample(name: &str) -> Option<(CommGraph, String)> {
-    let g = match name {
-        "stencil-3d" => stencil(&[8, 8, 8], 1.0e6),
-        "stencil-2d" => stencil(&[16, 16], 1.0e6),
-        "clusters" => {
-            let k = 24;
-            let mut b = GraphBuilder::new(2 * k, false);
-            for c in 0..2 {
-                for i in 0..k {
-                    for j in i + 1..k {
-                        // Ring neighbours heavy, others lighter.
-                        let d = (j - i).min(k - (j - i));
-                        let w = if d == 1 { 4.0e6 } else { 2.0e5 / d as f64 };
-                        b.add(c * k + i, c * k + j, w);
-                    }
-                }
-            }
-            b.add(0, k, 1.0e5);
-            b.add(k / 2, k + k / 2, 1.0e5);
-            b.build().ok()?
-        }
-        "ring" => {
-            let n = 64;
-            let mut b = GraphBuilder::new(n, false);
-            for i in 0..n {
-                b.add(i, (i + 1) % n, 2.0e6);
-                b.add(i, (i + 8) % n, 2.0e5);
-            }
-            b.build().ok()?
-        }
-        _ => return None,
-    };
-    Some((g, name.to_string()))
+    if name == "stencil-3d" {
+        return Some((stencil(&[8, 8, 8], 1.0e6), name.to_string()));
+    }
+    let (_, file, bytes) = SAMPLE_FILES.iter().find(|(n, _, _)| *n == name)?;
+    let path = Path::new("sample-graphs").join(file);
+    crate::io::parse_graph(bytes, &path, &crate::io::ReadOptions::default())
+        .ok()
+        .map(|g| (g, name.to_string()))
 }
 
 /// A non-periodic stencil on a 2D or 3D grid with its coordinates.
@@ -339,11 +350,12 @@ mod tests {
         // 3 · 7 · 8 · 8 pairs in an 8×8×8 stencil.
         assert_eq!(g.num_edges(), 3 * 7 * 64);
         assert_eq!(g.coords().unwrap().dim, 3);
-        let (g, _) = builtin_sample("stencil-2d").unwrap();
+        let (g, _) = builtin_sample("mesh-16x16").unwrap();
         assert_eq!(g.num_edges(), 2 * 15 * 16);
-        let (g, _) = builtin_sample("clusters").unwrap();
-        assert_eq!(g.n(), 48);
-        assert_eq!(g.components().1, 1);
+        assert_eq!(g.coords().unwrap().dim, 2);
+        let (g, _) = builtin_sample("bobrik-two-clusters").unwrap();
+        assert_eq!(g.n(), 20);
+        assert_eq!(g.components().1, 2);
         for (name, _) in SAMPLES {
             assert!(builtin_sample(name).is_some(), "{name}");
         }

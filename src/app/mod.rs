@@ -1181,7 +1181,7 @@ mod tests {
 
     #[test]
     fn stepping_default_finishes_and_evaluates() {
-        let (g, name) = data_panel::builtin_sample("stencil-2d").unwrap();
+        let (g, name) = data_panel::builtin_sample("mesh-16x16").unwrap();
         let t = Topology::parse("torus:16x16").unwrap();
         let mut m = Model::new(g, &name, t);
         m.step("default", 1, "");

@@ -9,3 +9,4 @@ pub mod compare;
 pub mod map;
 pub mod reproduce;
 pub mod layout;
+pub mod bench;

@@ -374,9 +374,28 @@ pub fn read_mapping(path: &Path, topo: &Topology, n: usize) -> Result<Mapping> {
     parse_mapping(&bytes, path, topo, n)
 }
 
-/// [`read_mapping`] from bytes in memory.
+/// [`read_mapping`] from bytes in memory. A file that `hopmap map --format
+/// plain` wrote (its first line is the `# hopmap mapping: … rank node core`
+/// header) is read as `rank node core` lines, so map's output feeds eval.
 pub fn parse_mapping(bytes: &[u8], path: &Path, topo: &Topology, n: usize) -> Result<Mapping> {
-    mapping_file::parse(strip_bom(bytes), path, topo, n)
+    let bytes = strip_bom(bytes);
+    let first = bytes.split(|&b| b == b'\n').next().unwrap_or(&[]);
+    let first = String::from_utf8_lossy(first);
+    if first.starts_with("# hopmap mapping:") && first.trim_end().ends_with("rank node core") {
+        let text = String::from_utf8_lossy(bytes);
+        let m = launcher::parse_plain(&text, path)?;
+        if m.len() != n {
+            return Err(Error::parse(
+                path,
+                0,
+                format!("expected {n} ranks (one per process), found {}", m.len()),
+            ));
+        }
+        m.validate(n, topo)
+            .map_err(|e| Error::parse(path, 0, format!("expected a valid mapping, found: {e}")))?;
+        return Ok(m);
+    }
+    mapping_file::parse(bytes, path, topo, n)
 }
 
 #[cfg(test)]

@@ -1,0 +1,116 @@
+//! `hopmap bench layout`: times the gravitational layout on square grid
+//! graphs (`stencil:SxS`): the median time of one iteration (single level,
+//! Barnes–Hut, from a random start) and the median time of the whole
+//! multilevel layout, with the grid Spearman correlation it reaches.
+//! Use a release build for meaningful numbers.
+
+use anyhow::bail;
+use hopmap::generate::{GenOptions, generate};
+use hopmap::layout::quality::hop_spearman;
+use hopmap::layout::{Layout, LayoutParams, MultilevelMode, RepulsionMode};
+use hopmap::step::Stepper;
+use std::time::Instant;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(subcommand)]
+    pub what: What,
+}
+
+#[derive(clap::Subcommand, Debug)]
+pub enum What {
+    /// Per-iteration and whole-layout times of the gravitational layout on grids.
+    Layout(LayoutBench),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct LayoutBench {
+    /// Grid sizes (processes; rounded down to a square).
+    #[arg(long, value_delimiter = ',', default_value = "16384,65536")]
+    pub n: Vec<usize>,
+    /// Timed iterations per size for the per-iteration median.
+    #[arg(long, default_value_t = 20)]
+    pub iterations: usize,
+    /// Whole multilevel layouts per size (median reported).
+    #[arg(long, default_value_t = 3)]
+    pub repeats: usize,
+    /// 3D layout instead of 2D.
+    #[arg(long)]
+    pub dim3: bool,
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    if v.is_empty() { f64::NAN } else { v[v.len() / 2] }
+}
+
+pub fn run(a: Args) -> anyhow::Result<()> {
+    match a.what {
+        What::Layout(b) => layout(b),
+    }
+}
+
+fn layout(b: LayoutBench) -> anyhow::Result<()> {
+    if b.iterations == 0 || b.repeats == 0 {
+        bail!("--iterations and --repeats must be at least 1");
+    }
+    let dim = if b.dim3 { 3 } else { 2 };
+    println!(
+        "{:>8} {:>14} {:>10} {:>16} {:>10} {:>8}",
+        "n", "ms/iteration", "iter/s", "multilevel s", "Spearman", "levels"
+    );
+    for &n in &b.n {
+        let s = (n as f64).sqrt().floor() as usize;
+        if s < 2 {
+            bail!("--n {n} is too small");
+        }
+        let g = generate(&format!("stencil:{s}x{s}"), &GenOptions::default())?;
+        // Per iteration: single level, Barnes–Hut, random start.
+        let p = LayoutParams {
+            dim,
+            multilevel: MultilevelMode::Off,
+            repulsion: RepulsionMode::BarnesHut,
+            until_stable: false,
+            max_iterations: b.iterations + 3,
+            ..Default::default()
+        };
+        let mut l = Layout::new(&g, p)?;
+        for _ in 0..3 {
+            l.step();
+        }
+        let mut times = Vec::with_capacity(b.iterations);
+        for _ in 0..b.iterations {
+            let t = Instant::now();
+            l.step();
+            times.push(t.elapsed().as_secs_f64());
+        }
+        let per = median(times);
+        // Whole multilevel layout.
+        let mut whole = Vec::new();
+        let mut sp = Vec::new();
+        let mut levels = 0;
+        for r in 0..b.repeats {
+            let p = LayoutParams {
+                dim,
+                seed: r as u64,
+                ..Default::default()
+            };
+            let t = Instant::now();
+            let mut l = Layout::new(&g, p)?;
+            l.run_to_end();
+            whole.push(t.elapsed().as_secs_f64());
+            levels = l.level().1;
+            sp.push(hop_spearman(&g, &l.positions(), 2000, 1));
+        }
+        println!(
+            "{:>8} {:>14.2} {:>10.1} {:>16.3} {:>10.4} {:>8}",
+            g.n(),
+            per * 1e3,
+            1.0 / per,
+            median(whole),
+            median(sp),
+            levels
+        );
+    }
+    Ok(())
+}
