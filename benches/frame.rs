@@ -70,7 +70,11 @@ fn bench(c: &mut Criterion) {
         })
     });
     // Where the time goes: each view alone.
-    for (name, tab) in [("graph_view_only", Tab::Graph), ("network_view_only", Tab::Network), ("matrix_view_only", Tab::Matrix)] {
+    for (name, tab) in [
+        ("graph_view_only", Tab::Graph),
+        ("network_view_only", Tab::Network),
+        ("matrix_view_only", Tab::Matrix),
+    ] {
         app.tab = tab;
         for _ in 0..2 {
             let out = ctx.run_ui(input(), |ui| app.ui_frame(ui));

@@ -10,7 +10,9 @@ use std::time::Duration;
 
 fn iteration(c: &mut Criterion) {
     let mut group = c.benchmark_group("layout_iteration");
-    group.sample_size(20).measurement_time(Duration::from_secs(8));
+    group
+        .sample_size(20)
+        .measurement_time(Duration::from_secs(8));
     for s in [128usize, 256] {
         let g = generate(&format!("stencil:{s}x{s}"), &GenOptions::default()).unwrap();
         let p = LayoutParams {
@@ -31,7 +33,9 @@ fn iteration(c: &mut Criterion) {
 
 fn multilevel(c: &mut Criterion) {
     let mut group = c.benchmark_group("layout_multilevel");
-    group.sample_size(10).measurement_time(Duration::from_secs(20));
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(20));
     let g = generate("stencil:128x128", &GenOptions::default()).unwrap();
     group.bench_function("grid_16384", |b| {
         b.iter(|| {

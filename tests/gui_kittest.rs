@@ -45,18 +45,28 @@ fn open_sample_choose_network_map_with_mht() {
     h.run_steps(2);
     assert_eq!(h.state().model.topo.spec(), "torus:16x16");
 
-    let id = if mappers::find("mht").is_some() { "mht" } else { "default" };
+    let id = if mappers::find("mht").is_some() {
+        "mht"
+    } else {
+        "default"
+    };
     h.get_by_label(id).click();
     h.run_steps(1);
     assert_eq!(h.state().mapper.selected, id);
     h.get_by_label("Map").click();
     h.run_steps(1);
-    step_until(&mut h, |a| a.model.map_job.is_none() && a.model.mapping_label == id);
+    step_until(&mut h, |a| {
+        a.model.map_job.is_none() && a.model.mapping_label == id
+    });
 
     // The same inputs through the library.
     let app = h.state();
     let info = mappers::find(id).unwrap();
-    let input = MapperInput::new(app.model.graph.clone(), app.model.topo.clone(), app.mapper.seed);
+    let input = MapperInput::new(
+        app.model.graph.clone(),
+        app.model.topo.clone(),
+        app.mapper.seed,
+    );
     let m = mappers::run(&info, &input).unwrap();
     let want = evaluate(&app.model.graph, &app.model.topo, &m, &app.model.routing).metrics;
     let got = &app.model.eval.as_ref().unwrap().metrics;
@@ -69,7 +79,11 @@ fn open_sample_choose_network_map_with_mht() {
 
 #[test]
 fn step_bft_three_times_places_three_processes() {
-    let id = if mappers::find("bft").is_some() { "bft" } else { return };
+    let id = if mappers::find("bft").is_some() {
+        "bft"
+    } else {
+        return;
+    };
     let mut h = harness();
     h.get_by_label(id).click();
     h.run_steps(1);
@@ -93,7 +107,11 @@ fn compare_three_mappers_gives_three_rows() {
     let ids: Vec<&str> = ["default", "random", "mht"]
         .into_iter()
         .filter(|id| mappers::find(id).is_some())
-        .chain(["xyzt", "bft"].into_iter().filter(|id| mappers::find(id).is_some()))
+        .chain(
+            ["xyzt", "bft"]
+                .into_iter()
+                .filter(|id| mappers::find(id).is_some()),
+        )
         .take(3)
         .collect();
     assert_eq!(ids.len(), 3);
@@ -106,9 +124,92 @@ fn compare_three_mappers_gives_three_rows() {
     step_until(&mut h, |a| !a.compare.busy());
     let app = h.state();
     assert_eq!(app.compare.rows.len() + app.compare.skipped.len(), 3);
-    assert_eq!(app.compare.rows.len(), 3, "skipped: {:?}", app.compare.skipped);
+    assert_eq!(
+        app.compare.rows.len(),
+        3,
+        "skipped: {:?}",
+        app.compare.skipped
+    );
     for id in &ids {
         h.get_by_label(&format!("{id} ›"));
     }
     assert_eq!(app.compare.csv().lines().count(), 4);
+}
+
+/// A file dropped on the window.
+#[derive(Debug)]
+struct Dropped(std::path::PathBuf);
+
+impl egui::DroppedFile for Dropped {
+    fn path(&self) -> &std::path::Path {
+        &self.0
+    }
+    fn bytes(&self) -> Result<Vec<u8>, String> {
+        std::fs::read(&self.0).map_err(|e| e.to_string())
+    }
+}
+
+fn drop_file(h: &mut Harness<'static, HopmapApp>, path: &std::path::Path) {
+    h.input_mut()
+        .dropped_files
+        .push(std::sync::Arc::new(Dropped(path.to_path_buf())));
+    h.step();
+    step_until(h, |a| a.model.load_job.is_none());
+}
+
+#[test]
+fn dropped_files_load_and_bad_ones_leave_the_state_with_a_message() {
+    let mut h = harness();
+    let before = h.state().model.graph_name.clone();
+    let dir = std::env::temp_dir().join(format!("hopmap-kittest-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // A broken MatrixMarket file: the error names the file and line.
+    let bad = dir.join("bad.mtx");
+    std::fs::write(
+        &bad,
+        "%%MatrixMarket matrix coordinate real general\n3 3 1\n1 x 5\n",
+    )
+    .unwrap();
+    drop_file(&mut h, &bad);
+    let err = h.state().model.error.clone().expect("an error is shown");
+    assert!(err.contains("bad.mtx"), "{err}");
+    assert_eq!(h.state().model.graph_name, before);
+    h.get_by_label(&err);
+    // A good edge list loads, replaces the graph and is remembered in Recent.
+    let good = dir.join("ring.txt");
+    std::fs::write(&good, "0 1 100\n1 2 100\n2 3 100\n3 0 100\n").unwrap();
+    drop_file(&mut h, &good);
+    assert_eq!(h.state().model.error, None);
+    assert_eq!(h.state().model.graph_name, "ring.txt");
+    assert_eq!(h.state().model.graph.n(), 4);
+    assert_eq!(h.state().settings.recent[0], good.display().to_string());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn clicking_a_compare_row_shows_that_mapping() {
+    let mut h = harness();
+    h.get_by_label("Compare").click();
+    h.run_steps(2);
+    for id in ["default", "random"] {
+        h.get_by_role_and_label(Role::CheckBox, id).click();
+        h.run_steps(1);
+    }
+    h.get_by_label("Run comparison").click();
+    h.run_steps(1);
+    step_until(&mut h, |a| !a.compare.busy());
+    h.get_by_label("random ›").click();
+    h.run_steps(1);
+    step_until(&mut h, |a| {
+        a.model.map_job.is_none() && a.model.mapping_label == "random"
+    });
+    let app = h.state();
+    let row = app
+        .compare
+        .rows
+        .iter()
+        .find(|r| r.mapper == "random")
+        .unwrap();
+    let shown = &app.model.eval.as_ref().unwrap().metrics;
+    assert_eq!(shown.hop_bytes, row.metrics.hop_bytes);
 }

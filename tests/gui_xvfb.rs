@@ -17,17 +17,30 @@ fn have(cmd: &str) -> bool {
 #[test]
 fn screenshot_under_xvfb_is_the_window_and_not_blank() {
     if !have("xvfb-run") {
-        eprintln!("note: xvfb-run not found; skipping the real-window test (apt-get install xvfb xauth)");
+        eprintln!(
+            "note: xvfb-run not found; skipping the real-window test (apt-get install xvfb xauth)"
+        );
         return;
     }
-    let mapper = if hopmap::mappers::find("mht").is_some() { "mht" } else { "default" };
+    let mapper = if hopmap::mappers::find("mht").is_some() {
+        "mht"
+    } else {
+        "default"
+    };
     let dir = std::env::temp_dir().join(format!("hopmap-xvfb-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let png: PathBuf = dir.join("shot.png");
     let out = Command::new("xvfb-run")
         .args(["-a", "-s", "-screen 0 1280x800x24"])
         .arg(env!("CARGO_BIN_EXE_hopmap"))
-        .args(["gui", "sample", "--topology", "torus:8x8x8", "--mapper", mapper])
+        .args([
+            "gui",
+            "sample",
+            "--topology",
+            "torus:8x8x8",
+            "--mapper",
+            mapper,
+        ])
         .args(["--frames", "20", "--screenshot"])
         .arg(&png)
         .env("HOME", &dir) // no saved settings
@@ -48,7 +61,10 @@ fn screenshot_under_xvfb_is_the_window_and_not_blank() {
         .collect();
     let mean = lum.iter().sum::<f64>() / lum.len() as f64;
     let var = lum.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / lum.len() as f64;
-    assert!(var > 100.0, "the screenshot looks blank (variance {var:.1})");
+    assert!(
+        var > 100.0,
+        "the screenshot looks blank (variance {var:.1})"
+    );
     let distinct: std::collections::HashSet<[u8; 4]> = img.pixels().map(|p| p.0).collect();
     assert!(distinct.len() > 50, "only {} colours", distinct.len());
     let _ = std::fs::remove_dir_all(&dir);

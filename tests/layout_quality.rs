@@ -30,7 +30,10 @@ fn two_clusters_from_the_circle_start() {
 fn grid_64x64_spearman_at_least_0_9() {
     let g = generate("stencil:64x64", &GenOptions::default()).unwrap();
     let l = run(&g, LayoutParams::default()).unwrap();
-    assert!(l.level().1 > 1, "multilevel is the default at 4096 processes");
+    assert!(
+        l.level().1 > 1,
+        "multilevel is the default at 4096 processes"
+    );
     let s = hop_spearman(&g, &l.positions(), 2000, 7);
     assert!(s >= 0.9, "Spearman {s}");
 }
@@ -44,7 +47,10 @@ fn blocks_8x128_are_found() {
     assert_eq!(cluster_sizes(&labels), vec![128; 8]);
     for b in 0..8 {
         let first = labels[b * 128];
-        assert!((b * 128..(b + 1) * 128).all(|i| labels[i] == first), "block {b} split");
+        assert!(
+            (b * 128..(b + 1) * 128).all(|i| labels[i] == first),
+            "block {b} split"
+        );
     }
 }
 
@@ -120,7 +126,10 @@ fn pinned_points_do_not_move_and_state_is_exposed() {
     assert_eq!(l.positions()[0], [100.0, 100.0, 0.0]);
     assert_eq!(l.displacements()[0], [0.0; 3]);
     assert!(l.force_norm() > 0.0);
-    assert!(l.stop_value().is_none(), "the m = 30 window is not full yet");
+    assert!(
+        l.stop_value().is_none(),
+        "the m = 30 window is not full yet"
+    );
     assert_eq!(l.iterations(), 20);
     l.unpin(0);
     l.run_to_end();

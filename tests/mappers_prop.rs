@@ -141,15 +141,6 @@ fn find_param_selects_spiral_with_the_same_result() {
     }
 }
 
-/// The full Fig. 5/6 reproduction (minutes in debug): run with
-/// `cargo test --release --test mappers_prop -- --ignored --nocapture`.
-#[test]
-#[ignore]
-fn bhatele_full_report() {
-    let mut out = std::io::stdout();
-    hopmap::experiments::bhatele::run(&mut out, false).unwrap();
-}
-
 /// Every mapper on every `sample-graphs/` file, on a 2D mesh with spare
 /// nodes and on a 3D torus with 2 cores per node.
 #[test]

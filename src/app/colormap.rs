@@ -50,7 +50,11 @@ const INFERNO: [[u8; 3]; 17] = [
 ];
 
 fn sample(table: &[[u8; 3]; 17], t: f32) -> Color32 {
-    let t = if t.is_finite() { t.clamp(0.0, 1.0) } else { 0.0 };
+    let t = if t.is_finite() {
+        t.clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
     let x = t * 16.0;
     let i = (x.floor() as usize).min(15);
     let f = x - i as f32;
@@ -121,7 +125,8 @@ pub fn hsl(h: f32, s: f32, l: f32) -> Color32 {
 
 /// Map a value onto [0, 1] on a log scale between `lo` and `hi` (both > 0).
 pub fn log_scale(v: f64, lo: f64, hi: f64) -> f32 {
-    if !(v > 0.0) || !(hi > 0.0) {
+    // Written so that NaN also gives 0.
+    if v.is_nan() || hi.is_nan() || v <= 0.0 || hi <= 0.0 {
         return 0.0;
     }
     let lo = lo.max(hi * 1e-9).max(f64::MIN_POSITIVE);

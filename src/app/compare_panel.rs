@@ -11,10 +11,10 @@ use super::metrics_panel::fmt_num;
 use super::worker::{Job, Poll};
 use crate::compare::{self, Comparison, Row, Skipped};
 use crate::mappers;
-use std::sync::{Arc, Mutex};
 use egui::Color32;
 use egui_plot::{Bar, BarChart, Plot};
 use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex};
 
 /// Table columns.
 const COLUMNS: [&str; 7] = [
@@ -94,8 +94,16 @@ impl ComparePanel {
                     *c = id.to_string();
                 }
             };
-            let r = compare::compare(graph, topo, &sel, &routing, seed, &ctl.cancel, &mut progress)
-                .map_err(|e| e.to_string());
+            let r = compare::compare(
+                graph,
+                topo,
+                &sel,
+                &routing,
+                seed,
+                &ctl.cancel,
+                &mut progress,
+            )
+            .map_err(|e| e.to_string());
             ctl.set_done(sel.len());
             r
         }));
@@ -326,7 +334,10 @@ impl ComparePanel {
         let names: Vec<String> = self.rows.iter().map(|r| r.mapper.clone()).collect();
         ui.columns(2, |cols| {
             for (ci, (title, f)) in [
-                ("hop-bytes", (|r: &Row| r.metrics.hop_bytes) as fn(&Row) -> f64),
+                (
+                    "hop-bytes",
+                    (|r: &Row| r.metrics.hop_bytes) as fn(&Row) -> f64,
+                ),
                 ("max link load (bytes)", |r: &Row| r.metrics.max_link_load),
             ]
             .into_iter()

@@ -32,8 +32,14 @@ pub const SAMPLES: &[(&str, &str)] = &[
         "unstructured-90",
         "unstructured 2D mesh in 90 parts with centroids (Bhatele & Kale Fig. 3)",
     ),
-    ("fft-8x8", "FFT transposes on an 8x8 process grid (rows and columns)"),
-    ("stencil-8x8x8", "8x8x8 stencil as a MatrixMarket file (no coordinates)"),
+    (
+        "fft-8x8",
+        "FFT transposes on an 8x8 process grid (rows and columns)",
+    ),
+    (
+        "stencil-8x8x8",
+        "8x8x8 stencil as a MatrixMarket file (no coordinates)",
+    ),
 ];
 
 /// The embedded sample files: (name, file name, bytes).
@@ -107,7 +113,9 @@ fn stencil(dims: &[usize], bytes: f64) -> CommGraph {
         .collect();
     let g = b.build().unwrap_or_else(|_| CommGraph::empty(n));
     let dim = dims.len().clamp(2, 3);
-    g.clone().with_coords(Some(Coords::new(dim, xyz))).unwrap_or(g)
+    g.clone()
+        .with_coords(Some(Coords::new(dim, xyz)))
+        .unwrap_or(g)
 }
 
 /// `sample`, a built-in sample name, or a file path.
@@ -184,7 +192,11 @@ impl DataPanel {
         use crate::generate::{GenOptions, Neighbors};
         let opts = GenOptions {
             seed: self.gen_seed,
-            neighbors: if self.gen_full { Neighbors::Full } else { Neighbors::Faces },
+            neighbors: if self.gen_full {
+                Neighbors::Full
+            } else {
+                Neighbors::Faces
+            },
             periodic: self.gen_periodic,
             bytes: self.gen_bytes,
             inter_weight: self.gen_inter,
@@ -250,7 +262,12 @@ impl DataPanel {
 
     pub fn ui(&mut self, ui: &mut egui::Ui, model: &mut Model, settings: &mut Settings) {
         if self.gen_spec.is_empty() {
-            self.gen_spec = example_spec(crate::generate::GENERATORS.first().map(|g| g.0).unwrap_or(""));
+            self.gen_spec = example_spec(
+                crate::generate::GENERATORS
+                    .first()
+                    .map(|g| g.0)
+                    .unwrap_or(""),
+            );
             self.gen_bytes = 1024.0;
         }
         if self.gen_open {

@@ -21,8 +21,8 @@ use super::Model;
 use super::colormap::fmt_bytes;
 use crate::layout::{ClusterParams, Init, Layout, LayoutParams, LayoutState};
 use crate::step::Stepper;
-use std::sync::Arc;
 use egui::{Color32, Mesh, Pos2, Rect, Sense, Shape, Stroke, Vec2, vec2};
+use std::sync::Arc;
 
 /// Most pairs drawn; lighter ones are left out.
 pub const MAX_EDGES: usize = 20_000;
@@ -133,7 +133,11 @@ impl GraphView {
                 .iter()
                 .map(|p| vec2((p[0] + 0.55 * p[2]) as f32, (p[1] + 0.3 * p[2]) as f32))
                 .collect(),
-            Some(c) => c.xyz.iter().map(|p| vec2(p[0] as f32, p[1] as f32)).collect(),
+            Some(c) => c
+                .xyz
+                .iter()
+                .map(|p| vec2(p[0] as f32, p[1] as f32))
+                .collect(),
             None => (0..n)
                 .map(|i| {
                     let a = i as f32 / n.max(1) as f32 * std::f32::consts::TAU;
@@ -149,7 +153,9 @@ impl GraphView {
         if self.use_coords || !self.playing {
             return;
         }
-        let Some(l) = self.layout.as_mut() else { return };
+        let Some(l) = self.layout.as_mut() else {
+            return;
+        };
         l.run_for(std::time::Duration::from_millis(8));
         let stopped = l.state() != LayoutState::Running;
         self.pull_positions();
@@ -237,9 +243,14 @@ impl GraphView {
             }
         }
         l.sort_by(|a, b| a.total_cmp(b));
-        self.edge_len = l.get(l.len() / 2).copied().filter(|x| *x > 0.0).unwrap_or_else(|| {
-            (self.bounds.width().max(self.bounds.height()) / (n as f32).sqrt().max(1.0)).max(1e-3)
-        });
+        self.edge_len = l
+            .get(l.len() / 2)
+            .copied()
+            .filter(|x| *x > 0.0)
+            .unwrap_or_else(|| {
+                (self.bounds.width().max(self.bounds.height()) / (n as f32).sqrt().max(1.0))
+                    .max(1e-3)
+            });
     }
 
     fn update_bounds(&mut self) {
@@ -261,17 +272,31 @@ impl GraphView {
         self.auto_fit = true;
     }
 
-    pub fn ui(&mut self, ui: &mut egui::Ui, model: &mut Model, colors: &[Color32], colors_gen: u64) {
+    pub fn ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        model: &mut Model,
+        colors: &[Color32],
+        colors_gen: u64,
+    ) {
         self.ensure(model);
         self.advance(model);
         self.measure_edges(model);
         ui.horizontal_wrapped(|ui| {
             ui.strong("Communication graph");
-            if ui.button("Fit").on_hover_text("Frame the whole graph").clicked() {
+            if ui
+                .button("Fit")
+                .on_hover_text("Frame the whole graph")
+                .clicked()
+            {
                 self.fit();
             }
             let has_layout = self.layout.is_some() && !self.use_coords;
-            let label = if self.playing { "Pause layout" } else { "Play layout" };
+            let label = if self.playing {
+                "Pause layout"
+            } else {
+                "Play layout"
+            };
             if ui
                 .add_enabled(has_layout, egui::Button::new(label))
                 .on_hover_text("Run the gravitational layout live (Bobrik & Popova §4)")
@@ -333,12 +358,20 @@ impl GraphView {
                 .add(egui::Slider::new(&mut p.c_att, 0.0..=10.0).text("attraction c_att"))
                 .changed();
             changed |= ui
-                .add(egui::Slider::new(&mut p.c_rep, 0.01..=10.0).logarithmic(true).text("repulsion c_rep"))
+                .add(
+                    egui::Slider::new(&mut p.c_rep, 0.01..=10.0)
+                        .logarithmic(true)
+                        .text("repulsion c_rep"),
+                )
                 .changed();
             changed |= ui
                 .add(egui::Slider::new(&mut p.rep_power, 0.5..=4.0).text("repulsion power p"))
                 .changed();
-            ui.add(egui::Slider::new(&mut p.max_iterations, 50..=5000).logarithmic(true).text("iterations"));
+            ui.add(
+                egui::Slider::new(&mut p.max_iterations, 50..=5000)
+                    .logarithmic(true)
+                    .text("iterations"),
+            );
             ui.horizontal(|ui| {
                 ui.label("seed");
                 ui.add(egui::DragValue::new(&mut p.seed));
@@ -362,7 +395,9 @@ impl GraphView {
                     LayoutState::Converged => "converged (§5 stopping rule)",
                     LayoutState::IterationLimit => "iteration limit",
                 },
-                l.stop_value().map(|v| format!(", stop value {v:.4}")).unwrap_or_default()
+                l.stop_value()
+                    .map(|v| format!(", stop value {v:.4}"))
+                    .unwrap_or_default()
             ));
         }
         let (resp, painter) = ui.allocate_painter(ui.available_size(), Sense::click_and_drag());
@@ -481,7 +516,11 @@ impl GraphView {
                         continue;
                     }
                     let w = if many { 0.4 + 1.4 * t } else { 0.5 + 2.0 * t };
-                    let a = if many { 20.0 + 110.0 * t } else { 30.0 + 120.0 * t };
+                    let a = if many {
+                        20.0 + 110.0 * t
+                    } else {
+                        30.0 + 120.0 * t
+                    };
                     add_segment(
                         &mut mesh,
                         pu,
@@ -496,7 +535,10 @@ impl GraphView {
                 for i in 0..n {
                     let p = to_screen(self.pos[i]);
                     if rect.contains(p) {
-                        m.add_colored_rect(Rect::from_center_size(p, Vec2::splat(node_r * 2.0)), colors[i]);
+                        m.add_colored_rect(
+                            Rect::from_center_size(p, Vec2::splat(node_r * 2.0)),
+                            colors[i],
+                        );
                     }
                 }
             }
@@ -528,7 +570,11 @@ impl GraphView {
         }
         for (i, pinned) in self.pinned.iter().enumerate() {
             if *pinned {
-                painter.circle_stroke(to_screen(self.pos[i]), node_r + 2.0, Stroke::new(1.5, Color32::YELLOW));
+                painter.circle_stroke(
+                    to_screen(self.pos[i]),
+                    node_r + 2.0,
+                    Stroke::new(1.5, Color32::YELLOW),
+                );
             }
         }
         // Mapper state: frontier (orange rings), the process just placed (white ring).
@@ -544,10 +590,18 @@ impl GraphView {
         if let Some(crate::mappers::StepEvent::Placed { process, .. }) = &model.last_event
             && *process < n
         {
-            painter.circle_stroke(to_screen(self.pos[*process]), node_r + 4.0, Stroke::new(2.5, Color32::WHITE));
+            painter.circle_stroke(
+                to_screen(self.pos[*process]),
+                node_r + 4.0,
+                Stroke::new(2.5, Color32::WHITE),
+            );
         }
         if let Some(sel) = model.selected.filter(|&s| s < n) {
-            painter.circle_stroke(to_screen(self.pos[sel]), node_r + 3.0, Stroke::new(2.0, Color32::WHITE));
+            painter.circle_stroke(
+                to_screen(self.pos[sel]),
+                node_r + 3.0,
+                Stroke::new(2.0, Color32::WHITE),
+            );
         }
 
         // Legend line.
@@ -589,7 +643,8 @@ impl GraphView {
 
 /// A fixed hash of a pair, for thinning ties deterministically.
 fn pair_hash(u: usize, v: usize) -> u64 {
-    let x = (u as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (v as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+    let x = (u as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        ^ (v as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
     (x ^ (x >> 29)).wrapping_mul(0xBF58_476D_1CE4_E5B9) >> 7
 }
 

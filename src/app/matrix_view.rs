@@ -51,7 +51,10 @@ impl MatrixView {
             let mut o: Vec<(u64, u32)> = (0..n)
                 .map(|p| {
                     let s = model.placement.get(p).copied().flatten();
-                    (s.map(|s| s as u64).unwrap_or(u64::MAX / 2 + p as u64), p as u32)
+                    (
+                        s.map(|s| s as u64).unwrap_or(u64::MAX / 2 + p as u64),
+                        p as u32,
+                    )
                 })
                 .collect();
             o.sort_unstable();
@@ -114,7 +117,13 @@ impl MatrixView {
             let img = self.build(model);
             match &mut self.tex {
                 Some(t) => t.set(img, TextureOptions::NEAREST),
-                None => self.tex = Some(ui.ctx().load_texture("comm_matrix", img, TextureOptions::NEAREST)),
+                None => {
+                    self.tex = Some(ui.ctx().load_texture(
+                        "comm_matrix",
+                        img,
+                        TextureOptions::NEAREST,
+                    ))
+                }
             }
         }
         let (resp, painter) = ui.allocate_painter(ui.available_size(), Sense::click_and_drag());
@@ -182,7 +191,12 @@ impl MatrixView {
                     fmt_bytes(model.graph.sent_between(u, v))
                 )
             } else {
-                let span = |i: usize| (i * n / self.k, ((i + 1) * n / self.k).max(i * n / self.k + 1) - 1);
+                let span = |i: usize| {
+                    (
+                        i * n / self.k,
+                        ((i + 1) * n / self.k).max(i * n / self.k + 1) - 1,
+                    )
+                };
                 let (r0, r1) = span(r);
                 let (c0, c1) = span(c);
                 format!("positions {r0}–{r1} -> {c0}–{c1}: {}", fmt_bytes(b))

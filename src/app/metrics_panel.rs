@@ -43,12 +43,17 @@ impl MetricsPanel {
         if model.eval_partial {
             ui.colored_label(
                 Color32::from_rgb(240, 190, 80),
-                format!("partial: {} of {} processes placed", m.processes, model.graph.n()),
+                format!(
+                    "partial: {} of {} processes placed",
+                    m.processes,
+                    model.graph.n()
+                ),
             );
         } else {
             ui.label(format!("mapping: {}", model.mapping_label));
         }
-        let prev = model.prev.as_ref();
+        // A partial placement is not comparable with a complete mapping.
+        let prev = model.prev.as_ref().filter(|_| !model.eval_partial);
         if let Some((label, _)) = prev {
             ui.weak(format!("change against the previous mapping ({label})"));
         }

@@ -28,8 +28,8 @@ pub mod settings;
 pub mod worker;
 
 use crate::graph::{CommGraph, GraphBuilder};
-use crate::mapping::Mapping;
 use crate::mappers::{self, MapperInput, MapperRun, StepEvent};
+use crate::mapping::Mapping;
 use crate::metrics::{Evaluation, Metrics, evaluate};
 use crate::routing::Routing;
 use crate::topology::Topology;
@@ -231,7 +231,9 @@ impl Model {
             self.prev = Some((self.mapping_label.clone(), old.metrics.clone()));
         }
         let cores = self.topo.cores();
-        self.placement = (0..m.len()).map(|p| Some(m.slot(p, cores) as u32)).collect();
+        self.placement = (0..m.len())
+            .map(|p| Some(m.slot(p, cores) as u32))
+            .collect();
         self.place_gen += 1;
         self.mapping = Some(m);
         self.mapping_label = label.to_string();
@@ -302,10 +304,11 @@ impl Model {
         let input = self.input(seed, params);
         match input.check_fits().and_then(|_| (info.start)(&input)) {
             Ok(r) => {
-                if self.mapping.is_some() && !self.eval_partial {
-                    if let Some(e) = &self.eval {
-                        self.prev = Some((self.mapping_label.clone(), e.metrics.clone()));
-                    }
+                if self.mapping.is_some()
+                    && !self.eval_partial
+                    && let Some(e) = &self.eval
+                {
+                    self.prev = Some((self.mapping_label.clone(), e.metrics.clone()));
                 }
                 self.mapping = None;
                 self.run = Some(r);
@@ -620,7 +623,13 @@ pub enum Tab {
 }
 
 impl Tab {
-    pub const ALL: [Tab; 5] = [Tab::Split, Tab::Graph, Tab::Network, Tab::Matrix, Tab::Compare];
+    pub const ALL: [Tab; 5] = [
+        Tab::Split,
+        Tab::Graph,
+        Tab::Network,
+        Tab::Matrix,
+        Tab::Compare,
+    ];
     pub fn title(self) -> &'static str {
         match self {
             Tab::Split => "Graph + Network",
@@ -657,6 +666,10 @@ pub struct GuiOptions {
     /// Save a PNG of the whole window after `frames` frames, then exit.
     pub screenshot: Option<PathBuf>,
     pub frames: u32,
+    /// Stop the mapper after this many steps (shows a placement in progress).
+    pub steps: Option<usize>,
+    /// The central view: split, graph, network, matrix or compare.
+    pub view: Option<String>,
 }
 
 /// State of the headless screenshot run.
@@ -712,7 +725,10 @@ impl HopmapApp {
             network: network_panel::NetworkPanel::new(&model.topo),
             mapper: mapper_panel::MapperPanel::new(&settings),
             graph_view: graph_view::GraphView::default(),
-            network_view: network_view::NetworkView::new(settings.network_3d, settings.heat_by_flows),
+            network_view: network_view::NetworkView::new(
+                settings.network_3d,
+                settings.heat_by_flows,
+            ),
             matrix_view: matrix_view::MatrixView::new(settings.matrix_by_mapping),
             metrics: metrics_panel::MetricsPanel::default(),
             compare: compare_panel::ComparePanel::default(),
@@ -764,6 +780,19 @@ impl HopmapApp {
                 )
             })?;
             self.mapper.selected = info.id.to_string();
+            if let Some(k) = opts.steps {
+                let (seed, params) = (self.mapper.seed, self.mapper.params.clone());
+                if !self.model.start_run(info.id, seed, &params) {
+                    return Err(self.model.error.clone().unwrap_or_default());
+                }
+                for _ in 0..k {
+                    self.model.step(info.id, seed, &params);
+                }
+                if let Some(v) = &opts.view {
+                    self.tab = Tab::from_key(v);
+                }
+                return self.headless_from(opts);
+            }
             let mut input = MapperInput::new(
                 self.model.graph.clone(),
                 self.model.topo.clone(),
@@ -775,6 +804,13 @@ impl HopmapApp {
             self.model.trace = vec![[1.0, e.metrics.hop_bytes]];
             self.model.apply_mapping(info.id, m, e);
         }
+        if let Some(v) = &opts.view {
+            self.tab = Tab::from_key(v);
+        }
+        self.headless_from(opts)
+    }
+
+    fn headless_from(&mut self, opts: &GuiOptions) -> Result<(), String> {
         if let Some(p) = &opts.screenshot {
             self.headless = Some(Headless {
                 path: p.clone(),
@@ -826,8 +862,13 @@ impl HopmapApp {
         self.model.advance(dt);
 
         // Files dropped on the window.
-        let dropped: Vec<PathBuf> =
-            ctx.input(|i| i.raw.dropped_files.iter().map(|f| f.path().to_path_buf()).collect());
+        let dropped: Vec<PathBuf> = ctx.input(|i| {
+            i.raw
+                .dropped_files
+                .iter()
+                .map(|f| f.path().to_path_buf())
+                .collect()
+        });
         if let Some(p) = dropped.into_iter().next() {
             self.data.open_path(&p, &mut self.model, &mut self.settings);
         }
@@ -896,7 +937,11 @@ impl HopmapApp {
                             (LauncherFormat::Plain, "txt", "plain: rank node core"),
                             (LauncherFormat::Bgp, "map", "Blue Gene/P mapfile (x y z t)"),
                             (LauncherFormat::Mpich, "txt", "Cray MPICH_RANK_ORDER"),
-                            (LauncherFormat::Rankfile, "txt", "Open MPI rankfile (hosts node%d)"),
+                            (
+                                LauncherFormat::Rankfile,
+                                "txt",
+                                "Open MPI rankfile (hosts node%d)",
+                            ),
                         ] {
                             let enabled = self.model.mapping.is_some();
                             if ui.add_enabled(enabled, egui::Button::new(what)).clicked() {
@@ -906,8 +951,16 @@ impl HopmapApp {
                                         .set_file_name(format!("mapping.{}.{ext}", f.name()))
                                         .save_file()
                                 {
-                                    match write_mapping_file(&p, m, &self.model.topo, f, &HostNames::default()) {
-                                        Ok(()) => self.model.status = format!("saved {}", p.display()),
+                                    match write_mapping_file(
+                                        &p,
+                                        m,
+                                        &self.model.topo,
+                                        f,
+                                        &HostNames::default(),
+                                    ) {
+                                        Ok(()) => {
+                                            self.model.status = format!("saved {}", p.display())
+                                        }
                                         Err(e) => self.model.error = Some(e.to_string()),
                                     }
                                 }
@@ -937,7 +990,7 @@ impl HopmapApp {
             });
             if let Some(e) = self.model.error.clone() {
                 ui.horizontal(|ui| {
-                    ui.colored_label(Color32::from_rgb(255, 110, 90), format!("{e}"));
+                    ui.colored_label(Color32::from_rgb(255, 110, 90), e);
                     if ui.small_button("dismiss").clicked() {
                         self.model.error = None;
                     }
@@ -975,7 +1028,7 @@ impl HopmapApp {
     }
 
     fn centre(&mut self, ui: &mut egui::Ui) {
-        ui.horizontal(|ui| {
+        ui.horizontal_wrapped(|ui| {
             for t in Tab::ALL {
                 ui.selectable_value(&mut self.tab, t, t.title());
             }
@@ -1015,7 +1068,8 @@ impl HopmapApp {
                         .layout(egui::Layout::top_down(egui::Align::Min)),
                 );
                 lu.set_clip_rect(left);
-                self.graph_view.ui(&mut lu, &mut self.model, &colors, self.colors_gen);
+                self.graph_view
+                    .ui(&mut lu, &mut self.model, &colors, self.colors_gen);
                 let mut ru = ui.new_child(
                     egui::UiBuilder::new()
                         .id_salt("split_network")
@@ -1023,11 +1077,16 @@ impl HopmapApp {
                         .layout(egui::Layout::top_down(egui::Align::Min)),
                 );
                 ru.set_clip_rect(right);
-                self.network_view.ui(&mut ru, &mut self.model, &colors, self.colors_gen);
+                self.network_view
+                    .ui(&mut ru, &mut self.model, &colors, self.colors_gen);
                 ui.allocate_rect(r, egui::Sense::hover());
             }
-            Tab::Graph => self.graph_view.ui(ui, &mut self.model, &colors, self.colors_gen),
-            Tab::Network => self.network_view.ui(ui, &mut self.model, &colors, self.colors_gen),
+            Tab::Graph => self
+                .graph_view
+                .ui(ui, &mut self.model, &colors, self.colors_gen),
+            Tab::Network => self
+                .network_view
+                .ui(ui, &mut self.model, &colors, self.colors_gen),
             Tab::Matrix => self.matrix_view.ui(ui, &mut self.model),
             Tab::Compare => self.compare.ui(ui, &mut self.model, &self.mapper),
         }
@@ -1078,8 +1137,14 @@ impl HopmapApp {
 /// Save an egui image as an RGBA PNG.
 pub fn save_png(path: &std::path::Path, img: &egui::ColorImage) -> Result<(), String> {
     let [w, h] = img.size;
-    image::save_buffer(path, img.as_raw(), w as u32, h as u32, image::ColorType::Rgba8)
-        .map_err(|e| format!("{}: {e}", path.display()))
+    image::save_buffer(
+        path,
+        img.as_raw(),
+        w as u32,
+        h as u32,
+        image::ColorType::Rgba8,
+    )
+    .map_err(|e| format!("{}: {e}", path.display()))
 }
 
 impl eframe::App for HopmapApp {

@@ -54,7 +54,11 @@ impl NetworkPanel {
     /// The spec built from the fields.
     pub fn build_spec(&self) -> String {
         let ndims = self.dims.split(['x', 'X']).count();
-        let mut s = format!("{}:{}", if self.torus { "torus" } else { "mesh" }, self.dims);
+        let mut s = format!(
+            "{}:{}",
+            if self.torus { "torus" } else { "mesh" },
+            self.dims
+        );
         let wrap: Vec<bool> = (0..ndims)
             .map(|d| self.wrap.get(d).copied().unwrap_or(self.torus))
             .collect();
@@ -127,10 +131,7 @@ impl NetworkPanel {
         ui.horizontal_wrapped(|ui| {
             ui.label("Presets:");
             for p in PRESETS {
-                if ui
-                    .selectable_label(model.topo.spec() == *p, *p)
-                    .clicked()
-                {
+                if ui.selectable_label(model.topo.spec() == *p, *p).clicked() {
                     changed |= self.apply(p, model);
                 }
             }

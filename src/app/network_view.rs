@@ -184,10 +184,14 @@ impl NetworkView {
                     let back = g.sent_between(v, p);
                     let chans = &mut self.route_channels;
                     if s > 0.0 {
-                        model.routing.route(&model.topo, np, nv, s, &mut |ch, _| chans[ch] = true);
+                        model
+                            .routing
+                            .route(&model.topo, np, nv, s, &mut |ch, _| chans[ch] = true);
                     }
                     if back > 0.0 {
-                        model.routing.route(&model.topo, nv, np, back, &mut |ch, _| chans[ch] = true);
+                        model
+                            .routing
+                            .route(&model.topo, nv, np, back, &mut |ch, _| chans[ch] = true);
                     }
                 }
             }
@@ -201,10 +205,16 @@ impl NetworkView {
             .is_some_and(|g| g.dims().iter().skip(2).any(|&d| d > 1))
     }
 
-    pub fn ui(&mut self, ui: &mut egui::Ui, model: &mut Model, colors: &[Color32], colors_gen: u64) {
+    pub fn ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        model: &mut Model,
+        colors: &[Color32],
+        colors_gen: u64,
+    ) {
         self.ensure(model);
         let topo3 = Self::is_3d_topology(model);
-        ui.horizontal(|ui| {
+        ui.horizontal_wrapped(|ui| {
             ui.strong("Network");
             if topo3 {
                 ui.selectable_value(&mut self.three_d, true, "3D");
@@ -221,7 +231,7 @@ impl NetworkView {
         let (resp, painter) = ui.allocate_painter(ui.available_size(), Sense::click_and_drag());
         let full = resp.rect;
         painter.rect_filled(full, 4.0, Color32::from_gray(14));
-        let legend_h = 48.0;
+        let legend_h = 62.0;
         let rect = Rect::from_min_max(full.min, pos2(full.max.x, full.max.y - legend_h));
         let painter = painter.with_clip_rect(full);
         let nn = self.world.len();
@@ -269,7 +279,7 @@ impl NetworkView {
             let aspect = rect.width() / rect.height().max(1.0);
             if self.dist <= 0.0 {
                 // Frame the bounding sphere in the narrower field of view.
-                let radius = (hi - lo).length() * 0.5 + 1.0;
+                let radius = (hi - lo).length() * 0.5 + 0.6;
                 let half_fov = 0.4f32.min((0.4f32.tan() * aspect.min(1.0)).atan());
                 self.dist = radius / half_fov.sin();
             }
@@ -281,7 +291,12 @@ impl NetworkView {
                         self.pitch.cos() * self.yaw.cos(),
                     );
             let view = glam::camera::rh::view::look_at_mat4(eye, centre, Vec3::Y);
-            let pm = glam::camera::rh::proj::opengl::perspective(0.8, aspect, 0.05, self.dist * 4.0 + extent * 4.0);
+            let pm = glam::camera::rh::proj::opengl::perspective(
+                0.8,
+                aspect,
+                0.05,
+                self.dist * 4.0 + extent * 4.0,
+            );
             let vp = pm * view;
             let (rc, half) = (rect.center(), rect.size() * 0.5);
             Box::new(move |w: Vec3| {
@@ -438,7 +453,9 @@ impl NetworkView {
                 maxv,
             });
         }
-        let Some(drawn) = self.drawn.as_ref() else { return };
+        let Some(drawn) = self.drawn.as_ref() else {
+            return;
+        };
         let screen = &drawn.screen;
         let segs = &drawn.segs;
         let maxv = drawn.maxv;
@@ -455,8 +472,16 @@ impl NetworkView {
         if model.selected.is_some() {
             for &(i, p0, p1) in segs {
                 let l = &self.links[i];
-                if self.route_channels.get(l.fwd as usize).copied().unwrap_or(false)
-                    || self.route_channels.get(l.back as usize).copied().unwrap_or(false)
+                if self
+                    .route_channels
+                    .get(l.fwd as usize)
+                    .copied()
+                    .unwrap_or(false)
+                    || self
+                        .route_channels
+                        .get(l.back as usize)
+                        .copied()
+                        .unwrap_or(false)
                 {
                     painter.line_segment([p0, p1], Stroke::new(3.0, Color32::WHITE));
                 }
@@ -471,12 +496,21 @@ impl NetworkView {
             for &v in &self.partner_nodes {
                 painter.circle_stroke(screen[v].0, r_of(v) + 2.0, Stroke::new(1.5, Color32::WHITE));
             }
-            painter.circle_stroke(screen[nsel].0, r_of(nsel) + 4.0, Stroke::new(2.5, Color32::from_rgb(255, 80, 200)));
+            painter.circle_stroke(
+                screen[nsel].0,
+                r_of(nsel) + 4.0,
+                Stroke::new(2.5, Color32::from_rgb(255, 80, 200)),
+            );
         }
 
         // The last placement of a stepping mapper.
-        if let Some(crate::mappers::StepEvent::Placed { desired, slot, process }) = &model.last_event {
-            let node = *slot as usize / model.topo.cores();
+        if let Some(crate::mappers::StepEvent::Placed {
+            desired,
+            slot,
+            process,
+        }) = &model.last_event
+        {
+            let node = *slot / model.topo.cores();
             if node < nn {
                 let mut w = Vec3::ZERO;
                 for (d, &x) in desired.iter().enumerate().take(3) {
@@ -485,7 +519,12 @@ impl NetworkView {
                 let (pd, _) = proj(w);
                 let (pn, _) = screen[node];
                 let mag = Color32::from_rgb(255, 60, 220);
-                painter.add(Shape::dashed_line(&[pd, pn], Stroke::new(1.5, mag), 4.0, 3.0));
+                painter.add(Shape::dashed_line(
+                    &[pd, pn],
+                    Stroke::new(1.5, mag),
+                    4.0,
+                    3.0,
+                ));
                 let k = 6.0;
                 painter.line_segment([pd - vec2(k, k), pd + vec2(k, k)], Stroke::new(2.5, mag));
                 painter.line_segment([pd - vec2(k, -k), pd + vec2(k, -k)], Stroke::new(2.5, mag));
@@ -520,9 +559,13 @@ impl NetworkView {
                     .take(16)
                     .collect();
                 hover_text = Some(format!(
-                    "node {v}{}\nprocesses: {}",
+                    "node {v}{}\n{}",
                     coord_text(model, v),
-                    if procs.is_empty() { "none".into() } else { procs.join(", ") }
+                    match procs.len() {
+                        0 => "no process".to_string(),
+                        1 => format!("process {}", procs[0]),
+                        _ => format!("processes {}", procs.join(", ")),
+                    }
                 ));
                 if resp.clicked() {
                     let p = self.node_proc[v];
@@ -591,7 +634,10 @@ impl NetworkView {
         let font = egui::FontId::proportional(11.0);
         let lr = Rect::from_min_max(
             pos2(full.min.x + 24.0, full.max.y - legend_h + 4.0),
-            pos2(full.min.x + 24.0 + (full.width() * 0.45).min(220.0), full.max.y - legend_h + 14.0),
+            pos2(
+                full.min.x + 24.0 + (full.width() * 0.45).min(220.0),
+                full.max.y - legend_h + 14.0,
+            ),
         );
         let mut bar = Mesh::default();
         let steps = 32;
@@ -610,16 +656,29 @@ impl NetworkView {
             fmt_bytes(maxv)
         };
         let label_col = Color32::from_gray(200);
-        painter.text(pos2(lr.min.x - 4.0, lr.center().y), egui::Align2::RIGHT_CENTER, "0", font.clone(), label_col);
         painter.text(
-            pos2(lr.max.x + 4.0, lr.center().y),
-            egui::Align2::LEFT_CENTER,
-            format!("{maxs}  link {} (busier direction)", if self.by_flows { "flows" } else { "load" }),
+            pos2(lr.min.x - 4.0, lr.center().y),
+            egui::Align2::RIGHT_CENTER,
+            "0",
             font.clone(),
             label_col,
         );
-        let mut note = String::from("grey = unused");
-        if model.topo.as_grid().is_some_and(|g| (0..g.ndims()).any(|d| g.wraps(d))) {
+        painter.text(
+            pos2(lr.max.x + 4.0, lr.center().y),
+            egui::Align2::LEFT_CENTER,
+            format!("{maxs} (busiest link)"),
+            font.clone(),
+            label_col,
+        );
+        let mut note = format!(
+            "colour = {} of the busier direction · grey = unused",
+            if self.by_flows { "flows" } else { "bytes" }
+        );
+        if model
+            .topo
+            .as_grid()
+            .is_some_and(|g| (0..g.ndims()).any(|d| g.wraps(d)))
+        {
             note.push_str(" · capped stubs = torus wrap links");
         }
         if three {
@@ -629,7 +688,11 @@ impl NetworkView {
         }
         note.push_str(" · click a node: its process's routes");
         let galley = painter.layout(note, font, Color32::from_gray(150), full.width() - 16.0);
-        painter.galley(pos2(full.min.x + 8.0, lr.max.y + 4.0), galley, Color32::from_gray(150));
+        painter.galley(
+            pos2(full.min.x + 8.0, lr.max.y + 4.0),
+            galley,
+            Color32::from_gray(150),
+        );
     }
 }
 
@@ -673,8 +736,14 @@ mod tests {
             v.ensure(&m);
             assert_eq!(v.links().len(), t.links().len(), "{spec}");
             for l in v.links() {
-                assert_eq!(t.channel_ends(l.fwd as usize), Some((l.a as usize, l.b as usize)));
-                assert_eq!(t.channel_ends(l.back as usize), Some((l.b as usize, l.a as usize)));
+                assert_eq!(
+                    t.channel_ends(l.fwd as usize),
+                    Some((l.a as usize, l.b as usize))
+                );
+                assert_eq!(
+                    t.channel_ends(l.back as usize),
+                    Some((l.b as usize, l.a as usize))
+                );
             }
             let wraps = v.links().iter().filter(|l| l.wrap).count();
             let want = match spec {

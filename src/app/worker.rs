@@ -54,7 +54,10 @@ pub enum Poll<T> {
 
 impl<T: Send + 'static> Job<T> {
     /// Start `work` on a new thread.
-    pub fn spawn(label: impl Into<String>, work: impl FnOnce(&JobCtl) -> T + Send + 'static) -> Self {
+    pub fn spawn(
+        label: impl Into<String>,
+        work: impl FnOnce(&JobCtl) -> T + Send + 'static,
+    ) -> Self {
         let ctl = JobCtl::default();
         let (tx, rx) = channel();
         let c2 = ctl.clone();

@@ -20,13 +20,19 @@ pub struct Args {
     /// Frames to draw before the screenshot.
     #[arg(long, default_value_t = 30)]
     pub frames: u32,
+    /// Stop the mapper after N steps (a placement in progress) instead of running it to the end.
+    #[arg(long)]
+    pub steps: Option<usize>,
+    /// Central view: split, graph, network, matrix or compare.
+    #[arg(long)]
+    pub view: Option<String>,
 }
 
 const NO_DISPLAY_HELP: &str = "\
 hopmap could not open a window (no display?). The batch commands work without one:
   hopmap info GRAPH                      facts about a communication graph
   hopmap map GRAPH --topology SPEC --mapper ID
-  hopmap eval GRAPH MAPPING --topology SPEC
+  hopmap eval GRAPH --topology SPEC --mapping FILE
   hopmap compare GRAPH --topology SPEC
 Run `hopmap --help` for everything. For a screenshot without a display:
   xvfb-run -a -s \"-screen 0 1280x800x24\" hopmap gui sample --screenshot out.png";
@@ -38,6 +44,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         mapper: args.mapper,
         screenshot: args.screenshot,
         frames: args.frames,
+        steps: args.steps,
+        view: args.view,
     };
     hopmap::app::run(opts).map_err(|e| {
         if e.starts_with("cannot open a window") {

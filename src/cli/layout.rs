@@ -30,6 +30,9 @@ pub struct Args {
     /// The paper's single-level method (no coarsening), with a fixed step.
     #[arg(long)]
     pub single_level: bool,
+    /// Repulsion power p in c_rep/d^p (default 2; 3 for --dim 3).
+    #[arg(long)]
+    pub power: Option<f32>,
     /// Barnes–Hut opening angle θ.
     #[arg(long)]
     pub theta: Option<f32>,
@@ -72,9 +75,12 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     let mut p = if a.single_level {
         LayoutParams::paper()
     } else {
-        LayoutParams::default()
+        LayoutParams::for_dim(a.dim)
     };
     p.dim = a.dim;
+    if let Some(pw) = a.power {
+        p.rep_power = pw;
+    }
     p.seed = a.seed;
     p.init = init;
     if let Some(t) = a.theta {

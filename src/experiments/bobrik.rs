@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 /// The layout parameters of the reproduction (also used by the tests).
 pub fn params() -> LayoutParams {
     LayoutParams {
-        init: Init::Circle,
+        init: Init::Given(interleaved_circle(20)),
         repulsion: RepulsionMode::Exact,
         h: 0.05,
         center_pull: 0.05,
@@ -35,6 +35,27 @@ pub fn params() -> LayoutParams {
         stop_eps: 1e-3,
         ..LayoutParams::paper()
     }
+}
+
+/// The circle start with equal angles (Fig. 1), the two groups alternating
+/// around it: process `s < n/2` takes slot `2s`, process `s ≥ n/2` slot
+/// `2(s − n/2) + 1`. The initial order then says nothing about the structure,
+/// which the paper's text on Fig. 5 implies ("the initial order turns into a
+/// configuration reflecting the structure"); with the groups on opposite
+/// half-circles they would separate at once.
+pub fn interleaved_circle(n: usize) -> Vec<[f64; 3]> {
+    let r = crate::layout::init::start_radius(n) as f64;
+    (0..n)
+        .map(|s| {
+            let slot = if s < n / 2 {
+                2 * s
+            } else {
+                2 * (s - n / 2) + 1
+            };
+            let t = std::f64::consts::TAU * slot as f64 / n as f64;
+            [r * t.cos(), r * t.sin(), 0.0]
+        })
+        .collect()
 }
 
 /// The 20-process two-cluster graph.
@@ -97,7 +118,9 @@ pub fn run(out: &mut impl std::io::Write, png_dir: &Path) -> Result<BobrikReport
     let speed = |i: usize| disp[i].iter().map(|d| dist(d, &[0.0; 3])).sum::<f64>();
     let r0 = radius(&hist[0]);
     let sep = separation.unwrap_or(last);
-    let contraction = (1..=sep.max(1)).find(|&i| radius(&hist[i]) <= 0.6 * r0).unwrap_or(1.min(last));
+    let contraction = (1..=sep.max(1))
+        .find(|&i| radius(&hist[i]) <= 0.6 * r0)
+        .unwrap_or(1.min(last));
     let equilibrium = (contraction..=sep.max(contraction))
         .min_by(|&a, &b| speed(a).total_cmp(&speed(b)))
         .unwrap_or(contraction);
@@ -121,31 +144,55 @@ pub fn run(out: &mut impl std::io::Write, png_dir: &Path) -> Result<BobrikReport
         (9, "final configuration", last),
     ];
     std::fs::create_dir_all(png_dir).map_err(|e| Error::io(png_dir, e))?;
-    // One viewport for all snapshots so that motion is visible.
-    let mut ext = 0f32;
-    for p in &hist {
-        for q in p {
-            ext = ext.max(q[0].abs()).max(q[1].abs());
-        }
-    }
+    // Each snapshot is fitted to its own extent (the layout contracts to a
+    // fraction of the circle, then the groups drift far apart).
     let mut snapshots = Vec::new();
     for (fig, name, it) in stages {
+        let ext = hist[it]
+            .iter()
+            .fold(0f32, |e, q| e.max(q[0].abs()).max(q[1].abs()));
         let path = png_dir.join(format!("bobrik_fig{fig}_iter{it}.png"));
-        draw(&g, &hist[it], &disp[it], &t, ext * 1.1, &path)?;
+        draw(&g, &hist[it], &disp[it], &t, ext * 1.15, &path)?;
         snapshots.push((fig, name, it, path));
     }
 
     let w = |e: std::io::Error| Error::io(Path::new("<output>"), e);
-    writeln!(out, "Bobrik & Popova §6.1: clusters:2x10 from the circle start, single level").map_err(w)?;
-    writeln!(out, "iterations run: {}  (state {:?}, stopping value {:.2e})", layout.iterations(), layout.state(), layout.stop_value().unwrap_or(f64::NAN)).map_err(w)?;
+    writeln!(
+        out,
+        "Bobrik & Popova §6.1: clusters:2x10 from the circle start, single level"
+    )
+    .map_err(w)?;
+    writeln!(
+        out,
+        "iterations run: {}  (state {:?}, stopping value {:.2e})",
+        layout.iterations(),
+        layout.state(),
+        layout.stop_value().unwrap_or(f64::NAN)
+    )
+    .map_err(w)?;
     match separation {
         Some(s) => writeln!(out, "clusters separate at iteration {s}").map_err(w)?,
         None => writeln!(out, "clusters never separated").map_err(w)?,
     }
-    writeln!(out, "final intra/inter mean distance ratio: {final_ratio:.4}").map_err(w)?;
-    writeln!(out, "clusters found at the end: {} of sizes {:?}", sizes.len(), sizes).map_err(w)?;
+    writeln!(
+        out,
+        "final intra/inter mean distance ratio: {final_ratio:.4}"
+    )
+    .map_err(w)?;
+    writeln!(
+        out,
+        "clusters found at the end: {} of sizes {:?}",
+        sizes.len(),
+        sizes
+    )
+    .map_err(w)?;
     for (fig, name, it, path) in &snapshots {
-        writeln!(out, "Fig. {fig} ({name}): iteration {it} -> {}", path.display()).map_err(w)?;
+        writeln!(
+            out,
+            "Fig. {fig} ({name}): iteration {it} -> {}",
+            path.display()
+        )
+        .map_err(w)?;
     }
     Ok(BobrikReport {
         iterations: layout.iterations(),
@@ -193,7 +240,11 @@ pub fn draw(
         line(&mut img, a, b, [0, 170, 0]);
     }
     for (i, p) in pos.iter().enumerate() {
-        let col = if groups[i] == 0 { [220, 30, 30] } else { [30, 60, 220] };
+        let col = if groups[i] == 0 {
+            [220, 30, 30]
+        } else {
+            [30, 60, 220]
+        };
         let (x, y) = px(p);
         for dy in -3i32..=3 {
             for dx in -3i32..=3 {
@@ -217,7 +268,12 @@ fn line(img: &mut image::RgbImage, a: (f32, f32), b: (f32, f32), c: [u8; 3]) {
     let steps = ((b.0 - a.0).abs().max((b.1 - a.1).abs()).ceil() as i32).clamp(1, 4000);
     for t in 0..=steps {
         let f = t as f32 / steps as f32;
-        put(img, (a.0 + (b.0 - a.0) * f) as i32, (a.1 + (b.1 - a.1) * f) as i32, c);
+        put(
+            img,
+            (a.0 + (b.0 - a.0) * f) as i32,
+            (a.1 + (b.1 - a.1) * f) as i32,
+            c,
+        );
     }
 }
 

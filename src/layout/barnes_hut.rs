@@ -60,6 +60,8 @@ impl RepulsionLaw {
         // magnitude c·m/d^p, direction dx/d: factor c·m/d^(p+1).
         let f = if self.power == 2.0 {
             self.c * mass / (d2 * d2.sqrt())
+        } else if self.power == 3.0 {
+            self.c * mass / (d2 * d2)
         } else {
             self.c * mass / d2.powf(0.5 * (self.power + 1.0))
         };
@@ -118,7 +120,8 @@ fn split_direction<const D: usize>(i: usize, j: usize) -> [f32; 3] {
 
 #[inline]
 fn split_direction_ordered<const D: usize>(i: usize, j: usize) -> [f32; 3] {
-    let mut h = (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (j as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+    let mut h = (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        ^ (j as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
     let mut v = [0f32; 3];
     for a in 0..D {
         h ^= h >> 29;
@@ -214,7 +217,11 @@ impl<const D: usize> Tree<D> {
         for a in 0..D {
             side = side.max(hi[a] - lo[a]);
         }
-        let side = if side > 0.0 && side.is_finite() { side * 1.0001 } else { 1.0 };
+        let side = if side > 0.0 && side.is_finite() {
+            side * 1.0001
+        } else {
+            1.0
+        };
         let scale = (1u64 << BITS) as f32 / side;
         let maxq = (1u64 << BITS) - 1;
         // Sort (code, index) pairs: unique keys, so the order is deterministic.
@@ -225,7 +232,11 @@ impl<const D: usize> Tree<D> {
                 let mut code = 0u64;
                 for a in 0..D {
                     let q = (((p[a] - lo[a]) * scale) as i64).clamp(0, maxq as i64) as u64;
-                    code |= if D == 2 { spread2(q) << a } else { spread3(q) << a };
+                    code |= if D == 2 {
+                        spread2(q) << a
+                    } else {
+                        spread3(q) << a
+                    };
                 }
                 (code, i as u32)
             })
@@ -404,10 +415,7 @@ impl<const D: usize> Tree<D> {
                     }
                     if e2 == 0.0 {
                         // Coincident points: push apart along a fixed direction.
-                        e = split_direction::<D>(
-                            self.order[k] as usize,
-                            self.order[j] as usize,
-                        );
+                        e = split_direction::<D>(self.order[k] as usize, self.order[j] as usize);
                         e2 = 0.0;
                         for a in 0..D {
                             e2 += e[a] * e[a];

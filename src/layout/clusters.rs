@@ -212,7 +212,10 @@ fn zorder(pos: &[[f32; 3]]) -> Vec<u64> {
             hi[a] = hi[a].max(p[a]);
         }
     }
-    let ext = (0..3).map(|a| hi[a] - lo[a]).fold(0f32, f32::max).max(1e-30);
+    let ext = (0..3)
+        .map(|a| hi[a] - lo[a])
+        .fold(0f32, f32::max)
+        .max(1e-30);
     pos.iter()
         .map(|p| {
             let q: Vec<u64> = (0..3)
@@ -286,13 +289,24 @@ mod tests {
         assert_eq!(l, vec![0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 2]);
         assert_eq!(cluster_sizes(&l), vec![5, 5, 1]);
         // A radius below the spacing splits everything.
-        let l = clusters(&pos, &ClusterParams { eps: Some(0.5), factor: 3.0 });
+        let l = clusters(
+            &pos,
+            &ClusterParams {
+                eps: Some(0.5),
+                factor: 3.0,
+            },
+        );
         assert_eq!(cluster_sizes(&l).len(), 11);
     }
 
     #[test]
     fn three_d_and_coincident_points() {
-        let pos = vec![[0.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, 0.0, 9.0], [0.0, 0.0, 10.0]];
+        let pos = vec![
+            [0.0, 0.0, 0.0],
+            [0.0, 0.0, 1.0],
+            [0.0, 0.0, 9.0],
+            [0.0, 0.0, 10.0],
+        ];
         assert_eq!(clusters(&pos, &ClusterParams::default()), vec![0, 0, 1, 1]);
         let same = vec![[1.0, 1.0, 0.0]; 4];
         assert_eq!(clusters(&same, &ClusterParams::default()), vec![0; 4]);

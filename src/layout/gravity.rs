@@ -171,7 +171,11 @@ impl GravityLayout {
             tree2: Tree::default(),
             tree3: Tree::default(),
             iteration: 0,
-            state: if n == 0 { LayoutState::Converged } else { LayoutState::Running },
+            state: if n == 0 {
+                LayoutState::Converged
+            } else {
+                LayoutState::Running
+            },
             force_norm: 0.0,
             energy: f64::INFINITY,
             h_rel: params.h_rel,
@@ -214,7 +218,11 @@ impl GravityLayout {
     }
     /// Σ_i |F_i / m_i|² after the last iteration (Hu's energy proxy).
     pub fn energy(&self) -> f64 {
-        if self.energy.is_finite() { self.energy } else { 0.0 }
+        if self.energy.is_finite() {
+            self.energy
+        } else {
+            0.0
+        }
     }
     /// The §5 stopping-rule value (None until `m` iterations have run).
     pub fn stop_value(&self) -> Option<f64> {
@@ -263,7 +271,9 @@ impl GravityLayout {
         self.stop.reset();
         if self.state == LayoutState::Converged {
             self.state = LayoutState::Running;
-            self.max_iterations = self.max_iterations.max(self.iteration + self.params.stop_m * 4);
+            self.max_iterations = self
+                .max_iterations
+                .max(self.iteration + self.params.stop_m * 4);
         }
     }
 
@@ -427,7 +437,11 @@ impl Stepper for GravityLayout {
     fn progress(&self) -> Progress {
         Progress {
             done: self.iteration,
-            total: if self.use_stop_rule { None } else { Some(self.max_iterations) },
+            total: if self.use_stop_rule {
+                None
+            } else {
+                Some(self.max_iterations)
+            },
         }
     }
 }

@@ -42,7 +42,11 @@ pub fn initial_positions(init: &Init, n: usize, dim: usize, seed: u64) -> Result
         Init::Circle => Ok((0..n)
             .map(|s| {
                 let t = std::f64::consts::TAU * s as f64 / n.max(1) as f64;
-                [(r as f64 * t.cos()) as f32, (r as f64 * t.sin()) as f32, 0.0]
+                [
+                    (r as f64 * t.cos()) as f32,
+                    (r as f64 * t.sin()) as f32,
+                    0.0,
+                ]
             })
             .collect()),
         Init::Given(xyz) => {

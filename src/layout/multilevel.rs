@@ -188,7 +188,13 @@ pub fn prolong(
 /// inverse-square law: with attraction energy `A·s` and repulsion energy
 /// `R/s` at scale `s`, `s = sqrt(R/A)`. O(n·(n + m) + n²·iterations); meant
 /// for the coarsest level (tens to a few hundred points).
-pub fn mds_positions(g: &ForceGraph, dim: usize, c_att: f32, c_rep: f32, seed: u64) -> Vec<[f32; 3]> {
+pub fn mds_positions(
+    g: &ForceGraph,
+    dim: usize,
+    c_att: f32,
+    c_rep: f32,
+    seed: u64,
+) -> Vec<[f32; 3]> {
     let n = g.n();
     if n == 0 {
         return Vec::new();
@@ -211,7 +217,13 @@ pub fn mds_positions(g: &ForceGraph, dim: usize, c_att: f32, c_rep: f32, seed: u
             }
         }
     }
-    let maxd = d.iter().filter(|&&x| x != u32::MAX).max().copied().unwrap_or(0) + 1;
+    let maxd = d
+        .iter()
+        .filter(|&&x| x != u32::MAX)
+        .max()
+        .copied()
+        .unwrap_or(0)
+        + 1;
     // B = −½ J D² J.
     let mut b: Vec<f64> = d
         .iter()

@@ -77,7 +77,12 @@ pub fn bfs(g: &CommGraph, s: usize) -> Vec<u32> {
 }
 
 /// About `pairs` random connected pairs `(u, v, hops)` from `sources` BFS runs.
-pub fn sample_hop_pairs(g: &CommGraph, pairs: usize, sources: usize, seed: u64) -> Vec<(usize, usize, u32)> {
+pub fn sample_hop_pairs(
+    g: &CommGraph,
+    pairs: usize,
+    sources: usize,
+    seed: u64,
+) -> Vec<(usize, usize, u32)> {
     let n = g.n();
     let mut out = Vec::with_capacity(pairs);
     if n < 2 {
@@ -104,7 +109,10 @@ pub fn sample_hop_pairs(g: &CommGraph, pairs: usize, sources: usize, seed: u64) 
 pub fn hop_spearman(g: &CommGraph, pos: &[[f32; 3]], pairs: usize, seed: u64) -> f64 {
     let s = sample_hop_pairs(g, pairs, 50, seed);
     let hops: Vec<f64> = s.iter().map(|&(_, _, h)| h as f64).collect();
-    let dist: Vec<f64> = s.iter().map(|&(u, v, _)| distance(&pos[u], &pos[v])).collect();
+    let dist: Vec<f64> = s
+        .iter()
+        .map(|&(u, v, _)| distance(&pos[u], &pos[v]))
+        .collect();
     spearman(&dist, &hops)
 }
 
@@ -162,7 +170,12 @@ mod tests {
         b.add(1, 2, 1.0);
         let g = b.build().unwrap();
         assert_eq!(bfs(&g, 0), vec![0, 1, 2, u32::MAX]);
-        let pos = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [10.0, 0.0, 0.0], [11.0, 0.0, 0.0]];
+        let pos = [
+            [0.0, 0.0, 0.0],
+            [1.0, 0.0, 0.0],
+            [10.0, 0.0, 0.0],
+            [11.0, 0.0, 0.0],
+        ];
         // intra: 1, 1; inter: 10, 11, 9, 10 → mean 10 → ratio 0.1.
         let r = intra_inter_ratio(&pos, &[0, 0, 1, 1]);
         assert!((r - 0.1).abs() < 1e-9, "{r}");

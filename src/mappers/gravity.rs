@@ -6,8 +6,11 @@
 //! mesh, 3D for a 3D torus; the multilevel layout, run to stability inside
 //! `start`), rotate it onto its principal axes (largest spread on the grid's
 //! longest dimension — our addition, so a layout that came out tilted is not
-//! squeezed onto a diagonal), and stretch it affinely onto the grid (the
-//! AFFN stretch, [`super::greedy::Affine`]).
+//! squeezed onto a diagonal), replace each coordinate by its rank on its
+//! axis (a quantile stretch — our addition: a force layout is denser in the
+//! middle, and a linear stretch would crowd the middle onto few nodes), and
+//! stretch that affinely onto the grid (the AFFN stretch,
+//! [`super::greedy::Affine`]).
 //!
 //! * `gravity`: processes in id order go to the free node nearest to their
 //!   stretched position (findNearest). O(layout) + n findNearest calls.
@@ -68,9 +71,8 @@ pub fn info_greedy() -> MapperInfo {
 fn layout_points(input: &MapperInput, ndims: usize) -> Result<Coords> {
     let dim = if ndims >= 3 { 3 } else { 2 };
     let p = LayoutParams {
-        dim,
         seed: input.seed,
-        ..Default::default()
+        ..LayoutParams::for_dim(dim)
     };
     Ok(run_layout(&input.graph, p)?.coords())
 }
@@ -114,6 +116,23 @@ pub fn principal_axes(c: &Coords, grid_dims: &[u32]) -> Coords {
             q
         })
         .collect();
+    Coords::new(c.dim, xyz)
+}
+
+/// Replace every coordinate by its rank along its axis, divided by n − 1
+/// (ties broken by process id): a per-axis quantile stretch, so that the
+/// denser middle of a force layout does not crowd onto a few nodes.
+pub fn rank_axes(c: &Coords) -> Coords {
+    let n = c.xyz.len();
+    let mut xyz = c.xyz.clone();
+    let den = (n.max(2) - 1) as f64;
+    for a in 0..c.dim.min(3) {
+        let mut idx: Vec<usize> = (0..n).collect();
+        idx.sort_by(|&i, &j| c.xyz[i][a].total_cmp(&c.xyz[j][a]).then(i.cmp(&j)));
+        for (r, &i) in idx.iter().enumerate() {
+            xyz[i][a] = r as f64 / den;
+        }
+    }
     Coords::new(c.dim, xyz)
 }
 
@@ -179,7 +198,10 @@ fn transpose(a: &[[f64; 3]; 3]) -> [[f64; 3]; 3] {
 fn start_affine(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
     let grid = grid_of(input, "gravity")?;
     input.check_fits()?;
-    let coords = principal_axes(&layout_points(input, grid.ndims())?, grid.dims());
+    let coords = rank_axes(&principal_axes(
+        &layout_points(input, grid.ndims())?,
+        grid.dims(),
+    ));
     start_greedy(input, "gravity", |pl| {
         Ok(IdOrder {
             affine: Affine::new(&coords, pl.grid()),
@@ -210,7 +232,10 @@ impl Policy for IdOrder {
 fn start_greedy_proximity(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
     let grid = grid_of(input, "gravity-greedy")?;
     input.check_fits()?;
-    let coords = principal_axes(&layout_points(input, grid.ndims())?, grid.dims());
+    let coords = rank_axes(&principal_axes(
+        &layout_points(input, grid.ndims())?,
+        grid.dims(),
+    ));
     let knn = knn_graph(&coords, 8);
     start_greedy(input, "gravity-greedy", |pl| {
         let affine = Affine::new(&coords, pl.grid());
@@ -257,7 +282,10 @@ fn knn_graph(c: &Coords, k: usize) -> Vec<Vec<u32>> {
         return vec![Vec::new(); n];
     }
     let (lo, hi) = c.bounds();
-    let ext = (0..3).map(|a| hi[a] - lo[a]).fold(0.0, f64::max).max(1e-300);
+    let ext = (0..3)
+        .map(|a| hi[a] - lo[a])
+        .fold(0.0, f64::max)
+        .max(1e-300);
     let cell = ext / (n as f64).powf(1.0 / c.dim.max(2) as f64) * 1.5;
     let key = |p: &[f64; 3]| -> (i64, i64, i64) {
         (
@@ -359,7 +387,10 @@ impl Policy for Proximity {
         // Symmetrise: p may be a neighbour of points not in its own list.
     }
     fn frontier(&self, _pl: &Placer) -> Vec<usize> {
-        self.heap.iter().map(|Reverse((_, p, _))| *p as usize).collect()
+        self.heap
+            .iter()
+            .map(|Reverse((_, p, _))| *p as usize)
+            .collect()
     }
 }
 

@@ -147,38 +147,50 @@ impl Placer {
 /// balance around a ring (no mean direction) the first node's coordinate is
 /// used. None for an empty set. O(count · D).
 pub fn centroid_of_nodes(grid: &Grid, nodes: impl Iterator<Item = usize>) -> Option<Vec<f64>> {
+    weighted_centroid_of_nodes(grid, nodes.map(|n| (n, 1.0)))
+}
+
+/// Weighted torus-aware centroid of `(node, weight)` pairs (weights > 0), as
+/// [`centroid_of_nodes`]. None for an empty set or a zero total weight.
+pub fn weighted_centroid_of_nodes(
+    grid: &Grid,
+    nodes: impl Iterator<Item = (usize, f64)>,
+) -> Option<Vec<f64>> {
     let nd = grid.ndims();
     let mut acc = [[0.0f64; 2]; crate::topology::MAX_DIMS];
     let mut first: Option<usize> = None;
-    let mut count = 0usize;
-    for node in nodes {
+    let mut total = 0.0f64;
+    for (node, w) in nodes {
         first.get_or_insert(node);
-        count += 1;
+        total += w;
         let c = grid.coord(node);
         for d in 0..nd {
             if grid.wraps(d) {
                 let a = std::f64::consts::TAU * c[d] as f64 / grid.dims()[d] as f64;
-                acc[d][0] += a.cos();
-                acc[d][1] += a.sin();
+                acc[d][0] += w * a.cos();
+                acc[d][1] += w * a.sin();
             } else {
-                acc[d][0] += c[d] as f64;
+                acc[d][0] += w * c[d] as f64;
             }
         }
     }
     let fc = grid.coord(first?);
+    if !(total > 0.0) {
+        return None;
+    }
     Some(
         (0..nd)
             .map(|d| {
                 let k = grid.dims()[d] as f64;
                 if grid.wraps(d) {
-                    let (x, y) = (acc[d][0] / count as f64, acc[d][1] / count as f64);
+                    let (x, y) = (acc[d][0] / total, acc[d][1] / total);
                     if x * x + y * y < 1e-18 {
                         fc[d] as f64
                     } else {
                         (y.atan2(x) / std::f64::consts::TAU * k).rem_euclid(k)
                     }
                 } else {
-                    acc[d][0] / count as f64
+                    acc[d][0] / total
                 }
             })
             .collect(),

@@ -1,15 +1,20 @@
 //! `pairs`: pairwise exchange (Bokhari 1981, ref. [5] of Bhatele & Kale; the
-//! PAIRS baseline of their §VII-B), starting from the MHT mapping.
+//! PAIRS baseline of their §VII-B), starting from the MHT mapping (as the
+//! paper does; beyond the paper, `from=ID` starts from another mapper's
+//! result, e.g. `from=affn` when the graph has coordinates).
 //!
 //! For each process `p` (a seeded random order per sweep) the candidate
 //! nodes are the ball of radius `radius` (default 1) around the rounded
-//! torus-aware centroid of `p`'s partners' nodes, plus the grid neighbours of
+//! torus-aware centroid of `p`'s partners' nodes weighted by pair volume, plus the grid neighbours of
 //! `p`'s own node. On each candidate node every occupied core is a swap
 //! partner and one free core (if any) is a move target. The hop-bytes change
-//! of each exchange is computed incrementally in O(deg p + deg q):
-//! `Δ = Σ_v c_pv (d(b, φ_v) − d(a, φ_v)) + Σ_v c_qv (d(a, φ_v) − d(b, φ_v))
-//! + 2 c_pq d(a, b)` (the last term undoes the p–q pair counted in both sums,
-//! whose distance a swap does not change). The best exchange is kept when it
+//! of each exchange is computed incrementally in O(deg p + deg q), for p on
+//! node a and q on node b:
+//!
+//! `Δ = Σ_v c_pv (d(b, φ_v) − d(a, φ_v)) + Σ_v c_qv (d(a, φ_v) − d(b, φ_v)) + 2 c_pq d(a, b)`
+//!
+//! (the last term undoes the p–q pair counted in both sums, whose distance a
+//! swap does not change). The best exchange is kept when it
 //! lowers hop-bytes (by more than a relative 1e-12, to stop on rounding noise).
 //!
 //! One step considers a batch of `batch` processes (default 256) and reports
@@ -22,7 +27,7 @@
 //! Hop-bytes never increase. Cost per sweep: O(Σ_p (ball size · cores ·
 //! average degree)) ≈ O(m · cores · 2^D).
 
-use super::greedy::{centroid_of_nodes, grid_of};
+use super::greedy::{grid_of, weighted_centroid_of_nodes};
 use super::{MapperInfo, MapperInput, MapperRun, StepEvent};
 use crate::error::{Error, Result};
 use crate::find_nearest::{Spiral, round_to_coord};
@@ -45,7 +50,8 @@ pub fn info() -> MapperInfo {
               swapping it with the processes near the centroid of its partners (or moving it to a \
               free core there) and keep the best swap that lowers hop-bytes. Each swap's gain is \
               computed from the two processes' edges only. Stops when a full sweep finds nothing \
-              (a local optimum) or at the sweep/time budget. Params: sweeps, batch, radius, time_ms.",
+              (a local optimum) or at the sweep/time budget. Params: sweeps, batch, radius, time_ms, \
+              from (start mapper, default mht).",
         needs_coords: false,
         randomized: true,
         start,
@@ -75,7 +81,17 @@ fn start(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
         None => None,
         Some(_) => Some(parse_param(input, "time_ms", 0u64)?),
     };
-    let initial = super::run(&super::mht::info(), input)?;
+    let from = input.param("from").unwrap_or("mht");
+    let init_info = super::find(from)
+        .filter(|i| i.id != "pairs")
+        .ok_or_else(|| {
+            Error::spec(
+                "pairs parameter",
+                &format!("from={from}"),
+                "expected a mapper id other than pairs",
+            )
+        })?;
+    let initial = super::run(&init_info, input)?;
     Ok(Box::new(Pairs::new(
         input.graph.clone(),
         &grid,
@@ -225,9 +241,12 @@ impl Pairs {
         if nb.is_empty() {
             return None;
         }
-        let target = centroid_of_nodes(
+        let off = self.graph.offsets()[p];
+        let target = weighted_centroid_of_nodes(
             &self.grid,
-            nb.iter().map(|&v| self.node_of[v as usize] as usize),
+            nb.iter()
+                .enumerate()
+                .map(|(k, &v)| (self.node_of[v as usize] as usize, self.vol[off + k])),
         )?;
         let tc = round_to_coord(&self.grid, &target);
         let mut cand = std::mem::take(&mut self.cand);
@@ -418,6 +437,25 @@ mod tests {
             // Same seed, same result.
             assert_eq!(super::super::run(&info(), &input).unwrap(), m);
         }
+    }
+
+    #[test]
+    fn pairs_from_another_mapper_improves_on_it() {
+        let topo = Arc::new(Topology::parse("torus:4x4x2").unwrap());
+        let g = ring_graph(32, 4);
+        let xyz = (0..32)
+            .map(|i| [(i % 7) as f64, (i / 7) as f64, 0.0])
+            .collect();
+        let g = Arc::new(g.with_coords(Some(crate::Coords::new(2, xyz))).unwrap());
+        let mut input = MapperInput::new(g.clone(), topo.clone(), 1);
+        let affn = super::super::run(&super::super::affn::info(), &input).unwrap();
+        input.params.push(("from".into(), "affn".into()));
+        let m = super::super::run(&info(), &input).unwrap();
+        assert!(hop_bytes(&g, &topo, &m) < hop_bytes(&g, &topo, &affn));
+        input.params[0].1 = "pairs".into();
+        assert!(start(&input).is_err());
+        input.params[0].1 = "nope".into();
+        assert!(start(&input).is_err());
     }
 
     #[test]
