@@ -7,7 +7,11 @@ mod cli;
 use clap::{CommandFactory, Parser};
 
 #[derive(Parser, Debug)]
-#[command(name = "hopmap", version, about = "Topology-aware process mapping: visualizer and batch toolkit")]
+#[command(
+    name = "hopmap",
+    version,
+    about = "Topology-aware process mapping: visualizer and batch toolkit"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -26,6 +30,8 @@ enum Command {
     Gui(cli::gui::Args),
     /// Run a mapper and write a launcher mapping file (plain, bgp, mpich, rankfile).
     Map(cli::map::Args),
+    /// List the mappers, each with its paper and section.
+    Mappers(cli::mappers::Args),
     /// Run several mappers on one input and compare their metrics.
     Compare(cli::compare::Args),
     /// Regenerate a seed paper's experiment and print its tables.
@@ -54,6 +60,7 @@ fn main() {
             Command::Eval(a) => cli::eval::run(a),
             Command::Gui(a) => cli::gui::run(a),
             Command::Map(a) => cli::map::run(a),
+            Command::Mappers(a) => cli::mappers::run(a),
             Command::Compare(a) => cli::compare::run(a),
             Command::Reproduce(a) => cli::reproduce::run(a),
             Command::Layout(a) => cli::layout::run(a),

@@ -1,12 +1,13 @@
 //! Subcommands of the `hopmap` binary, one file each. Each parses its
 //! arguments (clap derive) and calls the library; nothing here computes.
-pub mod gui;
+pub mod bench;
 pub mod common;
+pub mod compare;
 pub mod eval;
 pub mod generate;
+pub mod gui;
 pub mod info;
-pub mod compare;
-pub mod map;
-pub mod reproduce;
 pub mod layout;
-pub mod bench;
+pub mod map;
+pub mod mappers;
+pub mod reproduce;

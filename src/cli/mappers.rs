@@ -1,0 +1,50 @@
+//! `hopmap mappers`: list every registered mapper with its paper section.
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Also print each mapper's explanation.
+    #[arg(long, short = 'l')]
+    pub long: bool,
+    /// Print a Markdown table (id, name, paper, needs coordinates).
+    #[arg(long)]
+    pub markdown: bool,
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let reg = hopmap::mappers::registry();
+    if args.markdown {
+        println!("| id | mapper | paper | idea |");
+        println!("|---|---|---|---|");
+        for m in &reg {
+            let first = m
+                .doc
+                .split(". ")
+                .next()
+                .unwrap_or(m.doc)
+                .trim_end_matches('.');
+            let first: String = first.split_whitespace().collect::<Vec<_>>().join(" ");
+            println!("| `{}` | {} | {} | {}. |", m.id, m.name, m.paper, first);
+        }
+        return Ok(());
+    }
+    for m in &reg {
+        let mut tags = Vec::new();
+        if m.needs_coords {
+            tags.push("needs coordinates");
+        }
+        if m.randomized {
+            tags.push("seeded");
+        }
+        let tags = if tags.is_empty() {
+            String::new()
+        } else {
+            format!(" [{}]", tags.join(", "))
+        };
+        println!("{:<16} {} — {}{}", m.id, m.name, m.paper, tags);
+        if args.long {
+            let doc: String = m.doc.split_whitespace().collect::<Vec<_>>().join(" ");
+            println!("{:<16} {}\n", "", doc);
+        }
+    }
+    Ok(())
+}
