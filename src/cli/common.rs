@@ -47,3 +47,30 @@ pub fn parse_topology(s: &str) -> Result<hopmap::Topology, String> {
 pub fn parse_routing(s: &str) -> Result<hopmap::Routing, String> {
     hopmap::Routing::parse(s).map_err(|e| e.to_string())
 }
+
+/// `--infer-coords`: when asked and the graph has no coordinates, give it
+/// coordinates from the gravitational layout (Bobrik & Popova; Bhatele & Kale
+/// §V, scenario 2) in the topology's dimension (2D, or 3D for ≥ 3 dims), and
+/// say so on stderr.
+pub fn infer_coords_if_asked(
+    graph: hopmap::CommGraph,
+    topo: &hopmap::Topology,
+    seed: u64,
+    ask: bool,
+) -> anyhow::Result<hopmap::CommGraph> {
+    if !ask || graph.coords().is_some() {
+        if ask {
+            eprintln!("note: the graph has coordinates; --infer-coords not needed");
+        }
+        return Ok(graph);
+    }
+    let ndims = topo.as_grid().map_or(2, |g| g.ndims());
+    let dim = if ndims >= 3 { 3 } else { 2 };
+    let t0 = std::time::Instant::now();
+    let coords = hopmap::layout::infer_coords(&graph, dim, seed)?;
+    eprintln!(
+        "coordinates inferred by the gravitational layout ({dim}D, seed {seed}) in {:.2} s",
+        t0.elapsed().as_secs_f64()
+    );
+    Ok(graph.with_coords(Some(coords))?)
+}

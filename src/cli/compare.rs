@@ -29,13 +29,23 @@ pub struct Args {
     /// Print CSV.
     #[arg(long)]
     pub csv: bool,
+    /// Give a graph without coordinates coordinates inferred by the
+    /// gravitational layout, so that the coordinate mappers run too.
+    #[arg(long)]
+    pub infer_coords: bool,
 }
 
 const CSV_COLUMNS: &str = "mapper,seconds,hop_bytes,avg_hops_per_byte,max_dilation,max_link_load,max_link_flows,mean_link_load,mean_link_flows";
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let selected = hopmap::compare::parse_list(&args.mappers)?;
-    let graph = Arc::new(args.graph.load()?);
+    let graph = super::common::infer_coords_if_asked(
+        args.graph.load()?,
+        &args.topology,
+        args.seed,
+        args.infer_coords,
+    )?;
+    let graph = Arc::new(graph);
     let topo = Arc::new(args.topology.clone());
     let cancel = AtomicBool::new(false);
     let verbose = !args.json && !args.csv;

@@ -38,6 +38,10 @@ pub struct Args {
     /// Output file (default: standard output; the summary then goes to stderr).
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Give a graph without coordinates coordinates inferred by the
+    /// gravitational layout, so that affn/coce/coce+mht can run on it.
+    #[arg(long)]
+    pub infer_coords: bool,
     /// Launcher file format.
     #[arg(long, value_enum, default_value = "plain")]
     pub format: LauncherFormat,
@@ -57,6 +61,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         one_based: args.one_based,
     }
     .load()?;
+    let graph =
+        super::common::infer_coords_if_asked(graph, &args.topology, args.seed, args.infer_coords)?;
     let sel = hopmap::compare::resolve(&args.mapper)?;
     let hosts = match &args.hosts {
         Some(p) => HostNames::from_file(p)?,
@@ -78,7 +84,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     input.params = params;
     if sel.info.needs_coords && graph.coords().is_none() {
         bail!(
-            "mapper {} needs per-process coordinates; the graph has none (give --coords FILE)",
+            "mapper {} needs per-process coordinates; the graph has none (give --coords FILE, or --infer-coords)",
             sel.id
         );
     }

@@ -7,6 +7,8 @@ pub enum Experiment {
     Bhatele,
     /// Balaji et al. §3.2: TXYZ/TZXY/XYZT contention of a 128×128 stencil on bgp:4096, and the CDL pick.
     Balaji,
+    /// Bobrik & Popova §6: the 20-process two-cluster example from the circle start, with PNG snapshots of the stages of Fig. 1–9.
+    Bobrik,
 }
 
 #[derive(clap::Args, Debug)]
@@ -17,6 +19,9 @@ pub struct Args {
     /// A smaller, faster instance of the same construction.
     #[arg(long)]
     pub quick: bool,
+    /// Where `bobrik` writes its PNG snapshots.
+    #[arg(long, value_name = "DIR", default_value = "bobrik-snapshots")]
+    pub png_dir: std::path::PathBuf,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -25,6 +30,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     match args.experiment {
         Experiment::Bhatele => hopmap::experiments::bhatele::run(&mut out, args.quick)?,
         Experiment::Balaji => hopmap::experiments::balaji::run(&mut out, args.quick)?,
+        Experiment::Bobrik => {
+            std::fs::create_dir_all(&args.png_dir)?;
+            hopmap::experiments::bobrik::run(&mut out, &args.png_dir)?;
+        }
     }
     Ok(())
 }

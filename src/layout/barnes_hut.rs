@@ -26,6 +26,9 @@
 //! (mass 1 for a process; multilevel coarse nodes carry their size), with an
 //! optional cutoff radius beyond which pairs do not repel.
 
+// Coordinates are indexed by axis `a < D` throughout, on purpose.
+#![allow(clippy::needless_range_loop, clippy::collapsible_if)]
+
 use rayon::prelude::*;
 
 /// Points per leaf.

@@ -264,7 +264,7 @@ impl Layout {
             inner.set_budget(params.level_iterations * 10, true);
         }
         Ok(Layout {
-            rng: Rng::new(params.seed ^ 0x7072_6F6C_6F6E_67),
+            rng: Rng::new(params.seed ^ 0x0070_726F_6C6F_6E67),
             params,
             hierarchy,
             level: top,

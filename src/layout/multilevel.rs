@@ -246,7 +246,7 @@ pub fn mds_positions(
     let shift = (0..n)
         .map(|i| b[i * n..(i + 1) * n].iter().map(|x| x.abs()).sum::<f64>())
         .fold(0.0, f64::max);
-    let mut rng = Rng::new(seed ^ 0x6D64_73);
+    let mut rng = Rng::new(seed ^ 0x006D_6473);
     let mut vecs: Vec<Vec<f64>> = Vec::new();
     let mut vals: Vec<f64> = Vec::new();
     for _ in 0..dim {

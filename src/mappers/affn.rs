@@ -55,12 +55,25 @@ impl Affn {
 }
 
 impl Policy for Affn {
-    fn next(&mut self, _graph: &CommGraph, pl: &Placer) -> Option<(usize, Vec<f64>)> {
+    fn next(&mut self, graph: &CommGraph, pl: &Placer) -> Option<(usize, Vec<f64>)> {
+        let mut v = Vec::new();
+        self.next_into(graph, pl, &mut v).map(|p| (p, v))
+    }
+    fn next_into(
+        &mut self,
+        _graph: &CommGraph,
+        pl: &Placer,
+        desired: &mut Vec<f64>,
+    ) -> Option<usize> {
         while self.next < pl.n() && pl.is_placed(self.next) {
             self.next += 1;
         }
         let p = self.next;
-        (p < pl.n()).then(|| (p, self.affine.position(&self.coords.xyz[p])))
+        if p >= pl.n() {
+            return None;
+        }
+        self.affine.position_into(&self.coords.xyz[p], desired);
+        Some(p)
     }
     fn placed(&mut self, _p: usize, _graph: &CommGraph, _pl: &Placer) {}
 }

@@ -63,6 +63,15 @@ impl Bft {
 
 impl Policy for Bft {
     fn next(&mut self, graph: &CommGraph, pl: &Placer) -> Option<(usize, Vec<f64>)> {
+        let mut v = Vec::new();
+        self.next_into(graph, pl, &mut v).map(|p| (p, v))
+    }
+    fn next_into(
+        &mut self,
+        graph: &CommGraph,
+        pl: &Placer,
+        desired: &mut Vec<f64>,
+    ) -> Option<usize> {
         loop {
             if let Some(u) = self.parent {
                 let nb = graph.neighbors(u);
@@ -71,7 +80,8 @@ impl Policy for Bft {
                     self.cursor += 1;
                     if !pl.is_placed(v) {
                         let at = pl.node(u).unwrap_or(0);
-                        return Some((v, pl.node_pos(at)));
+                        pl.node_pos_into(at, desired);
+                        return Some(v);
                     }
                 }
                 self.parent = None;
@@ -87,7 +97,8 @@ impl Policy for Bft {
             if self.restart == pl.n() {
                 return None;
             }
-            return Some((self.restart, pl.node_pos(self.last_node)));
+            pl.node_pos_into(self.last_node, desired);
+            return Some(self.restart);
         }
     }
     fn placed(&mut self, p: usize, _graph: &CommGraph, pl: &Placer) {

@@ -112,6 +112,20 @@ impl<P: Policy> Policy for Corners<P> {
         }
         self.inner.next(graph, pl)
     }
+    fn next_into(
+        &mut self,
+        graph: &CommGraph,
+        pl: &Placer,
+        desired: &mut Vec<f64>,
+    ) -> Option<usize> {
+        while let Some((p, pos)) = self.pending.pop() {
+            if !pl.is_placed(p) {
+                *desired = pos;
+                return Some(p);
+            }
+        }
+        self.inner.next_into(graph, pl, desired)
+    }
     fn placed(&mut self, p: usize, graph: &CommGraph, pl: &Placer) {
         self.inner.placed(p, graph, pl);
     }

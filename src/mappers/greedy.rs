@@ -125,20 +125,48 @@ impl Placer {
 
     /// Coordinates of `node` as reals.
     pub fn node_pos(&self, node: usize) -> Vec<f64> {
+        let mut v = Vec::new();
+        self.node_pos_into(node, &mut v);
+        v
+    }
+
+    /// [`Placer::node_pos`] written into `out` (cleared first; no allocation
+    /// once `out` has room).
+    pub fn node_pos_into(&self, node: usize, out: &mut Vec<f64>) {
         let c = self.grid.coord(node);
-        (0..self.grid.ndims()).map(|d| c[d] as f64).collect()
+        out.clear();
+        out.extend((0..self.grid.ndims()).map(|d| c[d] as f64));
     }
 
     /// The centre of the grid: ⌊k/2⌋ in every dimension.
     pub fn centre(&self) -> Vec<f64> {
-        self.grid.dims().iter().map(|&k| (k / 2) as f64).collect()
+        let mut v = Vec::new();
+        self.centre_into(&mut v);
+        v
+    }
+
+    /// [`Placer::centre`] written into `out` (cleared first).
+    pub fn centre_into(&self, out: &mut Vec<f64>) {
+        out.clear();
+        out.extend(self.grid.dims().iter().map(|&k| (k / 2) as f64));
     }
 
     /// Unweighted torus-aware centroid of the nodes of the placed processes
     /// in `procs` (circular mean on dimensions with wrap links, arithmetic
     /// mean elsewhere). None when none of them is placed.
     pub fn centroid(&self, procs: impl Iterator<Item = usize>) -> Option<Vec<f64>> {
-        centroid_of_nodes(&self.grid, procs.filter_map(|p| self.node(p)))
+        let mut v = Vec::new();
+        self.centroid_into(procs, &mut v).then_some(v)
+    }
+
+    /// [`Placer::centroid`] written into `out` (cleared first); false (and
+    /// `out` unspecified) when none of `procs` is placed.
+    pub fn centroid_into(&self, procs: impl Iterator<Item = usize>, out: &mut Vec<f64>) -> bool {
+        weighted_centroid_into(
+            &self.grid,
+            procs.filter_map(|p| self.node(p)).map(|n| (n, 1.0)),
+            out,
+        )
     }
 }
 
@@ -156,6 +184,17 @@ pub fn weighted_centroid_of_nodes(
     grid: &Grid,
     nodes: impl Iterator<Item = (usize, f64)>,
 ) -> Option<Vec<f64>> {
+    let mut v = Vec::new();
+    weighted_centroid_into(grid, nodes, &mut v).then_some(v)
+}
+
+/// [`weighted_centroid_of_nodes`] written into `out` (cleared first); false
+/// when the set is empty or its total weight is zero.
+pub fn weighted_centroid_into(
+    grid: &Grid,
+    nodes: impl Iterator<Item = (usize, f64)>,
+    out: &mut Vec<f64>,
+) -> bool {
     let nd = grid.ndims();
     let mut acc = [[0.0f64; 2]; crate::topology::MAX_DIMS];
     let mut first: Option<usize> = None;
@@ -174,13 +213,13 @@ pub fn weighted_centroid_of_nodes(
             }
         }
     }
-    let fc = grid.coord(first?);
+    let Some(first) = first else { return false };
+    let fc = grid.coord(first);
     if !(total > 0.0) {
-        return None;
+        return false;
     }
-    Some(
-        (0..nd)
-            .map(|d| {
+    out.clear();
+    out.extend((0..nd).map(|d| {
                 let k = grid.dims()[d] as f64;
                 if grid.wraps(d) {
                     let (x, y) = (acc[d][0] / total, acc[d][1] / total);
@@ -192,9 +231,8 @@ pub fn weighted_centroid_of_nodes(
                 } else {
                     acc[d][0] / total
                 }
-            })
-            .collect(),
-    )
+            }));
+    true
 }
 
 /// Affine stretch of coordinates onto a grid (AFFN, Algorithm 2): axis `a`
@@ -235,16 +273,21 @@ impl Affine {
     }
     /// Desired grid position of a point.
     pub fn position(&self, x: &[f64; 3]) -> Vec<f64> {
-        (0..self.dims.len())
-            .map(|d| {
+        let mut v = Vec::new();
+        self.position_into(x, &mut v);
+        v
+    }
+    /// [`Affine::position`] written into `out` (cleared first).
+    pub fn position_into(&self, x: &[f64; 3], out: &mut Vec<f64>) {
+        out.clear();
+        out.extend((0..self.dims.len()).map(|d| {
                 let k = self.dims[d];
                 if d < self.axes {
                     ((k as f64 * self.unit(x, d)).floor()).min((k - 1) as f64)
                 } else {
                     (k / 2) as f64
                 }
-            })
-            .collect()
+            }));
     }
 }
 
@@ -253,6 +296,21 @@ pub trait Policy: Send {
     /// The next process to place and its desired position, or None when all
     /// are placed. Must only return unplaced processes.
     fn next(&mut self, graph: &CommGraph, pl: &Placer) -> Option<(usize, Vec<f64>)>;
+    /// Allocation-free form of [`Policy::next`]: write the desired position
+    /// into `desired` (its old contents are garbage) and return the process.
+    /// [`GreedyRun`] calls this one; the default forwards to `next`, so a
+    /// policy need only implement `next` (overriding this saves one
+    /// allocation per step).
+    fn next_into(
+        &mut self,
+        graph: &CommGraph,
+        pl: &Placer,
+        desired: &mut Vec<f64>,
+    ) -> Option<usize> {
+        let (p, d) = self.next(graph, pl)?;
+        *desired = d;
+        Some(p)
+    }
     /// Called after `p` was placed.
     fn placed(&mut self, p: usize, graph: &CommGraph, pl: &Placer);
     /// The frontier (queue or heap), for display.
@@ -267,6 +325,9 @@ pub struct GreedyRun<P: Policy> {
     placer: Placer,
     policy: P,
     event: Option<StepEvent>,
+    /// Recycled buffer for the next step's desired position (the previous
+    /// event's), so that steps do not allocate.
+    scratch: Vec<f64>,
     failed: bool,
 }
 
@@ -277,6 +338,7 @@ impl<P: Policy> GreedyRun<P> {
             placer,
             policy,
             event: None,
+            scratch: Vec::new(),
             failed: false,
         }
     }
@@ -293,19 +355,29 @@ impl<P: Policy> Stepper for GreedyRun<P> {
         if self.is_done() {
             return StepStatus::Done;
         }
-        match self.policy.next(&self.graph, &self.placer) {
-            Some((p, desired)) => match self.placer.place(p, &desired) {
+        let mut desired = std::mem::take(&mut self.scratch);
+        match self.policy.next_into(&self.graph, &self.placer, &mut desired) {
+            Some(p) => match self.placer.place(p, &desired) {
                 Some(slot) => {
                     self.policy.placed(p, &self.graph, &self.placer);
-                    self.event = Some(StepEvent::Placed {
+                    let old = self.event.replace(StepEvent::Placed {
                         process: p,
                         desired,
                         slot,
                     });
+                    if let Some(StepEvent::Placed { desired, .. }) = old {
+                        self.scratch = desired;
+                    }
                 }
-                None => self.failed = true,
+                None => {
+                    self.scratch = desired;
+                    self.failed = true;
+                }
             },
-            None => self.failed = true,
+            None => {
+                self.scratch = desired;
+                self.failed = true;
+            }
         }
         if self.is_done() {
             StepStatus::Done

@@ -45,9 +45,17 @@ fn start(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
 }
 
 /// The MHT policy (also used by COCE+MHT after its corners and by PAIRS).
+///
+/// The max-heap keyed by (mapped-partner count, smallest id) is a bucket
+/// queue: `buckets[c]` is a lazy min-heap of the ids whose count reached `c`,
+/// and `top` is an upper bound on the highest non-empty bucket. Counts only
+/// grow and are bounded by the degree, so popping the best live entry is the
+/// same as popping the original `(count, Reverse(id))` heap, at the cost of a
+/// small `u32` heap per count.
 #[derive(Clone, Debug)]
 pub struct Mht {
-    heap: BinaryHeap<(u32, Reverse<u32>)>,
+    buckets: Vec<BinaryHeap<Reverse<u32>>>,
+    top: usize,
     mapped_nbrs: Vec<u32>,
     by_degree: Vec<u32>,
     restart: usize,
@@ -56,27 +64,64 @@ pub struct Mht {
 impl Mht {
     pub fn new(graph: &CommGraph) -> Self {
         let n = graph.n();
-        let mut by_degree: Vec<u32> = (0..n as u32).collect();
-        by_degree.sort_by_key(|&p| (Reverse(graph.degree(p as usize)), p));
+        // Counting sort: degree descending, id ascending (stable).
+        let max_deg = (0..n).map(|p| graph.degree(p)).max().unwrap_or(0);
+        let mut start = vec![0usize; max_deg + 2];
+        for p in 0..n {
+            start[max_deg - graph.degree(p) + 1] += 1;
+        }
+        for i in 1..start.len() {
+            start[i] += start[i - 1];
+        }
+        let mut by_degree = vec![0u32; n];
+        for p in 0..n {
+            let b = &mut start[max_deg - graph.degree(p)];
+            by_degree[*b] = p as u32;
+            *b += 1;
+        }
         Mht {
-            heap: BinaryHeap::new(),
+            buckets: Vec::new(),
+            top: 0,
             mapped_nbrs: vec![0; n],
             by_degree,
             restart: 0,
         }
     }
+
+    /// Pop the live entry with the highest count (smallest id on ties).
+    fn pop(&mut self, pl: &Placer) -> Option<usize> {
+        while self.top > 0 {
+            match self.buckets[self.top].pop() {
+                Some(Reverse(p)) => {
+                    let p = p as usize;
+                    if !pl.is_placed(p) && self.mapped_nbrs[p] as usize == self.top {
+                        return Some(p);
+                    }
+                }
+                None => self.top -= 1,
+            }
+        }
+        None
+    }
 }
 
 impl Policy for Mht {
     fn next(&mut self, graph: &CommGraph, pl: &Placer) -> Option<(usize, Vec<f64>)> {
-        while let Some((count, Reverse(p))) = self.heap.pop() {
-            let p = p as usize;
-            if pl.is_placed(p) || count != self.mapped_nbrs[p] {
-                continue;
-            }
+        let mut v = Vec::new();
+        self.next_into(graph, pl, &mut v).map(|p| (p, v))
+    }
+    fn next_into(
+        &mut self,
+        graph: &CommGraph,
+        pl: &Placer,
+        desired: &mut Vec<f64>,
+    ) -> Option<usize> {
+        if let Some(p) = self.pop(pl) {
             let nb = graph.neighbors(p).iter().map(|&v| v as usize);
-            let desired = pl.centroid(nb).unwrap_or_else(|| pl.centre());
-            return Some((p, desired));
+            if !pl.centroid_into(nb, desired) {
+                pl.centre_into(desired);
+            }
+            return Some(p);
         }
         while self.restart < self.by_degree.len()
             && pl.is_placed(self.by_degree[self.restart] as usize)
@@ -84,28 +129,35 @@ impl Policy for Mht {
             self.restart += 1;
         }
         let p = *self.by_degree.get(self.restart)? as usize;
-        Some((p, pl.centre()))
+        pl.centre_into(desired);
+        Some(p)
     }
     fn placed(&mut self, p: usize, graph: &CommGraph, pl: &Placer) {
         for &v in graph.neighbors(p) {
             if !pl.is_placed(v as usize) {
                 let c = &mut self.mapped_nbrs[v as usize];
                 *c += 1;
-                self.heap.push((*c, Reverse(v)));
+                let c = *c as usize;
+                if c >= self.buckets.len() {
+                    self.buckets.resize_with(c + 1, BinaryHeap::new);
+                }
+                self.buckets[c].push(Reverse(v));
+                self.top = self.top.max(c);
             }
         }
     }
     fn frontier(&self, pl: &Placer) -> Vec<usize> {
-        let mut live: Vec<(u32, Reverse<u32>)> = self
-            .heap
-            .iter()
-            .filter(|(c, Reverse(p))| {
-                !pl.is_placed(*p as usize) && *c == self.mapped_nbrs[*p as usize]
-            })
-            .copied()
-            .collect();
-        live.sort_unstable_by(|a, b| b.cmp(a));
-        live.into_iter().map(|(_, Reverse(p))| p as usize).collect()
+        let mut out = Vec::new();
+        for c in (1..self.buckets.len().min(self.top + 1)).rev() {
+            let mut live: Vec<usize> = self.buckets[c]
+                .iter()
+                .map(|&Reverse(p)| p as usize)
+                .filter(|&p| !pl.is_placed(p) && self.mapped_nbrs[p] as usize == c)
+                .collect();
+            live.sort_unstable();
+            out.extend(live);
+        }
+        out
     }
 }
 
