@@ -182,3 +182,45 @@ fn eval_reads_what_map_writes() {
     assert_eq!(v["processes"], 64);
     assert!(v["hop_bytes"].as_f64().unwrap() > 0.0);
 }
+
+#[test]
+fn infer_coords_lets_coordinate_mappers_run() {
+    let g = tmp("nocoords.mtx");
+    let (code, _, err) = hopmap(&["generate", "stencil:8x8", "-o", g.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    // Without coordinates, `all` leaves affn out and says why.
+    let (code, out, err) = hopmap(&[
+        "compare",
+        g.to_str().unwrap(),
+        "-t",
+        "mesh:8x8",
+        "--mappers",
+        "affn,mht",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v.as_array().unwrap().len(), 1, "{out}");
+    assert!(err.contains("affn"), "{err}");
+    // With --infer-coords the layout supplies them and says so.
+    let (code, out, err) = hopmap(&[
+        "compare",
+        g.to_str().unwrap(),
+        "-t",
+        "mesh:8x8",
+        "--mappers",
+        "affn,mht",
+        "--json",
+        "--infer-coords",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("inferred"), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let ids: Vec<&str> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["mapper"].as_str().unwrap())
+        .collect();
+    assert!(ids.contains(&"affn") && ids.contains(&"mht"), "{ids:?}");
+}

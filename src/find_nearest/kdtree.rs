@@ -64,6 +64,17 @@ pub struct KdTree {
     nodes: Vec<TNode>,
     leaf_of: Vec<u32>,
     top: GridCoord,
+    /// Per-dimension size, wrap flag ([`Grid::wraps`]) and id stride, as
+    /// fixed arrays for the hot loops.
+    k: [u32; MAX_DIMS],
+    wrap: [bool; MAX_DIMS],
+    stride: [usize; MAX_DIMS],
+    /// The offsets at L1 distance 1..=PROBE_SHELLS, shell by shell
+    /// (`probe_end[s]` ends shell `s + 1`), with their id deltas. Empty when
+    /// a wrapped dimension is shorter than `2·PROBE_SHELLS + 1` (offsets
+    /// would alias; the generic [`super::spiral::shell`] is used then).
+    probe: Vec<([i32; MAX_DIMS], isize)>,
+    probe_end: [usize; PROBE_SHELLS as usize],
 }
 
 impl KdTree {
@@ -75,15 +86,102 @@ impl KdTree {
         for d in 0..nd {
             top[d] = grid.dims()[d] - 1;
         }
+        let (mut k, mut wrap, mut stride) = ([1u32; MAX_DIMS], [false; MAX_DIMS], [0; MAX_DIMS]);
+        for d in 0..nd {
+            k[d] = grid.dims()[d];
+            wrap[d] = grid.wraps(d);
+            stride[d] = grid.strides()[d];
+        }
+        let mut probe = Vec::new();
+        let mut probe_end = [0usize; PROBE_SHELLS as usize];
+        if (0..nd).all(|d| !wrap[d] || k[d] > 2 * PROBE_SHELLS) {
+            for dist in 1..=PROBE_SHELLS {
+                offsets(nd, 0, dist as i32, &mut [0; MAX_DIMS], &mut |o| {
+                    let delta = (0..nd).map(|d| o[d] as isize * stride[d] as isize).sum();
+                    probe.push((*o, delta));
+                });
+                probe_end[dist as usize - 1] = probe.len();
+            }
+        }
         let mut t = KdTree {
             grid: grid.clone(),
             nodes: Vec::with_capacity(2 * p),
             leaf_of: vec![NONE; p],
             free,
             top,
+            k,
+            wrap,
+            stride,
+            probe,
+            probe_end,
         };
         t.build([0u32; MAX_DIMS], top, NONE);
         t
+    }
+
+    /// The nearest free node at distance 1..=PROBE_SHELLS from `c` (node
+    /// `here`), smallest id on ties, by enumerating the shells.
+    #[inline]
+    fn probe(&self, c: &GridCoord, here: usize) -> Option<usize> {
+        let nd = self.grid.ndims();
+        let free = &self.free.free;
+        if self.probe.is_empty() {
+            for dist in 1..=PROBE_SHELLS {
+                let mut found = usize::MAX;
+                super::spiral::shell(&self.grid, c, dist, &mut |n| {
+                    if n < found && free[n] > 0 {
+                        found = n;
+                    }
+                });
+                if found != usize::MAX {
+                    return Some(found);
+                }
+            }
+            return None;
+        }
+        let r = PROBE_SHELLS;
+        let interior = (0..nd).all(|d| c[d] >= r && c[d] + r < self.k[d]);
+        let mut begin = 0;
+        for &end in &self.probe_end {
+            let mut found = usize::MAX;
+            for (o, delta) in &self.probe[begin..end] {
+                let n = if interior {
+                    (here as isize + delta) as usize
+                } else {
+                    match self.offset_node(c, o) {
+                        Some(n) => n,
+                        None => continue,
+                    }
+                };
+                if n < found && free[n] > 0 {
+                    found = n;
+                }
+            }
+            if found != usize::MAX {
+                return Some(found);
+            }
+            begin = end;
+        }
+        None
+    }
+
+    /// The node at `c + o` (wrapped on wrapped dimensions), or None past a
+    /// mesh boundary.
+    #[inline]
+    fn offset_node(&self, c: &GridCoord, o: &[i32; MAX_DIMS]) -> Option<usize> {
+        let mut id = 0usize;
+        for d in 0..self.grid.ndims() {
+            let k = self.k[d] as i32;
+            let mut x = c[d] as i32 + o[d];
+            if x < 0 || x >= k {
+                if !self.wrap[d] {
+                    return None;
+                }
+                x += if x < 0 { k } else { -k };
+            }
+            id += x as usize * self.stride[d];
+        }
+        Some(id)
     }
 
     fn build(&mut self, lo: GridCoord, hi: GridCoord, parent: u32) -> u32 {
@@ -128,10 +226,20 @@ impl KdTree {
     /// Torus-aware distance along dimension `d` from `x` to `[lo, hi]`.
     #[inline]
     fn dim_lb(&self, d: usize, x: u32, lo: u32, hi: u32) -> u32 {
-        if x < lo || x > hi {
-            self.grid
-                .dim_distance(d, x, lo)
-                .min(self.grid.dim_distance(d, x, hi))
+        if x < lo {
+            let a = lo - x;
+            if self.wrap[d] {
+                a.min(self.k[d] - (hi - x))
+            } else {
+                a
+            }
+        } else if x > hi {
+            let a = x - hi;
+            if self.wrap[d] {
+                a.min(self.k[d] - (x - lo))
+            } else {
+                a
+            }
         } else {
             0
         }
@@ -195,16 +303,8 @@ impl FindNearest for KdTree {
         }
         // Cheap probe of the nearest shells (exact, same tie-break) before
         // the tree: most greedy queries are answered within distance 2.
-        for dist in 1..=PROBE_SHELLS {
-            let mut found = usize::MAX;
-            super::spiral::shell(&self.grid, &c, dist, &mut |n| {
-                if n < found && self.free.free[n] > 0 {
-                    found = n;
-                }
-            });
-            if found != usize::MAX {
-                return Some(found);
-            }
+        if let Some(n) = self.probe(&c, here) {
+            return Some(n);
         }
         let mut best = (u32::MAX, u32::MAX);
         let (mut lo, mut hi) = ([0u32; MAX_DIMS], self.top);
@@ -231,6 +331,32 @@ impl FindNearest for KdTree {
     fn grid(&self) -> &Grid {
         &self.grid
     }
+}
+
+/// Every offset vector over `nd - d` dimensions (from `d` on) with L1 norm
+/// exactly `left`, each passed to `f` once.
+fn offsets(
+    nd: usize,
+    d: usize,
+    left: i32,
+    o: &mut [i32; MAX_DIMS],
+    f: &mut impl FnMut(&[i32; MAX_DIMS]),
+) {
+    if d == nd {
+        if left == 0 {
+            f(o);
+        }
+        return;
+    }
+    for e in 0..=left {
+        o[d] = e;
+        offsets(nd, d + 1, left - e, o, f);
+        if e > 0 {
+            o[d] = -e;
+            offsets(nd, d + 1, left - e, o, f);
+        }
+    }
+    o[d] = 0;
 }
 
 #[cfg(test)]

@@ -220,18 +220,18 @@ pub fn weighted_centroid_into(
     }
     out.clear();
     out.extend((0..nd).map(|d| {
-                let k = grid.dims()[d] as f64;
-                if grid.wraps(d) {
-                    let (x, y) = (acc[d][0] / total, acc[d][1] / total);
-                    if x * x + y * y < 1e-18 {
-                        fc[d] as f64
-                    } else {
-                        (y.atan2(x) / std::f64::consts::TAU * k).rem_euclid(k)
-                    }
-                } else {
-                    acc[d][0] / total
-                }
-            }));
+        let k = grid.dims()[d] as f64;
+        if grid.wraps(d) {
+            let (x, y) = (acc[d][0] / total, acc[d][1] / total);
+            if x * x + y * y < 1e-18 {
+                fc[d] as f64
+            } else {
+                (y.atan2(x) / std::f64::consts::TAU * k).rem_euclid(k)
+            }
+        } else {
+            acc[d][0] / total
+        }
+    }));
     true
 }
 
@@ -281,13 +281,13 @@ impl Affine {
     pub fn position_into(&self, x: &[f64; 3], out: &mut Vec<f64>) {
         out.clear();
         out.extend((0..self.dims.len()).map(|d| {
-                let k = self.dims[d];
-                if d < self.axes {
-                    ((k as f64 * self.unit(x, d)).floor()).min((k - 1) as f64)
-                } else {
-                    (k / 2) as f64
-                }
-            }));
+            let k = self.dims[d];
+            if d < self.axes {
+                ((k as f64 * self.unit(x, d)).floor()).min((k - 1) as f64)
+            } else {
+                (k / 2) as f64
+            }
+        }));
     }
 }
 
@@ -356,7 +356,10 @@ impl<P: Policy> Stepper for GreedyRun<P> {
             return StepStatus::Done;
         }
         let mut desired = std::mem::take(&mut self.scratch);
-        match self.policy.next_into(&self.graph, &self.placer, &mut desired) {
+        match self
+            .policy
+            .next_into(&self.graph, &self.placer, &mut desired)
+        {
             Some(p) => match self.placer.place(p, &desired) {
                 Some(slot) => {
                     self.policy.placed(p, &self.graph, &self.placer);
