@@ -213,3 +213,47 @@ fn clicking_a_compare_row_shows_that_mapping() {
     let shown = &app.model.eval.as_ref().unwrap().metrics;
     assert_eq!(shown.hop_bytes, row.metrics.hop_bytes);
 }
+
+#[test]
+fn pairs_parameter_controls_set_only_non_default_params() {
+    let Some(info) = mappers::find("pairs") else {
+        return;
+    };
+    let mut h = harness();
+    h.get_by_label("pairs").click();
+    h.run_steps(2);
+    assert_eq!(h.state().mapper.selected, "pairs");
+    // Defaults are shown and nothing is passed.
+    assert_eq!(h.state().mapper.params, "");
+    let sweeps = info.param_spec("sweeps").unwrap();
+    assert_eq!(h.state().mapper.value(sweeps), sweeps.default);
+    h.get_by_label("sweeps").set_value_accesskit(5.0);
+    h.run_steps(2);
+    assert_eq!(h.state().mapper.params, "sweeps=5");
+    assert_eq!(
+        h.state().mapper.non_default_params(),
+        vec![("sweeps".to_string(), "5".to_string())]
+    );
+    info.check_params(&h.state().mapper.non_default_params())
+        .unwrap();
+    // The range is enforced by the control.
+    h.get_by_label("sweeps").set_value_accesskit(-3.0);
+    h.run_steps(2);
+    assert_eq!(h.state().mapper.params, "sweeps=0");
+    // Back to the default value: nothing passed again.
+    h.get_by_label("sweeps").set_value_accesskit(100.0);
+    h.run_steps(2);
+    assert_eq!(h.state().mapper.params, "");
+    // Another mapper has its own parameters; pairs keeps its values.
+    h.get_by_label("sweeps").set_value_accesskit(7.0);
+    h.run_steps(2);
+    h.get_by_label("mht").click();
+    h.run_steps(2);
+    assert_eq!(h.state().mapper.params, "");
+    h.get_by_label("pairs").click();
+    h.run_steps(2);
+    assert_eq!(h.state().mapper.params, "sweeps=7");
+    h.get_by_label("Reset to defaults").click();
+    h.run_steps(2);
+    assert_eq!(h.state().mapper.params, "");
+}

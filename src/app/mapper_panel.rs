@@ -1,19 +1,58 @@
 //! The Mapper panel: every mapper of [`crate::mappers::registry`] (hover for
-//! the idea and the paper section), its parameters and seed, the buttons Map
-//! (to the end, on a worker), Step, Play/Pause with a speed slider and Reset,
-//! and the routing (dor or adaptive) used by the metrics and the heatmap.
+//! the idea and the paper section), one control per declared parameter
+//! ([`crate::mappers::ParamSpec`]: a drag value with its range for numbers,
+//! a combo box for choices, a text field for text; hover for the help) with
+//! a "reset to defaults" button, the seed, the buttons Map (to the end, on a
+//! worker), Step, Play/Pause with a speed slider and Reset, and the routing
+//! (dor or adaptive) used by the metrics and the heatmap.
+//!
+//! Only parameters whose value differs from the default are passed to the
+//! mapper ([`MapperPanel::params`]).
 
 use super::Model;
 use super::settings::Settings;
-use crate::mappers;
+use crate::mappers::{self, MapperInfo, ParamKind, ParamSpec};
 use crate::routing::Routing;
+use std::collections::BTreeMap;
 
 pub struct MapperPanel {
     /// Id of the chosen mapper.
     pub selected: String,
     pub seed: u64,
-    /// `key=value, …` passed to the mapper.
+    /// The non-default parameters of the selected mapper as `key=value, …`:
+    /// what is passed to the mapper (derived from [`Self::values`]).
     pub params: String,
+    /// Values set in the controls, by (mapper id, key); missing = default.
+    /// Kept per mapper, so switching mappers does not lose them.
+    pub values: BTreeMap<(String, String), String>,
+}
+
+/// Whether `v` means the same as the spec's default.
+fn is_default(spec: &ParamSpec, v: &str) -> bool {
+    let v = v.trim();
+    match spec.kind {
+        ParamKind::Int { .. } => match (v.parse::<i64>(), spec.default.parse::<i64>()) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => v == spec.default,
+        },
+        ParamKind::Float { .. } => match (v.parse::<f64>(), spec.default.parse::<f64>()) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => v == spec.default,
+        },
+        ParamKind::Choice(_) => v.eq_ignore_ascii_case(spec.default),
+        ParamKind::Text => v == spec.default,
+    }
+}
+
+/// `key (kind, default …): help` for hover text.
+fn help_text(spec: &ParamSpec) -> String {
+    let help: String = spec.help.split_whitespace().collect::<Vec<_>>().join(" ");
+    let default = if spec.default.is_empty() {
+        "empty"
+    } else {
+        spec.default
+    };
+    format!("{}: {}, default {default}\n\n{help}", spec.key, spec.kind)
 }
 
 impl MapperPanel {
@@ -23,10 +62,163 @@ impl MapperPanel {
         } else {
             "default".into()
         };
-        MapperPanel {
+        let mut panel = MapperPanel {
             selected,
             seed: settings.seed,
-            params: settings.mapper_params.clone(),
+            params: String::new(),
+            values: BTreeMap::new(),
+        };
+        // The saved non-default parameters of the saved mapper; keys it does
+        // not declare and bad values are dropped.
+        if let Some(info) = mappers::find(&panel.selected) {
+            for (k, v) in super::parse_params(&settings.mapper_params) {
+                if let Some(spec) = info.param_spec(&k)
+                    && spec.check(&v).is_ok()
+                {
+                    panel.values.insert((info.id.to_string(), k), v);
+                }
+            }
+        }
+        panel.refresh_params();
+        panel
+    }
+
+    /// Choose mapper `id` (its parameters keep the values last set for it).
+    pub fn select(&mut self, id: &str) {
+        self.selected = id.to_string();
+        self.refresh_params();
+    }
+
+    /// The current value of parameter `spec` of the selected mapper.
+    pub fn value(&self, spec: &ParamSpec) -> String {
+        self.values
+            .get(&(self.selected.clone(), spec.key.to_string()))
+            .cloned()
+            .unwrap_or_else(|| spec.default.to_string())
+    }
+
+    /// Set parameter `key` of the selected mapper (as if typed in its control).
+    pub fn set_value(&mut self, key: &str, value: &str) {
+        self.values
+            .insert((self.selected.clone(), key.to_string()), value.to_string());
+        self.refresh_params();
+    }
+
+    /// Put every parameter of the selected mapper back to its default.
+    pub fn reset_params(&mut self) {
+        let id = self.selected.clone();
+        self.values.retain(|(m, _), _| *m != id);
+        self.refresh_params();
+    }
+
+    /// The selected mapper's parameters that differ from their defaults, in
+    /// declaration order.
+    pub fn non_default_params(&self) -> Vec<(String, String)> {
+        let Some(info) = mappers::find(&self.selected) else {
+            return Vec::new();
+        };
+        info.params
+            .iter()
+            .filter_map(|spec| {
+                let v = self.value(spec);
+                (!is_default(spec, &v)).then(|| (spec.key.to_string(), v.trim().to_string()))
+            })
+            .collect()
+    }
+
+    /// Recompute [`Self::params`] from the controls.
+    pub fn refresh_params(&mut self) {
+        self.params = self
+            .non_default_params()
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+    }
+
+    /// One control per parameter of `info`, plus "reset to defaults".
+    fn params_ui(&mut self, ui: &mut egui::Ui, info: &MapperInfo) {
+        if info.params.is_empty() {
+            ui.label(egui::RichText::new("no parameters").small().weak());
+            return;
+        }
+        egui::Grid::new("mapper_params")
+            .num_columns(2)
+            .spacing([6.0, 2.0])
+            .show(ui, |ui| {
+                for spec in info.params {
+                    let tip = help_text(spec);
+                    let label = ui.label(spec.key).on_hover_text(&tip);
+                    let mut v = self.value(spec);
+                    let changed = match spec.kind {
+                        ParamKind::Int { min, max } => {
+                            let mut x: i64 = v
+                                .trim()
+                                .parse()
+                                .or_else(|_| spec.default.parse())
+                                .unwrap_or(min);
+                            let r =
+                                ui.add(egui::DragValue::new(&mut x).range(min..=max).speed(1.0));
+                            v = x.to_string();
+                            r.labelled_by(label.id).on_hover_text(&tip).changed()
+                        }
+                        ParamKind::Float { min, max } => {
+                            let mut x: f64 = v
+                                .trim()
+                                .parse()
+                                .or_else(|_| spec.default.parse())
+                                .unwrap_or(min);
+                            let r = ui.add(
+                                egui::DragValue::new(&mut x)
+                                    .range(min..=max)
+                                    .speed(0.01)
+                                    .max_decimals(4),
+                            );
+                            v = x.to_string();
+                            r.labelled_by(label.id).on_hover_text(&tip).changed()
+                        }
+                        ParamKind::Choice(choices) => {
+                            let mut changed = false;
+                            let r = egui::ComboBox::from_id_salt(("mapper_param", spec.key))
+                                .selected_text(v.clone())
+                                .show_ui(ui, |ui| {
+                                    for &c in choices {
+                                        if ui
+                                            .selectable_label(v.eq_ignore_ascii_case(c), c)
+                                            .clicked()
+                                        {
+                                            v = c.to_string();
+                                            changed = true;
+                                        }
+                                    }
+                                });
+                            r.response.labelled_by(label.id).on_hover_text(&tip);
+                            changed
+                        }
+                        ParamKind::Text => ui
+                            .add(
+                                egui::TextEdit::singleline(&mut v)
+                                    .desired_width(90.0)
+                                    .hint_text(spec.default),
+                            )
+                            .labelled_by(label.id)
+                            .on_hover_text(&tip)
+                            .changed(),
+                    };
+                    if changed {
+                        self.values
+                            .insert((info.id.to_string(), spec.key.to_string()), v);
+                    }
+                    ui.end_row();
+                }
+            });
+        let any = !self.non_default_params().is_empty();
+        if ui
+            .add_enabled(any, egui::Button::new("Reset to defaults"))
+            .on_hover_text("Put every parameter of this mapper back to its default")
+            .clicked()
+        {
+            self.reset_params();
         }
     }
 
@@ -53,7 +245,7 @@ impl MapperPanel {
                         .selectable_label(self.selected == info.id, info.id)
                         .on_hover_text(tip);
                     if r.clicked() {
-                        self.selected = info.id.to_string();
+                        self.select(info.id);
                     }
                     let mut name = egui::RichText::new(info.name).small();
                     if info.needs_coords && model.graph.coords().is_none() {
@@ -63,17 +255,18 @@ impl MapperPanel {
                     ui.end_row();
                 }
             });
-        let randomized = reg
-            .iter()
-            .find(|i| i.id == self.selected)
-            .is_some_and(|i| i.randomized);
+        let current = reg.iter().find(|i| i.id == self.selected);
+        let randomized = current.is_some_and(|i| i.randomized);
         ui.horizontal(|ui| {
             ui.label("seed");
-            ui.add_enabled(randomized, egui::DragValue::new(&mut self.seed));
-            ui.label("params");
-            ui.add(egui::TextEdit::singleline(&mut self.params).desired_width(110.0))
-                .on_hover_text("mapper parameters as key=value, comma separated");
+            ui.add_enabled(randomized, egui::DragValue::new(&mut self.seed))
+                .on_hover_text("Seed of every randomized step (same seed, same mapping)");
         });
+        if let Some(info) = current {
+            ui.label(egui::RichText::new(format!("{} parameters", info.id)).strong());
+            self.params_ui(ui, info);
+        }
+        self.refresh_params();
         let id = self.selected.clone();
         ui.horizontal(|ui| {
             let busy = model.map_job.is_some();
@@ -154,5 +347,40 @@ impl MapperPanel {
                 model.set_routing(r);
             }
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_values_that_differ_from_the_default_are_passed() {
+        let mut p = MapperPanel::new(&Settings::default());
+        p.select("gravity");
+        p.set_value("theta", "1.0");
+        p.set_value("find", "TREE");
+        assert_eq!(p.params, "");
+        p.set_value("theta", "0.5");
+        p.set_value("iters", "200");
+        assert_eq!(p.params, "iters=200, theta=0.5");
+        p.select("pairs");
+        assert_eq!(p.params, "");
+        p.select("gravity");
+        assert_eq!(p.params, "iters=200, theta=0.5");
+        p.reset_params();
+        assert_eq!(p.params, "");
+    }
+
+    #[test]
+    fn saved_params_are_restored_and_foreign_keys_dropped() {
+        let s = Settings {
+            mapper: "pairs".into(),
+            mapper_params: "sweeps=3, order=ZYXT, radius=99".into(),
+            ..Settings::default()
+        };
+        let p = MapperPanel::new(&s);
+        assert_eq!(p.selected, "pairs");
+        assert_eq!(p.params, "sweeps=3");
     }
 }

@@ -260,7 +260,13 @@ impl Model {
         let info = sel.info;
         let mut input = self.input(seed, params);
         input.params.extend(sel.params);
-        if let Err(e) = input.check_fits() {
+        // Parameters come from the mapper panel's controls, or from a compare
+        // run of several mappers: keep the ones this mapper declares.
+        input.params = info.own_params(&input.params);
+        if let Err(e) = info
+            .check_params(&input.params)
+            .and_then(|_| input.check_fits())
+        {
             self.error = Some(e.to_string());
             return;
         }
@@ -275,6 +281,10 @@ impl Model {
         self.status = format!("mapping with {id}…");
         self.map_job = Some(Job::spawn(format!("Map: {id}"), move |ctl| {
             let t0 = Instant::now();
+            // `coords=infer`: the layout's coordinates, computed here on the worker.
+            let input = mappers::gravity::with_inferred_coords(&input)
+                .map_err(|e| e.to_string())?
+                .unwrap_or(input);
             let mut run = start(&input).map_err(|e| e.to_string())?;
             ctl.set_total(run.progress().total.unwrap_or(0));
             while !run.is_done() {
@@ -301,8 +311,14 @@ impl Model {
             self.error = Some(format!("no mapper named `{id}`"));
             return false;
         };
-        let input = self.input(seed, params);
-        match input.check_fits().and_then(|_| (info.start)(&input)) {
+        let mut input = self.input(seed, params);
+        input.params = info.own_params(&input.params);
+        let started = info
+            .check_params(&input.params)
+            .and_then(|_| mappers::gravity::with_inferred_coords(&input))
+            .map(|inferred| inferred.unwrap_or(input))
+            .and_then(|input| input.check_fits().and_then(|_| (info.start)(&input)));
+        match started {
             Ok(r) => {
                 if self.mapping.is_some()
                     && !self.eval_partial
@@ -779,7 +795,7 @@ impl HopmapApp {
                         .join(", ")
                 )
             })?;
-            self.mapper.selected = info.id.to_string();
+            self.mapper.select(info.id);
             if let Some(k) = opts.steps {
                 let (seed, params) = (self.mapper.seed, self.mapper.params.clone());
                 if !self.model.start_run(info.id, seed, &params) {

@@ -78,6 +78,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         };
         params.push((k.trim().to_string(), v.trim().to_string()));
     }
+    // Unknown keys and out-of-range values fail here, before any work.
+    sel.info.check_params(&params)?;
     let graph = Arc::new(graph);
     let topo = Arc::new(args.topology.clone());
     let mut input = MapperInput::new(graph.clone(), topo.clone(), args.seed);

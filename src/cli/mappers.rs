@@ -1,8 +1,10 @@
-//! `hopmap mappers`: list every registered mapper with its paper section.
+//! `hopmap mappers`: list every registered mapper with its paper section;
+//! `--long` adds each mapper's explanation and parameters (key, type and
+//! range, default, help).
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Also print each mapper's explanation.
+    /// Also print each mapper's explanation and parameters.
     #[arg(long, short = 'l')]
     pub long: bool,
     /// Print a Markdown table (id, name, paper, needs coordinates).
@@ -43,7 +45,25 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         println!("{:<16} {} — {}{}", m.id, m.name, m.paper, tags);
         if args.long {
             let doc: String = m.doc.split_whitespace().collect::<Vec<_>>().join(" ");
-            println!("{:<16} {}\n", "", doc);
+            println!("{:<16} {}", "", doc);
+            if m.params.is_empty() {
+                println!("{:<16} params: none", "");
+            } else {
+                println!("{:<16} params (--param KEY=VALUE):", "");
+            }
+            for p in m.params {
+                let default = if p.default.is_empty() {
+                    "(empty)".to_string()
+                } else {
+                    p.default.to_string()
+                };
+                let help: String = p.help.split_whitespace().collect::<Vec<_>>().join(" ");
+                println!(
+                    "{:<18} {}: {}, default {default}. {help}",
+                    "", p.key, p.kind
+                );
+            }
+            println!();
         }
     }
     Ok(())

@@ -39,21 +39,32 @@ const LEAF: u8 = u8::MAX;
 /// Shells around the desired node checked by enumeration before the tree.
 const PROBE_SHELLS: u32 = 2;
 
-/// A tree node. Nodes are stored in preorder, so the left child of `i` is
-/// `i + 1`; boxes are not stored but rebuilt during the descent from the
-/// split dimension and position.
+/// A tree node (16 bytes). Nodes are stored in preorder, so the left child
+/// of `i` is `i + 1`; boxes and their smallest ids are not stored but rebuilt
+/// during the descent from the split dimension and position; parents live in
+/// a separate array used only by `take`.
 #[derive(Clone, Debug)]
 struct TNode {
     right: u32,
-    parent: u32,
     /// Free slots below.
     free: u32,
-    /// Smallest node id in the box (the leaf's node for a leaf).
-    min_id: u32,
     /// Last coordinate of the left half along `sd`.
     mid: u32,
     /// Split dimension, or LEAF.
     sd: u8,
+}
+
+/// The mutable state of one query's branch and bound.
+struct Query {
+    /// The current box.
+    lo: GridCoord,
+    hi: GridCoord,
+    /// Per-dimension lower-bound terms of the current box.
+    contrib: [u32; MAX_DIMS],
+    /// The rounded desired node.
+    c: GridCoord,
+    /// Best `(distance, id)` so far.
+    best: (u32, u32),
 }
 
 /// k-d tree findNearest.
@@ -62,6 +73,7 @@ pub struct KdTree {
     grid: Grid,
     free: FreeCores,
     nodes: Vec<TNode>,
+    parent: Vec<u32>,
     leaf_of: Vec<u32>,
     top: GridCoord,
     /// Per-dimension size, wrap flag ([`Grid::wraps`]) and id stride, as
@@ -106,6 +118,7 @@ impl KdTree {
         let mut t = KdTree {
             grid: grid.clone(),
             nodes: Vec::with_capacity(2 * p),
+            parent: Vec::with_capacity(2 * p),
             leaf_of: vec![NONE; p],
             free,
             top,
@@ -191,12 +204,11 @@ impl KdTree {
         let min_id = self.grid.node(&lo) as u32;
         self.nodes.push(TNode {
             right: NONE,
-            parent,
             free: (count as u32) * self.free.cores,
-            min_id,
             mid: 0,
             sd: LEAF,
         });
+        self.parent.push(parent);
         if count == 1 {
             self.leaf_of[min_id as usize] = idx;
             return idx;
@@ -246,48 +258,55 @@ impl KdTree {
     }
 
     /// Branch and bound below `t` (which has a free slot and a key below
-    /// `best`), whose box is `[lo, hi]` with per-dimension lower-bound terms
-    /// `contrib` summing to `lb`. Children are tested before the call.
-    #[allow(clippy::too_many_arguments)]
-    fn search(
-        &self,
-        t: u32,
-        lo: &mut GridCoord,
-        hi: &mut GridCoord,
-        contrib: &mut [u32; MAX_DIMS],
-        lb: u32,
-        c: &GridCoord,
-        best: &mut (u32, u32),
-    ) {
+    /// `q.best`), whose box is `q.lo..=q.hi` with smallest id `min_id` and
+    /// per-dimension lower-bound terms `q.contrib` summing to `lb`. Children
+    /// are tested before the call.
+    fn search(&self, t: u32, lb: u32, min_id: u32, q: &mut Query) {
         let n = &self.nodes[t as usize];
         if n.sd == LEAF {
-            *best = (lb, n.min_id);
+            q.best = (lb, min_id);
             return;
         }
         let sd = n.sd as usize;
         let (l, r, mid) = (t + 1, n.right, n.mid);
-        let (plo, phi, pc) = (lo[sd], hi[sd], contrib[sd]);
-        let cl = self.dim_lb(sd, c[sd], plo, mid);
-        let cr = self.dim_lb(sd, c[sd], mid + 1, phi);
+        let (plo, phi, pc) = (q.lo[sd], q.hi[sd], q.contrib[sd]);
+        let x = q.c[sd];
+        let cl = self.dim_lb(sd, x, plo, mid);
+        let cr = self.dim_lb(sd, x, mid + 1, phi);
         let (ll, lr) = (lb - pc + cl, lb - pc + cr);
-        let (nl, nr) = (&self.nodes[l as usize], &self.nodes[r as usize]);
-        let left_first = (ll, nl.min_id) <= (lr, nr.min_id);
-        for i in 0..2 {
-            if (i == 0) == left_first {
-                if nl.free > 0 && (ll, nl.min_id) < *best {
-                    hi[sd] = mid;
-                    contrib[sd] = cl;
-                    self.search(l, lo, hi, contrib, ll, c, best);
-                    hi[sd] = phi;
-                }
-            } else if nr.free > 0 && (lr, nr.min_id) < *best {
-                lo[sd] = mid + 1;
-                contrib[sd] = cr;
-                self.search(r, lo, hi, contrib, lr, c, best);
-                lo[sd] = plo;
+        // The left box's smallest id is the parent's; the right box's starts
+        // at `mid + 1` along `sd` (ids are X-fastest).
+        let (lid, rid) = (min_id, min_id + (mid + 1 - plo) * self.stride[sd] as u32);
+        let (fl, fr) = (self.nodes[l as usize].free, self.nodes[r as usize].free);
+        // lid < rid, so the left child comes first unless it is farther.
+        if ll <= lr {
+            if fl > 0 && (ll, lid) < q.best {
+                q.hi[sd] = mid;
+                q.contrib[sd] = cl;
+                self.search(l, ll, lid, q);
+                q.hi[sd] = phi;
+            }
+            if fr > 0 && (lr, rid) < q.best {
+                q.lo[sd] = mid + 1;
+                q.contrib[sd] = cr;
+                self.search(r, lr, rid, q);
+                q.lo[sd] = plo;
+            }
+        } else {
+            if fr > 0 && (lr, rid) < q.best {
+                q.lo[sd] = mid + 1;
+                q.contrib[sd] = cr;
+                self.search(r, lr, rid, q);
+                q.lo[sd] = plo;
+            }
+            if fl > 0 && (ll, lid) < q.best {
+                q.hi[sd] = mid;
+                q.contrib[sd] = cl;
+                self.search(l, ll, lid, q);
+                q.hi[sd] = phi;
             }
         }
-        contrib[sd] = pc;
+        q.contrib[sd] = pc;
     }
 }
 
@@ -306,19 +325,22 @@ impl FindNearest for KdTree {
         if let Some(n) = self.probe(&c, here) {
             return Some(n);
         }
-        let mut best = (u32::MAX, u32::MAX);
-        let (mut lo, mut hi) = ([0u32; MAX_DIMS], self.top);
-        let mut contrib = [0u32; MAX_DIMS];
-        self.search(0, &mut lo, &mut hi, &mut contrib, 0, &c, &mut best);
-        (best.1 != u32::MAX).then_some(best.1 as usize)
+        let mut q = Query {
+            lo: [0u32; MAX_DIMS],
+            hi: self.top,
+            contrib: [0u32; MAX_DIMS],
+            c,
+            best: (u32::MAX, u32::MAX),
+        };
+        self.search(0, 0, 0, &mut q);
+        (q.best.1 != u32::MAX).then_some(q.best.1 as usize)
     }
     fn take(&mut self, node: usize) -> Option<u32> {
         let core = self.free.take(node)?;
         let mut t = self.leaf_of[node];
         while t != NONE {
-            let n = &mut self.nodes[t as usize];
-            n.free -= 1;
-            t = n.parent;
+            self.nodes[t as usize].free -= 1;
+            t = self.parent[t as usize];
         }
         Some(core)
     }

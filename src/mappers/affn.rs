@@ -26,6 +26,7 @@ pub fn info() -> MapperInfo {
               the stretch distorts the graph when its aspect ratio differs from the machine's.",
         needs_coords: true,
         randomized: false,
+        params: &[super::FIND_PARAM, super::COORDS_PARAM],
         start,
     }
 }

@@ -31,6 +31,7 @@ pub fn info() -> MapperInfo {
               but the traversal front grows ragged and far-apart processes end up adjacent.",
         needs_coords: false,
         randomized: false,
+        params: &[super::FIND_PARAM],
         start,
     }
 }

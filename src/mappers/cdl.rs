@@ -271,6 +271,7 @@ pub fn info() -> MapperInfo {
               busiest link, then fewest hop-bytes. Exact for any graph, not only symmetric ones.",
         needs_coords: false,
         randomized: false,
+        params: &[],
         start,
     }
 }

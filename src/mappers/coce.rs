@@ -33,6 +33,7 @@ pub fn info() -> MapperInfo {
               partner near its parent. Keeps the graph's outline aligned with the machine's.",
         needs_coords: true,
         randomized: false,
+        params: &[super::FIND_PARAM, super::COORDS_PARAM],
         start,
     }
 }

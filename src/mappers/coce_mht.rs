@@ -23,6 +23,7 @@ pub fn info() -> MapperInfo {
               with MHT's compact growth; the paper's best on large graphs.",
         needs_coords: true,
         randomized: false,
+        params: &[super::FIND_PARAM, super::COORDS_PARAM],
         start,
     }
 }

@@ -17,6 +17,7 @@ pub fn info() -> MapperInfo {
               It is good when nearby ranks communicate, as after METIS numbering.",
         needs_coords: false,
         randomized: false,
+        params: &[],
         start,
     }
 }

@@ -21,21 +21,64 @@
 //!   component starts from the unplaced process nearest to the layout's
 //!   centre, at its stretched position. O(layout + n log n) + n findNearest.
 //!
-//! One step places one process. Parameters: `seed` (the layout's),
-//! `find=spiral|tree`.
+//! One step places one process. Parameters ([`GRAVITY_PARAMS`]): the seed
+//! (the layout's), `find=spiral|tree`, and the layout's `c_att`, `c_rep`,
+//! `iters` (iteration budget of the finest level) and `theta` (Barnes–Hut
+//! opening angle).
 //!
 //! Also here: [`with_inferred_coords`], which gives a graph without
 //! coordinates the layout's (Bhatele & Kale §V) when a mapper is asked for
 //! `coords=infer`.
 
 use super::greedy::{Affine, Placer, Policy, grid_of, start_greedy};
-use super::{MapperInfo, MapperInput, MapperRun};
+use super::{FIND_PARAM, MapperInfo, MapperInput, MapperRun, ParamKind, ParamSpec};
 use crate::error::Result;
 use crate::graph::{CommGraph, Coords};
 use crate::layout::{LayoutParams, run as run_layout};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::sync::Arc;
+
+/// The parameters of both gravity mappers (defaults as in [`LayoutParams`]).
+pub const GRAVITY_PARAMS: &[ParamSpec] = &[
+    FIND_PARAM,
+    ParamSpec {
+        key: "c_att",
+        kind: ParamKind::Float {
+            min: 0.001,
+            max: 1000.0,
+        },
+        default: "1",
+        help: "layout attraction coefficient c_att (Bobrik & Popova §4.1): how strongly \
+               communicating processes pull together",
+    },
+    ParamSpec {
+        key: "c_rep",
+        kind: ParamKind::Float {
+            min: 0.001,
+            max: 1000.0,
+        },
+        default: "1",
+        help: "layout repulsion coefficient c_rep (§4.1): how strongly all processes push apart",
+    },
+    ParamSpec {
+        key: "iters",
+        kind: ParamKind::Int {
+            min: 1,
+            max: 100_000,
+        },
+        default: "1000",
+        help: "iteration budget of the finest layout level; the layout stops earlier when \
+               stable (§5)",
+    },
+    ParamSpec {
+        key: "theta",
+        kind: ParamKind::Float { min: 0.0, max: 2.0 },
+        default: "1",
+        help: "Barnes–Hut opening angle of the repulsion (0 = exact, larger = faster and \
+               rougher)",
+    },
+];
 
 pub fn info() -> MapperInfo {
     MapperInfo {
@@ -48,6 +91,7 @@ pub fn info() -> MapperInfo {
               takes the free node nearest to where it lands.",
         needs_coords: false,
         randomized: true,
+        params: GRAVITY_PARAMS,
         start: start_affine,
     }
 }
@@ -63,6 +107,7 @@ pub fn info_greedy() -> MapperInfo {
               that neighbour shifted by their offset in the layout.",
         needs_coords: false,
         randomized: true,
+        params: GRAVITY_PARAMS,
         start: start_greedy_proximity,
     }
 }
@@ -70,9 +115,14 @@ pub fn info_greedy() -> MapperInfo {
 /// The layout of the input graph in the grid's dimension (2 or 3).
 fn layout_points(input: &MapperInput, ndims: usize) -> Result<Coords> {
     let dim = if ndims >= 3 { 3 } else { 2 };
+    let d = LayoutParams::for_dim(dim);
     let p = LayoutParams {
         seed: input.seed,
-        ..LayoutParams::for_dim(dim)
+        c_att: input.num_param("c_att", d.c_att)?,
+        c_rep: input.num_param("c_rep", d.c_rep)?,
+        max_iterations: input.num_param("iters", d.max_iterations)?,
+        theta: input.num_param("theta", d.theta)?,
+        ..d
     };
     Ok(run_layout(&input.graph, p)?.coords())
 }
@@ -453,6 +503,24 @@ mod tests {
             let hb = hop_bytes(&inp.graph, &inp.topo, &m);
             assert!(hb < 0.5 * hb_r, "{}: {hb} vs random {hb_r}", info.id);
         }
+    }
+
+    #[test]
+    fn param_defaults_match_the_layout_defaults() {
+        let d = LayoutParams::for_dim(2);
+        let def = |k: &str| {
+            GRAVITY_PARAMS
+                .iter()
+                .find(|p| p.key == k)
+                .unwrap()
+                .default
+                .parse::<f64>()
+                .unwrap()
+        };
+        assert_eq!(def("c_att"), d.c_att as f64);
+        assert_eq!(def("c_rep"), d.c_rep as f64);
+        assert_eq!(def("theta"), d.theta as f64);
+        assert_eq!(def("iters"), d.max_iterations as f64);
     }
 
     #[test]

@@ -36,6 +36,7 @@ pub fn info() -> MapperInfo {
               than BFT, in O(n log n).",
         needs_coords: false,
         randomized: false,
+        params: &[super::FIND_PARAM],
         start,
     }
 }

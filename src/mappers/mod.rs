@@ -6,6 +6,11 @@
 //! mapping and last step can be read between steps, so the GUI can animate a
 //! greedy placement one process at a time and the CLI can run it to the end
 //! with the same code.
+//!
+//! Every entry declares its parameters ([`ParamSpec`]: key, kind and range,
+//! default, help), so the GUI can show a control per parameter, `hopmap
+//! mappers --long` can list them, and [`MapperInfo::check_params`] can
+//! reject unknown keys and out-of-range values before any work.
 
 pub mod affn;
 pub mod bft;
@@ -32,7 +37,9 @@ use std::sync::Arc;
 pub struct MapperInput {
     pub graph: Arc<CommGraph>,
     pub topo: Arc<Topology>,
-    /// Mapper parameters as `key=value` strings (parsed by each mapper).
+    /// Mapper parameters as `key=value` strings, parsed by each mapper; the
+    /// keys, types and ranges are declared in [`MapperInfo::params`] and
+    /// checked by [`MapperInfo::check_params`] (which [`run`] calls).
     pub params: Vec<(String, String)>,
     pub seed: u64,
 }
@@ -52,6 +59,19 @@ impl MapperInput {
             .iter()
             .find(|(k, _)| k == key)
             .map(|(_, v)| v.as_str())
+    }
+    /// A numeric parameter, or `default` when it is not given.
+    pub fn num_param<T: std::str::FromStr>(&self, key: &str, default: T) -> Result<T> {
+        match self.param(key) {
+            None => Ok(default),
+            Some(v) => v.trim().parse().map_err(|_| {
+                Error::spec(
+                    "mapper parameter",
+                    &format!("{key}={v}"),
+                    "expected a number",
+                )
+            }),
+        }
     }
     /// Fails unless the graph fits in the topology's slots.
     pub fn check_fits(&self) -> Result<()> {
@@ -119,8 +139,138 @@ pub struct MapperInfo {
     pub needs_coords: bool,
     /// Whether the mapper uses the seed.
     pub randomized: bool,
+    /// The parameters it reads from [`MapperInput::params`] (empty: none).
+    pub params: &'static [ParamSpec],
     /// Start a run. Fails with a clear message if it cannot run on the input.
     pub start: fn(&MapperInput) -> Result<Box<dyn MapperRun>>,
+}
+
+/// The type and range of a mapper parameter.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ParamKind {
+    /// An integer in `min..=max`.
+    Int { min: i64, max: i64 },
+    /// A finite number in `min..=max`.
+    Float { min: f64, max: f64 },
+    /// One of the listed words (compared without regard to case).
+    Choice(&'static [&'static str]),
+    /// Free text, checked by the mapper itself.
+    Text,
+}
+
+impl std::fmt::Display for ParamKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ParamKind::Int { min, max } => write!(f, "integer {min}..={max}"),
+            ParamKind::Float { min, max } => write!(f, "number {min}..={max}"),
+            ParamKind::Choice(c) => write!(f, "{}", c.join("|")),
+            ParamKind::Text => write!(f, "text"),
+        }
+    }
+}
+
+/// One parameter of a mapper: its key, type and range, default (as it is
+/// written on the command line) and a one-line help.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ParamSpec {
+    pub key: &'static str,
+    pub kind: ParamKind,
+    pub default: &'static str,
+    pub help: &'static str,
+}
+
+impl ParamSpec {
+    /// Check one value against the kind; the error names the key, the value
+    /// and what was expected.
+    pub fn check(&self, value: &str) -> Result<()> {
+        let v = value.trim();
+        let bad = |expected: String| {
+            Err(Error::spec(
+                "mapper parameter",
+                &format!("{}={value}", self.key),
+                expected,
+            ))
+        };
+        match self.kind {
+            ParamKind::Int { min, max } => match v.parse::<i64>() {
+                Ok(x) if (min..=max).contains(&x) => Ok(()),
+                Ok(_) => bad(format!(
+                    "out of range; expected an integer in {min}..={max}"
+                )),
+                Err(_) => bad(format!("expected an integer in {min}..={max}")),
+            },
+            ParamKind::Float { min, max } => match v.parse::<f64>() {
+                Ok(x) if x.is_finite() && x >= min && x <= max => Ok(()),
+                Ok(_) => bad(format!("out of range; expected a number in {min}..={max}")),
+                Err(_) => bad(format!("expected a number in {min}..={max}")),
+            },
+            ParamKind::Choice(c) => {
+                if c.iter().any(|w| w.eq_ignore_ascii_case(v)) {
+                    Ok(())
+                } else {
+                    bad(format!("expected one of {}", c.join(", ")))
+                }
+            }
+            ParamKind::Text => Ok(()),
+        }
+    }
+}
+
+/// `find=tree|spiral`: the findNearest of the greedy placements.
+pub const FIND_PARAM: ParamSpec = ParamSpec {
+    key: "find",
+    kind: ParamKind::Choice(&["tree", "spiral"]),
+    default: "tree",
+    help: "findNearest: `tree` (k-d tree of the free nodes) or `spiral` (search shells of \
+           growing radius, as in the paper); both return the same nearest free node",
+};
+
+/// `coords=none|infer`: infer process coordinates with the gravitational
+/// layout before mapping (see [`gravity::with_inferred_coords`]).
+pub const COORDS_PARAM: ParamSpec = ParamSpec {
+    key: "coords",
+    kind: ParamKind::Choice(&["none", "infer"]),
+    default: "none",
+    help: "`infer`: give the graph coordinates from the gravitational layout before mapping \
+           (Bhatele & Kale §V), for graphs without coordinates",
+};
+
+impl MapperInfo {
+    /// The spec of parameter `key`, if the mapper has one.
+    pub fn param_spec(&self, key: &str) -> Option<&'static ParamSpec> {
+        self.params.iter().find(|p| p.key == key)
+    }
+
+    /// Reject unknown keys and values of the wrong type or out of range.
+    pub fn check_params(&self, params: &[(String, String)]) -> Result<()> {
+        for (k, v) in params {
+            let Some(spec) = self.param_spec(k.trim()) else {
+                let known = if self.params.is_empty() {
+                    "it takes no parameters".to_string()
+                } else {
+                    let keys: Vec<&str> = self.params.iter().map(|p| p.key).collect();
+                    format!("known: {}", keys.join(", "))
+                };
+                return Err(Error::spec(
+                    "mapper parameter",
+                    &format!("{k}={v}"),
+                    format!("mapper {} has no parameter `{k}`; {known}", self.id),
+                ));
+            };
+            spec.check(v)?;
+        }
+        Ok(())
+    }
+
+    /// Keep only the parameters this mapper declares (used when a mapper
+    /// runs another one, e.g. PAIRS its starting mapper).
+    pub fn own_params(&self, params: &[(String, String)]) -> Vec<(String, String)> {
+        params
+            .iter()
+            .filter(|(k, _)| self.param_spec(k.trim()).is_some())
+            .cloned()
+            .collect()
+    }
 }
 
 impl std::fmt::Debug for MapperInfo {
@@ -159,6 +309,7 @@ pub fn find(id: &str) -> Option<MapperInfo> {
 
 /// Run a mapper to the end and return its validated mapping.
 pub fn run(info: &MapperInfo, input: &MapperInput) -> Result<Mapping> {
+    info.check_params(&input.params)?;
     // `coords=infer`: give the graph coordinates from the gravitational layout.
     let inferred = gravity::with_inferred_coords(input)?;
     let input = inferred.as_ref().unwrap_or(input);
@@ -225,5 +376,122 @@ impl MapperRun for OneShot {
     }
     fn result(&self) -> Option<Mapping> {
         self.mapping.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kv(k: &str, v: &str) -> Vec<(String, String)> {
+        vec![(k.to_string(), v.to_string())]
+    }
+
+    #[test]
+    fn int_params_are_checked_for_type_and_range() {
+        let p = find("pairs").unwrap();
+        assert!(p.check_params(&kv("sweeps", "0")).is_ok());
+        assert!(p.check_params(&kv("sweeps", " 7 ")).is_ok());
+        let e = p.check_params(&kv("sweeps", "-1")).unwrap_err().to_string();
+        assert!(e.contains("sweeps=-1") && e.contains("0..=1000000"), "{e}");
+        let e = p.check_params(&kv("batch", "0")).unwrap_err().to_string();
+        assert!(e.contains("out of range"), "{e}");
+        let e = p
+            .check_params(&kv("radius", "1.5"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("expected an integer"), "{e}");
+    }
+
+    #[test]
+    fn float_params_are_checked_for_type_and_range() {
+        let g = find("gravity").unwrap();
+        assert!(g.check_params(&kv("theta", "0.5")).is_ok());
+        assert!(g.check_params(&kv("theta", "2")).is_ok());
+        let e = g.check_params(&kv("theta", "2.5")).unwrap_err().to_string();
+        assert!(e.contains("theta=2.5") && e.contains("out of range"), "{e}");
+        assert!(g.check_params(&kv("c_rep", "NaN")).is_err());
+        assert!(g.check_params(&kv("c_rep", "inf")).is_err());
+        assert!(g.check_params(&kv("c_att", "strong")).is_err());
+    }
+
+    #[test]
+    fn choice_params_accept_listed_words_in_any_case() {
+        let m = find("mht").unwrap();
+        assert!(m.check_params(&kv("find", "spiral")).is_ok());
+        assert!(m.check_params(&kv("find", "TREE")).is_ok());
+        let e = m
+            .check_params(&kv("find", "brute"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("tree, spiral"), "{e}");
+    }
+
+    #[test]
+    fn text_params_pass_through_and_unknown_keys_are_rejected() {
+        let p = find("perm").unwrap();
+        assert!(p.check_params(&kv("order", "ZYXT")).is_ok());
+        let e = p.check_params(&kv("sweeps", "3")).unwrap_err().to_string();
+        assert!(
+            e.contains("no parameter `sweeps`") && e.contains("known: order"),
+            "{e}"
+        );
+        let d = find("default").unwrap();
+        let e = d.check_params(&kv("find", "tree")).unwrap_err().to_string();
+        assert!(e.contains("takes no parameters"), "{e}");
+    }
+
+    #[test]
+    fn every_registry_default_passes_its_own_check() {
+        for info in registry() {
+            let mut keys = std::collections::HashSet::new();
+            for p in info.params {
+                assert!(keys.insert(p.key), "{}: duplicate key {}", info.id, p.key);
+                assert!(!p.help.is_empty(), "{}: {} has no help", info.id, p.key);
+                if let ParamKind::Int { min, max } = p.kind {
+                    assert!(min <= max, "{}: {}", info.id, p.key);
+                }
+                if let ParamKind::Float { min, max } = p.kind {
+                    assert!(min <= max, "{}: {}", info.id, p.key);
+                }
+            }
+            let defaults: Vec<(String, String)> = info
+                .params
+                .iter()
+                .map(|p| (p.key.to_string(), p.default.to_string()))
+                .collect();
+            info.check_params(&defaults)
+                .unwrap_or_else(|e| panic!("{}: {e}", info.id));
+        }
+    }
+
+    #[test]
+    fn run_rejects_unknown_parameters_before_mapping() {
+        use crate::graph::GraphBuilder;
+        let mut b = GraphBuilder::new(4, false);
+        b.add(0, 1, 1.0);
+        let g = Arc::new(b.build().unwrap());
+        let t = Arc::new(Topology::parse("mesh:2x2").unwrap());
+        let mut input = MapperInput::new(g, t, 0);
+        input.params = kv("sweep", "3");
+        let e = run(&find("pairs").unwrap(), &input)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("no parameter `sweep`"), "{e}");
+        input.params = kv("sweeps", "3");
+        assert!(run(&find("pairs").unwrap(), &input).is_ok());
+    }
+
+    #[test]
+    fn pairs_from_choices_are_the_registry_minus_pairs() {
+        let mut want: Vec<&str> = registry()
+            .iter()
+            .map(|i| i.id)
+            .filter(|&id| id != "pairs")
+            .collect();
+        let mut got = pairs::FROM_CHOICES.to_vec();
+        want.sort_unstable();
+        got.sort_unstable();
+        assert_eq!(got, want);
     }
 }

@@ -23,12 +23,15 @@
 //! in [`MapperRun::hop_bytes_trace`]. The run stops at a local optimum (`n`
 //! consecutive processes without an improvement, i.e. a full sweep) or after
 //! `sweeps` sweeps (default 100), or when the optional `time_ms` budget is
-//! exceeded (only this last budget makes the result depend on the machine).
+//! exceeded (`time_ms=0`, the default, means no time budget; only this
+//! budget makes the result depend on the machine).
 //! Hop-bytes never increase. Cost per sweep: O(Σ_p (ball size · cores ·
 //! average degree)) ≈ O(m · cores · 2^D).
 
 use super::greedy::{grid_of, weighted_centroid_of_nodes};
-use super::{MapperInfo, MapperInput, MapperRun, StepEvent};
+use super::{
+    COORDS_PARAM, FIND_PARAM, MapperInfo, MapperInput, MapperRun, ParamKind, ParamSpec, StepEvent,
+};
 use crate::error::{Error, Result};
 use crate::find_nearest::{Spiral, round_to_coord};
 use crate::graph::CommGraph;
@@ -54,9 +57,77 @@ pub fn info() -> MapperInfo {
               from (start mapper, default mht).",
         needs_coords: false,
         randomized: true,
+        params: PAIRS_PARAMS,
         start,
     }
 }
+
+/// The mapper ids `from=` accepts (every registry id but `pairs`; a test
+/// checks that this list matches the registry).
+pub const FROM_CHOICES: &[&str] = &[
+    "mht",
+    "default",
+    "random",
+    "perm",
+    "xyzt",
+    "tzxy",
+    "zyxt",
+    "cdl",
+    "bft",
+    "affn",
+    "coce",
+    "coce+mht",
+    "gravity",
+    "gravity-greedy",
+];
+
+/// The parameters of `pairs`. `find` and `coords` are passed on to the
+/// starting mapper when it takes them.
+pub const PAIRS_PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        key: "sweeps",
+        kind: ParamKind::Int {
+            min: 0,
+            max: 1_000_000,
+        },
+        default: "100",
+        help: "at most this many sweeps over all processes (0 = keep the starting mapping)",
+    },
+    ParamSpec {
+        key: "batch",
+        kind: ParamKind::Int {
+            min: 1,
+            max: 1_000_000,
+        },
+        default: "256",
+        help: "processes tried per step (one animation frame / one point of the hop-bytes plot)",
+    },
+    ParamSpec {
+        key: "radius",
+        kind: ParamKind::Int { min: 0, max: 16 },
+        default: "1",
+        help: "swap candidates: nodes within this many hops of the centroid of a process's \
+               partners (cost grows as radius^D)",
+    },
+    ParamSpec {
+        key: "time_ms",
+        kind: ParamKind::Int {
+            min: 0,
+            max: 86_400_000,
+        },
+        default: "0",
+        help: "stop after this many milliseconds (0 = no time budget); a budget makes the \
+               result depend on the machine's speed",
+    },
+    ParamSpec {
+        key: "from",
+        kind: ParamKind::Choice(FROM_CHOICES),
+        default: "mht",
+        help: "the mapper whose result is improved (the paper starts from MHT)",
+    },
+    FIND_PARAM,
+    COORDS_PARAM,
+];
 
 fn parse_param<T: std::str::FromStr>(input: &MapperInput, key: &str, default: T) -> Result<T> {
     match input.param(key) {
@@ -77,9 +148,9 @@ fn start(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
     let sweeps = parse_param(input, "sweeps", 100usize)?;
     let batch = parse_param(input, "batch", 256usize)?.max(1);
     let radius = parse_param(input, "radius", 1u32)?;
-    let time_ms: Option<u64> = match input.param("time_ms") {
-        None => None,
-        Some(_) => Some(parse_param(input, "time_ms", 0u64)?),
+    let time_ms: Option<u64> = match parse_param(input, "time_ms", 0u64)? {
+        0 => None,
+        t => Some(t),
     };
     let from = input.param("from").unwrap_or("mht");
     let init_info = super::find(from)
@@ -91,7 +162,14 @@ fn start(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
                 "expected a mapper id other than pairs",
             )
         })?;
-    let initial = super::run(&init_info, input)?;
+    // The starting mapper gets only the parameters it declares; `coords`
+    // only if the graph still has no coordinates (else they are inferred twice).
+    let mut init_input = input.clone();
+    init_input.params = init_info.own_params(&input.params);
+    if input.graph.coords().is_some() {
+        init_input.params.retain(|(k, _)| k != "coords");
+    }
+    let initial = super::run(&init_info, &init_input)?;
     Ok(Box::new(Pairs::new(
         input.graph.clone(),
         &grid,
@@ -420,8 +498,8 @@ mod tests {
             let topo = Arc::new(Topology::parse(spec).unwrap());
             let g = Arc::new(ring_graph(30, seed));
             let mut input = MapperInput::new(g.clone(), topo.clone(), seed);
-            input.params.push(("batch".into(), "7".into()));
             let mht = super::super::run(&super::super::mht::info(), &input).unwrap();
+            input.params.push(("batch".into(), "7".into()));
             let mht_hb = hop_bytes(&g, &topo, &mht);
             let mut r = start(&input).unwrap();
             r.run_to_end();

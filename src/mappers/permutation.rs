@@ -13,7 +13,7 @@
 //!
 //! Beyond the paper: any of 1–6 dimensions, and partial machines (n < slots).
 
-use super::{MapperInfo, MapperInput, MapperRun, OneShot};
+use super::{MapperInfo, MapperInput, MapperRun, OneShot, ParamKind, ParamSpec};
 use crate::error::{Error, Result};
 use crate::mapping::Mapping;
 use crate::topology::{Grid, Topology};
@@ -175,6 +175,14 @@ pub fn info() -> MapperInfo {
               without it, XYZ…T.",
         needs_coords: false,
         randomized: false,
+        params: &[ParamSpec {
+            key: "order",
+            kind: ParamKind::Text,
+            default: "",
+            help: "mapping order: one letter per grid dimension (X Y Z W V U) and T for the \
+                   cores, each once, the first varying fastest, e.g. TXYZ or ZYXT; empty: \
+                   X…, then T",
+        }],
         start,
     }
 }
@@ -182,8 +190,8 @@ pub fn info() -> MapperInfo {
 fn start(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
     let grid = grid_of(&input.topo)?;
     let order = match input.param("order") {
-        Some(s) => parse_order(s, grid)?,
-        None => default_order(grid),
+        Some(s) if !s.trim().is_empty() => parse_order(s, grid)?,
+        _ => default_order(grid),
     };
     start_order(input, &order)
 }
@@ -242,6 +250,7 @@ fn fixed(
         doc,
         needs_coords: false,
         randomized: false,
+        params: &[],
         start,
     }
 }
@@ -386,7 +395,10 @@ mod tests {
         let mut input = MapperInput::new(g, t.clone(), 0);
         input.params.push(("order".into(), "ZYXT".into()));
         let m = super::super::run(&info(), &input).unwrap();
-        let z = super::super::run(&convenience_infos()[2], &input).unwrap();
+        // The fixed entries take no parameters (an `order=` would be rejected).
+        let fixed = MapperInput::new(input.graph.clone(), t.clone(), 0);
+        assert!(super::super::run(&convenience_infos()[2], &input).is_err());
+        let z = super::super::run(&convenience_infos()[2], &fixed).unwrap();
         assert_eq!(m, z);
         // Rank 1 is one step along Z: node 6.
         assert_eq!(m.node[1], 6);

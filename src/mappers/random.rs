@@ -16,6 +16,7 @@ pub fn info() -> MapperInfo {
               heuristic must beat: on average a message travels about half the network diameter.",
         needs_coords: false,
         randomized: true,
+        params: &[],
         start,
     }
 }
