@@ -5,6 +5,13 @@
 //!
 //! Targets: BFT, COCE, AFFN ≤ 5 ms; MHT ≤ 10 ms. Run:
 //! `cargo bench --bench mappers`.
+//!
+//! The `unstructured` mesh has a round hole, so the affine stretch puts
+//! 16,384 desired positions on ~85% of the nodes and most AFFN queries land
+//! on taken nodes (median answer ~10 hops away). The paper's AFFN inputs are
+//! meshes without holes, so the coordinate mappers are also timed on a
+//! hole-free input of the same size (`random-geometric:16384:6`, uniform
+//! points in the unit square), group `mappers_16384_hole_free`.
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use hopmap::find_nearest::{FindKind, FindNearest, Finder};
@@ -16,11 +23,15 @@ use std::hint::black_box;
 use std::sync::Arc;
 
 fn input(find: &str) -> MapperInput {
+    input_of("unstructured:16384:2d", find)
+}
+
+fn input_of(spec: &str, find: &str) -> MapperInput {
     let opts = GenOptions {
         seed: 1,
         ..GenOptions::default()
     };
-    let g = generate("unstructured:16384:2d", &opts).expect("generator");
+    let g = generate(spec, &opts).expect("generator");
     let topo = Topology::parse("mesh:128x128").expect("topology");
     let mut i = MapperInput::new(Arc::new(g), Arc::new(topo), 1);
     i.params.push(("find".into(), find.into()));
@@ -50,6 +61,21 @@ fn bench(c: &mut Criterion) {
             black_box(r.result())
         })
     });
+    group.finish();
+
+    let hole_free = input_of("random-geometric:16384:6", "tree");
+    let mut group = c.benchmark_group("mappers_16384_hole_free");
+    group.sample_size(20);
+    for id in ["affn", "coce"] {
+        let info = mappers::find(id).expect("registered");
+        group.bench_function(id, |b| {
+            b.iter(|| {
+                let mut r = (info.start)(&hole_free).expect("start");
+                r.run_to_end();
+                black_box(r.result())
+            })
+        });
+    }
     group.finish();
 
     // findNearest alone: the AFFN run's 16,384 queries, in order, on a fresh

@@ -13,8 +13,12 @@
 //!   frontier.
 //!
 //! Helpers compute the centre of the grid, torus-aware centroids (circular
-//! mean on wrapped dimensions) and the affine stretch of coordinates.
-//! Cost per step: one findNearest call plus the policy's own work.
+//! mean on wrapped dimensions) and the affine stretch of coordinates, each
+//! also in an `_into` form that writes into a caller's buffer.
+//! Cost per step: one findNearest call plus the policy's own work. Steps do
+//! not allocate: [`GreedyRun`] calls [`Policy::next_into`] with the buffer of
+//! the previous event's `desired`, and the frontier is built only when
+//! [`MapperRun::frontier`] is called (by the GUI).
 
 use super::{MapperInput, MapperRun, StepEvent};
 use crate::error::{Error, Result};

@@ -9,7 +9,9 @@
 //!
 //! The heap is lazy: a process is pushed again whenever its count grows, and
 //! stale entries (a lower count than the current one, or already mapped) are
-//! skipped when popped. Ties between equal counts go to the smallest process
+//! skipped when popped. Beyond the paper, it is a bucket queue (one small
+//! min-heap of ids per count, see [`Mht`]), and the start order by degree is
+//! a counting sort. Ties between equal counts go to the smallest process
 //! id. Disconnected graphs (beyond the paper): when the heap runs dry, the
 //! unmapped process of highest degree starts a new component at the centre
 //! (findNearest then gives the nearest free node).
