@@ -40,8 +40,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use worker::{Job, Poll};
 
-/// Result of a Map job: mapper id, mapping, evaluation, seconds.
-pub type MapOutcome = Result<(String, Mapping, Evaluation, f64), String>;
+/// Result of a Map job: mapper id, mapping, its evaluation, seconds, and the
+/// hop-bytes after each step when the mapper keeps a trace (PAIRS, CDL).
+pub type MapOutcome = Result<(String, Mapping, Evaluation, f64, Vec<f64>), String>;
 /// Result of a Load job: graph and its display name.
 pub type LoadOutcome = Result<(CommGraph, String), String>;
 
@@ -301,7 +302,8 @@ impl Model {
             m.validate(input.graph.n(), &input.topo)
                 .map_err(|e| e.to_string())?;
             let e = evaluate(&input.graph, &input.topo, &m, &routing);
-            Ok((id, m, e, t0.elapsed().as_secs_f64()))
+            let trace = run.hop_bytes_trace().to_vec();
+            Ok((id, m, e, t0.elapsed().as_secs_f64(), trace))
         }));
     }
 
@@ -478,8 +480,8 @@ impl Model {
                 Poll::Finished(r) => {
                     self.map_job = None;
                     match r {
-                        Ok((id, m, e, secs)) => {
-                            self.trace = vec![[1.0, e.metrics.hop_bytes]];
+                        Ok((id, m, e, secs, trace)) => {
+                            self.trace = trace_points(&trace, e.metrics.hop_bytes);
                             self.status = format!("{id}: mapped in {secs:.2} s");
                             self.apply_mapping(&id, m, e);
                         }
@@ -815,9 +817,21 @@ impl HopmapApp {
                 self.mapper.seed,
             );
             input.params = parse_params(&self.mapper.params);
-            let m = mappers::run(&info, &input).map_err(|e| e.to_string())?;
+            info.check_params(&input.params)
+                .map_err(|e| e.to_string())?;
+            let input = mappers::gravity::with_inferred_coords(&input)
+                .map_err(|e| e.to_string())?
+                .unwrap_or(input);
+            input.check_fits().map_err(|e| e.to_string())?;
+            let mut run = (info.start)(&input).map_err(|e| e.to_string())?;
+            run.run_to_end();
+            let m = run
+                .result()
+                .ok_or_else(|| format!("mapper {} finished without a mapping", info.id))?;
+            m.validate(input.graph.n(), &input.topo)
+                .map_err(|e| e.to_string())?;
             let e = evaluate(&self.model.graph, &self.model.topo, &m, &self.model.routing);
-            self.model.trace = vec![[1.0, e.metrics.hop_bytes]];
+            self.model.trace = trace_points(run.hop_bytes_trace(), e.metrics.hop_bytes);
             self.model.apply_mapping(info.id, m, e);
         }
         if let Some(v) = &opts.view {
@@ -1271,5 +1285,19 @@ mod tests {
         let want = evaluate(&m.graph, &m.topo, &mapping, &m.routing);
         assert_eq!(m.eval.as_ref().unwrap().metrics, want.metrics);
         assert_eq!(m.mapping_label, "default");
+    }
+}
+
+/// Plot points for hop-bytes over a finished mapper's steps: its own trace
+/// (PAIRS, CDL) when it keeps one, else the single final value.
+fn trace_points(trace: &[f64], final_hop_bytes: f64) -> Vec<[f64; 2]> {
+    if trace.is_empty() {
+        vec![[1.0, final_hop_bytes]]
+    } else {
+        trace
+            .iter()
+            .enumerate()
+            .map(|(i, &h)| [(i + 1) as f64, h])
+            .collect()
     }
 }
