@@ -260,26 +260,38 @@ pub fn parse_plain(text: &str, path: &Path) -> Result<Mapping> {
         let r: usize = num(path, ln, "a rank", t[0])?;
         let nd: u32 = num(path, ln, "a node id", t[1])?;
         let c: u32 = num(path, ln, "a core id", t[2])?;
-        if r > 1 << 30 {
-            return Err(Error::parse(
-                path,
-                ln,
-                format!("rank {r} is implausibly large"),
-            ));
-        }
-        if rows.len() <= r {
-            rows.resize(r + 1, None);
-        }
-        if rows[r].is_some() {
-            return Err(Error::parse(
-                path,
-                ln,
-                format!("expected each rank once, found rank {r} again"),
-            ));
-        }
-        rows[r] = Some((nd, c));
+        put_row(&mut rows, r, (nd, c), path, ln)?;
     }
     collect_rows(rows, path)
+}
+
+/// Record rank `r`'s (node, core), rejecting implausible and repeated ranks.
+fn put_row(
+    rows: &mut Vec<Option<(u32, u32)>>,
+    r: usize,
+    row: (u32, u32),
+    path: &Path,
+    ln: usize,
+) -> Result<()> {
+    if r > 1 << 30 {
+        return Err(Error::parse(
+            path,
+            ln,
+            format!("rank {r} is implausibly large"),
+        ));
+    }
+    if rows.len() <= r {
+        rows.resize(r + 1, None);
+    }
+    if rows[r].is_some() {
+        return Err(Error::parse(
+            path,
+            ln,
+            format!("expected each rank once, found rank {r} again"),
+        ));
+    }
+    rows[r] = Some(row);
+    Ok(())
 }
 
 fn collect_rows(rows: Vec<Option<(u32, u32)>>, path: &Path) -> Result<Mapping> {
@@ -438,24 +450,7 @@ pub fn parse_rankfile(
             )
         })?;
         let core: u32 = num(path, ln, "a slot number", slot)?;
-        if r > 1 << 30 {
-            return Err(Error::parse(
-                path,
-                ln,
-                format!("rank {r} is implausibly large"),
-            ));
-        }
-        if rows.len() <= r {
-            rows.resize(r + 1, None);
-        }
-        if rows[r].is_some() {
-            return Err(Error::parse(
-                path,
-                ln,
-                format!("expected each rank once, found rank {r} again"),
-            ));
-        }
-        rows[r] = Some((node, core));
+        put_row(&mut rows, r, (node, core), path, ln)?;
     }
     collect_rows(rows, path)
 }
