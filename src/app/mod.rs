@@ -1167,14 +1167,14 @@ impl HopmapApp {
 /// Save an egui image as an RGBA PNG.
 pub fn save_png(path: &std::path::Path, img: &egui::ColorImage) -> Result<(), String> {
     let [w, h] = img.size;
-    image::save_buffer(
+    crate::io::atomic::write_png(
         path,
-        img.as_raw(),
         w as u32,
         h as u32,
-        image::ColorType::Rgba8,
+        img.as_raw(),
+        image::ExtendedColorType::Rgba8,
     )
-    .map_err(|e| format!("{}: {e}", path.display()))
+    .map_err(|e| e.to_string())
 }
 
 impl eframe::App for HopmapApp {

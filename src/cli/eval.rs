@@ -29,9 +29,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     m.validate(g.n(), &args.topology)?;
     let ev = hopmap::evaluate(&g, &args.topology, &m, &args.routing);
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&ev.metrics.summary())?);
+        crate::outln!("{}", serde_json::to_string_pretty(&ev.metrics.summary())?);
     } else {
-        print!("{}", ev.metrics.to_text());
+        crate::out!("{}", ev.metrics.to_text());
     }
     Ok(())
 }

@@ -2,7 +2,7 @@
 //! one mapper, validate its mapping, write a launcher file, print the metrics.
 
 use super::common::{GraphArgs, parse_topology};
-use anyhow::{Context, bail};
+use anyhow::bail;
 use hopmap::io::launcher::{HostNames, LauncherFormat, write_mapping, write_mapping_file};
 use hopmap::mappers::{MapperInput, cdl};
 use hopmap::{Routing, Topology};
@@ -54,6 +54,16 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
+    if let Some(out) = &args.output {
+        let mut inputs: Vec<(&str, &std::path::Path)> = vec![("GRAPH", &args.graph)];
+        if let Some(c) = &args.coords {
+            inputs.push(("--coords", c));
+        }
+        if let Some(h) = &args.hosts {
+            inputs.push(("--hosts", h));
+        }
+        hopmap::io::atomic::check_outputs(&[("-o", out)], &inputs)?;
+    }
     let graph = GraphArgs {
         graph: args.graph.clone(),
         format: args.graph_format,
@@ -76,6 +86,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let Some((k, v)) = p.split_once('=') else {
             bail!("--param expects KEY=VALUE, found `{p}`");
         };
+        // A --param replaces what the id implies (`-m TZXY --param order=ZYXT`).
+        params.retain(|(key, _)| key != k.trim());
         params.push((k.trim().to_string(), v.trim().to_string()));
     }
     // Unknown keys and out-of-range values fail here, before any work.
@@ -84,9 +96,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let topo = Arc::new(args.topology.clone());
     let mut input = MapperInput::new(graph.clone(), topo.clone(), args.seed);
     input.params = params;
-    if sel.info.needs_coords && graph.coords().is_none() {
+    // `coords=infer` gives the coordinates in mappers::run.
+    let infer = input.param("coords") == Some("infer");
+    if sel.info.needs_coords && graph.coords().is_none() && !infer {
         bail!(
-            "mapper {} needs per-process coordinates; the graph has none (give --coords FILE, or --infer-coords)",
+            "mapper {} needs per-process coordinates; the graph has none (give --coords FILE, --infer-coords or --param coords=infer)",
             sel.id
         );
     }
@@ -108,8 +122,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     match &args.output {
         Some(path) => {
             write_mapping_file(path, &mapping, &topo, args.format, &hosts)?;
-            println!("{summary}");
-            println!(
+            crate::outln!("{summary}");
+            crate::outln!(
                 "wrote {} ({} lines of {} format)",
                 path.display(),
                 mapping.len(),
@@ -117,10 +131,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             );
         }
         None => {
-            let stdout = std::io::stdout();
-            let mut lock = stdout.lock();
-            write_mapping(&mut lock, &mapping, &topo, args.format, &hosts)
-                .context("writing to standard output")?;
+            let mut w = std::io::BufWriter::new(super::out::Stdout);
+            write_mapping(&mut w, &mapping, &topo, args.format, &hosts)
+                .and_then(|_| std::io::Write::flush(&mut w))
+                .map_err(super::out::StdoutError)?;
             eprintln!("{summary}");
         }
     }

@@ -204,8 +204,9 @@ impl LayoutParams {
         if !(self.h > 0.0 && self.h_rel > 0.0 && self.max_step > 0.0) {
             return bad("step sizes must be positive");
         }
-        if !(self.theta >= 0.0 && self.theta < 2.0) {
-            return bad("θ must be in [0, 2)");
+        // The same range as the gravity mappers' `theta` parameter.
+        if !(self.theta >= 0.0 && self.theta <= 2.0) {
+            return bad("θ must be from 0 to 2");
         }
         if self.stop_n == 0 || self.stop_m <= self.stop_n {
             return bad("the stopping rule needs 0 < n < m");
