@@ -39,6 +39,7 @@ const CSV_COLUMNS: &str = "mapper,seconds,hop_bytes,avg_hops_per_byte,max_dilati
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let selected = hopmap::compare::parse_list(&args.mappers)?;
+    hopmap::metrics::check_evaluable(&args.topology)?;
     let graph = super::common::infer_coords_if_asked(
         args.graph.load()?,
         &args.topology,

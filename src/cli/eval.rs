@@ -23,6 +23,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
+    hopmap::metrics::check_evaluable(&args.topology)?;
     let g = args.graph.load()?;
     args.routing.check(&args.topology)?;
     let m = hopmap::io::read_mapping(&args.mapping, &args.topology, g.n())?;

@@ -64,6 +64,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         hopmap::io::atomic::check_outputs(&[("-o", out)], &inputs)?;
     }
+    hopmap::metrics::check_evaluable(&args.topology)?;
     let graph = GraphArgs {
         graph: args.graph.clone(),
         format: args.graph_format,
