@@ -217,8 +217,13 @@ impl GraphBuilder {
         let total: f64 = sent.iter().sum();
         if !(total <= MAX_TOTAL_BYTES) {
             return Err(Error::Unsupported(format!(
-                "the messages sum to {total:e} bytes, more than hopmap can evaluate \
-                 (at most {MAX_TOTAL_BYTES:e} in total, so that hop-bytes and link loads stay finite)"
+                "expected messages that sum to at most {MAX_TOTAL_BYTES:e} bytes (so that \
+                 hop-bytes and link loads stay finite), found a sum of {}",
+                if total.is_finite() {
+                    format!("{total:e}")
+                } else {
+                    "more than 1.8e308 (an overflow)".to_string()
+                }
             )));
         }
         Ok(CommGraph {

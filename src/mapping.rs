@@ -3,6 +3,33 @@
 use crate::error::{Error, Result};
 use crate::topology::Topology;
 
+/// Largest network, in slots, on which every mapper may run. Several
+/// mappers keep state per node or per slot (free lists, k-d trees of the
+/// free nodes, random permutations of the slots), so on a larger network a
+/// run is refused up front ([`check_mapper_network`]) instead of exhausting
+/// memory. 2^24 slots is the process cap of the readers.
+pub const MAX_MAPPER_SLOTS: usize = 1 << 24;
+
+/// Mappers whose memory follows the graph whatever the network's size:
+/// the linear orders (default and the permutation strings) and CDL, which
+/// evaluates permutation orders.
+const NETWORK_SIZE_FREE: &[&str] = &["default", "perm", "xyzt", "tzxy", "zyxt", "cdl"];
+
+/// Refuse, before any work, to run mapper `id` on a network larger than
+/// [`MAX_MAPPER_SLOTS`] slots unless its memory does not depend on the
+/// network's size.
+pub fn check_mapper_network(id: &str, topo: &Topology) -> Result<()> {
+    let slots = topo.num_slots();
+    if slots > MAX_MAPPER_SLOTS && !NETWORK_SIZE_FREE.iter().any(|m| m.eq_ignore_ascii_case(id)) {
+        return Err(Error::Unsupported(format!(
+            "network {} has {slots} slots; mapper {id} keeps state per node or slot and runs on \
+             at most {MAX_MAPPER_SLOTS} (default, the permutation orders and cdl have no such limit)",
+            topo.spec()
+        )));
+    }
+    Ok(())
+}
+
 /// Process → (node, core). Slot id = `node * cores + core`.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Mapping {

@@ -75,6 +75,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let graph =
         super::common::infer_coords_if_asked(graph, &args.topology, args.seed, args.infer_coords)?;
     let sel = hopmap::compare::resolve(&args.mapper)?;
+    hopmap::mapping::check_mapper_network(sel.info.id, &args.topology)?;
     let hosts = match &args.hosts {
         Some(p) => HostNames::from_file(p)?,
         None => HostNames::pattern(&args.host_pattern)?,
@@ -106,6 +107,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         );
     }
     let t0 = std::time::Instant::now();
+    // The label: an order string given by --param order= names the run.
+    let label = match (sel.info.id, input.param("order")) {
+        ("perm", Some(o)) => o.to_ascii_uppercase(),
+        _ => sel.id.clone(),
+    };
     let (mapping, note) = if sel.info.id == "cdl" {
         let (order, m, _) = cdl::pick(&input)?;
         m.validate(graph.n(), &topo)?;
@@ -118,7 +124,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let m = &ev.metrics;
     let summary = format!(
         "{}{note}: hop_bytes {:.6e}, avg hops/byte {:.4}, max dilation {}, max link load {:.6e} (dor), {:.3} s",
-        sel.id, m.hop_bytes, m.avg_hops_per_byte, m.max_dilation, m.max_link_load, secs
+        label, m.hop_bytes, m.avg_hops_per_byte, m.max_dilation, m.max_link_load, secs
     );
     match &args.output {
         Some(path) => {

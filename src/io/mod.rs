@@ -235,14 +235,20 @@ pub fn parse_graph(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Comm
             )
         })?,
     };
-    match format {
+    let r = match format {
         Format::Mtx => matrix_market::parse(bytes, path),
         Format::Metis => metis::parse(bytes, path),
         Format::Scotch => scotch::parse(bytes, path),
         Format::EdgeList => edge_list::parse(bytes, path, opts.one_based),
         Format::Dense => dense::parse(bytes, path),
         Format::Dot => dot::parse(bytes, path),
-    }
+    };
+    // Errors of the graph as a whole (from the builder: bytes that
+    // overflow) are errors of the file, reported at its end.
+    r.map_err(|e| match e {
+        Error::Unsupported(m) => Error::parse(path, text::eof_line(bytes), m),
+        e => e,
+    })
 }
 
 /// How many bytes content detection looks at.
