@@ -215,7 +215,7 @@ impl GraphBuilder {
         };
         stats.duplicates_merged = input_kept - distinct_inputs.min(input_kept);
         let total: f64 = sent.iter().sum();
-        if !(total <= MAX_TOTAL_BYTES) {
+        if total.is_nan() || total > MAX_TOTAL_BYTES {
             return Err(Error::Unsupported(format!(
                 "expected messages that sum to at most {MAX_TOTAL_BYTES:e} bytes (so that \
                  hop-bytes and link loads stay finite), found a sum of {}",

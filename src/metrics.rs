@@ -268,7 +268,13 @@ impl Acc {
             *a += b;
         }
         match (&mut self.chan, o.chan) {
-            (Chan::Dense { load, flows }, Chan::Dense { load: l2, flows: f2 }) => {
+            (
+                Chan::Dense { load, flows },
+                Chan::Dense {
+                    load: l2,
+                    flows: f2,
+                },
+            ) => {
                 for (a, b) in load.iter_mut().zip(&l2) {
                     *a += b;
                 }
@@ -345,7 +351,8 @@ pub fn evaluate(
             used: Vec::new(),
         },
         Chan::Sparse(m) => {
-            let mut used: Vec<(u32, f64, u32)> = m.into_iter().map(|(c, (l, f))| (c, l, f)).collect();
+            let mut used: Vec<(u32, f64, u32)> =
+                m.into_iter().map(|(c, (l, f))| (c, l, f)).collect();
             used.sort_unstable_by_key(|e| e.0);
             LinkLoads {
                 load: Vec::new(),

@@ -132,20 +132,45 @@ fn mapping_a_tiny_graph_on_a_huge_network_is_bounded() {
     for topo in ["torus:16384x16384", "torus:16384x16384:cores=1024"] {
         let (code, out, err) = run_limited(
             512,
-            &["map", &g, "--topology", topo, "--mapper", "default", "-o", o],
+            &[
+                "map",
+                &g,
+                "--topology",
+                topo,
+                "--mapper",
+                "default",
+                "-o",
+                o,
+            ],
         );
         assert_eq!(code, 0, "{topo}: {err}");
         assert!(out.contains("hop_bytes"), "{out}");
         let (code, _, err) = run_limited(
             512,
-            &["compare", &g, "--topology", topo, "--mappers", "default,xyzt,cdl"],
+            &[
+                "compare",
+                &g,
+                "--topology",
+                topo,
+                "--mappers",
+                "default,xyzt,cdl",
+            ],
         );
         assert_eq!(code, 0, "{topo}: {err}");
     }
     // Mappers with per-node state say so up front.
     let (code, _, err) = run_limited(
         512,
-        &["map", &g, "--topology", "torus:16384x16384", "--mapper", "mht", "-o", o],
+        &[
+            "map",
+            &g,
+            "--topology",
+            "torus:16384x16384",
+            "--mapper",
+            "mht",
+            "-o",
+            o,
+        ],
     );
     one_line_error(code, &err);
     assert!(err.contains("mapper mht keeps state per node"), "{err}");
@@ -184,7 +209,10 @@ fn input_size_is_capped() {
     let t = std::time::Instant::now();
     let (code, _, err) = run_limited(256, &["info", "/dev/zero"]);
     one_line_error(code, &err);
-    assert!(err.contains("/dev/zero:1: expected a text file, found binary data"), "{err}");
+    assert!(
+        err.contains("/dev/zero:1: expected a text file, found binary data"),
+        "{err}"
+    );
     assert!(t.elapsed().as_secs() < 20);
     // A (sparse) file past the cap is refused before reading.
     let d = dir("cap");
@@ -194,7 +222,10 @@ fn input_size_is_capped() {
     drop(f);
     let (code, _, err) = run_limited(256, &["info", p.to_str().unwrap()]);
     one_line_error(code, &err);
-    assert!(err.contains("expected an input file of at most 2.00 GiB"), "{err}");
+    assert!(
+        err.contains("expected an input file of at most 2.00 GiB"),
+        "{err}"
+    );
     std::fs::remove_dir_all(&d).ok();
 }
 
@@ -209,7 +240,10 @@ fn printing_commands(d: &Path) -> Vec<Vec<String>> {
     let m = write(
         d,
         "id.map",
-        (0..4096).map(|i| format!("{i}\n")).collect::<String>().as_bytes(),
+        (0..4096)
+            .map(|i| format!("{i}\n"))
+            .collect::<String>()
+            .as_bytes(),
     );
     let png = d.join("png").to_str().unwrap().to_string();
     let v = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<String>>();
@@ -217,13 +251,29 @@ fn printing_commands(d: &Path) -> Vec<Vec<String>> {
         v(&["info", &g]),
         v(&["info", &g, "--json"]),
         v(&["eval", &g, "--topology", "torus:64x64", "--mapping", &m]),
-        v(&["compare", &g, "--topology", "torus:64x64", "--mappers", "default,xyzt"]),
+        v(&[
+            "compare",
+            &g,
+            "--topology",
+            "torus:64x64",
+            "--mappers",
+            "default,xyzt",
+        ]),
         v(&["layout", &g, "--iterations", "2"]),
         v(&["mappers"]),
         v(&["mappers", "--long"]),
         v(&["map", &g, "--topology", "torus:64x64", "-m", "default"]),
         v(&["reproduce", "bobrik", "--png-dir", &png]),
-        v(&["bench", "layout", "--n", "16", "--iterations", "1", "--repeats", "1"]),
+        v(&[
+            "bench",
+            "layout",
+            "--n",
+            "16",
+            "--iterations",
+            "1",
+            "--repeats",
+            "1",
+        ]),
     ]
 }
 
@@ -242,7 +292,10 @@ fn closed_pipe_ends_quietly_and_full_disk_is_one_line() {
             .unwrap();
         let (code, _, err) = decode(out);
         assert_eq!(code, 0, "{args:?}: {err}");
-        assert!(!err.contains("error") && !err.contains("panicked"), "{args:?}: {err}");
+        assert!(
+            !err.contains("error") && !err.contains("panicked"),
+            "{args:?}: {err}"
+        );
         // A full disk.
         let full = std::fs::OpenOptions::new()
             .write(true)
@@ -286,7 +339,12 @@ fn head_reads_one_line_of_a_long_listing() {
     drop(stdout);
     let status = child.wait().unwrap();
     let mut err = String::new();
-    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
     assert!(first.starts_with(b"# hopmap mapping"));
     assert_eq!(status.code(), Some(0), "{err}");
     assert!(!err.contains("error") && !err.contains("panicked"), "{err}");
@@ -319,9 +377,20 @@ fn a_failed_coords_out_leaves_the_graph_file_untouched() {
     no_temporaries(&d);
     // Both succeed together.
     let c = d.join("c.xy");
-    let (code, _, err) = run(&["generate", "stencil:8x8", "-o", &g, "--coords-out", c.to_str().unwrap()]);
+    let (code, _, err) = run(&[
+        "generate",
+        "stencil:8x8",
+        "-o",
+        &g,
+        "--coords-out",
+        c.to_str().unwrap(),
+    ]);
     assert_eq!(code, 0, "{err}");
-    assert!(std::fs::read_to_string(&g).unwrap().starts_with("%%MatrixMarket"));
+    assert!(
+        std::fs::read_to_string(&g)
+            .unwrap()
+            .starts_with("%%MatrixMarket")
+    );
     assert_eq!(std::fs::read_to_string(&c).unwrap().lines().count(), 65);
     no_temporaries(&d);
     std::fs::remove_dir_all(&d).ok();
@@ -331,10 +400,28 @@ fn a_failed_coords_out_leaves_the_graph_file_untouched() {
 fn writes_to_devices_go_through_and_a_full_device_fails_cleanly() {
     let d = dir("dev");
     let g = write(&d, "g.txt", b"0 1 5\n1 2 5\n");
-    let (code, _, err) = run(&["map", &g, "-t", "torus:2x2", "-m", "default", "-o", "/dev/null"]);
+    let (code, _, err) = run(&[
+        "map",
+        &g,
+        "-t",
+        "torus:2x2",
+        "-m",
+        "default",
+        "-o",
+        "/dev/null",
+    ]);
     assert_eq!(code, 0, "{err}");
     assert!(Path::new("/dev/null").exists());
-    let (code, _, err) = run(&["map", &g, "-t", "torus:2x2", "-m", "default", "-o", "/dev/full"]);
+    let (code, _, err) = run(&[
+        "map",
+        &g,
+        "-t",
+        "torus:2x2",
+        "-m",
+        "default",
+        "-o",
+        "/dev/full",
+    ]);
     one_line_error(code, &err);
     assert!(err.contains("/dev/full: No space left on device"), "{err}");
     let (code, _, err) = run(&["layout", &g, "-o", "/dev/full"]);
@@ -350,10 +437,17 @@ fn an_output_that_is_an_input_is_refused() {
     let other_spelling = d.join(".").join("g.txt");
     let link = d.join("link.txt");
     std::os::unix::fs::symlink(&g, &link).unwrap();
-    for out in [g.clone(), other_spelling.to_str().unwrap().to_string(), link.to_str().unwrap().to_string()] {
+    for out in [
+        g.clone(),
+        other_spelling.to_str().unwrap().to_string(),
+        link.to_str().unwrap().to_string(),
+    ] {
         let (code, _, err) = run(&["map", &g, "-t", "torus:2x2", "-m", "default", "-o", &out]);
         one_line_error(code, &err);
-        assert!(err.contains("is the input GRAPH: refusing to overwrite it"), "{err}");
+        assert!(
+            err.contains("is the input GRAPH: refusing to overwrite it"),
+            "{err}"
+        );
         let (code, _, err) = run(&["layout", &g, "-o", &out]);
         one_line_error(code, &err);
         assert_eq!(std::fs::read(&g).unwrap(), before);
@@ -374,11 +468,31 @@ fn an_output_that_is_an_input_is_refused() {
 fn malformed_edge_lists_are_errors_not_graphs() {
     let d = dir("misread");
     for (name, content, want) in [
-        ("e.txt", &b"0,,5\n"[..], "e.txt:1: expected `src dst [bytes]` with a value between each pair of commas, found an empty field in `0,,5`"),
-        ("abc.txt", b"a b c\n", "abc.txt:1: expected `src dst [bytes]` edge lines (numbers separated by spaces or commas), found only `a b c`"),
-        ("semi.txt", b"0;1;5\n", "semi.txt:1: expected `src dst [bytes]` edge lines (numbers separated by spaces or commas), found only `0;1;5`"),
-        ("semi.unknown", b"0;1;5\n", "semi.unknown:1: expected a graph in a known format"),
-        ("empty.txt", b"", "empty.txt:1: expected `src dst [bytes]` edge lines, found none"),
+        (
+            "e.txt",
+            &b"0,,5\n"[..],
+            "e.txt:1: expected `src dst [bytes]` with a value between each pair of commas, found an empty field in `0,,5`",
+        ),
+        (
+            "abc.txt",
+            b"a b c\n",
+            "abc.txt:1: expected `src dst [bytes]` edge lines (numbers separated by spaces or commas), found only `a b c`",
+        ),
+        (
+            "semi.txt",
+            b"0;1;5\n",
+            "semi.txt:1: expected `src dst [bytes]` edge lines (numbers separated by spaces or commas), found only `0;1;5`",
+        ),
+        (
+            "semi.unknown",
+            b"0;1;5\n",
+            "semi.unknown:1: expected a graph in a known format",
+        ),
+        (
+            "empty.txt",
+            b"",
+            "empty.txt:1: expected `src dst [bytes]` edge lines, found none",
+        ),
     ] {
         let p = write(&d, name, content);
         for args in [
@@ -402,7 +516,16 @@ fn a_plain_mapping_without_its_header_is_detected_or_refused() {
     let (code, _, err) = run(&["generate", "stencil:2x2x2", "-o", g]);
     assert_eq!(code, 0, "{err}");
     let with = d.join("with.txt");
-    let (code, _, err) = run(&["map", g, "-t", "torus:2x2x2", "-m", "tzxy", "-o", with.to_str().unwrap()]);
+    let (code, _, err) = run(&[
+        "map",
+        g,
+        "-t",
+        "torus:2x2x2",
+        "-m",
+        "tzxy",
+        "-o",
+        with.to_str().unwrap(),
+    ]);
     assert_eq!(code, 0, "{err}");
     let eval = |m: &str, topo: &str| run(&["eval", g, "-t", topo, "--mapping", m, "--json"]);
     let (code, want, err) = eval(with.to_str().unwrap(), "torus:2x2x2");
@@ -420,7 +543,11 @@ fn a_plain_mapping_without_its_header_is_detected_or_refused() {
     one_line_error(code, &err);
     assert!(err.contains("read both as `rank node core`"), "{err}");
     // A Blue Gene mapfile (x y z) that is no plain mapping reads as before.
-    let bgp = write(&d, "bgp.txt", b"0 0 0\n1 0 0\n0 1 0\n1 1 0\n0 0 1\n1 0 1\n0 1 1\n1 1 1\n");
+    let bgp = write(
+        &d,
+        "bgp.txt",
+        b"0 0 0\n1 0 0\n0 1 0\n1 1 0\n0 0 1\n1 0 1\n0 1 1\n1 1 1\n",
+    );
     let (code, _, err) = eval(&bgp, "torus:2x2x2");
     assert_eq!(code, 0, "{err}");
     std::fs::remove_dir_all(&d).ok();
@@ -436,7 +563,10 @@ fn bytes_that_overflow_are_an_error() {
     ] {
         let (code, out, err) = run(&args);
         one_line_error(code, &err);
-        assert!(err.contains("big.txt:2: expected messages that sum to at most 1e300 bytes"), "{err}");
+        assert!(
+            err.contains("big.txt:2: expected messages that sum to at most 1e300 bytes"),
+            "{err}"
+        );
         assert!(!out.contains("null") && !out.contains("inf"), "{out}");
     }
     std::fs::remove_dir_all(&d).ok();
@@ -454,14 +584,36 @@ fn documented_parameters_do_what_they_say() {
     let o = d.join("o.txt");
     let o = o.to_str().unwrap();
     // coords=infer runs a coordinate mapper on a graph without coordinates.
-    let (code, out, err) = run(&["map", g, "-t", "torus:4x4", "-m", "affn", "--param", "coords=infer", "-o", o]);
+    let (code, out, err) = run(&[
+        "map",
+        g,
+        "-t",
+        "torus:4x4",
+        "-m",
+        "affn",
+        "--param",
+        "coords=infer",
+        "-o",
+        o,
+    ]);
     assert_eq!(code, 0, "{err}");
     assert!(out.starts_with("affn:"), "{out}");
     // theta: the documented range 0 to 2 is what the check and the layout take.
     let (_, long, _) = run(&["mappers", "--long"]);
     assert!(long.contains("theta: number 0..=2"), "{long}");
     for (theta, ok) in [("0", true), ("2", true), ("2.5", false)] {
-        let (code, _, err) = run(&["map", g, "-t", "torus:4x4", "-m", "gravity", "--param", &format!("theta={theta}"), "-o", o]);
+        let (code, _, err) = run(&[
+            "map",
+            g,
+            "-t",
+            "torus:4x4",
+            "-m",
+            "gravity",
+            "--param",
+            &format!("theta={theta}"),
+            "-o",
+            o,
+        ]);
         assert_eq!(code == 0, ok, "theta={theta}: {err}");
     }
     // order= on an order-string id is honoured.
@@ -472,7 +624,18 @@ fn documented_parameters_do_what_they_say() {
         assert_eq!(code, 0, "{err}");
         std::fs::read_to_string(o).unwrap()
     };
-    let a = get(&["map", g, "-t", "torus:4x4x4", "-m", "TZXY", "--param", "order=ZYXT", "-o", o]);
+    let a = get(&[
+        "map",
+        g,
+        "-t",
+        "torus:4x4x4",
+        "-m",
+        "TZXY",
+        "--param",
+        "order=ZYXT",
+        "-o",
+        o,
+    ]);
     let b = get(&["map", g, "-t", "torus:4x4x4", "-m", "ZYXT", "-o", o]);
     let c = get(&["map", g, "-t", "torus:4x4x4", "-m", "TZXY", "-o", o]);
     assert_eq!(a, b);
@@ -488,7 +651,10 @@ fn messages_are_one_line_and_say_what_they_mean() {
     // A missing file: the OS error once.
     let (code, _, err) = run(&["info", "missing.txt"]);
     one_line_error(code, &err);
-    assert_eq!(err.trim_end(), "error: missing.txt: No such file or directory (os error 2)");
+    assert_eq!(
+        err.trim_end(),
+        "error: missing.txt: No such file or directory (os error 2)"
+    );
     // reproduce names the folder it cannot create.
     let (code, _, err) = run(&["reproduce", "bobrik", "--png-dir", "/proc/x"]);
     one_line_error(code, &err);
@@ -501,11 +667,19 @@ fn messages_are_one_line_and_say_what_they_mean() {
     let p = write(&d, "a.dot", b"graph {\n a -- b\n");
     let (code, _, err) = run(&["info", &p]);
     one_line_error(code, &err);
-    assert!(err.contains("a.dot:2: expected `}`, found end of file"), "{err}");
+    assert!(
+        err.contains("a.dot:2: expected `}`, found end of file"),
+        "{err}"
+    );
     let p = write(&d, "w.dot", b"graph {\n a -- b [weight=1e400]\n}\n");
     let (code, _, err) = run(&["info", &p]);
     one_line_error(code, &err);
-    assert!(err.contains("w.dot:2: expected weight to be a non-negative number of bytes, found `1e400`"), "{err}");
+    assert!(
+        err.contains(
+            "w.dot:2: expected weight to be a non-negative number of bytes, found `1e400`"
+        ),
+        "{err}"
+    );
     // DOT numbering: numeric names keep their ids next to named nodes.
     let p = write(&d, "n.dot", b"graph { 2 -- b; a -- 0 }\n");
     let (code, out, err) = run(&["info", &p, "--json"]);
@@ -522,14 +696,29 @@ fn messages_are_one_line_and_say_what_they_mean() {
     let m = write(&d, "m.txt", b"0 0\n0 3\n");
     let (code, _, err) = run(&["eval", &g, "-t", "torus:3x3", "--mapping", &m]);
     one_line_error(code, &err);
-    assert!(err.contains("m.txt:2: expected coordinate y from 0 to 2"), "{err}");
+    assert!(
+        err.contains("m.txt:2: expected coordinate y from 0 to 2"),
+        "{err}"
+    );
     assert!(!err.contains(".."), "{err}");
     // Mapping-file errors name a real line (the old ones said line 0).
     for (body, want) in [
-        (&b"# hopmap mapping: 2 processes on torus:3x3; rank node core\n0 0 0\n"[..], "m2.txt:2: expected 2 ranks"),
-        (b"# hopmap mapping: 2 processes on torus:3x3; rank node core\n0 0 0\n1 9 0\n", "m2.txt:3: expected rank 1's node from 0 to 8"),
-        (b"# hopmap mapping: 2 processes on torus:3x3; rank node core\n0 4 0\n1 4 0\n", "m2.txt:3: expected one rank per slot, found ranks 0 (line 2) and 1"),
-        (b"# hopmap mapping: 2 processes on torus:3x3; rank node core\n1 0 0\n3 0 0\n", "m2.txt:3: expected every rank from 0 to the largest (3), found rank 0 missing"),
+        (
+            &b"# hopmap mapping: 2 processes on torus:3x3; rank node core\n0 0 0\n"[..],
+            "m2.txt:2: expected 2 ranks",
+        ),
+        (
+            b"# hopmap mapping: 2 processes on torus:3x3; rank node core\n0 0 0\n1 9 0\n",
+            "m2.txt:3: expected rank 1's node from 0 to 8",
+        ),
+        (
+            b"# hopmap mapping: 2 processes on torus:3x3; rank node core\n0 4 0\n1 4 0\n",
+            "m2.txt:3: expected one rank per slot, found ranks 0 (line 2) and 1",
+        ),
+        (
+            b"# hopmap mapping: 2 processes on torus:3x3; rank node core\n1 0 0\n3 0 0\n",
+            "m2.txt:3: expected every rank from 0 to the largest (3), found rank 0 missing",
+        ),
     ] {
         let m = write(&d, "m2.txt", body);
         let (code, _, err) = run(&["eval", &g, "-t", "torus:3x3", "--mapping", &m]);
@@ -540,13 +729,20 @@ fn messages_are_one_line_and_say_what_they_mean() {
     let s = d.join("s.mtx");
     let (code, _, err) = run(&["generate", "unstructured:16", "-o", s.to_str().unwrap()]);
     assert_eq!(code, 0);
-    assert!(!err.contains("with coordinates") && err.contains("coordinates are not kept"), "{err}");
+    assert!(
+        !err.contains("with coordinates") && err.contains("coordinates are not kept"),
+        "{err}"
+    );
     let s = d.join("s.dot");
     let (code, _, err) = run(&["generate", "unstructured:16", "-o", s.to_str().unwrap()]);
     assert_eq!(code, 0);
     assert!(err.contains("with coordinates"), "{err}");
     // An empty graph has 0 bytes, not -0.
-    let e = write(&d, "e.mtx", b"%%MatrixMarket matrix coordinate real general\n3 3 0\n");
+    let e = write(
+        &d,
+        "e.mtx",
+        b"%%MatrixMarket matrix coordinate real general\n3 3 0\n",
+    );
     let (code, out, err) = run(&["info", &e]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains(" 0 B") && !out.contains("-0"), "{out}");
@@ -556,7 +752,10 @@ fn messages_are_one_line_and_say_what_they_mean() {
     assert_eq!(code, 0);
     let (code, out, err) = run(&["compare", u.to_str().unwrap(), "--topology", "torus:2x2"]);
     one_line_error(code, &err);
-    assert_eq!(err.trim_end(), "error: 16 processes do not fit in 4 slots of torus:2x2");
+    assert_eq!(
+        err.trim_end(),
+        "error: 16 processes do not fit in 4 slots of torus:2x2"
+    );
     assert!(out.is_empty(), "{out}");
     std::fs::remove_dir_all(&d).ok();
 }

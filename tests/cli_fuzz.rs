@@ -32,7 +32,12 @@ fn run(args: &[&str]) -> (Option<i32>, String) {
         if let Some(status) = child.try_wait().unwrap() {
             let mut err = String::new();
             use std::io::Read;
-            child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+            child
+                .stderr
+                .take()
+                .unwrap()
+                .read_to_string(&mut err)
+                .unwrap();
             return (status.code(), err);
         }
         if t.elapsed() > Duration::from_secs(60) {
@@ -54,7 +59,10 @@ fn check(args: &[&str]) -> Result<(), TestCaseError> {
     if code == Some(1) {
         let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("error")).collect();
         prop_assert_eq!(errors.len(), 1, "{:?}: {}", args, err);
-        prop_assert!(err.lines().last().unwrap_or("").starts_with("error: "), "{args:?}: {err}");
+        prop_assert!(
+            err.lines().last().unwrap_or("").starts_with("error: "),
+            "{args:?}: {err}"
+        );
     }
     Ok(())
 }
@@ -95,9 +103,21 @@ fn topology() -> impl Strategy<Value = String> {
         1..4,
     );
     (
-        prop_oneof![Just("mesh"), Just("torus"), Just("bgp"), Just("ring"), Just("")],
+        prop_oneof![
+            Just("mesh"),
+            Just("torus"),
+            Just("bgp"),
+            Just("ring"),
+            Just("")
+        ],
         dims,
-        prop_oneof![Just(""), Just(":cores=2"), Just(":cores=1024"), Just(":cores=0"), Just(":wrap=1")],
+        prop_oneof![
+            Just(""),
+            Just(":cores=2"),
+            Just(":cores=1024"),
+            Just(":cores=0"),
+            Just(":wrap=1")
+        ],
     )
         .prop_map(|(kind, dims, tail)| {
             let d: Vec<String> = dims.iter().map(|x| x.to_string()).collect();
@@ -114,7 +134,7 @@ fn path_str(p: &Path) -> &str {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 48, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn random_files_and_specs_end_cleanly(
@@ -143,5 +163,31 @@ proptest! {
         check(&["compare", g, "--topology", &topo, "--mappers", "default,bft,pairs,TZXY"])?;
         check(&["layout", g, "--iterations", "3", "-o", out])?;
         check(&["layout", g, "--init", c, "--iterations", "2"])?;
+    }
+
+    /// Valid generated graphs (random specs, some malformed) on random
+    /// networks through every mapper.
+    #[test]
+    fn generated_graphs_on_random_networks_end_cleanly(
+        kind in prop_oneof![Just("stencil"), Just("clusters"), Just("random-geometric"), Just("fft"), Just("nonsense")],
+        a in 0u32..7,
+        b in 0u32..7,
+        topo in topology(),
+        k in 0usize..1000,
+    ) {
+        let d = dir();
+        let spec = match kind {
+            "random-geometric" => format!("random-geometric:{}:{}", a * 8, b),
+            "clusters" => format!("clusters:{a}x{b}"),
+            _ => format!("{kind}:{a}x{b}"),
+        };
+        let g = d.join(format!("gen{k}.mtx"));
+        let c = d.join(format!("gen{k}.xy"));
+        let (g, c) = (path_str(&g), path_str(&c));
+        check(&["generate", &spec, "-o", g, "--coords-out", c])?;
+        if Path::new(g).exists() {
+            check(&["compare", g, "--topology", &topo, "--mappers", "all"])?;
+            check(&["map", g, "--coords", c, "--topology", &topo, "--mapper", "coce+mht", "--format", "bgp"])?;
+        }
     }
 }

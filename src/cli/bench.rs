@@ -64,7 +64,12 @@ fn layout(b: LayoutBench) -> anyhow::Result<()> {
     let dim = if b.dim3 { 3 } else { 2 };
     crate::outln!(
         "{:>8} {:>14} {:>10} {:>16} {:>10} {:>8}",
-        "n", "ms/iteration", "iter/s", "multilevel s", "Spearman", "levels"
+        "n",
+        "ms/iteration",
+        "iter/s",
+        "multilevel s",
+        "Spearman",
+        "levels"
     );
     for &n in &b.n {
         let s = (n as f64).sqrt().floor() as usize;

@@ -41,9 +41,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let selected = hopmap::compare::parse_list(&args.mappers)?;
     hopmap::metrics::check_evaluable(&args.topology)?;
     // Mappers whose memory would follow a huge network are left out up front.
-    let (selected, too_big): (Vec<_>, Vec<_>) = selected.into_iter().partition(|s| {
-        hopmap::mapping::check_mapper_network(s.info.id, &args.topology).is_ok()
-    });
+    let (selected, too_big): (Vec<_>, Vec<_>) = selected
+        .into_iter()
+        .partition(|s| hopmap::mapping::check_mapper_network(s.info.id, &args.topology).is_ok());
     for s in &too_big {
         if let Err(e) = hopmap::mapping::check_mapper_network(s.info.id, &args.topology) {
             eprintln!("note: {} left out: {e}", s.id);
@@ -112,7 +112,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         );
         crate::outln!(
             "  {:<10} {:>14} {:>9} {:>8} {:>14} {:>9} {:>10}",
-            "mapper", "hop_bytes", "hops/B", "max dil", "max load", "max flows", "seconds"
+            "mapper",
+            "hop_bytes",
+            "hops/B",
+            "max dil",
+            "max load",
+            "max flows",
+            "seconds"
         );
         for (i, r) in cmp.rows.iter().enumerate() {
             let m = &r.metrics;

@@ -85,7 +85,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     batch.commit()?;
     // Say where the coordinates went: only DOT keeps them in the graph file.
-    let kept = match (&args.coords_out, g.coords().is_some(), format == Format::Dot) {
+    let kept = match (
+        &args.coords_out,
+        g.coords().is_some(),
+        format == Format::Dot,
+    ) {
         (Some(c), _, _) => format!(", coordinates in {}", hopmap::error::show_path(c)),
         (None, true, true) => ", with coordinates".to_string(),
         (None, true, false) => format!(

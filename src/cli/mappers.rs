@@ -60,7 +60,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 let help: String = p.help.split_whitespace().collect::<Vec<_>>().join(" ");
                 crate::outln!(
                     "{:<18} {}: {}, default {default}. {help}",
-                    "", p.key, p.kind
+                    "",
+                    p.key,
+                    p.kind
                 );
             }
             crate::outln!();

@@ -315,14 +315,24 @@ mod tests {
     fn devices_are_written_directly_and_links_followed() {
         use std::os::unix::fs::FileTypeExt;
         write_bytes_atomic(Path::new("/dev/null"), b"x").unwrap();
-        assert!(std::fs::metadata("/dev/null").unwrap().file_type().is_char_device());
+        assert!(
+            std::fs::metadata("/dev/null")
+                .unwrap()
+                .file_type()
+                .is_char_device()
+        );
         let d = dir("link");
         let real = d.join("real.txt");
         std::fs::write(&real, b"old").unwrap();
         let link = d.join("link.txt");
         std::os::unix::fs::symlink(&real, &link).unwrap();
         write_bytes_atomic(&link, b"new").unwrap();
-        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
         assert_eq!(std::fs::read(&real).unwrap(), b"new");
         std::fs::remove_dir_all(&d).ok();
     }

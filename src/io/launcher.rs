@@ -70,7 +70,10 @@ impl HostNames {
         let text = String::from_utf8(bytes).map_err(|e| {
             Error::io(
                 path,
-                io::Error::new(io::ErrorKind::InvalidData, format!("expected UTF-8 text: {e}")),
+                io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!("expected UTF-8 text: {e}"),
+                ),
             )
         })?;
         let mut names: Vec<String> = Vec::new();

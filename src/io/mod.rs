@@ -157,7 +157,11 @@ pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
     if meta.is_file() && meta.len() > MAX_INPUT_BYTES {
         return Err(too_big(crate::graph::fmt_bytes(meta.len() as f64)));
     }
-    let hint = if meta.is_file() { meta.len() as usize } else { 0 };
+    let hint = if meta.is_file() {
+        meta.len() as usize
+    } else {
+        0
+    };
     let mut buf: Vec<u8> = Vec::new();
     let oom = |e| {
         Error::io(
@@ -194,9 +198,7 @@ pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
                 return Err(Error::parse(
                     path,
                     1 + head[..at].iter().filter(|&&b| b == b'\n').count(),
-                    format!(
-                        "expected a text file, found binary data (a NUL byte at offset {at})"
-                    ),
+                    format!("expected a text file, found binary data (a NUL byte at offset {at})"),
                 ));
             }
         }

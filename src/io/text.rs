@@ -39,7 +39,10 @@ pub fn check_processes(path: &Path, line: usize, n: u64, len: usize) -> Result<u
         return Err(Error::parse(
             path,
             line,
-            format!("expected at most {lim} processes, found {n} ({})", limit_reason(len)),
+            format!(
+                "expected at most {lim} processes, found {n} ({})",
+                limit_reason(len)
+            ),
         ));
     }
     Ok(n as usize)

@@ -377,11 +377,17 @@ impl Layout {
     /// A typical edge length, for the size of trivial components and the
     /// margin between components.
     fn spacing(&self) -> f32 {
-        self.main_part()
-            .map_or(1.0, |p| gravity::length_scale(p.inner.graph(), p.inner.positions()) as f32)
+        self.main_part().map_or(1.0, |p| {
+            gravity::length_scale(p.inner.graph(), p.inner.positions()) as f32
+        })
     }
     /// Position of component `c`'s member with local index `k`, before packing.
-    fn raw(&self, c: usize, k: usize, part_pos: &[Option<std::borrow::Cow<'_, [[f32; 3]]>>]) -> [f32; 3] {
+    fn raw(
+        &self,
+        c: usize,
+        k: usize,
+        part_pos: &[Option<std::borrow::Cow<'_, [[f32; 3]]>>],
+    ) -> [f32; 3] {
         match self.part_of[c] {
             Some(pi) => part_pos[pi as usize].as_ref().map_or([0.0; 3], |v| v[k]),
             // One point at the origin; two points a typical edge apart.
@@ -500,12 +506,21 @@ impl Layout {
             }
         }
         let sizes: Vec<[f32; 2]> = (0..self.ncomp)
-            .map(|c| [(hi[c][0] - lo[c][0]).max(0.0), (hi[c][1] - lo[c][1]).max(0.0)])
+            .map(|c| {
+                [
+                    (hi[c][0] - lo[c][0]).max(0.0),
+                    (hi[c][1] - lo[c][1]).max(0.0),
+                ]
+            })
             .collect();
         let corner = pack::pack_boxes(&sizes, spacing);
         drop(part_pos);
         for c in 0..self.ncomp {
-            let l = if lo[c][0].is_finite() { lo[c] } else { [0.0; 2] };
+            let l = if lo[c][0].is_finite() {
+                lo[c]
+            } else {
+                [0.0; 2]
+            };
             self.offsets[c] = [corner[c][0] - l[0], corner[c][1] - l[1]];
         }
     }
@@ -686,11 +701,7 @@ impl Stepper for Layout {
         }
         if self.parts.iter().all(|p| p.state != LayoutState::Running) {
             // Converged only when every part converged.
-            self.state = if self
-                .parts
-                .iter()
-                .all(|p| p.state == LayoutState::Converged)
-            {
+            self.state = if self.parts.iter().all(|p| p.state == LayoutState::Converged) {
                 LayoutState::Converged
             } else {
                 LayoutState::IterationLimit

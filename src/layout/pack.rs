@@ -165,7 +165,10 @@ mod tests {
             }
         }
         // The largest box (index 1) is first in the first row: leftmost, lowest.
-        assert!(c.iter().all(|p| p[0] >= c[1][0] && p[1] >= c[1][1]), "{c:?}");
+        assert!(
+            c.iter().all(|p| p[0] >= c[1][0] && p[1] >= c[1][1]),
+            "{c:?}"
+        );
         // Centred: the arrangement's extent is symmetric about 0.
         let xmin = (0..5).map(|i| c[i][0] - 0.5).fold(f32::INFINITY, f32::min);
         let xmax = (0..5)
@@ -197,8 +200,14 @@ mod tests {
         // Boxes grown by 0.2 (less than the two margins between them).
         let bb = |a: usize, b: usize| {
             (
-                [pos[a][0].min(pos[b][0]) - 0.2, pos[a][1].min(pos[b][1]) - 0.2],
-                [pos[a][0].max(pos[b][0]) + 0.2, pos[a][1].max(pos[b][1]) + 0.2],
+                [
+                    pos[a][0].min(pos[b][0]) - 0.2,
+                    pos[a][1].min(pos[b][1]) - 0.2,
+                ],
+                [
+                    pos[a][0].max(pos[b][0]) + 0.2,
+                    pos[a][1].max(pos[b][1]) + 0.2,
+                ],
             )
         };
         assert!(!overlap(bb(0, 1), bb(2, 3)));
