@@ -34,7 +34,7 @@ pub use init::Init;
 use crate::error::{Error, Result};
 use crate::graph::{CommGraph, Coords};
 use crate::rng::Rng;
-use crate::step::{Progress, StepStatus, Stepper};
+use crate::step::{Progress, StepState, Stepper, Stop};
 use multilevel::Hierarchy;
 
 /// Default Barnes–Hut opening angle.
@@ -72,16 +72,9 @@ pub enum MultilevelMode {
     Off,
 }
 
-/// Where a layout run is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LayoutState {
-    /// Iterating.
-    Running,
-    /// The §5 stopping rule fired (on the finest level).
-    Converged,
-    /// The iteration budget ran out.
-    IterationLimit,
-}
+/// Where a layout run is: running, converged (the §5 stopping rule fired on
+/// the finest level) or at its iteration limit.
+pub type LayoutState = StepState;
 
 /// Every knob of the layout. `Default` is the recommended setting.
 #[derive(Clone, Debug, PartialEq)]
@@ -309,10 +302,10 @@ impl Layout {
         }
         let mut l = Layout {
             offsets: vec![[0.0; 2]; ncomp],
-            state: if parts.iter().all(|p| p.state != LayoutState::Running) {
-                LayoutState::Converged
+            state: if parts.iter().all(|p| p.state != StepState::Running) {
+                StepState::Stopped(Stop::Converged)
             } else {
-                LayoutState::Running
+                StepState::Running
             },
             params,
             n,
@@ -362,9 +355,6 @@ impl Layout {
     /// The engine of the largest component's current level.
     pub fn engine(&self) -> Option<&GravityLayout> {
         self.main_part().map(|p| &p.inner)
-    }
-    pub fn state(&self) -> LayoutState {
-        self.state
     }
     /// Total iterations (steps that did work).
     pub fn iterations(&self) -> usize {
@@ -461,7 +451,7 @@ impl Layout {
             let q = [p[0] - self.offsets[c][0], p[1] - self.offsets[c][1], p[2]];
             let part = &mut self.parts[pi as usize];
             if part.pin(self.local[i] as usize, q) {
-                self.state = LayoutState::Running;
+                self.state = StepState::Running;
             }
         }
     }
@@ -470,7 +460,7 @@ impl Layout {
         if let Some(pi) = self.part_of[c]
             && self.parts[pi as usize].unpin(self.local[i] as usize)
         {
-            self.state = LayoutState::Running;
+            self.state = StepState::Running;
         }
     }
     /// The finished positions as coordinates (f64).
@@ -568,9 +558,9 @@ impl Part {
             inner,
             iterations: 0,
             state: if n == 0 {
-                LayoutState::Converged
+                StepState::Stopped(Stop::Converged)
             } else {
-                LayoutState::Running
+                StepState::Running
             },
         })
     }
@@ -603,8 +593,8 @@ impl Part {
     fn pin(&mut self, i: usize, p: [f32; 3]) -> bool {
         if self.level == 0 {
             self.inner.pin(i, p);
-            if self.state == LayoutState::Converged {
-                self.state = LayoutState::Running;
+            if self.state == StepState::Stopped(Stop::Converged) {
+                self.state = StepState::Running;
                 return true;
             }
         }
@@ -614,8 +604,8 @@ impl Part {
     fn unpin(&mut self, i: usize) -> bool {
         if self.level == 0 {
             self.inner.unpin(i);
-            if self.state == LayoutState::Converged {
-                self.state = LayoutState::Running;
+            if self.state == StepState::Stopped(Stop::Converged) {
+                self.state = StepState::Running;
                 return true;
             }
         }
@@ -654,12 +644,12 @@ impl Part {
 
     /// One iteration; false when the part had already stopped.
     fn step(&mut self) -> bool {
-        if self.state != LayoutState::Running {
+        if self.state != StepState::Running {
             return false;
         }
         self.inner.step();
         self.iterations += 1;
-        if self.inner.is_done() {
+        if self.inner.is_stopped() {
             if self.level > 0 {
                 self.descend();
             } else {
@@ -685,9 +675,9 @@ fn level_params(p: &LayoutParams, n: usize, coarse: bool) -> LayoutParams {
 }
 
 impl Stepper for Layout {
-    fn step(&mut self) -> StepStatus {
-        if self.state != LayoutState::Running {
-            return StepStatus::Done;
+    fn step(&mut self) -> StepState {
+        if self.state != StepState::Running {
+            return self.state;
         }
         let mut any = false;
         for p in self.parts.iter_mut() {
@@ -699,26 +689,26 @@ impl Stepper for Layout {
         if self.parts.len() > 1 {
             self.repack();
         }
-        if self.parts.iter().all(|p| p.state != LayoutState::Running) {
+        if self.parts.iter().all(|p| p.state != StepState::Running) {
             // Converged only when every part converged.
-            self.state = if self.parts.iter().all(|p| p.state == LayoutState::Converged) {
-                LayoutState::Converged
+            self.state = if self.parts.iter().all(|p| p.state == StepState::Stopped(Stop::Converged)) {
+                StepState::Stopped(Stop::Converged)
             } else {
-                LayoutState::IterationLimit
+                StepState::Stopped(Stop::IterationLimit)
             };
-            return StepStatus::Done;
         }
-        StepStatus::Running
+        self.state
     }
 
-    fn is_done(&self) -> bool {
-        self.state != LayoutState::Running
+    fn state(&self) -> StepState {
+        self.state
     }
 
     fn progress(&self) -> Progress {
         Progress {
             done: self.iterations,
             total: None,
+            phase: "layout",
         }
     }
 }
