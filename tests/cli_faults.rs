@@ -597,7 +597,7 @@ fn documented_parameters_do_what_they_say() {
         o,
     ]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.starts_with("affn:"), "{out}");
+    assert!(out.starts_with("affn"), "{out}");
     // theta: the documented range 0 to 2 is what the check and the layout take.
     let (_, long, _) = run(&["mappers", "--long"]);
     assert!(long.contains("theta: number 0..=2"), "{long}");
@@ -616,7 +616,8 @@ fn documented_parameters_do_what_they_say() {
         ]);
         assert_eq!(code == 0, ok, "theta={theta}: {err}");
     }
-    // order= on an order-string id is honoured.
+    // order= on an order-string id is not ignored: the same order runs, a
+    // different one is refused (the pipeline's rule), and `perm` takes it.
     let (code, _, err) = run(&["generate", "stencil:4x4x4", "-o", g]);
     assert_eq!(code, 0, "{err}");
     let get = |args: &[&str]| {
@@ -624,7 +625,7 @@ fn documented_parameters_do_what_they_say() {
         assert_eq!(code, 0, "{err}");
         std::fs::read_to_string(o).unwrap()
     };
-    let a = get(&[
+    let (code, _, err) = run(&[
         "map",
         g,
         "-t",
@@ -636,8 +637,33 @@ fn documented_parameters_do_what_they_say() {
         "-o",
         o,
     ]);
+    one_line_error(code, &err);
+    assert!(err.contains("already sets order=TZXY"), "{err}");
+    let a = get(&[
+        "map",
+        g,
+        "-t",
+        "torus:4x4x4",
+        "-m",
+        "perm",
+        "--param",
+        "order=ZYXT",
+        "-o",
+        o,
+    ]);
     let b = get(&["map", g, "-t", "torus:4x4x4", "-m", "ZYXT", "-o", o]);
-    let c = get(&["map", g, "-t", "torus:4x4x4", "-m", "TZXY", "-o", o]);
+    let c = get(&[
+        "map",
+        g,
+        "-t",
+        "torus:4x4x4",
+        "-m",
+        "TZXY",
+        "--param",
+        "order=TZXY",
+        "-o",
+        o,
+    ]);
     assert_eq!(a, b);
     assert_ne!(a, c);
     std::fs::remove_dir_all(&d).ok();

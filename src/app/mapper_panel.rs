@@ -71,7 +71,8 @@ impl MapperPanel {
         // The saved non-default parameters of the saved mapper; keys it does
         // not declare and bad values are dropped.
         if let Some(info) = mappers::find(&panel.selected) {
-            for (k, v) in crate::mappers::parse_params(&settings.mapper_params).unwrap_or_default() {
+            for (k, v) in crate::mappers::parse_params(&settings.mapper_params).unwrap_or_default()
+            {
                 if let Some(spec) = info.param_spec(&k)
                     && spec.check(&v).is_ok()
                 {

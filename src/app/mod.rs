@@ -34,8 +34,8 @@ use crate::mappers::background::{BackgroundRun, Command, Snapshot};
 use crate::mappers::{self, MapperInput, StepEvent};
 use crate::mapping::Mapping;
 use crate::metrics::{Evaluation, Metrics, evaluate};
-use crate::step::{Progress, StepState, Stop};
 use crate::routing::Routing;
+use crate::step::{Progress, StepState, Stop};
 use crate::topology::Topology;
 use egui::Color32;
 use settings::Settings;
@@ -262,16 +262,17 @@ impl Model {
     /// thread, idle. Errors (unknown id, bad parameters, no fit, missing
     /// coordinates) go to the banner and leave the state as it was.
     pub fn start_run(&mut self, id: &str, seed: u64, params: &str) -> bool {
-        let started = (|| -> crate::Result<(mappers::Selected, MapperInput, Box<dyn mappers::MapperRun>)> {
-            let sel = mappers::resolve(id)?;
-            let user = mappers::parse_params(params)?;
-            let mut input = MapperInput::new(self.graph.clone(), self.topo.clone(), seed);
-            // The parameter line may hold parameters of other mappers (a
-            // compare run of several): keep the ones this mapper declares.
-            input.params = sel.with_params(&sel.info.own_params(&user))?;
-            let run = mappers::prepare(&sel.info, &input)?;
-            Ok((sel, input, run))
-        })();
+        let started =
+            (|| -> crate::Result<(mappers::Selected, MapperInput, Box<dyn mappers::MapperRun>)> {
+                let sel = mappers::resolve(id)?;
+                let user = mappers::parse_params(params)?;
+                let mut input = MapperInput::new(self.graph.clone(), self.topo.clone(), seed);
+                // The parameter line may hold parameters of other mappers (a
+                // compare run of several): keep the ones this mapper declares.
+                input.params = sel.with_params(&sel.info.own_params(&user))?;
+                let run = mappers::prepare(&sel.info, &input)?;
+                Ok((sel, input, run))
+            })();
         match started {
             Ok((sel, input, run)) => {
                 self.cancel_run();
@@ -961,14 +962,20 @@ impl HopmapApp {
             // the mapper panel, so Step and Play do not shift the layout.
             if self.model.run.is_some() && self.model.run_to_end {
                 let p = self.model.run_progress;
-                let el = self.model.run_started.map_or(0.0, |t| t.elapsed().as_secs_f32());
+                let el = self
+                    .model
+                    .run_started
+                    .map_or(0.0, |t| t.elapsed().as_secs_f32());
                 let phase = if p.phase.is_empty() {
                     String::new()
                 } else {
                     format!(" {}", p.phase)
                 };
                 let text = match p.total {
-                    Some(t) => format!("{}{phase}: {} of {t} — {el:.1} s", self.model.run_id, p.done),
+                    Some(t) => format!(
+                        "{}{phase}: {} of {t} — {el:.1} s",
+                        self.model.run_id, p.done
+                    ),
                     None => format!("{}{phase}: step {} — {el:.1} s", self.model.run_id, p.done),
                 };
                 let mut cancel = false;
@@ -1208,4 +1215,3 @@ mod tests {
         assert_eq!(m.mapping_label, "default");
     }
 }
-

@@ -691,7 +691,11 @@ impl Stepper for Layout {
         }
         if self.parts.iter().all(|p| p.state != StepState::Running) {
             // Converged only when every part converged.
-            self.state = if self.parts.iter().all(|p| p.state == StepState::Stopped(Stop::Converged)) {
+            self.state = if self
+                .parts
+                .iter()
+                .all(|p| p.state == StepState::Stopped(Stop::Converged))
+            {
                 StepState::Stopped(Stop::Converged)
             } else {
                 StepState::Stopped(Stop::IterationLimit)
