@@ -785,3 +785,55 @@ fn messages_are_one_line_and_say_what_they_mean() {
     assert!(out.is_empty(), "{out}");
     std::fs::remove_dir_all(&d).ok();
 }
+
+/// Every file hopmap writes goes through `io::atomic`: no other code in
+/// src/ (outside test modules) creates or writes files directly.
+#[test]
+fn every_writer_uses_the_atomic_helper() {
+    fn walk(d: &Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+        &mut files,
+    );
+    assert!(files.len() > 20);
+    let banned = [
+        "File::create",
+        "fs::write(",
+        "OpenOptions::new()",
+        "save_buffer(",
+        ".save(path",
+        "to_io_writer",
+    ];
+    let mut found = Vec::new();
+    for f in &files {
+        if f.ends_with("io/atomic.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(f).unwrap();
+        // Test modules sit at the end of a file.
+        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        for (i, l) in code.lines().enumerate() {
+            if l.trim_start().starts_with("//") {
+                continue;
+            }
+            if banned.iter().any(|b| l.contains(b)) {
+                found.push(format!("{}:{}: {}", f.display(), i + 1, l.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "writes that bypass io::atomic:\n{}",
+        found.join("\n")
+    );
+}

@@ -371,17 +371,19 @@ impl Layout {
             gravity::length_scale(p.inner.graph(), p.inner.positions()) as f32
         })
     }
-    /// Position of component `c`'s member with local index `k`, before packing.
+    /// Position of component `c`'s member with local index `k`, before
+    /// packing; `spacing` sizes the components without forces.
     fn raw(
         &self,
         c: usize,
         k: usize,
-        part_pos: &[Option<std::borrow::Cow<'_, [[f32; 3]]>>],
+        part_pos: &[std::borrow::Cow<'_, [[f32; 3]]>],
+        spacing: f32,
     ) -> [f32; 3] {
         match self.part_of[c] {
-            Some(pi) => part_pos[pi as usize].as_ref().map_or([0.0; 3], |v| v[k]),
+            Some(pi) => part_pos[pi as usize][k],
             // One point at the origin; two points a typical edge apart.
-            None => [if k == 1 { self.spacing() } else { 0.0 }, 0.0, 0.0],
+            None => [if k == 1 { spacing } else { 0.0 }, 0.0, 0.0],
         }
     }
     /// Position of every process: its own on the finest level, its coarse
@@ -390,18 +392,14 @@ impl Layout {
         if self.ncomp == 1 && self.parts.len() == 1 {
             return self.parts[0].positions();
         }
-        let part_pos: Vec<Option<std::borrow::Cow<'_, [[f32; 3]]>>> =
-            self.parts.iter().map(|p| Some(p.positions())).collect();
+        let part_pos: Vec<std::borrow::Cow<'_, [[f32; 3]]>> =
+            self.parts.iter().map(|p| p.positions()).collect();
         let spacing = self.spacing();
         std::borrow::Cow::Owned(
             (0..self.n)
                 .map(|i| {
                     let c = self.comp[i] as usize;
-                    let k = self.local[i] as usize;
-                    let mut p = match self.part_of[c] {
-                        Some(pi) => part_pos[pi as usize].as_ref().map_or([0.0; 3], |v| v[k]),
-                        None => [if k == 1 { spacing } else { 0.0 }, 0.0, 0.0],
-                    };
+                    let mut p = self.raw(c, self.local[i] as usize, &part_pos, spacing);
                     p[0] += self.offsets[c][0];
                     p[1] += self.offsets[c][1];
                     p
@@ -480,14 +478,14 @@ impl Layout {
             return;
         }
         let spacing = self.spacing();
-        let part_pos: Vec<Option<std::borrow::Cow<'_, [[f32; 3]]>>> =
-            self.parts.iter().map(|p| Some(p.positions())).collect();
+        let part_pos: Vec<std::borrow::Cow<'_, [[f32; 3]]>> =
+            self.parts.iter().map(|p| p.positions()).collect();
         // Bounding boxes per component, from the unpacked positions.
         let mut lo = vec![[f32::INFINITY; 2]; self.ncomp];
         let mut hi = vec![[f32::NEG_INFINITY; 2]; self.ncomp];
         for (c, m) in self.members.iter().enumerate() {
             for k in 0..m.len() {
-                let p = self.raw(c, k, &part_pos);
+                let p = self.raw(c, k, &part_pos, spacing);
                 for a in 0..2 {
                     let v = if p[a].is_finite() { p[a] } else { 0.0 };
                     lo[c][a] = lo[c][a].min(v);
