@@ -182,6 +182,21 @@ fn mapping_a_tiny_graph_on_a_huge_network_is_bounded() {
 }
 
 #[test]
+fn huge_coordinates_end_cleanly() {
+    let d = dir("hugec");
+    let g = write(&d, "p4.txt", b"0 1\n1 2\n2 3\n");
+    let c = write(&d, "c4.xy", b"-1e308 0\n1e308 0\n0 1e308\n0 -1e308\n");
+    let (code, _, err) = run(&["layout", &g, "--init", &c, "--iterations", "5"]);
+    one_line_error(code, &err);
+    assert!(err.contains("expected initial positions within"), "{err}");
+    for m in ["affn", "coce", "coce+mht", "gravity", "pairs"] {
+        let (code, _, err) = run(&["map", &g, "--coords", &c, "-t", "torus:2x2", "-m", m]);
+        assert_eq!(code, 0, "{m}: {err}");
+    }
+    std::fs::remove_dir_all(&d).ok();
+}
+
+#[test]
 fn counts_are_capped() {
     let d = dir("caps");
     let g = write(&d, "g.txt", b"0 1 5\n1 2 5\n");

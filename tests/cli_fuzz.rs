@@ -190,4 +190,30 @@ proptest! {
             check(&["map", g, "--coords", c, "--topology", &topo, "--mapper", "coce+mht", "--format", "bgp"])?;
         }
     }
+
+    /// A small valid graph with coordinates of extreme size (±1e308, f32's
+    /// edge, denormals) through the layout and the coordinate mappers.
+    #[test]
+    fn extreme_coordinates_end_cleanly(
+        n in 1usize..12,
+        xs in prop::collection::vec(
+            prop_oneof![Just(0.0f64), Just(1.0), Just(-1.0), Just(1e308), Just(-1e308),
+                        Just(3.4e38), Just(1e-300), Just(12345.5)],
+            24,
+        ),
+        topo in topology(),
+        k in 0usize..1000,
+    ) {
+        let d = dir();
+        let g = d.join(format!("x{k}.txt"));
+        let c = d.join(format!("x{k}.xy"));
+        let edges: String = (1..n).map(|i| format!("{} {i} 3\n", i - 1)).collect();
+        let edges = if edges.is_empty() { "0 0 1\n".to_string() } else { edges };
+        std::fs::write(&g, edges).unwrap();
+        let coords: String = (0..n).map(|i| format!("{} {}\n", xs[2 * i], xs[2 * i + 1])).collect();
+        std::fs::write(&c, coords).unwrap();
+        let (g, c) = (path_str(&g), path_str(&c));
+        check(&["layout", g, "--init", c, "--iterations", "3"])?;
+        check(&["compare", g, "--coords", c, "--topology", &topo, "--mappers", "affn,coce,coce+mht,gravity-greedy"])?;
+    }
 }

@@ -266,6 +266,21 @@ impl Layout {
                         xyz.len()
                     )));
                 }
+                // The layout computes in f32: a start beyond its range would
+                // be infinite.
+                if let Some(i) = xyz
+                    .iter()
+                    .position(|p| p.iter().any(|&x| !(x as f32).is_finite()))
+                {
+                    return Err(Error::Unsupported(format!(
+                        "expected initial positions within ±{:e} (the layout computes in f32), \
+                         found process {i} at ({}, {}, {})",
+                        f32::MAX,
+                        xyz[i][0],
+                        xyz[i][1],
+                        xyz[i][2]
+                    )));
+                }
                 Some(xyz)
             }
             _ => None,
