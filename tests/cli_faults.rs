@@ -163,7 +163,14 @@ fn mapping_a_tiny_graph_on_a_huge_network_is_bounded() {
     let m = write(&d, "m4.txt", b"0\n1\n16384\n268435455\n");
     let (code, out, err) = run_limited(
         512,
-        &["eval", &g, "--topology", "torus:16384x16384:cores=1024", "--mapping", &m],
+        &[
+            "eval",
+            &g,
+            "--topology",
+            "torus:16384x16384:cores=1024",
+            "--mapping",
+            &m,
+        ],
     );
     assert_eq!(code, 0, "{err}");
     // Nodes (0,0), (1,0), (0,1), (16383,16383): 1, 2 and 3 hops (wrapping)

@@ -212,7 +212,7 @@ impl LayoutParams {
 /// The layout run: a [`Stepper`], one iteration per step.
 ///
 /// Each connected component of the graph is laid out on its own (a
-/// [`Part`]: the hierarchy from its coarsest level to its finest, or the
+/// part: the hierarchy from its coarsest level to its finest, or the
 /// single level), and the components are then packed side by side
 /// ([`pack`]), largest first, so that all of them stay visible and a
 /// disconnected graph costs no quadratic repulsion between its pieces.
