@@ -192,6 +192,12 @@ fn mapping_a_tiny_graph_on_a_huge_network_is_bounded() {
     );
     one_line_error(code, &err);
     assert!(err.contains("mapper mht keeps state per node"), "{err}");
+    let (code, out, err) = run_limited(512, &["compare", &g, "--topology", "torus:16384x16384"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("* cdl") && out.contains("note: mht left out"),
+        "{out}"
+    );
     // A network whose diameter alone is too large to evaluate.
     let (code, _, err) = run(&["map", &g, "--topology", "mesh:268435456", "-m", "default"]);
     one_line_error(code, &err);

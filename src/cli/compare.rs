@@ -40,18 +40,6 @@ const CSV_COLUMNS: &str = "mapper,seconds,hop_bytes,avg_hops_per_byte,max_dilati
 pub fn run(args: Args) -> anyhow::Result<()> {
     let selected = hopmap::compare::parse_list(&args.mappers)?;
     hopmap::metrics::check_evaluable(&args.topology)?;
-    // Mappers whose memory would follow a huge network are left out up front.
-    let (selected, too_big): (Vec<_>, Vec<_>) = selected
-        .into_iter()
-        .partition(|s| hopmap::mapping::check_mapper_network(s.info.id, &args.topology).is_ok());
-    for s in &too_big {
-        if let Err(e) = hopmap::mapping::check_mapper_network(s.info.id, &args.topology) {
-            eprintln!("note: {} left out: {e}", s.id);
-        }
-    }
-    if selected.is_empty() {
-        anyhow::bail!("no mapper can run on {}", args.topology.spec());
-    }
     let graph = super::common::infer_coords_if_asked(
         args.graph.load()?,
         &args.topology,

@@ -74,7 +74,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let graph =
         super::common::infer_coords_if_asked(graph, &args.topology, args.seed, args.infer_coords)?;
     let sel = mappers::resolve(&args.mapper)?;
-    hopmap::mapping::check_mapper_network(sel.info.id, &args.topology)?;
     let hosts = match &args.hosts {
         Some(p) => HostNames::from_file(p)?,
         None => HostNames::pattern(&args.host_pattern)?,
