@@ -37,7 +37,7 @@ fn bench(c: &mut Criterion) {
     let e = evaluate(&app.model.graph, &app.model.topo, &m, &app.model.routing);
     app.model.apply_mapping("random", m, e);
     app.tab = Tab::Split;
-    app.network_view.three_d = true;
+    app.network_view.mode = hopmap::app::network_view::ViewMode::ThreeD;
     app.network_view.by_flows = false;
 
     let ctx = egui::Context::default();

@@ -688,6 +688,10 @@ pub struct GuiOptions {
     pub steps: Option<usize>,
     /// The central view: split, graph, network, matrix or compare.
     pub view: Option<String>,
+    /// Per-process coordinates (`x y [z]` per line) replacing the graph's own.
+    pub coords: Option<PathBuf>,
+    /// How to read the graph file (format, one-based ids).
+    pub read: crate::io::ReadOptions,
 }
 
 /// State of the headless screenshot run.
@@ -744,7 +748,7 @@ impl HopmapApp {
             mapper: mapper_panel::MapperPanel::new(&settings),
             graph_view: graph_view::GraphView::default(),
             network_view: network_view::NetworkView::new(
-                settings.network_3d,
+                network_view::ViewMode::from_key(&settings.network_mode),
                 settings.heat_by_flows,
             ),
             matrix_view: matrix_view::MatrixView::new(settings.matrix_by_mapping),
@@ -781,7 +785,8 @@ impl HopmapApp {
             self.network = network_panel::NetworkPanel::new(&self.model.topo);
         }
         if let Some(g) = &opts.graph {
-            let (graph, name) = data_panel::load_graph_arg(g)?;
+            let (graph, name) =
+                data_panel::load_graph_arg_with(g, &opts.read, opts.coords.as_deref())?;
             self.model.error = None;
             self.model.set_graph(graph, &name);
             self.data.sample = name;
@@ -799,7 +804,8 @@ impl HopmapApp {
             })?;
             self.mapper.select(info.id);
             if let Some(k) = opts.steps {
-                let (seed, params) = (self.mapper.seed, self.mapper.params.clone());
+                let has_coords = self.model.graph.coords().is_some();
+                let (seed, params) = (self.mapper.seed, self.mapper.effective_params(has_coords));
                 if !self.model.start_run(info.id, seed, &params) {
                     return Err(self.model.error.clone().unwrap_or_default());
                 }
@@ -816,7 +822,8 @@ impl HopmapApp {
                 self.model.topo.clone(),
                 self.mapper.seed,
             );
-            input.params = parse_params(&self.mapper.params);
+            input.params =
+                parse_params(&self.mapper.effective_params(self.model.graph.coords().is_some()));
             info.check_params(&input.params)
                 .map_err(|e| e.to_string())?;
             let input = mappers::gravity::with_inferred_coords(&input)
@@ -876,7 +883,7 @@ impl HopmapApp {
         s.mapper_params = self.mapper.params.clone();
         s.tab = self.tab.key().into();
         s.color_mode = self.color_mode.key().into();
-        s.network_3d = self.network_view.three_d;
+        s.network_mode = self.network_view.mode.key().into();
         s.heat_by_flows = self.network_view.by_flows;
         s.matrix_by_mapping = self.matrix_view.by_mapping;
         s.speed = self.model.speed;
