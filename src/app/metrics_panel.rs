@@ -85,16 +85,35 @@ pub struct MetricsPanel {
 
 /// One row of "How good is this mapping?": a label, the value, its multiple
 /// of the bound, and a bar scaled to the largest row.
-fn quality_row(ui: &mut egui::Ui, label: &str, tip: &str, v: f64, bound: f64, max: f64, col: Color32) {
+fn quality_row(
+    ui: &mut egui::Ui,
+    label: &str,
+    tip: &str,
+    v: f64,
+    bound: f64,
+    max: f64,
+    col: Color32,
+) {
     ui.label(label).on_hover_text(tip);
     ui.label(RichText::new(fmt_num(v)).monospace())
         .on_hover_text(fmt_bytes(v));
     let ratio = if bound > 0.0 { v / bound } else { f64::NAN };
-    ui.label(RichText::new(if ratio.is_finite() { format!("{ratio:.2}×") } else { "–".into() }).monospace())
-        .on_hover_text("multiple of the lower bound (1.00× = every byte one hop)");
+    ui.label(
+        RichText::new(if ratio.is_finite() {
+            format!("{ratio:.2}×")
+        } else {
+            "–".into()
+        })
+        .monospace(),
+    )
+    .on_hover_text("multiple of the lower bound (1.00× = every byte one hop)");
     let w = 70.0;
     let (r, painter) = ui.allocate_painter(egui::vec2(w, 12.0), egui::Sense::hover());
-    let f = if max > 0.0 { (v / max).clamp(0.0, 1.0) as f32 } else { 0.0 };
+    let f = if max > 0.0 {
+        (v / max).clamp(0.0, 1.0) as f32
+    } else {
+        0.0
+    };
     painter.rect_filled(r.rect, 2.0, Color32::from_gray(40));
     painter.rect_filled(
         egui::Rect::from_min_size(r.rect.min, egui::vec2(w * f, r.rect.height())),
@@ -161,7 +180,10 @@ impl MetricsPanel {
             let (text, col) = if pct < -0.05 {
                 (format!("{:.1}% less traffic than default", -pct), better)
             } else if pct > 0.05 {
-                (format!("{pct:.1}% more traffic than default: worse than the baseline"), worse)
+                (
+                    format!("{pct:.1}% more traffic than default: worse than the baseline"),
+                    worse,
+                )
             } else {
                 ("the same traffic as default".to_string(), neutral)
             };
@@ -170,7 +192,9 @@ impl MetricsPanel {
         if bound > 0.0 {
             ui.weak(format!(
                 "{:.2} hops per byte on average (1.00 is the best possible)",
-                m.hop_bytes / (m.total_bytes - if cores <= 1 { 0.0 } else { m.intra_node_bytes }).max(f64::MIN_POSITIVE)
+                m.hop_bytes
+                    / (m.total_bytes - if cores <= 1 { 0.0 } else { m.intra_node_bytes })
+                        .max(f64::MIN_POSITIVE)
             ));
         }
     }
@@ -204,8 +228,19 @@ impl MetricsPanel {
         if let Some((label, _)) = prev {
             ui.weak(format!("change against the previous mapping ({label})"));
         }
-        let dm = self.reference.default.as_ref().filter(|_| !model.eval_partial);
-        type Row = (&'static str, f64, Option<f64>, &'static str, bool, Option<f64>);
+        let dm = self
+            .reference
+            .default
+            .as_ref()
+            .filter(|_| !model.eval_partial);
+        type Row = (
+            &'static str,
+            f64,
+            Option<f64>,
+            &'static str,
+            bool,
+            Option<f64>,
+        );
         let rows: [Row; 5] = [
             (
                 "hop_bytes",

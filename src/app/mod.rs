@@ -822,8 +822,11 @@ impl HopmapApp {
                 self.model.topo.clone(),
                 self.mapper.seed,
             );
-            input.params =
-                parse_params(&self.mapper.effective_params(self.model.graph.coords().is_some()));
+            input.params = parse_params(
+                &self
+                    .mapper
+                    .effective_params(self.model.graph.coords().is_some()),
+            );
             info.check_params(&input.params)
                 .map_err(|e| e.to_string())?;
             let input = mappers::gravity::with_inferred_coords(&input)

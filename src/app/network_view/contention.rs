@@ -13,8 +13,11 @@ use crate::metrics::Evaluation;
 /// Which links are drawn in full (the others are faint, or hidden).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum LinkFilter {
-    /// Every used link up to [`AUTO_ALL_LINKS`] links, else the top [`AUTO_TOP_PERCENT`] %
-    /// (on a 16x32x32 torus: the ~490 hottest of 49,152 links).
+    /// Every used link when each is drawn separately and there are at most
+    /// [`AUTO_ALL_LINKS`]; else the top [`AUTO_TOP_PERCENT`] %, and at least
+    /// the [`AUTO_MIN_LINKS`] hottest (on a 16x32x32 torus: the ~490 hottest
+    /// of 49,152 links). A projection shows each column's busiest link, so
+    /// with every link it would be uniformly hot: it is always filtered.
     Auto,
     All,
     /// The hottest `p` % of the used links (ties at the cut included).
@@ -25,15 +28,21 @@ pub enum LinkFilter {
 
 /// Networks with up to this many links show every link by default.
 pub const AUTO_ALL_LINKS: usize = 4096;
-/// Larger networks show this top share of their used links by default.
+/// Otherwise this top share of the used links is shown by default…
 pub const AUTO_TOP_PERCENT: f32 = 1.0;
+/// …and at least this many links.
+pub const AUTO_MIN_LINKS: usize = 300;
 
 impl LinkFilter {
-    /// `Auto` made concrete for a network of `links` links.
-    pub fn resolve(self, links: usize) -> LinkFilter {
+    /// `Auto` made concrete for a network of `links` links, `used` of them
+    /// used, drawn projected or not.
+    pub fn resolve(self, links: usize, used: usize, projected: bool) -> LinkFilter {
         match self {
-            LinkFilter::Auto if links <= AUTO_ALL_LINKS => LinkFilter::All,
-            LinkFilter::Auto => LinkFilter::TopPercent(AUTO_TOP_PERCENT),
+            LinkFilter::Auto if links <= AUTO_ALL_LINKS && !projected => LinkFilter::All,
+            LinkFilter::Auto => {
+                let min_share = AUTO_MIN_LINKS as f32 / used.max(1) as f32 * 100.0;
+                LinkFilter::TopPercent(AUTO_TOP_PERCENT.max(min_share).min(100.0))
+            }
             f => f,
         }
     }
@@ -69,7 +78,11 @@ impl LinkStats {
             None => vec![0.0; links.len()],
         };
         let mut order: Vec<u32> = (0..links.len() as u32).collect();
-        order.sort_by(|&a, &b| vals[b as usize].total_cmp(&vals[a as usize]).then(a.cmp(&b)));
+        order.sort_by(|&a, &b| {
+            vals[b as usize]
+                .total_cmp(&vals[a as usize])
+                .then(a.cmp(&b))
+        });
         let used = vals.iter().filter(|&&v| v > 0.0).count();
         let maxv = vals.iter().cloned().fold(0.0, f64::max);
         LinkStats {
@@ -83,15 +96,19 @@ impl LinkStats {
     /// The smallest value drawn in full under `filter`: at least the least
     /// used link's value; +∞ when nothing is used. Unused links (value 0)
     /// never pass.
-    pub fn threshold(&self, filter: LinkFilter) -> f64 {
+    pub fn threshold(&self, filter: LinkFilter, projected: bool) -> f64 {
         if self.used == 0 {
             return f64::INFINITY;
         }
         let least = self.vals[self.order[self.used - 1] as usize];
-        match filter.resolve(self.vals.len()) {
+        match filter.resolve(self.vals.len(), self.used, projected) {
             LinkFilter::Auto | LinkFilter::All => least,
             LinkFilter::TopPercent(p) => {
-                let p = if p.is_finite() { p.clamp(0.0, 100.0) } else { 100.0 };
+                let p = if p.is_finite() {
+                    p.clamp(0.0, 100.0)
+                } else {
+                    100.0
+                };
                 let k = ((p as f64 / 100.0 * self.used as f64).ceil() as usize).clamp(1, self.used);
                 self.vals[self.order[k - 1] as usize]
             }
@@ -201,33 +218,46 @@ mod tests {
         assert_eq!(s.hottest(3), &[2, 7, 4]);
         assert_eq!(s.hottest(100).len(), 8);
         // Top 25 % of 8 used links = the 2 hottest (both 9).
-        let t = s.threshold(LinkFilter::TopPercent(25.0));
+        let t = s.threshold(LinkFilter::TopPercent(25.0), false);
         assert_eq!(t, 9.0);
         assert_eq!(s.passing(t), 2);
         // Top 30 % = ceil(2.4) = 3 links: 9, 9, 7.
-        assert_eq!(s.threshold(LinkFilter::TopPercent(30.0)), 7.0);
+        assert_eq!(s.threshold(LinkFilter::TopPercent(30.0), false), 7.0);
         // A tiny share still shows the busiest link.
-        assert_eq!(s.threshold(LinkFilter::TopPercent(0.0)), 9.0);
-        assert_eq!(s.passing(s.threshold(LinkFilter::AtLeast(4.0))), 5);
+        assert_eq!(s.threshold(LinkFilter::TopPercent(0.0), false), 9.0);
+        assert_eq!(s.passing(s.threshold(LinkFilter::AtLeast(4.0), false)), 5);
         // All = every used link, never the unused ones.
-        assert_eq!(s.threshold(LinkFilter::All), 1.0);
-        assert_eq!(s.passing(s.threshold(LinkFilter::All)), 8);
-        assert_eq!(s.threshold(LinkFilter::AtLeast(0.0)), 1.0);
-        assert_eq!(s.passing(s.threshold(LinkFilter::Auto)), 8);
+        assert_eq!(s.threshold(LinkFilter::All, false), 1.0);
+        assert_eq!(s.passing(s.threshold(LinkFilter::All, false)), 8);
+        assert_eq!(s.threshold(LinkFilter::AtLeast(0.0), false), 1.0);
+        assert_eq!(s.passing(s.threshold(LinkFilter::Auto, false)), 8);
         // Nothing used: nothing passes.
         let z = stats(&[0.0, 0.0]);
-        assert_eq!(z.passing(z.threshold(LinkFilter::All)), 0);
+        assert_eq!(z.passing(z.threshold(LinkFilter::All, false)), 0);
         assert!(z.hottest(5).is_empty());
     }
 
     #[test]
     fn auto_filter_depends_on_network_size() {
-        assert_eq!(LinkFilter::Auto.resolve(1536), LinkFilter::All);
+        assert_eq!(LinkFilter::Auto.resolve(1536, 1536, false), LinkFilter::All);
+        // 49,152 links, 49,082 used: the top 1 % (491 links).
         assert_eq!(
-            LinkFilter::Auto.resolve(49_152),
-            LinkFilter::TopPercent(AUTO_TOP_PERCENT)
+            LinkFilter::Auto.resolve(49_152, 49_082, false),
+            LinkFilter::TopPercent(1.0)
         );
-        assert_eq!(LinkFilter::AtLeast(3.0).resolve(49_152), LinkFilter::AtLeast(3.0));
+        // Projected: filtered even when small, at least 300 links (10 % of 3000).
+        assert_eq!(
+            LinkFilter::Auto.resolve(3072, 3000, true),
+            LinkFilter::TopPercent(10.0)
+        );
+        assert_eq!(
+            LinkFilter::Auto.resolve(3072, 100, true),
+            LinkFilter::TopPercent(100.0)
+        );
+        assert_eq!(
+            LinkFilter::AtLeast(3.0).resolve(49_152, 10, true),
+            LinkFilter::AtLeast(3.0)
+        );
     }
 
     #[test]

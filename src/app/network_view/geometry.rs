@@ -314,11 +314,7 @@ impl FlatLayout {
 
 /// World → screen for one frame.
 pub enum Projector {
-    Persp {
-        vp: Mat4,
-        centre: Pos2,
-        half: Vec2,
-    },
+    Persp { vp: Mat4, centre: Pos2, half: Vec2 },
     Flat(FlatLayout),
 }
 
@@ -399,13 +395,7 @@ impl Projector {
 
 /// Point the camera at world point `p` (a hot link): 3D moves the target
 /// and comes close; the flat drawings zoom in and pan `p` to the centre.
-pub fn frame_point(
-    resolved: Resolved,
-    geom: &Geometry,
-    rect: Rect,
-    cam: &mut Camera,
-    p: Vec3,
-) {
+pub fn frame_point(resolved: Resolved, geom: &Geometry, rect: Rect, cam: &mut Camera, p: Vec3) {
     if resolved == Resolved::ThreeD {
         cam.target = Some(p);
         cam.dist = ((geom.hi - geom.lo).max_element() * 0.35).clamp(3.0, 12.0);
@@ -426,8 +416,14 @@ mod tests {
     fn auto_mode_depends_on_size_and_room() {
         let rect = Rect::from_min_size(Pos2::ZERO, vec2(600.0, 600.0));
         let g = |s: &str| Geometry::new(&Topology::parse(s).unwrap());
-        assert_eq!(choose_mode(ViewMode::Auto, &g("torus:8x8"), rect), Resolved::Flat);
-        assert_eq!(choose_mode(ViewMode::Auto, &g("torus:8x8x8"), rect), Resolved::ThreeD);
+        assert_eq!(
+            choose_mode(ViewMode::Auto, &g("torus:8x8"), rect),
+            Resolved::Flat
+        );
+        assert_eq!(
+            choose_mode(ViewMode::Auto, &g("torus:8x8x8"), rect),
+            Resolved::ThreeD
+        );
         // 16 slices of 16×16 at 600 points: 4×4 panels of ~8.5 points per node.
         assert_eq!(
             choose_mode(ViewMode::Auto, &g("torus:16x16x16"), rect),
@@ -436,7 +432,10 @@ mod tests {
         // 32 slices of 16×32 would be ~2.5 points per node: projected.
         let big = g("torus:16x32x32");
         assert!(slice_scale(&big, rect) < MIN_SLICE_CELL);
-        assert_eq!(choose_mode(ViewMode::Auto, &big, rect), Resolved::Projection);
+        assert_eq!(
+            choose_mode(ViewMode::Auto, &big, rect),
+            Resolved::Projection
+        );
         // An explicit choice wins; a projection needs exactly three dimensions.
         assert_eq!(choose_mode(ViewMode::ThreeD, &big, rect), Resolved::ThreeD);
         let four = g("torus:4x4x4x4");

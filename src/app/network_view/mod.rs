@@ -10,7 +10,7 @@
 //! * Contention: every link is coloured by the busier of its two directions
 //!   (bytes or flows) on viridis; colour, width and opacity grow with the
 //!   load, so cold links fade. A filter (all, top k %, or at least a value;
-//!   Auto = all up to 4096 links, else the top 1 %) draws the chosen links in
+//!   Auto = all up to 4096 links, else the top 1 %, at least 300 links) draws the chosen links in
 //!   full and the others faint or hidden ([`contention`]).
 //! * "Hottest links" lists the busiest links; a click selects one and frames
 //!   it (the 3D camera turns to it, the flat drawings zoom and pan to it).
@@ -123,6 +123,11 @@ impl NetworkView {
     /// The link values and ranking of what is shown.
     pub fn stats(&self) -> &LinkStats {
         &self.stats
+    }
+
+    /// Midpoint of link `i` in world coordinates (what framing centres on).
+    pub fn link_mid(&self, i: usize) -> Option<Vec3> {
+        self.geom.link_mid(i)
     }
 
     /// Select link `i` and frame it in the next frame.
@@ -250,7 +255,10 @@ impl NetworkView {
             let is_at = matches!(f, LinkFilter::AtLeast(_));
             if ui
                 .selectable_label(f == LinkFilter::Auto, "auto")
-                .on_hover_text("Every used link up to 4096 links, else the hottest 1 %")
+                .on_hover_text(
+                    "Every used link up to 4096 links, else the hottest 1 % (at least 300); \
+                     the projection is always filtered so its hot spots show",
+                )
                 .clicked()
             {
                 self.filter = LinkFilter::Auto;
@@ -272,7 +280,7 @@ impl NetworkView {
                 .clicked()
                 && !is_at
             {
-                let t = self.stats.threshold(LinkFilter::TopPercent(5.0));
+                let t = self.stats.threshold(LinkFilter::TopPercent(1.0), false);
                 self.filter = LinkFilter::AtLeast(if t.is_finite() { t } else { 0.0 });
             }
             match &mut self.filter {
@@ -379,7 +387,8 @@ impl NetworkView {
         let proj = Projector::new(resolved, &self.geom, rect, &mut self.cam);
 
         // Meshes: rebuilt only when something that shapes them changed.
-        let threshold = self.stats.threshold(self.filter);
+        let projected = resolved == Resolved::Projection;
+        let threshold = self.stats.threshold(self.filter, projected);
         let ghost: u8 = if !self.ghosts {
             0
         } else if self.geom.links.len() > 20_000 {
@@ -462,7 +471,9 @@ impl NetworkView {
             }
         }
 
-        let filter = self.filter.resolve(self.geom.links.len());
+        let filter = self
+            .filter
+            .resolve(self.geom.links.len(), self.stats.used, projected);
         let auto_note = match (self.mode, resolved) {
             (ViewMode::Auto, Resolved::Projection) => {
                 Some("Auto chose the projection: 3D and Z slices would be a solid block here")
@@ -495,7 +506,12 @@ impl NetworkView {
         if model.selected.is_none() {
             return;
         }
-        let on = |ch: u32| self.route_channels.get(ch as usize).copied().unwrap_or(false);
+        let on = |ch: u32| {
+            self.route_channels
+                .get(ch as usize)
+                .copied()
+                .unwrap_or(false)
+        };
         for &(i, p0, p1) in &drawn.segs {
             let l = &self.geom.links[i];
             if on(l.fwd) || on(l.back) {

@@ -97,7 +97,11 @@ pub fn build(sc: &Scene<'_>, key: Vec<u64>) -> Drawn {
         if sc.resolved == Resolved::Projection && l.dim == 2 {
             // A Z link: its column's square.
             let (p, s) = screen[a];
-            let side = if st.full { s * (0.3 + 0.15 * st.width) } else { s * 0.3 };
+            let side = if st.full {
+                s * (0.3 + 0.15 * st.width)
+            } else {
+                s * 0.3
+            };
             let r = Rect::from_center_size(p, Vec2::splat(side));
             if st.full {
                 mesh.add_colored_rect(r, link_color(st.t, st.alpha));
@@ -148,7 +152,11 @@ pub fn build(sc: &Scene<'_>, key: Vec<u64>) -> Drawn {
                     Color32::from_gray(70).gamma_multiply(if faint { 0.3 } else { 1.0 }),
                 );
             } else {
-                let c = sc.colors.get(proc_ as usize).copied().unwrap_or(Color32::GRAY);
+                let c = sc
+                    .colors
+                    .get(proc_ as usize)
+                    .copied()
+                    .unwrap_or(Color32::GRAY);
                 if faint {
                     let c = Color32::from_rgba_unmultiplied(c.r(), c.g(), c.b(), 60);
                     nodes.add_colored_rect(Rect::from_center_size(p, Vec2::splat(r)), c);
