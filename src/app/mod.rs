@@ -27,7 +27,7 @@ pub mod network_view;
 pub mod settings;
 pub mod worker;
 
-use crate::graph::{CommGraph, GraphBuilder};
+use crate::graph::CommGraph;
 use crate::mappers::{self, MapperInput, MapperRun, StepEvent};
 use crate::mapping::Mapping;
 use crate::metrics::{Evaluation, Metrics, evaluate};
@@ -441,31 +441,16 @@ impl Model {
     /// heatmap and metrics grow with the placement.
     pub fn refresh_partial_eval(&mut self) {
         self.last_partial_eval = Some(Instant::now());
-        let n = self.graph.n();
-        let mut index = vec![u32::MAX; n];
-        let mut slots = Vec::new();
-        for (p, s) in self.placement.iter().enumerate() {
-            if let Some(s) = s {
-                index[p] = slots.len() as u32;
-                slots.push(*s as usize);
-            }
-        }
-        if slots.is_empty() {
-            self.eval = None;
-            return;
-        }
-        let mut b = GraphBuilder::new(slots.len(), true);
-        for (u, v, bytes) in self.graph.messages() {
-            let (a, c) = (index[u], index[v]);
-            if a != u32::MAX && c != u32::MAX {
-                b.add(a as usize, c as usize, bytes);
-            }
-        }
-        match b.build() {
-            Ok(sub) => {
-                let m = Mapping::from_slots(&slots, &self.topo);
-                self.eval = Some(evaluate(&sub, &self.topo, &m, &self.routing));
-                self.eval_partial = slots.len() < n;
+        match crate::metrics::evaluate_placed(
+            &self.graph,
+            &self.topo,
+            &self.placement,
+            &self.routing,
+        ) {
+            Ok(e) => {
+                let placed = e.as_ref().map_or(0, |e| e.metrics.processes);
+                self.eval_partial = e.is_some() && placed < self.graph.n();
+                self.eval = e;
             }
             Err(e) => self.error = Some(e.to_string()),
         }
@@ -1270,7 +1255,7 @@ mod tests {
     #[test]
     fn partial_evaluation_counts_only_placed_pairs() {
         // Path 0-1-2 on a 1D mesh of 4; place 0 and 1 only, two hops apart.
-        let mut b = GraphBuilder::new(3, false);
+        let mut b = crate::graph::GraphBuilder::new(3, false);
         b.add(0, 1, 10.0);
         b.add(1, 2, 6.0);
         let g = b.build().unwrap();

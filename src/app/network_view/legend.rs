@@ -8,7 +8,7 @@ use crate::app::colormap::{fmt_bytes, viridis};
 use egui::{Color32, Mesh, Painter, Rect, Shape, pos2};
 
 /// Height reserved for the legend.
-pub const HEIGHT: f32 = 62.0;
+pub const HEIGHT: f32 = 70.0;
 
 pub struct Legend<'a> {
     pub by_flows: bool,
@@ -77,7 +77,7 @@ pub fn draw(painter: &Painter, full: Rect, lg: &Legend<'_>) {
     let what = if lg.by_flows { "flows" } else { "bytes" };
     let mut note = if lg.filtered {
         format!(
-            "{} of {} used links drawn in full (colour, width, opacity = {what} of the busier direction); {}",
+            "{} of {} used links in full (colour, width, opacity = {what} of the busier direction), {}",
             lg.full,
             lg.used,
             if lg.ghosts {
@@ -94,7 +94,7 @@ pub fn draw(painter: &Painter, full: Rect, lg: &Legend<'_>) {
     };
     match lg.resolved {
         Resolved::Projection => note.push_str(
-            " · projected along Z: each X/Y link shows the busiest link of its column, each square the busiest Z link",
+            " · projected along Z: lines = busiest X/Y link of each column, squares = busiest Z link",
         ),
         Resolved::Slices => note.push_str(" · Z links: see 3D or Projection"),
         Resolved::ThreeD => note.push_str(" · drag rotates, wheel zooms"),

@@ -476,10 +476,10 @@ impl NetworkView {
             .resolve(self.geom.links.len(), self.stats.used, projected);
         let auto_note = match (self.mode, resolved) {
             (ViewMode::Auto, Resolved::Projection) => {
-                Some("Auto chose the projection: 3D and Z slices would be a solid block here")
+                Some("Auto: 3D and Z slices would be a solid block here")
             }
             (ViewMode::Auto, Resolved::Slices) => {
-                Some("Auto chose Z slices: 3D would hide the inside of the block")
+                Some("Auto: 3D would hide the inside of the block")
             }
             _ => None,
         };
