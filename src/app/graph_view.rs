@@ -578,13 +578,10 @@ impl GraphView {
         }
         let mut m = Mesh::default();
         if n > 3000 {
-            for i in 0..n {
-                let p = xf.to_screen(self.pos[i]);
+            for (&q, &c) in self.pos.iter().zip(colors).take(n) {
+                let p = xf.to_screen(q);
                 if rect.contains(p) {
-                    m.add_colored_rect(
-                        Rect::from_center_size(p, Vec2::splat(xf.node_r * 2.0)),
-                        colors[i],
-                    );
+                    m.add_colored_rect(Rect::from_center_size(p, Vec2::splat(xf.node_r * 2.0)), c);
                 }
             }
         }
@@ -612,8 +609,8 @@ impl GraphView {
         }
         // Nodes.
         if n <= 3000 {
-            for i in 0..n {
-                painter.circle_filled(xf.to_screen(self.pos[i]), node_r, colors[i]);
+            for (&q, &c) in self.pos.iter().zip(colors).take(n) {
+                painter.circle_filled(xf.to_screen(q), node_r, c);
             }
         } else if let Some((_, _, nodes)) = &self.drawn {
             painter.add(Shape::mesh(nodes.clone()));

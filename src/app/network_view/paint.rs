@@ -138,12 +138,11 @@ pub fn build(sc: &Scene<'_>, key: Vec<u64>) -> Drawn {
     let nodes_drawn = sc.resolved != Resolved::Projection;
     if nodes_drawn {
         let faint = three && nn > 2000;
-        for i in 0..nn {
-            let (p, _) = screen[i];
+        for (i, &(p, u)) in screen.iter().enumerate() {
             if !sc.clip.contains(p) {
                 continue;
             }
-            let r = node_radius(three, unit(i));
+            let r = node_radius(three, u);
             let proc_ = sc.node_proc.get(i).copied().unwrap_or(u32::MAX);
             if proc_ == u32::MAX {
                 let rr = (r * 0.45).max(0.8);
