@@ -23,8 +23,8 @@
 
 use super::Model;
 use super::colormap::fmt_bytes;
-use crate::layout::{ClusterParams, Init, Layout, LayoutParams, LayoutState};
-use crate::step::Stepper;
+use crate::layout::{ClusterParams, Init, Layout, LayoutParams};
+use crate::step::{StepState, Stepper, Stop};
 use egui::{Color32, Mesh, Pos2, Rect, Sense, Shape, Stroke, Vec2, vec2};
 use std::sync::Arc;
 
@@ -161,7 +161,7 @@ impl GraphView {
             return;
         };
         l.run_for(std::time::Duration::from_millis(8));
-        let stopped = l.state() != LayoutState::Running;
+        let stopped = l.state() != StepState::Running;
         self.pull_positions();
         if stopped {
             self.playing = false;
@@ -419,9 +419,10 @@ impl GraphView {
                 levels - lev,
                 levels,
                 match l.state() {
-                    LayoutState::Running => "running",
-                    LayoutState::Converged => "converged (§5 stopping rule)",
-                    LayoutState::IterationLimit => "iteration limit",
+                    StepState::Running => "running",
+                    StepState::Stopped(Stop::Converged) => "converged (§5 stopping rule)",
+                    StepState::Stopped(Stop::IterationLimit) => "iteration limit",
+                    StepState::Stopped(s) => s.describe(),
                 },
                 l.stop_value()
                     .map(|v| format!(", stop value {v:.4}"))
