@@ -3,8 +3,12 @@
 //! inferno: 17 stops, linearly interpolated in sRGB), a categorical palette for clusters, and the
 //! "network position" colouring that gives every network node a colour from
 //! its grid coordinates so that the same colour means the same place in the
-//! graph view and in the network view. O(1) per lookup.
+//! graph view and in the network view. O(1) per lookup. Also the colour of
+//! every process for the chosen [`ColorMode`] (node, cluster, degree),
+//! shared by the graph and the network view.
 
+use super::Model;
+use crate::topology::Topology;
 use egui::Color32;
 
 /// Viridis, matplotlib's 256-entry table (`_viridis_data` in
@@ -189,6 +193,86 @@ pub fn fmt_bytes(b: f64) -> String {
         return format!("{b:.0} B");
     };
     format!("{v:.2} {u}")
+}
+
+/// How processes are coloured (the same in the graph and the network view).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColorMode {
+    /// By the network node they are mapped to (position in the grid).
+    Node,
+    /// By cluster.
+    Cluster,
+    /// By weighted degree (viridis, log scale).
+    Degree,
+}
+
+impl ColorMode {
+    pub fn key(self) -> &'static str {
+        match self {
+            ColorMode::Node => "node",
+            ColorMode::Cluster => "cluster",
+            ColorMode::Degree => "degree",
+        }
+    }
+    pub fn from_key(s: &str) -> Self {
+        match s {
+            "cluster" => ColorMode::Cluster,
+            "degree" => ColorMode::Degree,
+            _ => ColorMode::Node,
+        }
+    }
+}
+
+/// Colour of every network node from its grid position.
+pub fn node_colors(topo: &Topology) -> Vec<Color32> {
+    let n = topo.num_nodes();
+    match topo.as_grid() {
+        Some(g) => {
+            let dims = g.dims();
+            (0..n)
+                .map(|v| {
+                    let c = g.coord(v);
+                    let mut f = [0.0f32; 3];
+                    for (d, fd) in f.iter_mut().enumerate() {
+                        if d < dims.len() && dims[d] > 1 {
+                            *fd = c[d] as f32 / (dims[d] - 1) as f32;
+                        }
+                    }
+                    position(f)
+                })
+                .collect()
+        }
+        None => (0..n).map(category).collect(),
+    }
+}
+
+/// Colour of every process for `mode`. Unplaced processes are grey in Node mode.
+pub fn process_colors(model: &Model, mode: ColorMode) -> Vec<Color32> {
+    let n = model.graph.n();
+    match mode {
+        ColorMode::Node => {
+            let nc = node_colors(&model.topo);
+            (0..n)
+                .map(|p| match model.node_of(p) {
+                    Some(v) => nc[v],
+                    None => Color32::from_gray(110),
+                })
+                .collect()
+        }
+        ColorMode::Cluster => (0..n)
+            .map(|p| category(model.clusters.get(p).copied().unwrap_or(0) as usize))
+            .collect(),
+        ColorMode::Degree => {
+            let w: Vec<f64> = (0..n)
+                .map(|p| model.graph.sent_row(p).iter().sum::<f64>())
+                .collect();
+            let hi = w.iter().cloned().fold(0.0, f64::max);
+            let lo = w.iter().cloned().filter(|&x| x > 0.0).fold(hi, f64::min);
+            w.iter()
+                .map(|&x| viridis(log_scale(x, lo * 0.5, hi)))
+                .collect()
+        }
+    }
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 
 use super::Model;
 use super::colormap::fmt_bytes;
+use super::error::AppError;
 use super::settings::Settings;
 use super::worker::Job;
 use crate::graph::{CommGraph, Coords, GraphBuilder};
@@ -208,7 +209,9 @@ impl DataPanel {
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_default()
         );
-        model.load_job = Some(Job::spawn(label, move |_ctl| read_file(&p)));
+        model.load_job = Some(Job::spawn(label, move |_ctl| {
+            read_file(&p).map_err(AppError::from)
+        }));
     }
 
     /// Generate a graph on a worker thread.
@@ -230,7 +233,7 @@ impl DataPanel {
         model.load_job = Some(Job::spawn(format!("Generating {spec}"), move |_| {
             crate::generate::generate(&spec, &opts)
                 .map(|g| (g, spec.clone()))
-                .map_err(|e| e.to_string())
+                .map_err(AppError::from)
         }));
     }
 

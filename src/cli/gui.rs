@@ -61,11 +61,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             one_based: args.one_based,
         },
     };
-    hopmap::app::run(opts).map_err(|e| {
-        if e.starts_with("cannot open a window") {
-            anyhow::anyhow!("{e}\n\n{NO_DISPLAY_HELP}")
-        } else {
-            anyhow::anyhow!(e)
-        }
+    hopmap::app::run(opts).map_err(|e| match e {
+        hopmap::app::AppError::NoWindow(_) => anyhow::anyhow!("{e}\n\n{NO_DISPLAY_HELP}"),
+        e => anyhow::anyhow!(e),
     })
 }
