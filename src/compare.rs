@@ -60,6 +60,9 @@ pub struct Row {
     pub seconds: f64,
     #[serde(flatten)]
     pub metrics: MetricsSummary,
+    /// The mapping itself, kept so that a front end can show it at once.
+    #[serde(skip)]
+    pub mapping: Arc<crate::mapping::Mapping>,
 }
 
 /// A mapper left out, and why.
@@ -110,6 +113,7 @@ pub fn compare(
                     mapper: sel.id.clone(),
                     seconds,
                     metrics: ev.metrics.summary(),
+                    mapping: Arc::new(m),
                 });
             }
             Err(Error::Cancelled) => return Err(Error::Cancelled),

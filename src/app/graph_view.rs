@@ -4,7 +4,7 @@
 //! which runs live from the moment a graph is loaded (Play/Pause/Step,
 //! restart from a random or circle start, sliders for its coefficients), or
 //! from the graph's own coordinates (3D ones in an oblique projection).
-//! When the layout stops, its clusters ([`crate::layout::clusters`]) become
+//! When the layout stops, its clusters ([`mod@crate::layout::clusters`]) become
 //! the "cluster" colouring. Nodes are coloured by the app's colour mode; hover shows the
 //! process, its degree and bytes; click selects it (its partners light up in
 //! both views); drag a node to pin it; drag the background to pan; the wheel

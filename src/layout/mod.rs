@@ -10,7 +10,7 @@
 //! * [`multilevel`]: heavy-edge coarsening + prolongation — our addition.
 //! * [`stopping`]: the moving-average stopping rule (§5).
 //! * [`init`]: random, circle (Fig. 1) or given starts.
-//! * [`clusters`]: grouping final positions into communication clusters (§7).
+//! * [`mod@clusters`]: grouping final positions into communication clusters (§7).
 //! * [`quality`]: Spearman correlation with hop distance, cluster ratios.
 //!
 //! [`Layout`] is the one [`Stepper`] callers use: it runs the hierarchy from

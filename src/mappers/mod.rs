@@ -274,7 +274,7 @@ pub const FIND_PARAM: ParamSpec = ParamSpec {
 };
 
 /// `coords=none|infer`: infer process coordinates with the gravitational
-/// layout before mapping (see [`gravity::with_inferred_coords`]).
+/// layout before mapping (a first phase of the run: [`prepare`]).
 pub const COORDS_PARAM: ParamSpec = ParamSpec {
     key: "coords",
     kind: ParamKind::Choice(&["none", "infer"]),

@@ -1,4 +1,4 @@
-//! `pairs`: pairwise exchange (Bokhari 1981, ref. [5] of Bhatele & Kale; the
+//! `pairs`: pairwise exchange (Bokhari 1981, ref. \[5\] of Bhatele & Kale; the
 //! PAIRS baseline of their §VII-B), starting from the MHT mapping (as the
 //! paper does; beyond the paper, `from=ID` starts from another mapper's
 //! result, e.g. `from=affn` when the graph has coordinates).
