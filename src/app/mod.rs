@@ -2,7 +2,7 @@
 //! actions; all algorithms live in the core modules.
 //!
 //! Structure: [`Model`] holds the library state (graph, topology, routing,
-//! the current mapping and its [`Evaluation`], the mapper being stepped, the
+//! the current mapping and its [`Evaluation`](crate::metrics::Evaluation), the mapper being stepped, the
 //! background jobs); one struct per panel or view renders it and turns clicks
 //! into calls on the model. [`HopmapApp`] arranges the panels:
 //!
