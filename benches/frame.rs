@@ -37,7 +37,7 @@ fn bench(c: &mut Criterion) {
     let e = evaluate(&app.model.graph, &app.model.topo, &m, &app.model.routing);
     app.model.apply_mapping("random", m, e);
     app.tab = Tab::Split;
-    app.network_view.three_d = true;
+    app.network_view.mode = hopmap::app::network_view::ViewMode::ThreeD;
     app.network_view.by_flows = false;
 
     let ctx = egui::Context::default();
@@ -104,7 +104,7 @@ fn frames_while_mapping(_c: &mut Criterion) {
         .set_topology(Topology::parse("torus:16x32x32").unwrap());
     app.model.set_graph(g, "stencil:16x32x32");
     app.tab = Tab::Split;
-    app.network_view.three_d = true;
+    app.network_view.mode = hopmap::app::network_view::ViewMode::ThreeD;
     let ctx = egui::Context::default();
     for _ in 0..3 {
         let out = ctx.run_ui(input(), |ui| app.ui_frame(ui));
