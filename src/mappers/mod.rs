@@ -13,6 +13,7 @@
 //! reject unknown keys and out-of-range values before any work.
 
 pub mod affn;
+pub mod analytical;
 pub mod bft;
 pub mod cdl;
 pub mod coce;
@@ -123,6 +124,12 @@ pub trait MapperRun: Stepper + Send {
     }
     /// The finished mapping (None until done).
     fn result(&self) -> Option<Mapping>;
+    /// The concrete run, for views that show a mapper's own state (the
+    /// analytical view downcasts to `analytical::Analytical` or
+    /// `analytical::AnalyticalPairs`; see `analytical::state_of`).
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        None
+    }
 }
 
 /// A registry entry.
@@ -297,6 +304,8 @@ pub fn registry() -> Vec<MapperInfo> {
     ]);
     // Bobrik & Popova: the gravitational layout.
     v.extend([gravity::info(), gravity::info_greedy()]);
+    // Wu et al.: analytical mapping (and PAIRS from it).
+    v.extend([analytical::info(), analytical::info_pairs()]);
     v
 }
 
