@@ -175,18 +175,22 @@ fn the_state_is_exposed_through_the_registry_run() {
     let g = Arc::new(path_graph(20));
     let topo = Arc::new(Topology::parse("mesh:4x4:cores=2").unwrap());
     let mut input = MapperInput::new(g, topo, 0);
-    input.params = vec![("multicore".into(), "bins".into())];
+    input.params = vec![
+        ("multicore".into(), "bins".into()),
+        ("gamma".into(), "1".into()),
+    ];
     let mut r = (mappers::find("analytical").unwrap().start)(&input).unwrap();
     r.step();
     r.step();
     r.step();
     let a = state_of(r.as_ref()).expect("analytical state");
-    assert_eq!(a.phase(), Phase::Global);
+    assert_eq!(a.global_iterations(), 1);
+    assert!(matches!(a.phase(), Phase::Global | Phase::Legalize));
     assert_eq!(a.phi().len(), 20 * 2);
     assert_eq!(a.process_phi(3).unwrap().len(), 2);
     assert_eq!(a.workloads().len(), 16);
     assert_eq!(a.workloads().iter().sum::<u32>(), 20);
-    assert_eq!(a.bin_capacity(), 8);
+    assert_eq!(a.bin_capacity(), 2);
     assert_eq!(a.settings().multicore, MulticoreMode::Bins);
     r.run_to_end();
     let a = state_of(r.as_ref()).unwrap();

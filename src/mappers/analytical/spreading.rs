@@ -4,8 +4,10 @@
 //! is the gradient of the original objective W at `x'_i`, the other items
 //! staying where they are: `F = Σ_j c_ij (x'_i − Φ_j)` (Eq. 7; we drop the
 //! common factor 2 of both the gradient and the anchor term, which cancels in
-//! Eq. 8). The spreading force points the other way, `−F`; its fake anchor
-//! `f` is where the ray from `x'_i` along `−F` leaves the box
+//! Eq. 8). The partners pull `i` along `−F`; the spreading force (the pull of
+//! the anchor spring) has the same magnitude, the other way: Eq. 8 gives
+//! `f = x'_i + F/β`, so the fake anchor `f` is where the ray from `x'_i` along
+//! `+F` leaves the box
 //! `[−½, X−½] × …`, and its weight is `β = |F| / |x'_i − f|` (Eq. 9), so that
 //! `x'_i` is where W_f is stationary for `i` (Eq. 8). Anchors are discarded
 //! and recomputed every iteration; they do not accumulate.
@@ -22,7 +24,7 @@
 use super::global::ItemGraph;
 
 /// The anchors of one iteration: β per item (0 = none), the anchor points
-/// and the spreading-force vectors (β (f − x'), i.e. −F), items × D.
+/// and the spreading-force vectors (β (f − x'), i.e. F), items × D.
 #[derive(Clone, Debug, Default)]
 pub struct Anchors {
     pub beta: Vec<f64>,
@@ -75,10 +77,12 @@ pub fn anchors(
             out.point[i * nd..(i + 1) * nd].copy_from_slice(xi);
             continue;
         }
-        // Ray x' + s·u, u = −F/|F|, to the box boundary.
+        // Ray x' + s·u, u = F/|F|, to the box boundary: Eq. 8 puts the
+        // anchor at x' + F/β, so the spring to it pulls i along +F, against
+        // the net pull −F of its partners.
         let mut s_hit = f64::INFINITY;
         for d in 0..nd {
-            let u = -f[d] / norm;
+            let u = f[d] / norm;
             if !active[d] || u.abs() < 1e-15 {
                 continue;
             }
@@ -95,7 +99,7 @@ pub fn anchors(
         let beta = norm / s;
         out.beta[i] = beta;
         for d in 0..nd {
-            let u = if active[d] { -f[d] / norm } else { 0.0 };
+            let u = if active[d] { f[d] / norm } else { 0.0 };
             out.point[i * nd + d] = xi[d] + s * u;
             out.force[i * nd + d] = beta * s * u;
         }
