@@ -190,7 +190,9 @@ fn analytical(b: AnalyticalBench) -> anyhow::Result<()> {
             let m = a
                 .mapping()
                 .cloned()
-                .ok_or_else(|| anyhow::anyhow!(a.error().unwrap_or("no mapping").to_string()))?;
+                .ok_or_else(|| {
+                    anyhow::anyhow!(a.failure().map_or("no mapping".to_string(), |e| e.to_string()))
+                })?;
             last = Some((
                 a.global_iterations(),
                 a.legal_iterations(),

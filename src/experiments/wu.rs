@@ -104,7 +104,12 @@ pub fn run_analytical(g: &Arc<CommGraph>, topo: &Arc<Topology>, s: Settings) -> 
     let mapping = a
         .mapping()
         .cloned()
-        .ok_or_else(|| Error::Unsupported(a.error().unwrap_or("no mapping").to_string()))?;
+        .ok_or_else(|| {
+            Error::Unsupported(
+                a.failure()
+                    .map_or("no mapping".to_string(), |e| e.to_string()),
+            )
+        })?;
     mapping.validate(g.n(), topo)?;
     Ok(Run {
         hop_bytes: hop_bytes(g, topo, &mapping),

@@ -47,7 +47,7 @@ use super::{MapperInfo, MapperInput, MapperRun, ParamKind, ParamSpec, StepEvent}
 use crate::error::{Error, Result};
 use crate::graph::CommGraph;
 use crate::mapping::Mapping;
-use crate::step::{Progress, StepStatus, Stepper};
+use crate::step::{Progress, StepState, Stepper, Stop};
 use crate::topology::{Grid, Topology};
 use fixed::FixedKind;
 use global::{QSystem, SolverKind};
@@ -372,7 +372,7 @@ pub struct Analytical {
     result: Option<Mapping>,
     steps: usize,
     solve_time: Duration,
-    error: Option<String>,
+    error: Option<Error>,
 }
 
 impl Analytical {
@@ -775,27 +775,23 @@ impl Analytical {
         }
     }
 
-    /// One step; errors (which valid inputs do not produce) end the run
-    /// without a result, which [`super::run`] reports.
-    fn step_inner(&mut self) -> StepStatus {
+    /// One step; errors (which valid inputs do not produce) stop the run
+    /// with [`Stop::Failed`] and are kept ([`MapperRun::error`]).
+    fn step_inner(&mut self) -> StepState {
         if self.phase == Phase::Done {
-            return StepStatus::Done;
+            return self.state();
         }
         self.steps += 1;
         if let Err(e) = self.try_step() {
-            self.error = Some(e.to_string());
+            self.error = Some(e);
             self.phase = Phase::Done;
         }
-        if self.phase == Phase::Done {
-            StepStatus::Done
-        } else {
-            StepStatus::Running
-        }
+        self.state()
     }
 
-    /// Why the run failed, if it did.
-    pub fn error(&self) -> Option<&str> {
-        self.error.as_deref()
+    /// The error that stopped the run, if any.
+    pub fn failure(&self) -> Option<&Error> {
+        self.error.as_ref()
     }
     /// Steps taken.
     pub fn steps(&self) -> usize {
@@ -808,16 +804,38 @@ impl Analytical {
 }
 
 impl Stepper for Analytical {
-    fn step(&mut self) -> StepStatus {
+    fn step(&mut self) -> StepState {
         self.step_inner()
     }
-    fn is_done(&self) -> bool {
-        self.phase == Phase::Done
+    /// Stopped once the mapping is legal: `Converged` when global mapping
+    /// reached an almost-legal Φ, `LocalOptimum` when its maximum workload
+    /// stalled, `IterationLimit` at `max_global`; `Failed` on an error.
+    fn state(&self) -> StepState {
+        if self.phase != Phase::Done {
+            return StepState::Running;
+        }
+        if self.error.is_some() || self.result.is_none() {
+            return StepState::Stopped(Stop::Failed);
+        }
+        StepState::Stopped(match self.global_stop {
+            Some(GlobalStop::AlmostLegal) | None => Stop::Converged,
+            Some(GlobalStop::Stalled) => Stop::LocalOptimum,
+            Some(GlobalStop::IterationLimit) => Stop::IterationLimit,
+        })
     }
     fn progress(&self) -> Progress {
+        let (done, total) = match self.phase {
+            Phase::Setup => (self.steps, Some(2)),
+            Phase::Global => (
+                self.global_iterations,
+                Some(self.torus_round.global_limit(self.s.max_global)),
+            ),
+            Phase::Legalize | Phase::Done => (self.legal_iterations(), None),
+        };
         Progress {
-            done: self.steps,
-            total: None,
+            done,
+            total,
+            phase: self.phase.name(),
         }
     }
 }
@@ -834,6 +852,22 @@ impl MapperRun for Analytical {
     }
     fn result(&self) -> Option<Mapping> {
         self.result.clone()
+    }
+    fn error(&self) -> Option<&Error> {
+        self.error.as_ref()
+    }
+    fn summary(&self) -> Option<String> {
+        let stop = self.global_stop?;
+        Some(format!(
+            "{} global iterations ({}), {} legalization iterations",
+            self.global_iterations,
+            match stop {
+                GlobalStop::AlmostLegal => "almost legal",
+                GlobalStop::Stalled => "max workload stalled",
+                GlobalStop::IterationLimit => "iteration limit",
+            },
+            self.legal_iterations()
+        ))
     }
     fn as_any(&self) -> Option<&dyn std::any::Any> {
         Some(self)
@@ -860,7 +894,7 @@ impl AnalyticalPairs {
 }
 
 impl Stepper for AnalyticalPairs {
-    fn step(&mut self) -> StepStatus {
+    fn step(&mut self) -> StepState {
         if let Some(p) = self.pairs.as_mut() {
             let st = p.step();
             if let Some(&h) = p.hop_bytes_trace().last() {
@@ -869,39 +903,41 @@ impl Stepper for AnalyticalPairs {
             return st;
         }
         let st = self.analytical.step();
-        if let Some(&h) = self.analytical.history.hop_bytes.last() {
-            if self.trace.len() < self.analytical.history.hop_bytes.len() {
+        if self.trace.len() < self.analytical.history.hop_bytes.len() {
+            if let Some(&h) = self.analytical.history.hop_bytes.last() {
                 self.trace.push(h);
             }
         }
-        if st == StepStatus::Done {
-            let Some(m) = self.analytical.result.clone() else {
-                return StepStatus::Done; // failed: no result, reported by run()
-            };
-            self.pairs = Some(Pairs::new(
-                self.analytical.graph.clone(),
-                &self.analytical.grid,
-                m,
-                self.params,
-            ));
-            return if self.pairs.as_ref().is_some_and(|p| p.is_done()) {
-                StepStatus::Done
-            } else {
-                StepStatus::Running
-            };
+        if st.is_running() {
+            return st;
         }
-        StepStatus::Running
+        let Some(m) = self.analytical.result.clone() else {
+            return st; // failed: the error is kept
+        };
+        self.pairs = Some(Pairs::new(
+            self.analytical.graph.clone(),
+            &self.analytical.grid,
+            m,
+            self.params,
+        ));
+        self.state()
     }
-    fn is_done(&self) -> bool {
+    fn state(&self) -> StepState {
         match &self.pairs {
-            Some(p) => p.is_done(),
-            None => self.analytical.is_done() && self.analytical.result.is_none(),
+            Some(p) => p.state(),
+            None => match self.analytical.state() {
+                StepState::Stopped(Stop::Failed) => StepState::Stopped(Stop::Failed),
+                _ => StepState::Running,
+            },
         }
     }
     fn progress(&self) -> Progress {
-        Progress {
-            done: self.analytical.steps + self.pairs.as_ref().map_or(0, |p| p.progress().done),
-            total: None,
+        match &self.pairs {
+            Some(p) => Progress {
+                phase: "exchange",
+                ..p.progress()
+            },
+            None => self.analytical.progress(),
         }
     }
 }
@@ -924,6 +960,12 @@ impl MapperRun for AnalyticalPairs {
     }
     fn result(&self) -> Option<Mapping> {
         self.pairs.as_ref().and_then(|p| p.result())
+    }
+    fn error(&self) -> Option<&Error> {
+        self.analytical.error.as_ref()
+    }
+    fn phases_done(&self) -> usize {
+        self.pairs.is_some() as usize
     }
     fn as_any(&self) -> Option<&dyn std::any::Any> {
         Some(self)
