@@ -80,6 +80,8 @@ pub const FROM_CHOICES: &[&str] = &[
     "coce+mht",
     "gravity",
     "gravity-greedy",
+    "analytical",
+    "analytical+pairs",
 ];
 
 /// The parameters of `pairs`. `find` and `coords` are passed on to the
