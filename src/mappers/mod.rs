@@ -24,6 +24,7 @@ pub mod mht;
 pub mod pairs;
 pub mod permutation;
 pub mod random;
+pub mod recursive;
 
 use crate::error::{Error, Result};
 use crate::graph::CommGraph;
@@ -119,6 +120,11 @@ pub trait MapperRun: Stepper + Send {
     }
     /// Hop-bytes after each step so far, for algorithms that track it (PAIRS).
     fn hop_bytes_trace(&self) -> &[f64] {
+        &[]
+    }
+    /// The bipartition tree so far, for recursive-bipartitioning mappers
+    /// (each finished subproblem: level, processes, node domain).
+    fn bipartition_tree(&self) -> &[recursive::drb::TreeNode] {
         &[]
     }
     /// The finished mapping (None until done).
@@ -297,6 +303,8 @@ pub fn registry() -> Vec<MapperInfo> {
     ]);
     // Bobrik & Popova: the gravitational layout.
     v.extend([gravity::info(), gravity::info_greedy()]);
+    // Beyond the seeds: dual recursive bipartitioning (Scotch) + VieM refinement.
+    v.extend([recursive::info(), recursive::info_refine()]);
     v
 }
 

@@ -79,6 +79,8 @@ pub const FROM_CHOICES: &[&str] = &[
     "coce+mht",
     "gravity",
     "gravity-greedy",
+    "recursive",
+    "recursive+refine",
 ];
 
 /// The parameters of `pairs`. `find` and `coords` are passed on to the

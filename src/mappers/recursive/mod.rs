@@ -1,0 +1,313 @@
+//! `recursive` and `recursive+refine`: general mappers that need no
+//! coordinates and run on every topology (meshes, tori, several cores per
+//! node, and any topology that answers `distance`/`neighbors`). They go
+//! beyond the seed papers:
+//!
+//! * construction — dual recursive bipartitioning (Pellegrini; the method
+//!   of Scotch's `gmap`), [`drb`]: the communication graph is bisected by
+//!   the multilevel partitioner of [`crate::partition`] in step with the
+//!   topology ([`domain`]), down to single nodes whose cores are filled by
+//!   the processes that reached them. Moh et al.'s BM (§4.2) is the same
+//!   scheme with Kernighan–Lin on both graphs; it reuses
+//!   [`crate::partition::bisect`].
+//! * refinement — swap/move local search on the true objective (hop-bytes,
+//!   or channel loads under dimension-order routing) over the nodes of each
+//!   process's partners (VieM's N_C^d, Schulz & Träff), [`refine`], started
+//!   from the recursive mapping.
+//!
+//! As steppers: one construction step = one bisection of one subproblem;
+//! one refinement step = one batch of processes. `start()` only allocates.
+//! The GUI reads the bipartition tree so far with [`Recursive::tree`] and the
+//! falling hop-bytes with [`MapperRun::hop_bytes_trace`].
+
+pub mod domain;
+pub mod drb;
+pub mod refine;
+
+use super::{MapperInfo, MapperInput, MapperRun, ParamKind, ParamSpec, StepEvent};
+use crate::error::{Error, Result};
+use crate::mapping::Mapping;
+use crate::partition::{BisectParams, pair_volumes};
+use crate::step::{Progress, StepStatus, Stepper};
+use drb::{Drb, TreeNode};
+use refine::{Objective, Refine, RefineParams};
+use std::sync::Arc;
+use std::time::Duration;
+
+pub fn info() -> MapperInfo {
+    MapperInfo {
+        id: "recursive",
+        name: "Recursive bipartitioning (dual, no coordinates)",
+        paper: "beyond the seeds: Pellegrini's dual recursive bipartitioning (Scotch gmap); \
+                Moh et al. §4.2 (BM) uses the same core",
+        doc: "Cut the machine in two halves and the communication graph in two parts that fit \
+              them, with as little traffic between the parts as possible (multilevel: coarsen \
+              by heavy-edge matching, grow an initial cut, refine with Fiduccia–Mattheyses); \
+              a process whose partners already sit on one side is pulled to that side. Repeat \
+              on each half until a half is one node, whose cores take the processes that reached \
+              it. Needs no coordinates; works on meshes, tori, multicore nodes and any network \
+              with distances. Params: tries, imbalance.",
+        needs_coords: false,
+        randomized: true,
+        params: CONSTRUCT_PARAMS,
+        start: start_plain,
+    }
+}
+
+pub fn info_refine() -> MapperInfo {
+    MapperInfo {
+        id: "recursive+refine",
+        name: "Recursive bipartitioning + swap refinement",
+        paper: "beyond the seeds: Pellegrini's dual recursive bipartitioning (Scotch gmap), then \
+                VieM's N_C^d swap local search (Schulz & Träff)",
+        doc: "Build the recursive-bipartitioning mapping, then improve it by local search on the \
+              real objective: for each process, try moving it to a free core or swapping it \
+              with a process on the nodes of its partners (and their neighbours, `depth`), and \
+              keep the best exchange that lowers the objective. `objective=hopbytes` (default), \
+              `sqload` (sum of squared channel loads under dimension-order routing) or \
+              `maxload` (the busiest channel) for users who care about congestion. Stops at a \
+              local optimum. Params: objective, depth, sweeps, batch, time_ms, tries, imbalance.",
+        needs_coords: false,
+        randomized: true,
+        params: REFINE_PARAMS,
+        start: start_refine,
+    }
+}
+
+const TRIES: ParamSpec = ParamSpec {
+    key: "tries",
+    kind: ParamKind::Int { min: 1, max: 64 },
+    default: "8",
+    help: "initial cuts grown from this many seeds on each coarsest graph (best kept)",
+};
+
+const IMBALANCE: ParamSpec = ParamSpec {
+    key: "imbalance",
+    kind: ParamKind::Float { min: 0.0, max: 0.5 },
+    default: "0",
+    help: "when there are fewer processes than slots: allowed deviation from the proportional \
+           share of each half, as a fraction (slot capacities are always respected)",
+};
+
+const CONSTRUCT_PARAMS: &[ParamSpec] = &[TRIES, IMBALANCE];
+
+const REFINE_PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        key: "objective",
+        kind: ParamKind::Choice(&["hopbytes", "maxload", "sqload"]),
+        default: "hopbytes",
+        help: "what the refinement lowers: hop-bytes, the largest channel load, or the sum of \
+               squared channel loads (both under dimension-order routing)",
+    },
+    ParamSpec {
+        key: "depth",
+        kind: ParamKind::Int { min: 0, max: 4 },
+        default: "1",
+        help: "candidate nodes: the partners' nodes and every node within this many hops of them",
+    },
+    ParamSpec {
+        key: "sweeps",
+        kind: ParamKind::Int {
+            min: 0,
+            max: 1_000_000,
+        },
+        default: "30",
+        help: "at most this many sweeps over all processes (0 = keep the recursive mapping)",
+    },
+    ParamSpec {
+        key: "batch",
+        kind: ParamKind::Int {
+            min: 1,
+            max: 1_000_000,
+        },
+        default: "256",
+        help: "processes tried per step (one point of the hop-bytes plot)",
+    },
+    ParamSpec {
+        key: "time_ms",
+        kind: ParamKind::Int {
+            min: 0,
+            max: 86_400_000,
+        },
+        default: "0",
+        help: "stop refining after this many milliseconds (0 = no budget; a budget makes the \
+               result depend on the machine's speed)",
+    },
+    TRIES,
+    IMBALANCE,
+];
+
+fn bisect_params(input: &MapperInput) -> Result<BisectParams> {
+    Ok(BisectParams {
+        tries: input.num_param("tries", 8usize)?.max(1),
+        imbalance: input.num_param("imbalance", 0.0f64)?,
+        ..BisectParams::default()
+    })
+}
+
+fn start_plain(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
+    input.check_fits()?;
+    Ok(Box::new(Recursive::new(input, None)?))
+}
+
+fn start_refine(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
+    input.check_fits()?;
+    let objective = match input.param("objective") {
+        None => Objective::HopBytes,
+        Some(s) => Objective::parse(s).ok_or_else(|| {
+            Error::spec(
+                "mapper parameter",
+                &format!("objective={s}"),
+                "expected hopbytes, maxload or sqload",
+            )
+        })?,
+    };
+    let time_ms: u64 = input.num_param("time_ms", 0u64)?;
+    let rp = RefineParams {
+        objective,
+        sweeps: input.num_param("sweeps", 30usize)?,
+        batch: input.num_param("batch", 256usize)?.max(1),
+        depth: input.num_param("depth", 1u32)?,
+        time: (time_ms > 0).then(|| Duration::from_millis(time_ms)),
+        seed: input.seed,
+    };
+    Ok(Box::new(Recursive::new(input, Some(rp))?))
+}
+
+/// The recursive mapper as a stepper: construction, then (optionally)
+/// refinement.
+pub struct Recursive {
+    input: MapperInput,
+    vol: Arc<Vec<f64>>,
+    drb: Drb,
+    refine_params: Option<RefineParams>,
+    refine: Option<Refine>,
+    placement: Vec<Option<u32>>,
+    event: Option<StepEvent>,
+    steps: usize,
+    done: bool,
+}
+
+impl Recursive {
+    /// Cheap: the pair volumes (O(m)) and empty state.
+    pub fn new(input: &MapperInput, refine: Option<RefineParams>) -> Result<Self> {
+        let vol = Arc::new(pair_volumes(&input.graph));
+        let drb = Drb::new(
+            input.graph.clone(),
+            input.topo.clone(),
+            vol.clone(),
+            bisect_params(input)?,
+            input.seed,
+        );
+        Ok(Recursive {
+            input: input.clone(),
+            vol,
+            drb,
+            refine_params: refine,
+            refine: None,
+            placement: vec![None; input.graph.n()],
+            event: None,
+            steps: 0,
+            done: false,
+        })
+    }
+
+    /// The bipartition tree so far (finished subproblems, breadth-first).
+    pub fn tree(&self) -> &[TreeNode] {
+        self.drb.tree()
+    }
+
+    /// The refinement's objective after each step (empty before it starts).
+    pub fn objective_trace(&self) -> &[f64] {
+        self.refine.as_ref().map_or(&[], |r| r.objective_trace())
+    }
+
+    /// Whether the construction is over and the refinement (if any) runs.
+    pub fn refining(&self) -> bool {
+        self.refine.is_some()
+    }
+}
+
+impl Stepper for Recursive {
+    fn step(&mut self) -> StepStatus {
+        if self.done {
+            return StepStatus::Done;
+        }
+        self.steps += 1;
+        if let Some(r) = self.refine.as_mut() {
+            r.step();
+            self.placement.copy_from_slice(r.placement());
+            self.event = Some(StepEvent::Swaps {
+                swapped: r.last_swaps().to_vec(),
+                hop_bytes: r.hop_bytes(),
+            });
+            self.done = r.is_done();
+        } else {
+            self.drb.step();
+            self.placement.copy_from_slice(self.drb.placement());
+            self.event = Some(StepEvent::Whole);
+            if self.drb.is_done() {
+                match (self.refine_params, self.drb.result()) {
+                    (Some(rp), Some(m)) => {
+                        self.refine = Some(Refine::new(
+                            self.input.graph.clone(),
+                            self.input.topo.clone(),
+                            self.vol.clone(),
+                            m,
+                            rp,
+                        ));
+                    }
+                    _ => self.done = true,
+                }
+            }
+        }
+        if self.done {
+            StepStatus::Done
+        } else {
+            StepStatus::Running
+        }
+    }
+    fn is_done(&self) -> bool {
+        self.done
+    }
+    fn progress(&self) -> Progress {
+        let n = self.input.graph.n();
+        match &self.refine {
+            None => Progress {
+                done: self.drb.counts().1,
+                total: Some(n),
+            },
+            Some(r) => {
+                let (d, t) = r.progress();
+                Progress {
+                    done: n + d,
+                    total: Some(n + t),
+                }
+            }
+        }
+    }
+}
+
+impl MapperRun for Recursive {
+    fn placement(&self) -> &[Option<u32>] {
+        &self.placement
+    }
+    fn last_event(&self) -> Option<&StepEvent> {
+        self.event.as_ref()
+    }
+    fn hop_bytes_trace(&self) -> &[f64] {
+        self.refine.as_ref().map_or(&[], |r| r.hop_bytes_trace())
+    }
+    fn bipartition_tree(&self) -> &[TreeNode] {
+        self.drb.tree()
+    }
+    fn result(&self) -> Option<Mapping> {
+        if !self.done {
+            return None;
+        }
+        match &self.refine {
+            Some(r) => Some(r.mapping()),
+            None => self.drb.result(),
+        }
+    }
+}
