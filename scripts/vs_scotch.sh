@@ -46,7 +46,7 @@ for c in "${CASES[@]}"; do
   TOPO="$KIND:$DIMS"
   case "$REST" in cores=*) TOPO="$TOPO:$REST";; "") ;; *) SEED=$REST;; esac
   g="$W/g.graph"
-  "$HOPMAP" generate "unstructured:$P:$DIM" --seed "$SEED" -o "$g" >/dev/null
+  "$HOPMAP" generate "unstructured:$P:$DIM" --seed "$SEED" -o "$g" >/dev/null 2>&1
   python3 - "$g" "$W/g.grf" <<'EOF'
 import sys
 src, dst = sys.argv[1], sys.argv[2]

@@ -46,7 +46,7 @@ pub fn info() -> MapperInfo {
               a process whose partners already sit on one side is pulled to that side. Repeat \
               on each half until a half is one node, whose cores take the processes that reached \
               it. Needs no coordinates; works on meshes, tori, multicore nodes and any network \
-              with distances. Params: tries, imbalance.",
+              with distances. Params: runs, tries, imbalance.",
         needs_coords: false,
         randomized: true,
         params: CONSTRUCT_PARAMS,
@@ -66,7 +66,9 @@ pub fn info_refine() -> MapperInfo {
               keep the best exchange that lowers the objective. `objective=hopbytes` (default), \
               `sqload` (sum of squared channel loads under dimension-order routing) or \
               `maxload` (the busiest channel) for users who care about congestion. Stops at a \
-              local optimum. Params: objective, depth, sweeps, batch, time_ms, tries, imbalance.",
+              local optimum or when a sweep gains less than `tol`. Small inputs are mapped `runs` \
+              times with different seeds and the best is kept. Params: objective, depth, sweeps, \
+              batch, time_ms, tol, runs, tries, imbalance.",
         needs_coords: false,
         randomized: true,
         params: REFINE_PARAMS,
@@ -89,7 +91,16 @@ const IMBALANCE: ParamSpec = ParamSpec {
            share of each half, as a fraction (slot capacities are always respected)",
 };
 
-const CONSTRUCT_PARAMS: &[ParamSpec] = &[TRIES, IMBALANCE];
+const CONSTRUCT_PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        key: "runs",
+        kind: ParamKind::Int { min: 1, max: 64 },
+        default: "1",
+        help: "independent constructions with different seeds; the one of least hop-bytes is kept",
+    },
+    TRIES,
+    IMBALANCE,
+];
 
 const REFINE_PARAMS: &[ParamSpec] = &[
     ParamSpec {
@@ -133,6 +144,20 @@ const REFINE_PARAMS: &[ParamSpec] = &[
         help: "stop refining after this many milliseconds (0 = no budget; a budget makes the \
                result depend on the machine's speed)",
     },
+    ParamSpec {
+        key: "tol",
+        kind: ParamKind::Float { min: 0.0, max: 1.0 },
+        default: "0.001",
+        help: "stop when a sweep lowers the objective by less than this fraction (0 = only at a \
+               local optimum)",
+    },
+    ParamSpec {
+        key: "runs",
+        kind: ParamKind::Int { min: 0, max: 64 },
+        default: "0",
+        help: "independent construction + refinement runs with different seeds, the best kept \
+               (0 = automatic: 16384 / processes, between 1 and 8)",
+    },
     TRIES,
     IMBALANCE,
 ];
@@ -147,7 +172,11 @@ fn bisect_params(input: &MapperInput) -> Result<BisectParams> {
 
 fn start_plain(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
     input.check_fits()?;
-    Ok(Box::new(Recursive::new(input, None)?))
+    Ok(Box::new(Recursive::new(
+        input,
+        None,
+        input.num_param("runs", 1usize)?,
+    )?))
 }
 
 fn start_refine(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
@@ -170,54 +199,81 @@ fn start_refine(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
         depth: input.num_param("depth", 1u32)?,
         time: (time_ms > 0).then(|| Duration::from_millis(time_ms)),
         seed: input.seed,
+        tol: input.num_param("tol", 0.001f64)?,
     };
-    Ok(Box::new(Recursive::new(input, Some(rp))?))
+    Ok(Box::new(Recursive::new(
+        input,
+        Some(rp),
+        input.num_param("runs", 0usize)?,
+    )?))
 }
 
 /// The recursive mapper as a stepper: construction, then (optionally)
-/// refinement.
+/// refinement; repeated `runs` times with different seeds, the best result
+/// kept.
 pub struct Recursive {
     input: MapperInput,
     vol: Arc<Vec<f64>>,
+    bparams: BisectParams,
     drb: Drb,
     refine_params: Option<RefineParams>,
     refine: Option<Refine>,
+    runs: usize,
+    run: usize,
+    /// (objective, hop-bytes, mapping) of the best finished run.
+    best: Option<(f64, f64, Mapping)>,
+    trace: Vec<f64>,
     placement: Vec<Option<u32>>,
     event: Option<StepEvent>,
-    steps: usize,
     done: bool,
 }
 
+fn run_seed(seed: u64, run: usize) -> u64 {
+    seed.wrapping_add((run as u64).wrapping_mul(0xA076_1D64_78BD_642F))
+}
+
 impl Recursive {
-    /// Cheap: the pair volumes (O(m)) and empty state.
-    pub fn new(input: &MapperInput, refine: Option<RefineParams>) -> Result<Self> {
+    /// Cheap: the pair volumes (O(m)) and empty state. `runs` = 0 picks
+    /// the number of runs from the size (see [`auto_runs`]).
+    pub fn new(input: &MapperInput, refine: Option<RefineParams>, runs: usize) -> Result<Self> {
         let vol = Arc::new(pair_volumes(&input.graph));
+        let bparams = bisect_params(input)?;
         let drb = Drb::new(
             input.graph.clone(),
             input.topo.clone(),
             vol.clone(),
-            bisect_params(input)?,
+            bparams,
             input.seed,
         );
+        let runs = if runs == 0 {
+            auto_runs(input.graph.n())
+        } else {
+            runs
+        };
         Ok(Recursive {
             input: input.clone(),
             vol,
+            bparams,
             drb,
             refine_params: refine,
             refine: None,
+            runs,
+            run: 0,
+            best: None,
+            trace: Vec::new(),
             placement: vec![None; input.graph.n()],
             event: None,
-            steps: 0,
-            done: false,
+            done: input.graph.n() == 0,
         })
     }
 
-    /// The bipartition tree so far (finished subproblems, breadth-first).
+    /// The bipartition tree of the current run so far (finished
+    /// subproblems, breadth-first).
     pub fn tree(&self) -> &[TreeNode] {
         self.drb.tree()
     }
 
-    /// The refinement's objective after each step (empty before it starts).
+    /// The refinement's objective after each step of the current run.
     pub fn objective_trace(&self) -> &[f64] {
         self.refine.as_ref().map_or(&[], |r| r.objective_trace())
     }
@@ -226,6 +282,46 @@ impl Recursive {
     pub fn refining(&self) -> bool {
         self.refine.is_some()
     }
+
+    /// The run in progress (0-based) and the number of runs.
+    pub fn runs(&self) -> (usize, usize) {
+        (self.run, self.runs)
+    }
+
+    fn end_run(&mut self, obj: f64, hb: f64, m: Mapping) {
+        if self
+            .best
+            .as_ref()
+            .is_none_or(|(bo, bh, _)| obj < *bo || (obj == *bo && hb < *bh))
+        {
+            self.best = Some((obj, hb, m));
+        }
+        self.refine = None;
+        self.run += 1;
+        if self.run >= self.runs {
+            self.done = true;
+            if let Some((_, _, m)) = &self.best {
+                let c = self.input.topo.cores();
+                for (p, slot) in self.placement.iter_mut().enumerate() {
+                    *slot = Some(m.slot(p, c) as u32);
+                }
+            }
+        } else {
+            self.drb = Drb::new(
+                self.input.graph.clone(),
+                self.input.topo.clone(),
+                self.vol.clone(),
+                self.bparams,
+                run_seed(self.input.seed, self.run),
+            );
+        }
+    }
+}
+
+/// Runs by default: as many as fit in about the time of one run on 16,384
+/// processes (16384 / n, between 1 and 8).
+pub fn auto_runs(n: usize) -> usize {
+    (16_384 / n.max(1)).clamp(1, 8)
 }
 
 impl Stepper for Recursive {
@@ -233,31 +329,49 @@ impl Stepper for Recursive {
         if self.done {
             return StepStatus::Done;
         }
-        self.steps += 1;
         if let Some(r) = self.refine.as_mut() {
             r.step();
             self.placement.copy_from_slice(r.placement());
+            self.trace.push(r.hop_bytes());
             self.event = Some(StepEvent::Swaps {
                 swapped: r.last_swaps().to_vec(),
                 hop_bytes: r.hop_bytes(),
             });
-            self.done = r.is_done();
+            if r.is_done() {
+                let (obj, hb, m) = (r.objective(), r.hop_bytes(), r.mapping());
+                self.end_run(obj, hb, m);
+            }
         } else {
             self.drb.step();
             self.placement.copy_from_slice(self.drb.placement());
             self.event = Some(StepEvent::Whole);
             if self.drb.is_done() {
-                match (self.refine_params, self.drb.result()) {
-                    (Some(rp), Some(m)) => {
-                        self.refine = Some(Refine::new(
-                            self.input.graph.clone(),
-                            self.input.topo.clone(),
-                            self.vol.clone(),
-                            m,
-                            rp,
-                        ));
+                if let Some(m) = self.drb.result() {
+                    match self.refine_params {
+                        Some(rp) => {
+                            let rp = RefineParams {
+                                seed: run_seed(rp.seed, self.run),
+                                ..rp
+                            };
+                            let r = Refine::new(
+                                self.input.graph.clone(),
+                                self.input.topo.clone(),
+                                self.vol.clone(),
+                                m,
+                                rp,
+                            );
+                            self.trace.push(r.hop_bytes());
+                            self.refine = Some(r);
+                        }
+                        None => {
+                            let hb = crate::metrics::hop_bytes(
+                                &self.input.graph,
+                                &self.input.topo,
+                                &m,
+                            );
+                            self.end_run(hb, hb, m);
+                        }
                     }
-                    _ => self.done = true,
                 }
             }
         }
@@ -271,19 +385,21 @@ impl Stepper for Recursive {
         self.done
     }
     fn progress(&self) -> Progress {
+        // Per run: n placements, then the refinement's sweep budget.
         let n = self.input.graph.n();
-        match &self.refine {
-            None => Progress {
-                done: self.drb.counts().1,
-                total: Some(n),
+        let rt = self.refine_params.map_or(0, |p| p.sweeps.saturating_mul(n));
+        let per = n + rt;
+        let within = match &self.refine {
+            None => self.drb.counts().1,
+            Some(r) => n + r.progress().0,
+        };
+        Progress {
+            done: if self.done {
+                per * self.runs
+            } else {
+                per * self.run + within
             },
-            Some(r) => {
-                let (d, t) = r.progress();
-                Progress {
-                    done: n + d,
-                    total: Some(n + t),
-                }
-            }
+            total: Some(per * self.runs),
         }
     }
 }
@@ -296,7 +412,7 @@ impl MapperRun for Recursive {
         self.event.as_ref()
     }
     fn hop_bytes_trace(&self) -> &[f64] {
-        self.refine.as_ref().map_or(&[], |r| r.hop_bytes_trace())
+        &self.trace
     }
     fn bipartition_tree(&self) -> &[TreeNode] {
         self.drb.tree()
@@ -305,9 +421,9 @@ impl MapperRun for Recursive {
         if !self.done {
             return None;
         }
-        match &self.refine {
-            Some(r) => Some(r.mapping()),
-            None => self.drb.result(),
+        match &self.best {
+            Some((_, _, m)) => Some(m.clone()),
+            None => Some(Mapping::new(Vec::new(), Vec::new())),
         }
     }
 }

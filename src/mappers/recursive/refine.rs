@@ -69,12 +69,17 @@ pub struct RefineParams {
     pub depth: u32,
     pub time: Option<Duration>,
     pub seed: u64,
+    /// Stop after a sweep that lowered the objective by less than this
+    /// fraction of its value at the sweep's start (0 = only at a local optimum).
+    pub tol: f64,
 }
 
 /// Why a refinement stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RefineStop {
     LocalOptimum,
+    /// A sweep improved the objective by less than `tol`.
+    Converged,
     SweepLimit,
     TimeLimit,
 }
@@ -99,6 +104,7 @@ pub struct Refine {
     pos: usize,
     sweep: usize,
     since_improve: usize,
+    sweep_start_obj: f64,
     params: RefineParams,
     rng: Rng,
     deadline: Option<Instant>,
@@ -147,6 +153,7 @@ impl Refine {
             pos: n,
             sweep: 0,
             since_improve: 0,
+            sweep_start_obj: 0.0,
             params,
             rng: Rng::new(params.seed ^ 0x7265_6669_6e65),
             deadline: params.time.map(|t| Instant::now() + t),
@@ -474,6 +481,23 @@ impl Refine {
         }
     }
 
+    /// The objective without the O(channels) scan of `maxload` (Σ load²
+    /// stands in for it, for the convergence test only).
+    fn objective_fast(&self) -> f64 {
+        match self.params.objective {
+            Objective::HopBytes => self.hb,
+            _ => self.sq,
+        }
+    }
+
+    /// Whether the sweep just completed gained less than `tol`.
+    fn converged_sweep(&self) -> bool {
+        self.sweep > 0
+            && self.params.tol > 0.0
+            && self.sweep_start_obj - self.objective_fast()
+                < self.params.tol * self.sweep_start_obj.abs()
+    }
+
     /// One batch of processes.
     pub fn step(&mut self) {
         if self.stop.is_some() {
@@ -486,9 +510,10 @@ impl Refine {
         self.last.clear();
         for _ in 0..self.params.batch.max(1) {
             if self.pos == n {
-                if self.sweep == self.params.sweeps {
+                if self.sweep == self.params.sweeps || self.converged_sweep() {
                     break;
                 }
+                self.sweep_start_obj = self.objective_fast();
                 self.rng.shuffle(&mut self.order);
                 self.pos = 0;
                 self.sweep += 1;
@@ -513,6 +538,8 @@ impl Refine {
             self.finish(RefineStop::LocalOptimum);
         } else if self.pos == n && self.sweep == self.params.sweeps {
             self.finish(RefineStop::SweepLimit);
+        } else if self.pos == n && self.converged_sweep() {
+            self.finish(RefineStop::Converged);
         } else if self.deadline.is_some_and(|d| Instant::now() >= d) {
             self.finish(RefineStop::TimeLimit);
         }
