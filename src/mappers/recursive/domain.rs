@@ -54,12 +54,16 @@ impl Domain {
                     len,
                 }
             }
-            None => {
-                let nodes: Vec<u32> = (0..topo.num_nodes() as u32).collect();
-                let centre = set_centre(topo, &nodes);
-                Domain::Set { nodes, centre }
-            }
+            None => Domain::whole_set(topo),
         }
+    }
+
+    /// Every node as a [`Domain::Set`] (the generic representation, used
+    /// by topologies that are not grids).
+    pub fn whole_set(topo: &Topology) -> Domain {
+        let nodes: Vec<u32> = (0..topo.num_nodes() as u32).collect();
+        let centre = set_centre(topo, &nodes);
+        Domain::Set { nodes, centre }
     }
 
     pub fn num_nodes(&self) -> usize {

@@ -18,7 +18,9 @@
 //! possible), down to one node, whose processes fill its cores in rank
 //! order. When the processes fit in a part of the machine, the first steps
 //! shrink the root domain to the first half that holds them all, so a small
-//! job is packed compactly.
+//! job is packed compactly (unless packing is turned off: then the
+//! processes spread over the machine in proportion to the slots, which
+//! loads the links less).
 //!
 //! One step bisects one subproblem (one-node leaves are finished in the same
 //! step). Total cost O(m log N) for N nodes, plus the partitioner's
@@ -117,6 +119,25 @@ impl Drb {
             placed: 0,
             done: n == 0,
         }
+    }
+
+    /// Start from another root domain instead of the whole topology (e.g. a
+    /// [`Domain::Set`] of every node, which cuts by the generic graph
+    /// bisection even on a mesh; tests use it).
+    /// Whether a job smaller than the machine is packed into the smallest
+    /// first half that holds it (default) or spread over the whole machine
+    /// in proportion to the slots (less hop-bytes against less contention).
+    pub fn with_packing(mut self, pack: bool) -> Self {
+        if let Some(j) = self.queue.front_mut() {
+            j.shrink = pack;
+        }
+        self
+    }
+
+    pub fn with_root(mut self, root: Domain) -> Self {
+        let c = root.centre(&self.topo);
+        self.domains[0] = (root, c);
+        self
     }
 
     pub fn is_done(&self) -> bool {

@@ -46,7 +46,7 @@ pub fn info() -> MapperInfo {
               a process whose partners already sit on one side is pulled to that side. Repeat \
               on each half until a half is one node, whose cores take the processes that reached \
               it. Needs no coordinates; works on meshes, tori, multicore nodes and any network \
-              with distances. Params: runs, tries, imbalance.",
+              with distances. Params: runs, pack, tries, imbalance.",
         needs_coords: false,
         randomized: true,
         params: CONSTRUCT_PARAMS,
@@ -68,13 +68,22 @@ pub fn info_refine() -> MapperInfo {
               `maxload` (the busiest channel) for users who care about congestion. Stops at a \
               local optimum or when a sweep gains less than `tol`. Small inputs are mapped `runs` \
               times with different seeds and the best is kept. Params: objective, depth, sweeps, \
-              batch, time_ms, tol, runs, tries, imbalance.",
+              batch, time_ms, tol, runs, pack, tries, imbalance.",
         needs_coords: false,
         randomized: true,
         params: REFINE_PARAMS,
         start: start_refine,
     }
 }
+
+const PACK: ParamSpec = ParamSpec {
+    key: "pack",
+    kind: ParamKind::Choice(&["yes", "no"]),
+    default: "yes",
+    help: "with fewer processes than slots: `yes` packs them into the smallest part of the \
+           machine that holds them (least hop-bytes), `no` spreads them over the whole machine \
+           (less link contention); recursive+refine defaults to `no` for the load objectives",
+};
 
 const TRIES: ParamSpec = ParamSpec {
     key: "tries",
@@ -98,6 +107,7 @@ const CONSTRUCT_PARAMS: &[ParamSpec] = &[
         default: "1",
         help: "independent constructions with different seeds; the one of least hop-bytes is kept",
     },
+    PACK,
     TRIES,
     IMBALANCE,
 ];
@@ -158,6 +168,7 @@ const REFINE_PARAMS: &[ParamSpec] = &[
         help: "independent construction + refinement runs with different seeds, the best kept \
                (0 = automatic: 16384 / processes, between 1 and 8)",
     },
+    PACK,
     TRIES,
     IMBALANCE,
 ];
@@ -215,6 +226,7 @@ pub struct Recursive {
     input: MapperInput,
     vol: Arc<Vec<f64>>,
     bparams: BisectParams,
+    pack: bool,
     drb: Drb,
     refine_params: Option<RefineParams>,
     refine: Option<Refine>,
@@ -223,6 +235,7 @@ pub struct Recursive {
     /// (objective, hop-bytes, mapping) of the best finished run.
     best: Option<(f64, f64, Mapping)>,
     trace: Vec<f64>,
+    /// The best mapping's slots, once done (before: the current run's).
     placement: Vec<Option<u32>>,
     event: Option<StepEvent>,
     done: bool,
@@ -238,13 +251,19 @@ impl Recursive {
     pub fn new(input: &MapperInput, refine: Option<RefineParams>, runs: usize) -> Result<Self> {
         let vol = Arc::new(pair_volumes(&input.graph));
         let bparams = bisect_params(input)?;
+        let contention = refine.is_some_and(|r| r.objective != Objective::HopBytes);
+        let pack = match input.param("pack") {
+            None => !contention,
+            Some(v) => v.trim().eq_ignore_ascii_case("yes"),
+        };
         let drb = Drb::new(
             input.graph.clone(),
             input.topo.clone(),
             vol.clone(),
             bparams,
             input.seed,
-        );
+        )
+        .with_packing(pack);
         let runs = if runs == 0 {
             auto_runs(input.graph.n())
         } else {
@@ -254,6 +273,7 @@ impl Recursive {
             input: input.clone(),
             vol,
             bparams,
+            pack,
             drb,
             refine_params: refine,
             refine: None,
@@ -313,7 +333,8 @@ impl Recursive {
                 self.vol.clone(),
                 self.bparams,
                 run_seed(self.input.seed, self.run),
-            );
+            )
+            .with_packing(self.pack);
         }
     }
 }
@@ -331,7 +352,6 @@ impl Stepper for Recursive {
         }
         if let Some(r) = self.refine.as_mut() {
             r.step();
-            self.placement.copy_from_slice(r.placement());
             self.trace.push(r.hop_bytes());
             self.event = Some(StepEvent::Swaps {
                 swapped: r.last_swaps().to_vec(),
@@ -343,7 +363,6 @@ impl Stepper for Recursive {
             }
         } else {
             self.drb.step();
-            self.placement.copy_from_slice(self.drb.placement());
             self.event = Some(StepEvent::Whole);
             if self.drb.is_done() {
                 if let Some(m) = self.drb.result() {
@@ -406,7 +425,11 @@ impl Stepper for Recursive {
 
 impl MapperRun for Recursive {
     fn placement(&self) -> &[Option<u32>] {
-        &self.placement
+        match &self.refine {
+            _ if self.done => &self.placement,
+            Some(r) => r.placement(),
+            None => self.drb.placement(),
+        }
     }
     fn last_event(&self) -> Option<&StepEvent> {
         self.event.as_ref()
@@ -424,6 +447,213 @@ impl MapperRun for Recursive {
         match &self.best {
             Some((_, _, m)) => Some(m.clone()),
             None => Some(Mapping::new(Vec::new(), Vec::new())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::domain::Domain;
+    use super::*;
+    use crate::graph::{CommGraph, GraphBuilder};
+    use crate::metrics::{evaluate, hop_bytes};
+    use crate::routing::Routing;
+    use crate::topology::Topology;
+    use proptest::prelude::*;
+
+    fn input(g: CommGraph, topo: &str, seed: u64, params: &[(&str, &str)]) -> MapperInput {
+        let mut i = MapperInput::new(
+            Arc::new(g),
+            Arc::new(Topology::parse(topo).unwrap()),
+            seed,
+        );
+        i.params = params
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        i
+    }
+
+    fn ring(n: usize) -> CommGraph {
+        let mut b = GraphBuilder::new(n, false);
+        for i in 0..n {
+            b.add(i, (i + 1) % n, 3.0);
+        }
+        b.build().unwrap()
+    }
+
+    #[test]
+    fn a_ring_of_8_on_a_2x4_mesh_reaches_the_optimum() {
+        // A 2×4 mesh has a Hamiltonian cycle, so every ring pair can be one
+        // hop apart: hop-bytes = 8 pairs × volume × 1.
+        let g = ring(8);
+        let opt = 8.0 * g.volume(0, 1);
+        for id in ["recursive", "recursive+refine"] {
+            for seed in 0..4 {
+                let inp = input(ring(8), "mesh:2x4", seed, &[]);
+                let m = super::super::run(&super::super::find(id).unwrap(), &inp).unwrap();
+                assert_eq!(hop_bytes(&inp.graph, &inp.topo, &m), opt, "{id} seed {seed}");
+            }
+        }
+    }
+
+    fn two_cliques() -> CommGraph {
+        let mut b = GraphBuilder::new(8, false);
+        for c in [0, 4] {
+            for i in 0..4 {
+                for j in i + 1..4 {
+                    b.add(c + i, c + j, 10.0);
+                }
+            }
+        }
+        b.add(3, 4, 1.0);
+        b.build().unwrap()
+    }
+
+    #[test]
+    fn two_cliques_each_get_their_own_node() {
+        for id in ["recursive", "recursive+refine"] {
+            for seed in 0..4 {
+                let inp = input(two_cliques(), "mesh:2:cores=4", seed, &[]);
+                let m = super::super::run(&super::super::find(id).unwrap(), &inp).unwrap();
+                assert!(m.node[..4].iter().all(|&x| x == m.node[0]), "{id} {m:?}");
+                assert!(m.node[4..].iter().all(|&x| x == m.node[4]), "{id} {m:?}");
+                assert_ne!(m.node[0], m.node[4]);
+            }
+        }
+    }
+
+    #[test]
+    fn a_small_job_is_packed_into_a_corner_of_a_big_machine() {
+        // 8 processes on a 16×16 torus with 2 cores: 4 nodes suffice.
+        let inp = input(ring(8), "torus:16x16:cores=2", 1, &[]);
+        let m = super::super::run(&info(), &inp).unwrap();
+        let mut nodes = m.node.clone();
+        nodes.sort_unstable();
+        nodes.dedup();
+        assert_eq!(nodes.len(), 4);
+        assert_eq!(hop_bytes(&inp.graph, &inp.topo, &m), 4.0 * inp.graph.volume(0, 1));
+    }
+
+    #[test]
+    fn the_tree_lists_every_subproblem_level_by_level() {
+        let inp = input(ring(16), "torus:4x4", 3, &[]);
+        let mut r = Recursive::new(&inp, None, 1).unwrap();
+        let mut steps = 0;
+        while !r.is_done() {
+            r.step();
+            steps += 1;
+        }
+        let t = r.tree();
+        // 15 bisections (16 nodes, one process each) and 16 one-node leaves.
+        assert_eq!(t.len(), 31);
+        assert!(steps >= 15);
+        assert_eq!(t[0].level, 0);
+        assert_eq!(t[0].processes.len(), 16);
+        assert!(t.windows(2).all(|w| w[0].level <= w[1].level));
+        for node in t {
+            let cap = node.domain.num_nodes();
+            assert!(node.processes.len() <= cap);
+        }
+    }
+
+    #[test]
+    fn the_generic_node_set_path_maps_a_grid_well() {
+        // Cutting the torus as a plain node set (as on switch fabrics) must
+        // still give a valid, compact mapping of a ring.
+        let g = Arc::new(ring(16));
+        let topo = Arc::new(Topology::parse("torus:4x4").unwrap());
+        let vol = Arc::new(crate::partition::pair_volumes(&g));
+        let mut d = Drb::new(g.clone(), topo.clone(), vol, BisectParams::default(), 1)
+            .with_root(Domain::whole_set(&topo));
+        while !d.is_done() {
+            d.step();
+        }
+        let m = d.result().unwrap();
+        m.validate(16, &topo).unwrap();
+        assert!(hop_bytes(&g, &topo, &m) <= 1.5 * 16.0 * g.volume(0, 1));
+    }
+
+    fn random_graph(n: usize, seed: u64) -> CommGraph {
+        let mut rng = crate::rng::Rng::new(seed);
+        let mut b = GraphBuilder::new(n, rng.below(2) == 0);
+        for i in 0..n {
+            for _ in 0..rng.below(4) {
+                let j = rng.below(n);
+                b.add(i, j, 1.0 + rng.below(100) as f64);
+            }
+        }
+        b.build().unwrap()
+    }
+
+    fn objective_of(g: &CommGraph, t: &Topology, m: &Mapping, o: Objective) -> f64 {
+        match o {
+            Objective::HopBytes => hop_bytes(g, t, m),
+            Objective::MaxLoad => evaluate(g, t, m, &Routing::Dor).metrics.max_link_load,
+            Objective::SqLoad => evaluate(g, t, m, &Routing::Dor)
+                .links
+                .load
+                .iter()
+                .map(|l| l * l)
+                .sum(),
+        }
+    }
+
+    const TOPOS: &[&str] = &[
+        "mesh:3x4",
+        "torus:4x4:cores=2",
+        "torus:3x2x3",
+        "mesh:5:cores=3",
+        "mesh:2x2x2:wrap=101:cores=2",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+        #[test]
+        fn valid_and_deterministic(k in 0..TOPOS.len(), fill in 0.1f64..=1.0, seed in 0u64..1000) {
+            let topo = Topology::parse(TOPOS[k]).unwrap();
+            let n = ((topo.num_slots() as f64 * fill) as usize).max(1);
+            for id in ["recursive", "recursive+refine"] {
+                let inp = input(random_graph(n, seed), TOPOS[k], seed, &[]);
+                let info = super::super::find(id).unwrap();
+                let a = super::super::run(&info, &inp).unwrap();
+                a.validate(n, &topo).unwrap();
+                prop_assert_eq!(&a, &super::super::run(&info, &inp).unwrap());
+            }
+        }
+
+        #[test]
+        fn refinement_never_increases_its_objective(
+            k in 0..TOPOS.len(), fill in 0.2f64..=1.0, seed in 0u64..1000, o in 0usize..3
+        ) {
+            let objective = [Objective::HopBytes, Objective::MaxLoad, Objective::SqLoad][o];
+            let topo = Arc::new(Topology::parse(TOPOS[k]).unwrap());
+            let n = ((topo.num_slots() as f64 * fill) as usize).max(2);
+            let g = Arc::new(random_graph(n, seed));
+            let start = super::super::run(
+                &super::super::random::info(),
+                &MapperInput::new(g.clone(), topo.clone(), seed),
+            ).unwrap();
+            let before = objective_of(&g, &topo, &start, objective);
+            let params = RefineParams {
+                objective, sweeps: 50, batch: 3, depth: 1, time: None, seed, tol: 0.0,
+            };
+            let vol = Arc::new(crate::partition::pair_volumes(&g));
+            let mut r = Refine::new(g.clone(), topo.clone(), vol, start, params);
+            prop_assert!((r.objective() - before).abs() <= 1e-6 * before.max(1.0));
+            while !r.is_done() {
+                r.step();
+            }
+            let tr = r.objective_trace();
+            prop_assert!(tr.windows(2).all(|w| w[1] <= w[0] * (1.0 + 1e-9) + 1e-9), "{:?}", tr);
+            let m = r.mapping();
+            m.validate(n, &topo).unwrap();
+            let after = objective_of(&g, &topo, &m, objective);
+            prop_assert!(after <= before * (1.0 + 1e-9) + 1e-9, "{} > {}", after, before);
+            prop_assert!((after - r.objective()).abs() <= 1e-6 * after.max(1.0));
+            let hb = hop_bytes(&g, &topo, &m);
+            prop_assert!((hb - r.hop_bytes()).abs() <= 1e-6 * hb.max(1.0));
         }
     }
 }

@@ -41,6 +41,60 @@ use std::time::{Duration, Instant};
 
 const FREE: u32 = u32::MAX;
 
+/// Hop distance with the node coordinates of a mesh/torus tabulated (no
+/// divisions per call); other topologies ask [`Topology::distance`].
+struct Dist {
+    topo: Arc<Topology>,
+    nd: usize,
+    coords: Vec<u32>,
+    dims: [u32; 6],
+    wrap: [bool; 6],
+}
+
+impl Dist {
+    fn new(topo: Arc<Topology>) -> Self {
+        let mut d = Dist {
+            nd: 0,
+            coords: Vec::new(),
+            dims: [0; 6],
+            wrap: [false; 6],
+            topo,
+        };
+        if let Some(g) = d.topo.as_grid() {
+            d.nd = g.ndims();
+            for k in 0..d.nd {
+                d.dims[k] = g.dims()[k];
+                d.wrap[k] = g.wraps(k);
+            }
+            d.coords = Vec::with_capacity(g.num_nodes() * d.nd);
+            for u in 0..g.num_nodes() {
+                d.coords.extend_from_slice(&g.coord(u)[..d.nd]);
+            }
+        }
+        d
+    }
+    #[inline]
+    fn get(&self, a: usize, b: usize) -> u32 {
+        if self.nd == 0 {
+            return self.topo.distance(a, b);
+        }
+        let (ca, cb) = (
+            &self.coords[a * self.nd..(a + 1) * self.nd],
+            &self.coords[b * self.nd..(b + 1) * self.nd],
+        );
+        let mut h = 0;
+        for k in 0..self.nd {
+            let x = ca[k].abs_diff(cb[k]);
+            h += if self.wrap[k] {
+                x.min(self.dims[k] - x)
+            } else {
+                x
+            };
+        }
+        h
+    }
+}
+
 /// What the refinement minimizes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Objective {
@@ -88,6 +142,7 @@ pub enum RefineStop {
 pub struct Refine {
     graph: Arc<CommGraph>,
     topo: Arc<Topology>,
+    dist: Dist,
     vol: Arc<Vec<f64>>,
     cores: usize,
     node_of: Vec<u32>,
@@ -95,6 +150,8 @@ pub struct Refine {
     owner: Vec<u32>,
     placement: Vec<Option<u32>>,
     hb: f64,
+    /// Improvements smaller than this are rounding noise (1e-12 of the bytes).
+    hb_eps: f64,
     load: Vec<f64>,
     sq: f64,
     batch_max: f64,
@@ -115,6 +172,8 @@ pub struct Refine {
     frontier: Vec<usize>,
     deltas: Vec<(usize, f64)>,
     last: Vec<(usize, usize)>,
+    /// Scratch: (node, volume) of the partners of the process being improved.
+    partners: Vec<(usize, f64)>,
 }
 
 impl Refine {
@@ -144,6 +203,7 @@ impl Refine {
             owner,
             placement,
             hb: 0.0,
+            hb_eps: 0.0,
             load: Vec::new(),
             sq: 0.0,
             batch_max: 0.0,
@@ -164,11 +224,14 @@ impl Refine {
             frontier: Vec::new(),
             deltas: Vec::new(),
             last: Vec::new(),
+            partners: Vec::new(),
+            dist: Dist::new(topo.clone()),
             graph,
             topo,
             vol,
         };
         me.hb = me.total_hop_bytes();
+        me.hb_eps = 1e-12 * me.graph.total_bytes().max(1.0);
         if params.objective != Objective::HopBytes {
             me.load = vec![0.0; me.topo.channel_slots()];
             for (u, v, b) in me.graph.messages() {
@@ -255,7 +318,7 @@ impl Refine {
         for (k, &v) in self.graph.neighbors(p).iter().enumerate() {
             let nv = self.node_of[v as usize] as usize;
             s += self.vol[off + k]
-                * (self.topo.distance(to, nv) as f64 - self.topo.distance(from, nv) as f64);
+                * (self.dist.get(to, nv) as f64 - self.dist.get(from, nv) as f64);
         }
         s
     }
@@ -384,12 +447,26 @@ impl Refine {
         let a = self.node_of[p] as usize;
         self.candidates(p, a);
         let cand = std::mem::take(&mut self.cand);
-        let hb_eps = 1e-12 * self.graph.total_bytes().max(1.0);
+        let mut partners = std::mem::take(&mut self.partners);
+        partners.clear();
+        let off = self.graph.offsets()[p];
+        let mut base = 0.0;
+        for (k, &v) in self.graph.neighbors(p).iter().enumerate() {
+            let nv = self.node_of[v as usize] as usize;
+            let c = self.vol[off + k];
+            base += c * self.dist.get(a, nv) as f64;
+            partners.push((nv, c));
+        }
+        let hb_eps = self.hb_eps;
         // (objective delta, hop-bytes delta, slot)
         let mut best: Option<(f64, f64, usize)> = None;
         let contention = self.params.objective != Objective::HopBytes;
         for &b in &cand {
-            let gp = self.move_gain(p, a, b);
+            let gp = partners
+                .iter()
+                .map(|&(nv, c)| c * self.dist.get(b, nv) as f64)
+                .sum::<f64>()
+                - base;
             let mut free_tried = false;
             for s in b * self.cores..(b + 1) * self.cores {
                 let q = self.owner[s];
@@ -403,7 +480,7 @@ impl Refine {
                     let q = q as usize;
                     (
                         gp + self.move_gain(q, b, a)
-                            + 2.0 * self.pair_volume(p, q) * self.topo.distance(a, b) as f64,
+                            + 2.0 * self.pair_volume(p, q) * self.dist.get(a, b) as f64,
                         Some(q),
                     )
                 };
@@ -428,6 +505,7 @@ impl Refine {
             }
         }
         self.cand = cand;
+        self.partners = partners;
         let (dobj, dhb, s) = best?;
         let eps = if contention {
             1e-12 * self.sq.max(1.0)
@@ -475,8 +553,8 @@ impl Refine {
             self.sq = self.load.iter().map(|l| l * l).sum();
             let o = self.sq;
             if let Some(l) = self.obj_trace.last_mut() {
-                // Rounding drift only; keep the trace monotone.
-                *l = l.min(o);
+                // Remove accumulated rounding drift.
+                *l = o;
             }
         }
     }
