@@ -122,9 +122,10 @@ const REFINE_PARAMS: &[ParamSpec] = &[
     },
     ParamSpec {
         key: "depth",
-        kind: ParamKind::Int { min: 0, max: 4 },
-        default: "1",
-        help: "candidate nodes: the partners' nodes and every node within this many hops of them",
+        kind: ParamKind::Choice(&["auto", "0", "1", "2", "3"]),
+        default: "auto",
+        help: "candidate nodes: the partners' nodes and every node within this many hops of \
+               them (auto: 0 when several runs are made, else 1)",
     },
     ParamSpec {
         key: "sweeps",
@@ -166,7 +167,7 @@ const REFINE_PARAMS: &[ParamSpec] = &[
         kind: ParamKind::Int { min: 0, max: 64 },
         default: "0",
         help: "independent construction + refinement runs with different seeds, the best kept \
-               (0 = automatic: 16384 / processes, between 1 and 8)",
+               (0 = automatic: 4096 / processes, between 1 and 4)",
     },
     PACK,
     TRIES,
@@ -207,7 +208,10 @@ fn start_refine(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
         objective,
         sweeps: input.num_param("sweeps", 30usize)?,
         batch: input.num_param("batch", 256usize)?.max(1),
-        depth: input.num_param("depth", 1u32)?,
+        depth: match input.param("depth").map(str::trim) {
+            None | Some("auto") => u32::MAX,
+            Some(_) => input.num_param("depth", 1u32)?,
+        },
         time: (time_ms > 0).then(|| Duration::from_millis(time_ms)),
         seed: input.seed,
         tol: input.num_param("tol", 0.001f64)?,
@@ -269,6 +273,15 @@ impl Recursive {
         } else {
             runs
         };
+        // depth auto (u32::MAX): 0 with several runs, else 1.
+        let refine = refine.map(|r| RefineParams {
+            depth: match r.depth {
+                u32::MAX if runs > 1 => 0,
+                u32::MAX => 1,
+                d => d,
+            },
+            ..r
+        });
         Ok(Recursive {
             input: input.clone(),
             vol,
@@ -339,10 +352,12 @@ impl Recursive {
     }
 }
 
-/// Runs by default: as many as fit in about the time of one run on 16,384
-/// processes (16384 / n, between 1 and 8).
+/// Runs by default: 4096 / n, between 1 and 4 (so small inputs, where one
+/// run is cheap and local optima are many, get several tries, and the time
+/// stays within that of Scotch's gmap on the same input; measured in
+/// `scripts/vs_scotch.sh`).
 pub fn auto_runs(n: usize) -> usize {
-    (16_384 / n.max(1)).clamp(1, 8)
+    (4096 / n.max(1)).clamp(1, 4)
 }
 
 impl Stepper for Recursive {
