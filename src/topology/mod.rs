@@ -1,6 +1,7 @@
-//! Network topologies. [`Topology`] is the one type callers use; today it is
-//! a mesh/torus ([`Grid`]), and an irregular switch fabric (Moh et al.) will
-//! be another variant behind the same methods, so callers do not change.
+//! Network topologies. [`Topology`] is the one type callers use: every
+//! caller goes through its methods, never through a variant, so each kind
+//! of network is one variant behind the same methods. A mesh/torus is a
+//! [`Grid`].
 //!
 //! A topology has nodes, `cores` process slots per node, directed channels
 //! (physical links, one per direction), a hop distance, and routes
