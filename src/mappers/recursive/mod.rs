@@ -28,9 +28,9 @@ use super::{MapperInfo, MapperInput, MapperRun, ParamKind, ParamSpec, StepEvent}
 use crate::error::{Error, Result};
 use crate::mapping::Mapping;
 use crate::partition::{BisectParams, pair_volumes};
-use crate::step::{Progress, StepStatus, Stepper};
+use crate::step::{Progress, StepState, Stepper, Stop};
 use drb::{Drb, TreeNode};
-use refine::{Objective, Refine, RefineParams};
+use refine::{Objective, Refine, RefineParams, RefineStop};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -243,6 +243,8 @@ pub struct Recursive {
     placement: Vec<Option<u32>>,
     event: Option<StepEvent>,
     done: bool,
+    /// Why the last run's refinement stopped (Complete for construction only).
+    stop: Stop,
 }
 
 fn run_seed(seed: u64, run: usize) -> u64 {
@@ -297,6 +299,7 @@ impl Recursive {
             placement: vec![None; input.graph.n()],
             event: None,
             done: input.graph.n() == 0,
+            stop: Stop::Complete,
         })
     }
 
@@ -361,9 +364,9 @@ pub fn auto_runs(n: usize) -> usize {
 }
 
 impl Stepper for Recursive {
-    fn step(&mut self) -> StepStatus {
+    fn step(&mut self) -> StepState {
         if self.done {
-            return StepStatus::Done;
+            return self.state();
         }
         if let Some(r) = self.refine.as_mut() {
             r.step();
@@ -373,6 +376,12 @@ impl Stepper for Recursive {
                 hop_bytes: r.hop_bytes(),
             });
             if r.is_done() {
+                self.stop = match r.stopped() {
+                    Some(RefineStop::LocalOptimum) => Stop::LocalOptimum,
+                    Some(RefineStop::Converged) => Stop::Converged,
+                    Some(RefineStop::TimeLimit) => Stop::TimeLimit,
+                    _ => Stop::IterationLimit,
+                };
                 let (obj, hb, m) = (r.objective(), r.hop_bytes(), r.mapping());
                 self.end_run(obj, hb, m);
             }
@@ -409,14 +418,14 @@ impl Stepper for Recursive {
                 }
             }
         }
-        if self.done {
-            StepStatus::Done
-        } else {
-            StepStatus::Running
-        }
+        self.state()
     }
-    fn is_done(&self) -> bool {
-        self.done
+    fn state(&self) -> StepState {
+        if self.done {
+            StepState::Stopped(self.stop)
+        } else {
+            StepState::Running
+        }
     }
     fn progress(&self) -> Progress {
         // Per run: n placements, then the refinement's sweep budget.
@@ -434,6 +443,11 @@ impl Stepper for Recursive {
                 per * self.run + within
             },
             total: Some(per * self.runs),
+            phase: if self.refine.is_some() {
+                "refinement"
+            } else {
+                "bipartitioning"
+            },
         }
     }
 }
@@ -506,7 +520,7 @@ mod tests {
         for id in ["recursive", "recursive+refine"] {
             for seed in 0..4 {
                 let inp = input(ring(8), "mesh:2x4", seed, &[]);
-                let m = super::super::run(&super::super::find(id).unwrap(), &inp).unwrap();
+                let m = crate::mappers::run(&super::super::find(id).unwrap(), &inp).unwrap();
                 assert_eq!(hop_bytes(&inp.graph, &inp.topo, &m), opt, "{id} seed {seed}");
             }
         }
@@ -530,7 +544,7 @@ mod tests {
         for id in ["recursive", "recursive+refine"] {
             for seed in 0..4 {
                 let inp = input(two_cliques(), "mesh:2:cores=4", seed, &[]);
-                let m = super::super::run(&super::super::find(id).unwrap(), &inp).unwrap();
+                let m = crate::mappers::run(&super::super::find(id).unwrap(), &inp).unwrap();
                 assert!(m.node[..4].iter().all(|&x| x == m.node[0]), "{id} {m:?}");
                 assert!(m.node[4..].iter().all(|&x| x == m.node[4]), "{id} {m:?}");
                 assert_ne!(m.node[0], m.node[4]);
@@ -542,7 +556,7 @@ mod tests {
     fn a_small_job_is_packed_into_a_corner_of_a_big_machine() {
         // 8 processes on a 16×16 torus with 2 cores: 4 nodes suffice.
         let inp = input(ring(8), "torus:16x16:cores=2", 1, &[]);
-        let m = super::super::run(&info(), &inp).unwrap();
+        let m = crate::mappers::run(&info(), &inp).unwrap();
         let mut nodes = m.node.clone();
         nodes.sort_unstable();
         nodes.dedup();
@@ -555,7 +569,7 @@ mod tests {
         let inp = input(ring(16), "torus:4x4", 3, &[]);
         let mut r = Recursive::new(&inp, None, 1).unwrap();
         let mut steps = 0;
-        while !r.is_done() {
+        while !r.is_stopped() {
             r.step();
             steps += 1;
         }
@@ -632,9 +646,9 @@ mod tests {
             for id in ["recursive", "recursive+refine"] {
                 let inp = input(random_graph(n, seed), TOPOS[k], seed, &[]);
                 let info = super::super::find(id).unwrap();
-                let a = super::super::run(&info, &inp).unwrap();
+                let a = crate::mappers::run(&info, &inp).unwrap();
                 a.validate(n, &topo).unwrap();
-                prop_assert_eq!(&a, &super::super::run(&info, &inp).unwrap());
+                prop_assert_eq!(&a, &crate::mappers::run(&info, &inp).unwrap());
             }
         }
 
@@ -646,7 +660,7 @@ mod tests {
             let topo = Arc::new(Topology::parse(TOPOS[k]).unwrap());
             let n = ((topo.num_slots() as f64 * fill) as usize).max(2);
             let g = Arc::new(random_graph(n, seed));
-            let start = super::super::run(
+            let start = crate::mappers::run(
                 &super::super::random::info(),
                 &MapperInput::new(g.clone(), topo.clone(), seed),
             ).unwrap();
