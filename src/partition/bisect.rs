@@ -503,7 +503,8 @@ fn fm(g: &WGraph, bias: &[[f64; 2]], side: &mut [u8], win: Window, passes: usize
                 heaps[side[x] as usize].push((Key(gain[x]), x as u32));
             }
             let d = win.dist(w0);
-            if d < best.0 - 1e-9 || (d <= best.0 + 1e-9 && cost < best.1 - 1e-9 * cost.abs().max(1.0))
+            if d < best.0 - 1e-9
+                || (d <= best.0 + 1e-9 && cost < best.1 - 1e-9 * cost.abs().max(1.0))
             {
                 best = (d, cost, moves.len());
                 since = 0;
@@ -519,7 +520,8 @@ fn fm(g: &WGraph, bias: &[[f64; 2]], side: &mut [u8], win: Window, passes: usize
             let v = v as usize;
             side[v] = 1 - side[v];
         }
-        let improved = best.0 < start_dist - 1e-9 || best.1 < start_cost - 1e-9 * start_cost.abs().max(1.0);
+        let improved =
+            best.0 < start_dist - 1e-9 || best.1 < start_cost - 1e-9 * start_cost.abs().max(1.0);
         if !improved {
             break;
         }
@@ -560,7 +562,10 @@ mod tests {
         let g = grid_graph(10, 10);
         for caps in [[30.0, 70.0], [1.0, 99.0], [50.0, 60.0], [100.0, 0.0]] {
             let b = bisect(&g, caps, None, &BisectParams::default(), 3);
-            assert!(b.weights[0] <= caps[0] && b.weights[1] <= caps[1], "{caps:?} {b:?}");
+            assert!(
+                b.weights[0] <= caps[0] && b.weights[1] <= caps[1],
+                "{caps:?} {b:?}"
+            );
             let t0 = 100.0 * caps[0] / (caps[0] + caps[1]);
             assert!((b.weights[0] - t0).abs() < 1.0, "{caps:?} {:?}", b.weights);
         }

@@ -240,13 +240,7 @@ impl Drb {
                 any = true;
             }
         }
-        let r = bisect(
-            &g,
-            caps,
-            any.then_some(bias.as_slice()),
-            &self.params,
-            seed,
-        );
+        let r = bisect(&g, caps, any.then_some(bias.as_slice()), &self.params, seed);
         for &p in &job.procs {
             self.local[p as usize] = NONE;
         }

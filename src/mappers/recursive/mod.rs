@@ -388,32 +388,28 @@ impl Stepper for Recursive {
         } else {
             self.drb.step();
             self.event = Some(StepEvent::Whole);
-            if self.drb.is_done() {
-                if let Some(m) = self.drb.result() {
-                    match self.refine_params {
-                        Some(rp) => {
-                            let rp = RefineParams {
-                                seed: run_seed(rp.seed, self.run),
-                                ..rp
-                            };
-                            let r = Refine::new(
-                                self.input.graph.clone(),
-                                self.input.topo.clone(),
-                                self.vol.clone(),
-                                m,
-                                rp,
-                            );
-                            self.trace.push(r.hop_bytes());
-                            self.refine = Some(r);
-                        }
-                        None => {
-                            let hb = crate::metrics::hop_bytes(
-                                &self.input.graph,
-                                &self.input.topo,
-                                &m,
-                            );
-                            self.end_run(hb, hb, m);
-                        }
+            if self.drb.is_done()
+                && let Some(m) = self.drb.result()
+            {
+                match self.refine_params {
+                    Some(rp) => {
+                        let rp = RefineParams {
+                            seed: run_seed(rp.seed, self.run),
+                            ..rp
+                        };
+                        let r = Refine::new(
+                            self.input.graph.clone(),
+                            self.input.topo.clone(),
+                            self.vol.clone(),
+                            m,
+                            rp,
+                        );
+                        self.trace.push(r.hop_bytes());
+                        self.refine = Some(r);
+                    }
+                    None => {
+                        let hb = crate::metrics::hop_bytes(&self.input.graph, &self.input.topo, &m);
+                        self.end_run(hb, hb, m);
                     }
                 }
             }
@@ -491,11 +487,7 @@ mod tests {
     use proptest::prelude::*;
 
     fn input(g: CommGraph, topo: &str, seed: u64, params: &[(&str, &str)]) -> MapperInput {
-        let mut i = MapperInput::new(
-            Arc::new(g),
-            Arc::new(Topology::parse(topo).unwrap()),
-            seed,
-        );
+        let mut i = MapperInput::new(Arc::new(g), Arc::new(Topology::parse(topo).unwrap()), seed);
         i.params = params
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -521,7 +513,11 @@ mod tests {
             for seed in 0..4 {
                 let inp = input(ring(8), "mesh:2x4", seed, &[]);
                 let m = crate::mappers::run(&super::super::find(id).unwrap(), &inp).unwrap();
-                assert_eq!(hop_bytes(&inp.graph, &inp.topo, &m), opt, "{id} seed {seed}");
+                assert_eq!(
+                    hop_bytes(&inp.graph, &inp.topo, &m),
+                    opt,
+                    "{id} seed {seed}"
+                );
             }
         }
     }
@@ -561,7 +557,10 @@ mod tests {
         nodes.sort_unstable();
         nodes.dedup();
         assert_eq!(nodes.len(), 4);
-        assert_eq!(hop_bytes(&inp.graph, &inp.topo, &m), 4.0 * inp.graph.volume(0, 1));
+        assert_eq!(
+            hop_bytes(&inp.graph, &inp.topo, &m),
+            4.0 * inp.graph.volume(0, 1)
+        );
     }
 
     #[test]

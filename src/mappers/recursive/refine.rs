@@ -317,8 +317,8 @@ impl Refine {
         let mut s = 0.0;
         for (k, &v) in self.graph.neighbors(p).iter().enumerate() {
             let nv = self.node_of[v as usize] as usize;
-            s += self.vol[off + k]
-                * (self.dist.get(to, nv) as f64 - self.dist.get(from, nv) as f64);
+            s +=
+                self.vol[off + k] * (self.dist.get(to, nv) as f64 - self.dist.get(from, nv) as f64);
         }
         s
     }
