@@ -59,7 +59,13 @@ fn fig2_distances_and_a_forbidden_route() {
     }
     assert_eq!(
         longer,
-        vec![(4, 5, 4, 3), (4, 6, 4, 2), (4, 7, 3, 2), (5, 7, 4, 3), (6, 7, 4, 2)]
+        vec![
+            (4, 5, 4, 3),
+            (4, 6, 4, 2),
+            (4, 7, 3, 2),
+            (5, 7, 4, 3),
+            (6, 7, 4, 2)
+        ]
     );
     // Host distances: m0–m3 on S0, m9/m10 on S4, m11 on S6, m12–m14 on S7, m15 on S8.
     let t = Topology::Fabric(f.clone());
@@ -70,7 +76,10 @@ fn fig2_distances_and_a_forbidden_route() {
     assert_eq!(Routing::Minimal.distance(&t, 9, 12), 2);
     // Links no deterministic route between member switches uses: S2–S5 and
     // S5–S6 (S5 has no member; a path through it is never shortest).
-    assert_eq!(fabric_route::unused_links(&f, Mode::UpDown(ud), false), vec![4, 10]);
+    assert_eq!(
+        fabric_route::unused_links(&f, Mode::UpDown(ud), false),
+        vec![4, 10]
+    );
     assert!(fabric_route::unused_links(&f, Mode::UpDown(ud), true).is_empty());
 }
 
@@ -106,26 +115,50 @@ fn equal_cost_paths_in_fat_trees() {
     // up*/down* from the single root top0 has one route: top1 sits below
     // the leaves, so leaf→top1→leaf goes down then up.
     assert_eq!(f.updown().roots, vec![0]);
-    assert_eq!(fabric_route::count_routes(&f, Mode::UpDown(f.updown()), 2, 3), 1.0);
+    assert_eq!(
+        fabric_route::count_routes(&f, Mode::UpDown(f.updown()), 2, 3),
+        1.0
+    );
     assert_eq!(fabric_route::count_routes(&f, Mode::Minimal, 2, 3), 2.0);
     let f8 = fabric("fattree:8:2");
-    assert_eq!(fabric_route::count_routes(&f8, Mode::UpDown(f8.fat_tree().unwrap()), 4, 5), 4.0);
+    assert_eq!(
+        fabric_route::count_routes(&f8, Mode::UpDown(f8.fat_tree().unwrap()), 4, 5),
+        4.0
+    );
     // 3 levels, k = 4: leaves of different pods have m² = 4 routes, of one pod m = 2.
     let f3 = fabric("fattree:4:3");
     let ft3 = f3.fat_tree().unwrap();
-    let leaves: Vec<usize> = (0..f3.num_switches()).filter(|&s| !f3.hosts_on(s).is_empty()).collect();
+    let leaves: Vec<usize> = (0..f3.num_switches())
+        .filter(|&s| !f3.hosts_on(s).is_empty())
+        .collect();
     assert_eq!(leaves.len(), 8);
-    assert_eq!(fabric_route::count_routes(&f3, Mode::UpDown(ft3), leaves[0], leaves[1]), 2.0);
-    assert_eq!(fabric_route::count_routes(&f3, Mode::UpDown(ft3), leaves[0], leaves[2]), 4.0);
+    assert_eq!(
+        fabric_route::count_routes(&f3, Mode::UpDown(ft3), leaves[0], leaves[1]),
+        2.0
+    );
+    assert_eq!(
+        fabric_route::count_routes(&f3, Mode::UpDown(ft3), leaves[0], leaves[2]),
+        4.0
+    );
     // The fat-tree split puts a quarter of the bytes on each core path.
     let t3 = Topology::Fabric(f3.clone());
-    let (a, b) = (f3.hosts_on(leaves[0])[0] as usize, f3.hosts_on(leaves[2])[0] as usize);
+    let (a, b) = (
+        f3.hosts_on(leaves[0])[0] as usize,
+        f3.hosts_on(leaves[2])[0] as usize,
+    );
     let mut loads = vec![0.0; t3.channel_slots()];
     Routing::FatTree.route(&t3, a, b, 8.0, &mut |c, x| loads[c] += x);
     let mut used: Vec<f64> = loads.iter().copied().filter(|&x| x > 0.0).collect();
     used.sort_by(f64::total_cmp);
     // 2 host links (8), leaf→agg ×2 (4), agg→core ×4 (2), core→agg ×4 (2), agg→leaf ×2 (4)
-    assert_eq!(used, vec![2.0; 8].into_iter().chain(vec![4.0; 4]).chain(vec![8.0; 2]).collect::<Vec<_>>());
+    assert_eq!(
+        used,
+        vec![2.0; 8]
+            .into_iter()
+            .chain(vec![4.0; 4])
+            .chain(vec![8.0; 2])
+            .collect::<Vec<_>>()
+    );
 }
 
 #[test]
@@ -145,12 +178,20 @@ fn ibnetdiscover_fixture_parses_with_options() {
         assert_eq!(sw, vec![0, 0, 1, 1]);
         assert_eq!(t.distance(0, 2), 1);
     }
-    let t = Topology::parse(&format!("ibnetdiscover:{path}:root=0x005442ba00003080:cores=2:job=3")).unwrap();
+    let t = Topology::parse(&format!(
+        "ibnetdiscover:{path}:root=0x005442ba00003080:cores=2:job=3"
+    ))
+    .unwrap();
     assert_eq!(t.as_fabric().unwrap().updown().roots, vec![1]);
     assert_eq!((t.num_nodes(), t.cores()), (3, 2));
-    assert_eq!(t.spec(), format!("ibnetdiscover:{path}:root=0x005442ba00003080:cores=2:job=3"));
+    assert_eq!(
+        t.spec(),
+        format!("ibnetdiscover:{path}:root=0x005442ba00003080:cores=2:job=3")
+    );
     assert_eq!(Topology::parse(&t.spec()).unwrap(), t);
-    let e = Topology::parse(&format!("{path}:root=S-nope")).unwrap_err().to_string();
+    let e = Topology::parse(&format!("{path}:root=S-nope"))
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("expected a root switch name or GUID"), "{e}");
 }
 
@@ -162,10 +203,22 @@ fn topology_conf_fixture_parses_with_hostlists() {
     assert_eq!(f.updown().roots, vec![3]);
     assert_eq!(t.distance(0, 17), 2);
     let j = Topology::parse("slurm:tests/data/topology.conf:job=dev[4-7,12]").unwrap();
-    let names: Vec<&str> = j.as_fabric().unwrap().hosts().iter().map(|h| h.name.as_str()).collect();
+    let names: Vec<&str> = j
+        .as_fabric()
+        .unwrap()
+        .hosts()
+        .iter()
+        .map(|h| h.name.as_str())
+        .collect();
     assert_eq!(names, vec!["dev4", "dev5", "dev6", "dev7", "dev12"]);
     let s = Topology::parse("slurm:tests/data/topology.conf:sort=name:job=3").unwrap();
-    let names: Vec<&str> = s.as_fabric().unwrap().hosts().iter().map(|h| h.name.as_str()).collect();
+    let names: Vec<&str> = s
+        .as_fabric()
+        .unwrap()
+        .hosts()
+        .iter()
+        .map(|h| h.name.as_str())
+        .collect();
     assert_eq!(names, vec!["dev0", "dev1", "dev10"]);
     assert!(Topology::parse("slurm:tests/data/topology.conf:job=dev99").is_err());
 }
@@ -239,9 +292,15 @@ fn check_loads(t: &Topology, seed: u64, routings: &[Routing]) -> Result<(), Test
             }
         }
         let hb = e.metrics.hop_bytes;
-        prop_assert!((hops - hb).abs() <= 1e-9 * hb.max(1.0), "{r}: Σ loads {hops} vs hop-bytes {hb}");
+        prop_assert!(
+            (hops - hb).abs() <= 1e-9 * hb.max(1.0),
+            "{r}: Σ loads {hops} vs hop-bytes {hb}"
+        );
         let inter = e.metrics.total_bytes - e.metrics.intra_node_bytes;
-        prop_assert!((host - 2.0 * inter).abs() <= 1e-9 * inter.max(1.0), "{r}: host links");
+        prop_assert!(
+            (host - 2.0 * inter).abs() <= 1e-9 * inter.max(1.0),
+            "{r}: host links"
+        );
     }
     Ok(())
 }
@@ -281,5 +340,41 @@ proptest! {
         check_loads(&t, seed, &rs)?;
         let d = Topology::parse(&format!("dragonfly:{},{},{}", k + 1, 2, l)).unwrap();
         check_loads(&d, seed, &ROUTINGS)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
+
+    /// Every mapper that runs on fabrics returns a valid mapping, the same
+    /// for the same seed; every other mapper refuses plainly.
+    #[test]
+    fn mappers_on_random_fabrics(
+        s in 2usize..12, cores in 1u32..3, frac in 0.05f64..=1.0, seed in 0u64..1000
+    ) {
+        use hopmap::mappers::{self, FABRIC_MAPPERS, MapperInput};
+        use std::sync::Arc;
+        let h = 2 * s;
+        let t = match Topology::parse(&format!("fabric:{s},{h},6,0.9,{seed}:cores={cores}")) {
+            Ok(t) => Arc::new(t),
+            Err(_) => { prop_assume!(false); unreachable!() }
+        };
+        let n = ((t.num_slots() as f64 * frac) as usize).clamp(1, t.num_slots());
+        let g = Arc::new(random_graph(n, seed));
+        let input = MapperInput::new(g, t.clone(), seed);
+        for info in mappers::registry() {
+            let r = mappers::run(&info, &input);
+            if FABRIC_MAPPERS.contains(&info.id) {
+                let m = r.map_err(|e| TestCaseError::fail(format!("{}: {e}", info.id)))?;
+                prop_assert!(m.validate(n, &t).is_ok(), "{}", info.id);
+                prop_assert_eq!(&mappers::run(&info, &input).unwrap(), &m, "{} not deterministic", info.id);
+            } else {
+                let e = r.err().map(|e| e.to_string()).unwrap_or_default();
+                prop_assert!(
+                    e.contains("mesh or torus") || e.contains("coordinates") || e.contains("a mesh/torus"),
+                    "{} on a fabric: `{}`", info.id, e
+                );
+            }
+        }
     }
 }

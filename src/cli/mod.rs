@@ -11,3 +11,4 @@ pub mod layout;
 pub mod map;
 pub mod mappers;
 pub mod reproduce;
+pub mod topology;

@@ -9,6 +9,8 @@ pub enum Experiment {
     Balaji,
     /// Bobrik & Popova §6: the 20-process two-cluster example from the circle start, with PNG snapshots of the stages of Fig. 1–9.
     Bobrik,
+    /// Moh et al. §5: a 16×16 mesh on three fabric:75,256,8,0.75 fabrics, RM/SM/BM/best other, weighted cardinality and latency.
+    Moh,
 }
 
 #[derive(clap::Args, Debug)]
@@ -30,6 +32,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     match args.experiment {
         Experiment::Bhatele => hopmap::experiments::bhatele::run(&mut out, args.quick)?,
         Experiment::Balaji => hopmap::experiments::balaji::run(&mut out, args.quick)?,
+        Experiment::Moh => hopmap::experiments::moh::run(&mut out, args.quick)?,
         Experiment::Bobrik => {
             std::fs::create_dir_all(&args.png_dir)?;
             hopmap::experiments::bobrik::run(&mut out, &args.png_dir)?;

@@ -3,3 +3,4 @@
 pub mod balaji;
 pub mod bhatele;
 pub mod bobrik;
+pub mod moh;

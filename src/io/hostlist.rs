@@ -89,14 +89,24 @@ fn ranges(s: &str) -> Result<Vec<String>, String> {
         let part = part.trim();
         let (lo, hi) = part.split_once('-').unwrap_or((part, part));
         let bad = || format!("expected a number or range like 0-3 in `[{s}]`, found `{part}`");
-        if lo.is_empty() || !lo.bytes().all(|b| b.is_ascii_digit()) || !hi.bytes().all(|b| b.is_ascii_digit()) {
+        if lo.is_empty()
+            || !lo.bytes().all(|b| b.is_ascii_digit())
+            || !hi.bytes().all(|b| b.is_ascii_digit())
+        {
             return Err(bad());
         }
-        let (a, b): (u64, u64) = (lo.parse().map_err(|_| bad())?, hi.parse().map_err(|_| bad())?);
+        let (a, b): (u64, u64) = (
+            lo.parse().map_err(|_| bad())?,
+            hi.parse().map_err(|_| bad())?,
+        );
         if b < a || b - a >= MAX_NAMES as u64 {
             return Err(bad());
         }
-        let width = if lo.len() > 1 && lo.starts_with('0') { lo.len() } else { 0 };
+        let width = if lo.len() > 1 && lo.starts_with('0') {
+            lo.len()
+        } else {
+            0
+        };
         for n in a..=b {
             v.push(format!("{n:0width$}"));
         }
@@ -110,10 +120,16 @@ mod tests {
 
     #[test]
     fn expands_slurm_examples() {
-        assert_eq!(expand("tux[0-3,12]").unwrap(), vec!["tux0", "tux1", "tux2", "tux3", "tux12"]);
+        assert_eq!(
+            expand("tux[0-3,12]").unwrap(),
+            vec!["tux0", "tux1", "tux2", "tux3", "tux12"]
+        );
         assert_eq!(expand("n[08-10]").unwrap(), vec!["n08", "n09", "n10"]);
         assert_eq!(expand("a,b[1-2]").unwrap(), vec!["a", "b1", "b2"]);
-        assert_eq!(expand("r[1-2]n[1-2]").unwrap(), vec!["r1n1", "r1n2", "r2n1", "r2n2"]);
+        assert_eq!(
+            expand("r[1-2]n[1-2]").unwrap(),
+            vec!["r1n1", "r1n2", "r2n1", "r2n2"]
+        );
         assert_eq!(expand("s[1-2]-ib").unwrap(), vec!["s1-ib", "s2-ib"]);
         for bad in ["tux[0-", "tux[3-1]", "tux[a]", "x]", "t[]"] {
             assert!(expand(bad).is_err(), "{bad}");

@@ -98,9 +98,16 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<RawFabric> {
         }
         let word = line.split_whitespace().next().unwrap_or("");
         let lw = word.to_ascii_lowercase();
-        if ["vendid=", "devid=", "sysimgguid=", "switchguid=", "caguid=", "rtguid="]
-            .iter()
-            .any(|p| lw.starts_with(p))
+        if [
+            "vendid=",
+            "devid=",
+            "sysimgguid=",
+            "switchguid=",
+            "caguid=",
+            "rtguid=",
+        ]
+        .iter()
+        .any(|p| lw.starts_with(p))
             || lw == "non-chassis"
             || lw == "chassis"
             || line.eq_ignore_ascii_case("non-chassis nodes")
@@ -115,16 +122,30 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<RawFabric> {
         };
         if let Some(kind) = kind {
             let rest = line[word.len()..].trim_start();
-            let (num, rest) = rest.split_at(rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len()));
-            let ports: u32 = num.parse().ok().filter(|&p| p >= 1 && p <= 4096).ok_or_else(|| {
+            let (num, rest) = rest.split_at(
+                rest.find(|c: char| !c.is_ascii_digit())
+                    .unwrap_or(rest.len()),
+            );
+            let ports: u32 = num
+                .parse()
+                .ok()
+                .filter(|p| (1..=4096).contains(p))
+                .ok_or_else(|| {
+                    Error::parse(
+                        path,
+                        ln,
+                        format!(
+                            "expected a port count 1..=4096 after `{word}`, found {}",
+                            show(rest.trim())
+                        ),
+                    )
+                })?;
+            let (id, after) = quoted(rest).ok_or_else(|| {
                 Error::parse(
                     path,
                     ln,
-                    format!("expected a port count 1..=4096 after `{word}`, found {}", show(rest.trim())),
+                    format!("expected a quoted node id, found {}", show(rest.trim())),
                 )
-            })?;
-            let (id, after) = quoted(rest).ok_or_else(|| {
-                Error::parse(path, ln, format!("expected a quoted node id, found {}", show(rest.trim())))
             })?;
             let desc = after
                 .find('#')
@@ -154,7 +175,10 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<RawFabric> {
                 return Err(Error::parse(
                     path,
                     ln,
-                    format!("expected a Switch, Ca or Hca record before a port line, found {}", show(line)),
+                    format!(
+                        "expected a Switch, Ca or Hca record before a port line, found {}",
+                        show(line)
+                    ),
                 ));
             };
             let bad = || {
@@ -173,7 +197,10 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<RawFabric> {
         return Err(Error::parse(
             path,
             ln,
-            format!("expected a Switch, Ca or Hca record or a port line, found {}", show(line)),
+            format!(
+                "expected a Switch, Ca or Hca record or a port line, found {}",
+                show(line)
+            ),
         ));
     }
     // Switches in record order.
@@ -182,11 +209,10 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<RawFabric> {
     for (i, n) in nodes.iter().enumerate() {
         if n.kind == Kind::Switch {
             sw_index[i] = switches.len() as u32;
-            let guid = n
-                .id
-                .strip_prefix("S-")
-                .filter(|h| !h.is_empty() && h.len() <= 16)
-                .and_then(|h| u64::from_str_radix(h, 16).ok());
+            let guid =
+                n.id.strip_prefix("S-")
+                    .filter(|h| !h.is_empty() && h.len() <= 16)
+                    .and_then(|h| u64::from_str_radix(h, 16).ok());
             switches.push(Switch {
                 name: n.id.clone(),
                 guid,
@@ -196,10 +222,16 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<RawFabric> {
     }
     let eof = crate::io::text::eof_line(bytes);
     if switches.is_empty() {
-        return Err(Error::parse(path, eof, "expected at least one Switch record, found none"));
+        return Err(Error::parse(
+            path,
+            eof,
+            "expected at least one Switch record, found none",
+        ));
     }
     // Links between switches, merged by their (node, port) ends.
-    let mut seen: HashMap<((u32, u32), (u32, u32)), ()> = HashMap::new();
+    // Both (switch, port) ends of each link seen so far.
+    type End = (u32, u32);
+    let mut seen: std::collections::HashSet<(End, End)> = std::collections::HashSet::new();
     let mut links = Vec::new();
     let mut host_switch: HashMap<usize, (u32, u32)> = HashMap::new(); // host node → (port, switch)
     for (i, n) in nodes.iter().enumerate() {
@@ -208,7 +240,10 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<RawFabric> {
                 Error::parse(
                     path,
                     *ln,
-                    format!("expected a Switch, Ca or Hca record for {}, found none", show(peer)),
+                    format!(
+                        "expected a Switch, Ca or Hca record for {}, found none",
+                        show(peer)
+                    ),
                 )
             })?;
             let (a, b) = (&nodes[i], &nodes[j]);
@@ -220,7 +255,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<RawFabric> {
                     let ea = (sw_index[i], *p);
                     let eb = (sw_index[j], *pp);
                     let key = if ea < eb { (ea, eb) } else { (eb, ea) };
-                    if seen.insert(key, ()).is_none() {
+                    if seen.insert(key) {
                         links.push((sw_index[i], sw_index[j]));
                     }
                 }
@@ -337,7 +372,15 @@ Ca      2 "H-0008f10403960558"
         // two parallel links, each listed from both ends
         assert_eq!(f.links, vec![(0, 1), (0, 1)]);
         let names: Vec<&str> = f.hosts.iter().map(|h| h.name.as_str()).collect();
-        assert_eq!(names, vec!["node3 HCA-1", "node2 HCA-1", "node1 HCA-1", "H-0008f10403960558"]);
+        assert_eq!(
+            names,
+            vec![
+                "node3 HCA-1",
+                "node2 HCA-1",
+                "node1 HCA-1",
+                "H-0008f10403960558"
+            ]
+        );
         let sw: Vec<u32> = f.hosts.iter().map(|h| h.switch).collect();
         assert_eq!(sw, vec![1, 1, 0, 0]);
     }
@@ -349,11 +392,20 @@ Ca      2 "H-0008f10403960558"
         assert_eq!(f.links, vec![(0, 1)]);
         assert_eq!(f.hosts[0].name, "Hca1");
         assert_eq!(f.switches[0].guid, None);
-        let e = parse(Path::new("n"), b"Switch 8 \"A\"\n[1] \"B\"[1]\n").unwrap_err().to_string();
-        assert_eq!(e, "n:2: expected a Switch, Ca or Hca record for `B`, found none");
-        let e = parse(Path::new("n"), b"Switch x \"A\"\n").unwrap_err().to_string();
+        let e = parse(Path::new("n"), b"Switch 8 \"A\"\n[1] \"B\"[1]\n")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "n:2: expected a Switch, Ca or Hca record for `B`, found none"
+        );
+        let e = parse(Path::new("n"), b"Switch x \"A\"\n")
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("n:1: expected a port count"), "{e}");
-        let e = parse(Path::new("n"), b"Switch 4 \"A\"\n[1 \"B\"[1]\n").unwrap_err().to_string();
+        let e = parse(Path::new("n"), b"Switch 4 \"A\"\n[1 \"B\"[1]\n")
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("n:2: expected `[port]"), "{e}");
     }
 }

@@ -46,15 +46,22 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<RawFabric> {
         let mut nodes: Vec<String> = Vec::new();
         for tok in line.split_whitespace() {
             let Some((k, v)) = tok.split_once('=') else {
-                return Err(Error::parse(path, ln, format!("expected KEY=VALUE, found {}", show(tok))));
+                return Err(Error::parse(
+                    path,
+                    ln,
+                    format!("expected KEY=VALUE, found {}", show(tok)),
+                ));
             };
-            let expand = |v: &str| {
-                crate::io::hostlist::expand(v).map_err(|m| Error::parse(path, ln, m))
-            };
+            let expand =
+                |v: &str| crate::io::hostlist::expand(v).map_err(|m| Error::parse(path, ln, m));
             match k.to_ascii_lowercase().as_str() {
                 "switchname" => {
                     if v.is_empty() {
-                        return Err(Error::parse(path, ln, "expected a switch name, found an empty one"));
+                        return Err(Error::parse(
+                            path,
+                            ln,
+                            "expected a switch name, found an empty one",
+                        ));
                     }
                     name = Some(v.to_string())
                 }
@@ -65,26 +72,39 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<RawFabric> {
                     return Err(Error::parse(
                         path,
                         ln,
-                        format!("expected a tree topology (SwitchName=), found {}", show(tok)),
+                        format!(
+                            "expected a tree topology (SwitchName=), found {}",
+                            show(tok)
+                        ),
                     ));
                 }
                 _ => {
                     return Err(Error::parse(
                         path,
                         ln,
-                        format!("expected SwitchName=, Switches=, Nodes= or LinkSpeed=, found {}", show(tok)),
+                        format!(
+                            "expected SwitchName=, Switches=, Nodes= or LinkSpeed=, found {}",
+                            show(tok)
+                        ),
                     ));
                 }
             }
         }
         let Some(name) = name else {
-            return Err(Error::parse(path, ln, format!("expected SwitchName=NAME, found {}", show(line))));
+            return Err(Error::parse(
+                path,
+                ln,
+                format!("expected SwitchName=NAME, found {}", show(line)),
+            ));
         };
         if by_name.contains_key(&name) {
             return Err(Error::parse(
                 path,
                 ln,
-                format!("expected a new switch name, found {} a second time", show(&name)),
+                format!(
+                    "expected a new switch name, found {} a second time",
+                    show(&name)
+                ),
             ));
         }
         let idx = sw.len();
@@ -111,7 +131,11 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<RawFabric> {
     for (i, (_, children, ln)) in sw.iter().enumerate() {
         for c in children {
             let &j = by_name.get(c).ok_or_else(|| {
-                Error::parse(path, *ln, format!("expected a SwitchName= line for {}, found none", show(c)))
+                Error::parse(
+                    path,
+                    *ln,
+                    format!("expected a SwitchName= line for {}, found none", show(c)),
+                )
             })?;
             if j == i {
                 continue;
@@ -178,9 +202,13 @@ SwitchName=s3 Switches=s[0-2]
         assert_eq!(f.hosts[7].name, "dev7");
         assert_eq!(f.hosts[7].switch, 1);
         assert_eq!(f.switches[3].ports, 3);
-        let e = parse(Path::new("t"), b"SwitchName=a Switches=b\n").unwrap_err().to_string();
+        let e = parse(Path::new("t"), b"SwitchName=a Switches=b\n")
+            .unwrap_err()
+            .to_string();
         assert_eq!(e, "t:1: expected a SwitchName= line for `b`, found none");
-        let e = parse(Path::new("t"), b"SwitchName=a Nodes=x[1-\n").unwrap_err().to_string();
+        let e = parse(Path::new("t"), b"SwitchName=a Nodes=x[1-\n")
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("t:1: expected"), "{e}");
     }
 }

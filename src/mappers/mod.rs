@@ -24,6 +24,7 @@ pub mod mht;
 pub mod pairs;
 pub mod permutation;
 pub mod random;
+pub mod sm;
 
 use crate::error::{Error, Result};
 use crate::graph::CommGraph;
@@ -297,8 +298,14 @@ pub fn registry() -> Vec<MapperInfo> {
     ]);
     // Bobrik & Popova: the gravitational layout.
     v.extend([gravity::info(), gravity::info_greedy()]);
+    // Moh et al.: switch fabrics.
+    v.push(sm::info());
     v
 }
+
+/// Ids of the registered mappers that run on switch fabrics (the others need
+/// a mesh/torus and say so when started on a fabric).
+pub const FABRIC_MAPPERS: &[&str] = &["default", "random", "bft", "mht", "sm"];
 
 /// Find a mapper by id (case-insensitive).
 pub fn find(id: &str) -> Option<MapperInfo> {

@@ -94,15 +94,15 @@ pub fn switch_route_det(
     while r > 0 {
         let mut moved = false;
         for &(v, l) in f.switch_adj(u) {
-            if let Some(p) = mode.step(l, v, phase) {
-                if mode.rem(f, v as usize, p, sb) == r - 1 {
-                    visit(l as usize, u as u32);
-                    u = v as usize;
-                    phase = p;
-                    r -= 1;
-                    moved = true;
-                    break;
-                }
+            if let Some(p) = mode.step(l, v, phase)
+                && mode.rem(f, v as usize, p, sb) == r - 1
+            {
+                visit(l as usize, u as u32);
+                u = v as usize;
+                phase = p;
+                r -= 1;
+                moved = true;
+                break;
             }
         }
         if !moved {
@@ -128,10 +128,10 @@ fn layers(f: &Fabric, mode: Mode, sa: usize, sb: usize) -> Vec<Vec<(u32, f64)>> 
         for &(st, c) in &out[k as usize] {
             let (u, phase) = ((st / 2) as usize, (st % 2) as u8);
             for &(v, l) in f.switch_adj(u) {
-                if let Some(p) = mode.step(l, v, phase) {
-                    if mode.rem(f, v as usize, p, sb) == left {
-                        next.push((v * 2 + p as u32, c));
-                    }
+                if let Some(p) = mode.step(l, v, phase)
+                    && mode.rem(f, v as usize, p, sb) == left
+                {
+                    next.push((v * 2 + p as u32, c));
                 }
             }
         }

@@ -134,7 +134,11 @@ impl UpDown {
 
 /// Multi-source BFS levels and the BFS-tree parent (first neighbour one
 /// level up, in switch order). Unreachable switches get level `u32::MAX`.
-pub fn bfs_levels(s: usize, adj: &[Vec<(u32, u32)>], roots: &[u32]) -> (Vec<u32>, Vec<Option<u32>>) {
+pub fn bfs_levels(
+    s: usize,
+    adj: &[Vec<(u32, u32)>],
+    roots: &[u32],
+) -> (Vec<u32>, Vec<Option<u32>>) {
     let mut level = vec![u32::MAX; s];
     let mut parent = vec![None; s];
     let mut queue: std::collections::VecDeque<u32> = std::collections::VecDeque::new();

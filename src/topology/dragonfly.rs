@@ -33,7 +33,9 @@ pub fn generate(spec: &str, body: &str) -> Result<RawFabric> {
     let gmax = a * h + 1;
     let g = f.get(3).copied().flatten().unwrap_or(gmax);
     if g > gmax {
-        return Err(err(format!("expected at most A·H + 1 = {gmax} groups, found {g}")));
+        return Err(err(format!(
+            "expected at most A·H + 1 = {gmax} groups, found {g}"
+        )));
     }
     if a * g > super::fabric::MAX_SWITCHES || a * g * p > super::fabric::MAX_HOSTS {
         return Err(err("too many switches or hosts".into()));

@@ -310,7 +310,7 @@ impl Fabric {
         let l = (ch - 2 * h) / 2;
         let &(a, b) = self.inner.desc.links.get(l)?;
         let (a, b) = (h + a as usize, h + b as usize);
-        Some(if ch % 2 == 0 { (a, b) } else { (b, a) })
+        Some(if ch.is_multiple_of(2) { (a, b) } else { (b, a) })
     }
     /// Channel of host `h`'s link: towards the switch (`to_switch`) or back.
     #[inline]
@@ -331,5 +331,4 @@ impl Fabric {
     pub fn switch_vertex(&self, s: usize) -> usize {
         self.num_hosts() + s
     }
-
 }

@@ -81,9 +81,11 @@ pub fn parse_fabric(spec: &str) -> Result<Option<Topology>> {
             if it.next().is_some() {
                 return Err(bad(format!("expected fattree:K[:L], found `{head}`")));
             }
-            let k: u32 = k
-                .parse()
-                .map_err(|_| bad(format!("expected fattree:K[:L] with a port count K, found `{k}`")))?;
+            let k: u32 = k.parse().map_err(|_| {
+                bad(format!(
+                    "expected fattree:K[:L] with a port count K, found `{k}`"
+                ))
+            })?;
             let l: u32 = match l {
                 Some(l) => l
                     .parse()
@@ -92,10 +94,16 @@ pub fn parse_fabric(spec: &str) -> Result<Option<Topology>> {
             };
             (fattree::generate(spec, k, l)?, format!("fattree:{k}:{l}"))
         }
-        "dragonfly" => (dragonfly::generate(spec, body)?, format!("dragonfly:{body}")),
+        "dragonfly" => (
+            dragonfly::generate(spec, body)?,
+            format!("dragonfly:{body}"),
+        ),
         "ibnetdiscover" | "ibnet" => {
             let path = Path::new(body);
-            (read(path, Some(FileKind::Ibnet))?, format!("ibnetdiscover:{body}"))
+            (
+                read(path, Some(FileKind::Ibnet))?,
+                format!("ibnetdiscover:{body}"),
+            )
         }
         "slurm" => {
             let path = Path::new(body);
@@ -244,7 +252,9 @@ pub fn finish(mut raw: RawFabric, opts: &[(&str, &str)], spec: &str) -> Result<F
         },
         Some(v) if v.eq_ignore_ascii_case("all") => host_order.clone(),
         Some(v) if v.bytes().all(|b| b.is_ascii_digit()) => {
-            let n: usize = v.parse().map_err(|_| bad(format!("expected a host count, found `{v}`")))?;
+            let n: usize = v
+                .parse()
+                .map_err(|_| bad(format!("expected a host count, found `{v}`")))?;
             if n == 0 || n > host_order.len() {
                 return Err(bad(format!(
                     "expected a job of 1..={} hosts, found {n}",
@@ -275,10 +285,10 @@ pub fn finish(mut raw: RawFabric, opts: &[(&str, &str)], spec: &str) -> Result<F
         in_job[i] = true;
     }
     for (i, h) in raw.hosts.iter().enumerate() {
-        if !in_job[i] {
-            if let Some(c) = idle.get_mut(h.switch as usize) {
-                *c += 1;
-            }
+        if !in_job[i]
+            && let Some(c) = idle.get_mut(h.switch as usize)
+        {
+            *c += 1;
         }
     }
     // Roots.

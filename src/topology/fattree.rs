@@ -23,8 +23,10 @@ use crate::error::{Error, Result};
 /// Build `fattree:K:L`.
 pub fn generate(spec: &str, k: u32, levels: u32) -> Result<RawFabric> {
     let err = |m: String| Error::spec("topology", spec, m);
-    if k < 2 || k % 2 != 0 || k > 256 {
-        return Err(err(format!("expected an even port count K in 2..=256, found {k}")));
+    if !(2..=256).contains(&k) || !k.is_multiple_of(2) {
+        return Err(err(format!(
+            "expected an even port count K in 2..=256, found {k}"
+        )));
     }
     if !(1..=6).contains(&levels) {
         return Err(err(format!("expected 1 to 6 levels, found {levels}")));
@@ -152,7 +154,13 @@ mod tests {
 
     #[test]
     fn sizes_and_full_ports() {
-        for (k, l, sw, h) in [(4, 2, 6, 8), (4, 3, 20, 16), (8, 3, 80, 128), (48, 3, 2880, 27648), (4, 4, 56, 32)] {
+        for (k, l, sw, h) in [
+            (4, 2, 6, 8),
+            (4, 3, 20, 16),
+            (8, 3, 80, 128),
+            (48, 3, 2880, 27648),
+            (4, 4, 56, 32),
+        ] {
             let f = generate("t", k, l).unwrap();
             assert_eq!((f.switches.len(), f.hosts.len()), (sw, h), "{k}:{l}");
             assert!(degrees(&f).iter().all(|&d| d == k), "{k}:{l}");

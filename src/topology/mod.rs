@@ -15,6 +15,7 @@ pub mod fattree;
 pub mod grid;
 pub mod moh;
 pub mod moh_fig2;
+pub mod report;
 pub mod spec;
 
 pub use fabric::{Fabric, FabricDesc, FabricKind, Host, Switch};

@@ -43,10 +43,11 @@ impl MohParams {
             )));
         }
         let int = |s: &str, what: &str| -> Result<usize> {
-            s.parse::<usize>()
-                .ok()
-                .filter(|&x| x >= 1)
-                .ok_or_else(|| err(format!("expected {what} as a positive integer, found `{s}`")))
+            s.parse::<usize>().ok().filter(|&x| x >= 1).ok_or_else(|| {
+                err(format!(
+                    "expected {what} as a positive integer, found `{s}`"
+                ))
+            })
         };
         let switches = int(f[0], "the switch count S")?;
         let hosts = int(f[1], "the host count H")?;
@@ -62,8 +63,13 @@ impl MohParams {
                 .map_err(|_| err(format!("expected a seed, found `{s}`")))?,
             None => 1,
         };
-        if switches > super::fabric::MAX_SWITCHES || ports > 4096 || hosts > super::fabric::MAX_HOSTS {
-            return Err(err("expected at most 16384 switches, 4096 ports, 2^22 hosts".into()));
+        if switches > super::fabric::MAX_SWITCHES
+            || ports > 4096
+            || hosts > super::fabric::MAX_HOSTS
+        {
+            return Err(err(
+                "expected at most 16384 switches, 4096 ports, 2^22 hosts".into(),
+            ));
         }
         Ok(MohParams {
             switches,
@@ -115,7 +121,11 @@ pub fn generate(p: &MohParams) -> Result<RawFabric> {
     rng.shuffle(&mut order);
     for i in 1..s {
         let v = order[i];
-        let cand: Vec<usize> = order[..i].iter().copied().filter(|&u| free[u] > 0).collect();
+        let cand: Vec<usize> = order[..i]
+            .iter()
+            .copied()
+            .filter(|&u| free[u] > 0)
+            .collect();
         if cand.is_empty() || free[v] == 0 {
             return Err(err(
                 "expected free ports to join the switches into a tree, found none; \
