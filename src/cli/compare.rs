@@ -91,7 +91,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "{} processes on {}, routing {}; sorted by hop-bytes, * = best",
             cmp.rows.first().map(|r| r.metrics.processes).unwrap_or(0),
             topo.spec(),
-            args.routing
+            args.routing.resolve(&args.topology)
         );
         println!(
             "  {:<10} {:>14} {:>9} {:>8} {:>14} {:>9} {:>10}",
