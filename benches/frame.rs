@@ -90,5 +90,62 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+/// Every registry mapper mapping 16,384 processes while the window draws:
+/// each frame (the whole app, tessellated) is timed on this thread while
+/// the mapper steps on its worker. The UI thread runs no algorithm work,
+/// so no frame should take longer than a frame budget (16 ms). Prints, per
+/// mapper, the number of frames drawn, their median and maximum, and the
+/// mapper's own time. Not a criterion measurement: each frame is one
+/// sample. `HOPMAP_FRAME_MAPPERS=mht,pairs` limits the list.
+fn frames_while_mapping(_c: &mut Criterion) {
+    let g = generate("stencil:16x32x32", &GenOptions::default()).unwrap();
+    let mut app = HopmapApp::new(Settings::default());
+    app.model
+        .set_topology(Topology::parse("torus:16x32x32").unwrap());
+    app.model.set_graph(g, "stencil:16x32x32");
+    app.tab = Tab::Split;
+    app.network_view.three_d = true;
+    let ctx = egui::Context::default();
+    for _ in 0..3 {
+        let out = ctx.run_ui(input(), |ui| app.ui_frame(ui));
+        let _ = ctx.tessellate(out.shapes, out.pixels_per_point);
+    }
+    app.graph_view.playing = false;
+    let only = std::env::var("HOPMAP_FRAME_MAPPERS").ok();
+    eprintln!("frames while mapping 16,384 processes on torus:16x32x32 (split view, 3D network)");
+    eprintln!("{:<16} {:>7} {:>10} {:>10} {:>10}", "mapper", "frames", "median ms", "max ms", "mapper s");
+    let mut worst: f64 = 0.0;
+    for info in mappers::registry() {
+        if let Some(o) = &only
+            && !o.split(',').any(|x| x == info.id)
+        {
+            continue;
+        }
+        app.model.start_map(info.id, 1, "");
+        if app.model.run.is_none() {
+            eprintln!("{:<16} skipped: {}", info.id, app.model.error.take().unwrap_or_default());
+            continue;
+        }
+        let t0 = std::time::Instant::now();
+        let mut times = Vec::new();
+        while app.model.run.is_some() && t0.elapsed().as_secs() < 120 {
+            let f0 = std::time::Instant::now();
+            let out = ctx.run_ui(input(), |ui| app.ui_frame(ui));
+            let _ = ctx.tessellate(out.shapes, out.pixels_per_point);
+            times.push(f0.elapsed().as_secs_f64() * 1e3);
+        }
+        let secs = t0.elapsed().as_secs_f64();
+        if app.model.run.is_some() {
+            app.model.cancel_run();
+        }
+        times.sort_by(f64::total_cmp);
+        let med = times.get(times.len() / 2).copied().unwrap_or(0.0);
+        let max = times.last().copied().unwrap_or(0.0);
+        worst = worst.max(max);
+        eprintln!("{:<16} {:>7} {:>10.2} {:>10.2} {:>10.2}", info.id, times.len(), med, max, secs);
+    }
+    eprintln!("worst frame over all mappers: {worst:.2} ms");
+}
+
+criterion_group!(benches, bench, frames_while_mapping);
 criterion_main!(benches);

@@ -1,4 +1,4 @@
-//! Criterion benches of the gravitational layout (issue 4): one iteration
+//! Criterion benches of the gravitational layout: one iteration
 //! (single level, Barnes–Hut) on 16,384- and 65,536-process grids, and the
 //! whole multilevel layout of the 16,384 grid.
 

@@ -1,8 +1,9 @@
 //! Run several mappers on one input and compare their mappings: the engine
 //! behind `hopmap compare` and the GUI's Compare panel.
 //!
-//! Each mapper is run to the end (timed: the mapper alone, not the
-//! evaluation), its mapping validated and evaluated under the chosen
+//! Each mapper runs through the one mapper pipeline
+//! ([`crate::mappers::prepare`] … [`crate::mappers::finish`]) to the end
+//! (timed: the mapper alone, not the evaluation), its mapping validated and evaluated under the chosen
 //! routing; rows are sorted by hop-bytes (ties by max link load, then id),
 //! the first is the best. A mapper that cannot run on the input (no
 //! coordinates, wrong dimensionality, too many processes…) is left out with
@@ -12,7 +13,7 @@
 
 use crate::error::{Error, Result};
 use crate::graph::CommGraph;
-use crate::mappers::{self, MapperInfo, MapperInput, permutation};
+use crate::mappers::{self, MapperInput};
 use crate::metrics::{MetricsSummary, evaluate};
 use crate::routing::Routing;
 use crate::topology::Topology;
@@ -20,53 +21,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-/// A mapper chosen for a comparison: its registry entry, the extra
-/// parameters the id implies, and the id to report.
-#[derive(Debug)]
-pub struct Selected {
-    pub id: String,
-    pub info: MapperInfo,
-    pub params: Vec<(String, String)>,
-}
-
-/// Resolve a mapper id: a registry id as registered (lower case), else an
-/// order string with capitals such as `TZXY` or `YXT`, which runs as `perm`
-/// with `order=TZXY` (exact: it must fit the grid), else a registry id in
-/// any case. So `tzxy` is the registry entry (generalised to any grid) and
-/// `TZXY` the exact order.
-pub fn resolve(id: &str) -> Result<Selected> {
-    let id = id.trim();
-    let exact = mappers::registry().into_iter().find(|m| m.id == id);
-    let order = permutation::looks_like_order(id) && id.chars().any(|c| c.is_ascii_uppercase());
-    let found = match exact {
-        Some(info) => Some(info),
-        None if order => None,
-        None => mappers::find(id),
-    };
-    if let Some(info) = found {
-        return Ok(Selected {
-            id: info.id.to_string(),
-            info,
-            params: Vec::new(),
-        });
-    }
-    if permutation::looks_like_order(id) {
-        return Ok(Selected {
-            id: id.to_ascii_uppercase(),
-            info: permutation::info(),
-            params: vec![("order".into(), id.to_ascii_uppercase())],
-        });
-    }
-    let known: Vec<&str> = mappers::registry().iter().map(|m| m.id).collect();
-    Err(Error::spec(
-        "mapper",
-        id,
-        format!(
-            "unknown mapper; known: {}, or a permutation order such as TZXY",
-            known.join(", ")
-        ),
-    ))
-}
+pub use crate::mappers::{Selected, resolve};
 
 /// Parse `all` or a comma-separated list of ids. Unknown ids are an error.
 pub fn parse_list(s: &str) -> Result<Vec<Selected>> {
@@ -105,6 +60,9 @@ pub struct Row {
     pub seconds: f64,
     #[serde(flatten)]
     pub metrics: MetricsSummary,
+    /// The mapping itself, kept so that a front end can show it at once.
+    #[serde(skip)]
+    pub mapping: Arc<crate::mapping::Mapping>,
 }
 
 /// A mapper left out, and why.
@@ -143,16 +101,10 @@ pub fn compare(
         }
         progress(i, selected.len(), &sel.id);
         let mut input = MapperInput::new(graph.clone(), topo.clone(), seed);
-        input.params = sel.params.clone();
-        if sel.info.needs_coords && graph.coords().is_none() {
-            out.skipped.push(Skipped {
-                mapper: sel.id.clone(),
-                reason: "needs per-process coordinates; the graph has none".into(),
-            });
-            continue;
-        }
+        // Parameters meant for other mappers in the list are not this one's.
+        input.params = sel.info.own_params(&sel.params);
         let t0 = Instant::now();
-        let res = run_cancellable(&sel.info, &input, cancel);
+        let res = mappers::run_cancellable(&sel.info, &input, cancel);
         let seconds = t0.elapsed().as_secs_f64();
         match res {
             Ok(m) => {
@@ -161,6 +113,7 @@ pub fn compare(
                     mapper: sel.id.clone(),
                     seconds,
                     metrics: ev.metrics.summary(),
+                    mapping: Arc::new(m),
                 });
             }
             Err(Error::Cancelled) => return Err(Error::Cancelled),
@@ -178,24 +131,6 @@ pub fn compare(
             .then_with(|| a.mapper.cmp(&b.mapper))
     });
     Ok(out)
-}
-
-/// [`mappers::run`] with a cancel flag checked between steps.
-fn run_cancellable(
-    info: &MapperInfo,
-    input: &MapperInput,
-    cancel: &AtomicBool,
-) -> Result<crate::mapping::Mapping> {
-    input.check_fits()?;
-    let mut r = (info.start)(input)?;
-    if r.run_cancellable(cancel) != crate::step::StepStatus::Done {
-        return Err(Error::Cancelled);
-    }
-    let m = r.result().ok_or_else(|| {
-        Error::Unsupported(format!("mapper {} finished without a mapping", info.id))
-    })?;
-    m.validate(input.graph.n(), &input.topo)?;
-    Ok(m)
 }
 
 #[cfg(test)]

@@ -5,9 +5,12 @@
 //! routing ([`routing`]), mappings ([`mapping`]) and their metrics
 //! ([`metrics`]), the mappers ([`mappers`]), the force layout ([`layout`]), and
 //! the one stepping trait that every iterative algorithm implements ([`step`]).
-//! Nothing here depends on the GUI toolkit; the desktop app lives in [`app`]
-//! and only renders library state and dispatches actions.
+//! Nothing here depends on the GUI toolkit; the desktop app lives in `app`
+//! (cargo feature `gui`, on by default) and only renders library state and
+//! dispatches actions. Without default features the crate is the library
+//! alone; `--features cli` adds the command line.
 
+#[cfg(feature = "gui")]
 pub mod app;
 pub mod compare;
 pub mod error;
@@ -30,5 +33,5 @@ pub use graph::{CommGraph, Coords, GraphBuilder};
 pub use mapping::Mapping;
 pub use metrics::{Evaluation, Metrics, evaluate};
 pub use routing::Routing;
-pub use step::{Progress, StepStatus, Stepper};
+pub use step::{Progress, StepState, Stepper, Stop};
 pub use topology::Topology;

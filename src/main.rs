@@ -1,5 +1,6 @@
-//! The `hopmap` binary: with no arguments it will open the GUI; with a
-//! subcommand it runs batch work through the library. Errors are reported
+//! The `hopmap` binary: with no arguments it opens the GUI (feature `gui`)
+//! or prints its help; with a subcommand it runs batch work through the
+//! library. Errors are reported
 //! once, here: exit code 0 ok, 1 error, 2 usage (clap).
 
 mod cli;
@@ -27,6 +28,7 @@ enum Command {
     /// Evaluate a mapping: hop-bytes, dilation, link loads and flows.
     Eval(cli::eval::Args),
     /// Open the desktop app (optionally headless: --screenshot PNG)
+    #[cfg(feature = "gui")]
     Gui(cli::gui::Args),
     /// Run a mapper and write a launcher mapping file (plain, bgp, mpich, rankfile).
     Map(cli::map::Args),
@@ -44,22 +46,33 @@ enum Command {
     Bench(cli::bench::Args),
 }
 
+/// No subcommand: open the GUI on its first lesson/sample, or (built
+/// without the GUI) print the help.
+#[cfg(feature = "gui")]
+fn no_subcommand() -> anyhow::Result<()> {
+    let r = cli::gui::run(cli::gui::Args::default());
+    if r.is_err() {
+        let _ = Cli::command().print_help();
+    }
+    r
+}
+
+#[cfg(not(feature = "gui"))]
+fn no_subcommand() -> anyhow::Result<()> {
+    Cli::command().print_help()?;
+    println!("\n(built without the desktop app: the `gui` cargo feature is off)");
+    Ok(())
+}
+
 fn main() {
     let cli = Cli::parse();
     let result: anyhow::Result<()> = match cli.command {
-        None => {
-            // No subcommand: open the GUI on the built-in sample.
-            let r = cli::gui::run(cli::gui::Args::default());
-            if r.is_err() {
-                let _ = Cli::command().print_help();
-            }
-            r
-        }
+        None => no_subcommand(),
         Some(c) => match c {
-            // Command::Name(args) => cli::name::run(args),
             Command::Info(a) => cli::info::run(a),
             Command::Generate(a) => cli::generate::run(a),
             Command::Eval(a) => cli::eval::run(a),
+            #[cfg(feature = "gui")]
             Command::Gui(a) => cli::gui::run(a),
             Command::Map(a) => cli::map::run(a),
             Command::Mappers(a) => cli::mappers::run(a),

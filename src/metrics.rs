@@ -390,3 +390,37 @@ pub fn hop_bytes(graph: &CommGraph, topo: &Topology, mapping: &Mapping) -> f64 {
         })
         .sum()
 }
+
+/// Evaluate the placed processes only: the subgraph among the processes
+/// that have a slot in `placement` (None = not placed yet), as a greedy
+/// mapper's partial placement. None when nothing is placed. O(n + m) plus
+/// the evaluation of the subgraph.
+pub fn evaluate_partial(
+    graph: &CommGraph,
+    topo: &Topology,
+    placement: &[Option<u32>],
+    routing: &Routing,
+) -> Option<Evaluation> {
+    let n = graph.n();
+    let mut index = vec![u32::MAX; n];
+    let mut slots = Vec::new();
+    for (p, s) in placement.iter().enumerate().take(n) {
+        if let Some(s) = s {
+            index[p] = slots.len() as u32;
+            slots.push(*s as usize);
+        }
+    }
+    if slots.is_empty() {
+        return None;
+    }
+    let mut b = crate::graph::GraphBuilder::new(slots.len(), true);
+    for (u, v, bytes) in graph.messages() {
+        let (a, c) = (index[u], index[v]);
+        if a != u32::MAX && c != u32::MAX {
+            b.add(a as usize, c as usize, bytes);
+        }
+    }
+    let sub = b.build().ok()?;
+    let m = Mapping::from_slots(&slots, topo);
+    Some(evaluate(&sub, topo, &m, routing))
+}

@@ -26,7 +26,20 @@ fn harness() -> Harness<'static, HopmapApp> {
 fn step_until(h: &mut Harness<'static, HopmapApp>, done: impl Fn(&HopmapApp) -> bool) {
     let t0 = Instant::now();
     while !done(h.state()) {
-        assert!(t0.elapsed() < Duration::from_secs(60), "timed out");
+        if t0.elapsed() > Duration::from_secs(60) {
+            let m = &h.state().model;
+            panic!(
+                "timed out: run {:?} {:?} {:?}, placed {}, eval {} partial {}, error {:?}, status {:?}",
+                m.run.is_some(),
+                m.run_state,
+                m.run_progress,
+                m.placement.iter().filter(|s| s.is_some()).count(),
+                m.eval.is_some(),
+                m.eval_partial,
+                m.error,
+                m.status
+            );
+        }
         std::thread::sleep(Duration::from_millis(10));
         h.step();
     }
@@ -56,7 +69,7 @@ fn open_sample_choose_network_map_with_mht() {
     h.get_by_label("Map").click();
     h.run_steps(1);
     step_until(&mut h, |a| {
-        a.model.map_job.is_none() && a.model.mapping_label == id
+        a.model.run.is_none() && a.model.mapping_label == id
     });
 
     // The same inputs through the library.
@@ -79,11 +92,8 @@ fn open_sample_choose_network_map_with_mht() {
 
 #[test]
 fn step_bft_three_times_places_three_processes() {
-    let id = if mappers::find("bft").is_some() {
-        "bft"
-    } else {
-        return;
-    };
+    let id = "bft";
+    assert!(mappers::find(id).is_some(), "the registry lost {id}");
     let mut h = harness();
     h.get_by_label(id).click();
     h.run_steps(1);
@@ -91,7 +101,12 @@ fn step_bft_three_times_places_three_processes() {
         h.get_by_label("Step").click();
         h.run_steps(1);
     }
-    h.run_steps(1);
+    // The steps run on the mapper's worker thread: wait for its snapshot.
+    step_until(&mut h, |a| {
+        a.model.placement.iter().filter(|s| s.is_some()).count() == 3
+            && a.model.eval_partial
+            && a.model.eval.is_some()
+    });
     let app = h.state();
     let placed = app.model.placement.iter().filter(|s| s.is_some()).count();
     assert_eq!(placed, 3);
@@ -201,7 +216,7 @@ fn clicking_a_compare_row_shows_that_mapping() {
     h.get_by_label("random ›").click();
     h.run_steps(1);
     step_until(&mut h, |a| {
-        a.model.map_job.is_none() && a.model.mapping_label == "random"
+        a.model.run.is_none() && a.model.mapping_label == "random"
     });
     let app = h.state();
     let row = app
@@ -216,9 +231,7 @@ fn clicking_a_compare_row_shows_that_mapping() {
 
 #[test]
 fn pairs_parameter_controls_set_only_non_default_params() {
-    let Some(info) = mappers::find("pairs") else {
-        return;
-    };
+    let info = mappers::find("pairs").expect("the registry lost pairs");
     let mut h = harness();
     h.get_by_label("pairs").click();
     h.run_steps(2);

@@ -1,4 +1,4 @@
-//! Quality checks of the gravitational layout (issue 4): the two-cluster
+//! Quality checks of the gravitational layout: the two-cluster
 //! example from the circle start, the grid Spearman correlation, the block
 //! clusters, Barnes–Hut accuracy, and determinism.
 
@@ -21,7 +21,7 @@ fn two_clusters_from_the_circle_start() {
     let labels = clusters(&pos, &ClusterParams::default());
     assert_eq!(cluster_sizes(&labels), vec![10, 10]);
     // The clusters are the true groups.
-    assert!((0..20).all(|i| labels[i] == labels[0]) == false);
+    assert!(!(0..20).all(|i| labels[i] == labels[0]));
     assert!((0..10).all(|i| labels[i] == labels[0]));
     assert!((10..20).all(|i| labels[i] == labels[10]));
 }

@@ -73,7 +73,7 @@ impl ComparePanel {
         let graph = model.graph.clone();
         let topo = model.topo.clone();
         let routing = model.routing.clone();
-        let extra = super::parse_params(params);
+        let extra = crate::mappers::parse_params(params).unwrap_or_default();
         self.rows_key = (model.graph_gen, model.topo_gen);
         self.seed = seed;
         self.params = params.to_string();

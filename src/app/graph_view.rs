@@ -4,7 +4,7 @@
 //! which runs live from the moment a graph is loaded (Play/Pause/Step,
 //! restart from a random or circle start, sliders for its coefficients), or
 //! from the graph's own coordinates (3D ones in an oblique projection).
-//! When the layout stops, its clusters ([`crate::layout::clusters`]) become
+//! When the layout stops, its clusters ([`mod@crate::layout::clusters`]) become
 //! the "cluster" colouring. Nodes are coloured by the app's colour mode; hover shows the
 //! process, its degree and bytes; click selects it (its partners light up in
 //! both views); drag a node to pin it; drag the background to pan; the wheel
@@ -19,8 +19,8 @@
 
 use super::Model;
 use super::colormap::fmt_bytes;
-use crate::layout::{ClusterParams, Init, Layout, LayoutParams, LayoutState};
-use crate::step::Stepper;
+use crate::layout::{ClusterParams, Init, Layout, LayoutParams};
+use crate::step::{StepState, Stepper, Stop};
 use egui::{Color32, Mesh, Pos2, Rect, Sense, Shape, Stroke, Vec2, vec2};
 use std::sync::Arc;
 
@@ -157,7 +157,7 @@ impl GraphView {
             return;
         };
         l.run_for(std::time::Duration::from_millis(8));
-        let stopped = l.state() != LayoutState::Running;
+        let stopped = l.state() != StepState::Running;
         self.pull_positions();
         if stopped {
             self.playing = false;
@@ -391,9 +391,10 @@ impl GraphView {
                 levels - lev,
                 levels,
                 match l.state() {
-                    LayoutState::Running => "running",
-                    LayoutState::Converged => "converged (§5 stopping rule)",
-                    LayoutState::IterationLimit => "iteration limit",
+                    StepState::Running => "running",
+                    StepState::Stopped(Stop::Converged) => "converged (§5 stopping rule)",
+                    StepState::Stopped(Stop::IterationLimit) => "iteration limit",
+                    StepState::Stopped(s) => s.describe(),
                 },
                 l.stop_value()
                     .map(|v| format!(", stop value {v:.4}"))

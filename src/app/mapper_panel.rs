@@ -71,7 +71,7 @@ impl MapperPanel {
         // The saved non-default parameters of the saved mapper; keys it does
         // not declare and bad values are dropped.
         if let Some(info) = mappers::find(&panel.selected) {
-            for (k, v) in super::parse_params(&settings.mapper_params) {
+            for (k, v) in crate::mappers::parse_params(&settings.mapper_params).unwrap_or_default() {
                 if let Some(spec) = info.param_spec(&k)
                     && spec.check(&v).is_ok()
                 {
@@ -269,7 +269,7 @@ impl MapperPanel {
         self.refresh_params();
         let id = self.selected.clone();
         ui.horizontal(|ui| {
-            let busy = model.map_job.is_some();
+            let busy = model.run_to_end;
             if ui
                 .add_enabled(!busy, egui::Button::new("Map"))
                 .on_hover_text("Run the mapper to the end (on a worker thread)")
@@ -282,7 +282,6 @@ impl MapperPanel {
                 .on_hover_text("One step: one placement for greedy mappers")
                 .clicked()
             {
-                model.playing = false;
                 model.step(&id, self.seed, &self.params);
             }
             let play_label = if model.playing { "Pause" } else { "Play" };
@@ -291,13 +290,8 @@ impl MapperPanel {
                 .on_hover_text("Animate the mapper step by step")
                 .clicked()
             {
-                if model.playing {
-                    model.playing = false;
-                } else if model.run.is_some() && model.run_id == id
-                    || model.start_run(&id, self.seed, &self.params)
-                {
-                    model.playing = true;
-                }
+                let on = !model.playing;
+                model.play(&id, self.seed, &self.params, on);
             }
             if ui
                 .button("Reset")
@@ -323,11 +317,12 @@ impl MapperPanel {
                     }),
             );
         });
-        if let Some(r) = &model.run {
-            let p = r.progress();
+        if model.run.is_some() {
+            let p = model.run_progress;
+            let phase = if p.phase.is_empty() { "step" } else { p.phase };
             let text = match p.total {
-                Some(t) => format!("{}: step {} of {t}", model.run_id, p.done),
-                None => format!("{}: step {}", model.run_id, p.done),
+                Some(t) => format!("{}: {phase} {} of {t}", model.run_id, p.done),
+                None => format!("{}: {phase} {}", model.run_id, p.done),
             };
             ui.add(egui::ProgressBar::new(p.fraction().unwrap_or(0.0)).text(text));
         }

@@ -11,9 +11,11 @@
 //! * centre: the communication graph and the network side by side, or one of
 //!   the graph, network, matrix and compare views alone.
 //!
-//! While a mapper plays, the model advances it by a per-frame budget
-//! ([`crate::Stepper::run_for`]) and the views redraw each placement; heavy
-//! work (Map to the end, Compare, loading) runs on worker threads.
+//! Every mapper run — Map to the end, Step, Play — goes through the one
+//! pipeline ([`crate::mappers::prepare`]) and is stepped on a worker thread
+//! ([`crate::mappers::background::BackgroundRun`]); each frame takes the
+//! newest snapshot and draws it, so the UI thread runs no algorithm work and
+//! never freezes. Compare and loading run on worker threads too.
 
 pub mod colormap;
 pub mod compare_panel;
@@ -27,10 +29,12 @@ pub mod network_view;
 pub mod settings;
 pub mod worker;
 
-use crate::graph::{CommGraph, GraphBuilder};
-use crate::mappers::{self, MapperInput, MapperRun, StepEvent};
+use crate::graph::CommGraph;
+use crate::mappers::background::{BackgroundRun, Command, Snapshot};
+use crate::mappers::{self, MapperInput, StepEvent};
 use crate::mapping::Mapping;
 use crate::metrics::{Evaluation, Metrics, evaluate};
+use crate::step::{Progress, StepState, Stop};
 use crate::routing::Routing;
 use crate::topology::Topology;
 use egui::Color32;
@@ -40,9 +44,6 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use worker::{Job, Poll};
 
-/// Result of a Map job: mapper id, mapping, its evaluation, seconds, and the
-/// hop-bytes after each step when the mapper keeps a trace (PAIRS, CDL).
-pub type MapOutcome = Result<(String, Mapping, Evaluation, f64, Vec<f64>), String>;
 /// Result of a Load job: graph and its display name.
 pub type LoadOutcome = Result<(CommGraph, String), String>;
 
@@ -69,14 +70,23 @@ pub struct Model {
     pub eval_partial: bool,
     /// Metrics of the previous complete mapping, for the change column.
     pub prev: Option<(String, Metrics)>,
-    /// The mapper being stepped in the UI thread.
-    pub run: Option<Box<dyn MapperRun>>,
+    /// The mapper run on its worker thread (Map, Step, Play).
+    pub run: Option<BackgroundRun>,
     pub run_id: String,
+    /// The run's newest state: progress, phase, why it stopped.
+    pub run_progress: Progress,
+    pub run_state: StepState,
+    /// Whether the run is being taken to its end (Map) rather than stepped.
+    pub run_to_end: bool,
+    /// When the current run started (for the progress line).
+    pub run_started: Option<Instant>,
+    /// Positions of the running mapper's layout phase, while it lays out.
+    pub run_layout: Option<Vec<[f32; 3]>>,
     pub playing: bool,
-    /// Steps per second while playing (≥ 2000 means as fast as the frame budget allows).
+    /// Steps per second while playing (≥ 2000 means as fast as possible).
     pub speed: f32,
-    step_credit: f32,
-    last_partial_eval: Option<Instant>,
+    /// The speed last sent to the worker.
+    sent_speed: f32,
     /// Hop-bytes over the steps of the running mapper: (step, hop-bytes).
     pub trace: Vec<[f64; 2]>,
     pub last_event: Option<StepEvent>,
@@ -86,7 +96,6 @@ pub struct Model {
     /// A readable error for the banner; the state is left as it was.
     pub error: Option<String>,
     pub status: String,
-    pub map_job: Option<Job<MapOutcome>>,
     pub load_job: Option<Job<LoadOutcome>>,
     /// Cluster id per process when known (components until the layout's clusters land).
     pub clusters: Vec<u32>,
@@ -113,17 +122,20 @@ impl Model {
             prev: None,
             run: None,
             run_id: String::new(),
+            run_progress: Progress::default(),
+            run_state: StepState::Running,
+            run_to_end: false,
+            run_started: None,
+            run_layout: None,
             playing: false,
             speed: 30.0,
-            step_credit: 0.0,
-            last_partial_eval: None,
+            sent_speed: 0.0,
             trace: Vec::new(),
             last_event: None,
             frontier: Vec::new(),
             selected: None,
             error: None,
             status: String::new(),
-            map_job: None,
             load_job: None,
             clusters,
             num_clusters: k,
@@ -136,10 +148,7 @@ impl Model {
 
     /// Forget the mapping and any run (keeps graph and topology).
     pub fn clear_mapping(&mut self) {
-        if let Some(j) = self.map_job.take() {
-            j.cancel();
-        }
-        self.run = None;
+        self.cancel_run();
         self.playing = false;
         self.mapping = None;
         self.mapping_label.clear();
@@ -219,7 +228,13 @@ impl Model {
             self.eval = Some(evaluate(&self.graph, &self.topo, m, &self.routing));
             self.eval_partial = false;
         } else {
-            self.refresh_partial_eval();
+            self.eval = crate::metrics::evaluate_partial(
+                &self.graph,
+                &self.topo,
+                &self.placement,
+                &self.routing,
+            );
+            self.eval_partial = true;
         }
         self.place_gen += 1;
     }
@@ -243,94 +258,44 @@ impl Model {
         self.error = None;
     }
 
-    fn input(&self, seed: u64, params: &str) -> MapperInput {
-        let mut input = MapperInput::new(self.graph.clone(), self.topo.clone(), seed);
-        input.params = parse_params(params);
-        input
-    }
-
-    /// Run mapper `id` to the end on a worker thread (progress + Cancel).
-    pub fn start_map(&mut self, id: &str, seed: u64, params: &str) {
-        let sel = match crate::compare::resolve(id) {
-            Ok(s) => s,
-            Err(e) => {
-                self.error = Some(e.to_string());
-                return;
-            }
-        };
-        let info = sel.info;
-        let mut input = self.input(seed, params);
-        input.params.extend(sel.params);
-        // Parameters come from the mapper panel's controls, or from a compare
-        // run of several mappers: keep the ones this mapper declares.
-        input.params = info.own_params(&input.params);
-        if let Err(e) = info
-            .check_params(&input.params)
-            .and_then(|_| input.check_fits())
-        {
-            self.error = Some(e.to_string());
-            return;
-        }
-        self.run = None;
-        self.playing = false;
-        if let Some(j) = self.map_job.take() {
-            j.cancel();
-        }
-        let routing = self.routing.clone();
-        let start = info.start;
-        let id = sel.id;
-        self.status = format!("mapping with {id}…");
-        self.map_job = Some(Job::spawn(format!("Map: {id}"), move |ctl| {
-            let t0 = Instant::now();
-            // `coords=infer`: the layout's coordinates, computed here on the worker.
-            let input = mappers::gravity::with_inferred_coords(&input)
-                .map_err(|e| e.to_string())?
-                .unwrap_or(input);
-            let mut run = start(&input).map_err(|e| e.to_string())?;
-            ctl.set_total(run.progress().total.unwrap_or(0));
-            while !run.is_done() {
-                if ctl.is_cancelled() {
-                    return Err("cancelled".to_string());
-                }
-                // Advance in slices so progress and Cancel stay responsive.
-                run.run_for(Duration::from_millis(20));
-                ctl.set_done(run.progress().done);
-            }
-            let m = run
-                .result()
-                .ok_or_else(|| format!("mapper {id} finished without a mapping"))?;
-            m.validate(input.graph.n(), &input.topo)
-                .map_err(|e| e.to_string())?;
-            let e = evaluate(&input.graph, &input.topo, &m, &routing);
-            let trace = run.hop_bytes_trace().to_vec();
-            Ok((id, m, e, t0.elapsed().as_secs_f64(), trace))
-        }));
-    }
-
-    /// Start stepping mapper `id` in the UI thread (for Step and Play).
+    /// Start mapper `id` through the one pipeline and hand it to a worker
+    /// thread, idle. Errors (unknown id, bad parameters, no fit, missing
+    /// coordinates) go to the banner and leave the state as it was.
     pub fn start_run(&mut self, id: &str, seed: u64, params: &str) -> bool {
-        let Some(info) = mappers::find(id) else {
-            self.error = Some(format!("no mapper named `{id}`"));
-            return false;
-        };
-        let mut input = self.input(seed, params);
-        input.params = info.own_params(&input.params);
-        let started = info
-            .check_params(&input.params)
-            .and_then(|_| mappers::gravity::with_inferred_coords(&input))
-            .map(|inferred| inferred.unwrap_or(input))
-            .and_then(|input| input.check_fits().and_then(|_| (info.start)(&input)));
+        let started = (|| -> crate::Result<(mappers::Selected, MapperInput, Box<dyn mappers::MapperRun>)> {
+            let sel = mappers::resolve(id)?;
+            let user = mappers::parse_params(params)?;
+            let mut input = MapperInput::new(self.graph.clone(), self.topo.clone(), seed);
+            // The parameter line may hold parameters of other mappers (a
+            // compare run of several): keep the ones this mapper declares.
+            input.params = sel.with_params(&sel.info.own_params(&user))?;
+            let run = mappers::prepare(&sel.info, &input)?;
+            Ok((sel, input, run))
+        })();
         match started {
-            Ok(r) => {
+            Ok((sel, input, run)) => {
+                self.cancel_run();
                 if self.mapping.is_some()
                     && !self.eval_partial
                     && let Some(e) = &self.eval
                 {
                     self.prev = Some((self.mapping_label.clone(), e.metrics.clone()));
                 }
+                self.run = Some(BackgroundRun::spawn(
+                    &sel.info,
+                    &sel.id,
+                    run,
+                    input,
+                    self.routing.clone(),
+                    Box::new(|| {}),
+                ));
+                self.run_id = sel.id;
+                self.run_progress = Progress::default();
+                self.run_state = StepState::Running;
+                self.run_to_end = false;
+                self.run_started = Some(Instant::now());
+                self.run_layout = None;
                 self.mapping = None;
-                self.run = Some(r);
-                self.run_id = info.id.to_string();
                 self.placement = vec![None; self.graph.n()];
                 self.place_gen += 1;
                 self.trace.clear();
@@ -338,6 +303,7 @@ impl Model {
                 self.frontier.clear();
                 self.eval = None;
                 self.error = None;
+                self.sent_speed = 0.0;
                 true
             }
             Err(e) => {
@@ -347,158 +313,152 @@ impl Model {
         }
     }
 
+    /// Run mapper `id` to the end on its worker thread (progress + Cancel).
+    pub fn start_map(&mut self, id: &str, seed: u64, params: &str) {
+        if !self.start_run(id, seed, params) {
+            return;
+        }
+        self.playing = false;
+        self.run_to_end = true;
+        self.status = format!("mapping with {id}…");
+        if let Some(r) = &self.run {
+            r.send(Command::RunToEnd);
+        }
+    }
+
+    /// Cancel the running mapper, if any (its placement stays on screen).
+    pub fn cancel_run(&mut self) {
+        if let Some(r) = self.run.take() {
+            r.send(Command::Cancel);
+        }
+        self.playing = false;
+        self.run_to_end = false;
+        self.run_layout = None;
+    }
+
     /// One step of the running mapper (starting it first if needed).
     pub fn step(&mut self, id: &str, seed: u64, params: &str) {
         if (self.run.is_none() || self.run_id != id) && !self.start_run(id, seed, params) {
             return;
         }
-        if let Some(r) = self.run.as_mut() {
-            r.step();
+        if self.playing {
+            self.set_playing(false);
         }
-        self.after_steps(true);
+        if let Some(r) = &self.run {
+            r.send(Command::Step(1));
+        }
     }
 
-    /// Advance the playing mapper by the time since the last frame × speed.
-    pub fn advance(&mut self, dt: f32) {
-        if !self.playing {
+    /// Play or pause the running mapper (starting `id` first if needed).
+    pub fn play(&mut self, id: &str, seed: u64, params: &str, on: bool) {
+        if on && (self.run.is_none() || self.run_id != id) && !self.start_run(id, seed, params) {
             return;
         }
-        let Some(r) = self.run.as_mut() else {
-            self.playing = false;
-            return;
-        };
-        if self.speed >= 2000.0 {
-            r.run_for(Duration::from_millis(10));
-        } else {
-            self.step_credit += dt * self.speed;
-            let t0 = Instant::now();
-            while self.step_credit >= 1.0 && !r.is_done() {
-                r.step();
-                self.step_credit -= 1.0;
-                if t0.elapsed() > Duration::from_millis(12) {
-                    self.step_credit = 0.0;
-                    break;
-                }
+        self.set_playing(on);
+    }
+
+    fn set_playing(&mut self, on: bool) {
+        self.playing = on;
+        if let Some(r) = &self.run {
+            if on {
+                self.sent_speed = self.speed;
+                r.send(Command::Play {
+                    steps_per_second: if self.speed >= 2000.0 {
+                        f64::INFINITY
+                    } else {
+                        self.speed as f64
+                    },
+                });
+            } else {
+                r.send(Command::Pause);
             }
         }
-        self.after_steps(false);
     }
 
-    /// Read the running mapper's state into the display.
-    fn after_steps(&mut self, force_eval: bool) {
-        let Some(r) = self.run.as_ref() else { return };
-        self.placement = r.placement().to_vec();
+    /// Take the run's newest snapshot, if any, into the display. Called once
+    /// per frame; O(n) when a snapshot arrived.
+    pub fn poll_run(&mut self) -> bool {
+        if self.playing && self.speed != self.sent_speed {
+            self.set_playing(true);
+        }
+        let Some(r) = self.run.as_mut() else {
+            return false;
+        };
+        let Some(snap) = r.take() else {
+            return true;
+        };
+        self.apply_snapshot(snap);
+        self.run.is_some()
+    }
+
+    /// Show a snapshot of the run; a finished run's mapping becomes the
+    /// current mapping.
+    pub fn apply_snapshot(&mut self, snap: Snapshot) {
+        self.placement = snap.placement;
         self.place_gen += 1;
-        self.last_event = r.last_event().cloned();
-        self.frontier = r.frontier();
-        let done = r.is_done();
-        let steps = r.progress().done;
-        let trace = r.hop_bytes_trace();
-        let own_trace = !trace.is_empty();
+        self.last_event = snap.last_event;
+        self.frontier = snap.frontier;
+        self.run_progress = snap.progress;
+        self.run_state = snap.state;
+        self.run_layout = snap.layout;
+        let own_trace = !snap.trace.is_empty();
         if own_trace {
-            self.trace = trace
+            self.trace = snap
+                .trace
                 .iter()
                 .enumerate()
                 .map(|(i, &h)| [i as f64 + 1.0, h])
                 .collect();
         }
-        if done {
-            let result = r.result();
-            self.playing = false;
-            let id = self.run_id.clone();
-            self.run = None;
-            if let Some(m) = result {
-                match m.validate(self.graph.n(), &self.topo) {
-                    Ok(()) => {
-                        let e = evaluate(&self.graph, &self.topo, &m, &self.routing);
-                        if !own_trace {
-                            self.trace.push([steps as f64, e.metrics.hop_bytes]);
-                        }
-                        // `prev` was set when the run started.
-                        let prev = self.prev.take();
-                        self.mapping = None;
-                        self.apply_mapping(&id, m, e);
-                        self.prev = prev;
-                        self.status = format!("{id} finished in {steps} steps");
-                    }
-                    Err(e) => self.error = Some(format!("{id}: {e}")),
+        let Some(result) = snap.result else {
+            if let Some(e) = snap.eval {
+                if !own_trace && self.trace.last().is_none_or(|t| t[0] < snap.steps as f64) {
+                    self.trace.push([snap.steps as f64, e.metrics.hop_bytes]);
+                }
+                self.eval = Some(e);
+                self.eval_partial = snap.partial;
+            }
+            if !snap.active {
+                self.playing = false;
+            }
+            return;
+        };
+        let id = self.run_id.clone();
+        self.run = None;
+        self.playing = false;
+        self.run_to_end = false;
+        self.run_layout = None;
+        match (result, snap.eval) {
+            (Ok(m), Some(e)) => {
+                if !own_trace {
+                    self.trace.push([snap.steps as f64, e.metrics.hop_bytes]);
+                }
+                // `prev` was set when the run started.
+                let prev = self.prev.take();
+                self.mapping = None;
+                self.apply_mapping(&id, m, e);
+                self.prev = prev;
+                let why = snap.state.stop().map_or("", Stop::describe);
+                let note = snap.summary.map(|s| format!(", {s}")).unwrap_or_default();
+                self.status = format!(
+                    "{id}: {why} after {} steps in {:.2} s{note}",
+                    snap.steps, snap.seconds
+                );
+            }
+            (Ok(_), None) => self.error = Some(format!("{id}: finished without an evaluation")),
+            (Err(e), _) => {
+                if snap.state == StepState::Stopped(Stop::Cancelled) {
+                    self.status = format!("{id} cancelled");
+                } else {
+                    self.error = Some(e);
                 }
             }
-            return;
-        }
-        let due = self
-            .last_partial_eval
-            .is_none_or(|t| t.elapsed() > Duration::from_millis(100));
-        if force_eval || due {
-            self.refresh_partial_eval();
-            if !own_trace && let Some(e) = &self.eval {
-                self.trace.push([steps as f64, e.metrics.hop_bytes]);
-            }
-        }
-    }
-
-    /// Evaluate the placed processes only (the subgraph among them), so the
-    /// heatmap and metrics grow with the placement.
-    pub fn refresh_partial_eval(&mut self) {
-        self.last_partial_eval = Some(Instant::now());
-        let n = self.graph.n();
-        let mut index = vec![u32::MAX; n];
-        let mut slots = Vec::new();
-        for (p, s) in self.placement.iter().enumerate() {
-            if let Some(s) = s {
-                index[p] = slots.len() as u32;
-                slots.push(*s as usize);
-            }
-        }
-        if slots.is_empty() {
-            self.eval = None;
-            return;
-        }
-        let mut b = GraphBuilder::new(slots.len(), true);
-        for (u, v, bytes) in self.graph.messages() {
-            let (a, c) = (index[u], index[v]);
-            if a != u32::MAX && c != u32::MAX {
-                b.add(a as usize, c as usize, bytes);
-            }
-        }
-        match b.build() {
-            Ok(sub) => {
-                let m = Mapping::from_slots(&slots, &self.topo);
-                self.eval = Some(evaluate(&sub, &self.topo, &m, &self.routing));
-                self.eval_partial = slots.len() < n;
-            }
-            Err(e) => self.error = Some(e.to_string()),
         }
     }
 
     /// Check the background jobs; apply what finished.
     pub fn poll_jobs(&mut self) -> bool {
-        let mut busy = false;
-        if let Some(j) = self.map_job.as_mut() {
-            match j.poll() {
-                Poll::Running => busy = true,
-                Poll::Finished(r) => {
-                    self.map_job = None;
-                    match r {
-                        Ok((id, m, e, secs, trace)) => {
-                            self.trace = trace_points(&trace, e.metrics.hop_bytes);
-                            self.status = format!("{id}: mapped in {secs:.2} s");
-                            self.apply_mapping(&id, m, e);
-                        }
-                        Err(e) => {
-                            self.status.clear();
-                            if e != "cancelled" {
-                                self.error = Some(e);
-                            }
-                        }
-                    }
-                }
-                Poll::Lost => {
-                    self.map_job = None;
-                    self.error = Some("the mapper stopped unexpectedly (panic)".into());
-                }
-            }
-        }
+        let mut busy = self.poll_run();
         if let Some(j) = self.load_job.as_mut() {
             match j.poll() {
                 Poll::Running => busy = true,
@@ -523,7 +483,12 @@ impl Model {
 
     /// Whether anything is animating or running.
     pub fn busy(&self) -> bool {
-        self.playing || self.map_job.is_some() || self.load_job.is_some()
+        self.run.is_some() || self.load_job.is_some()
+    }
+
+    /// Whether a run is actively stepping (playing or taken to its end).
+    pub fn stepping(&self) -> bool {
+        self.run.is_some() && (self.playing || self.run_to_end)
     }
 
     /// The network node of process `p`, if placed.
@@ -534,20 +499,6 @@ impl Model {
             .flatten()
             .map(|s| s as usize / self.topo.cores())
     }
-}
-
-/// Parse `key=value, key=value` (commas or semicolons between pairs).
-pub fn parse_params(s: &str) -> Vec<(String, String)> {
-    s.split([',', ';'])
-        .filter_map(|kv| {
-            let kv = kv.trim();
-            if kv.is_empty() {
-                return None;
-            }
-            let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
-            Some((k.trim().to_string(), v.trim().to_string()))
-        })
-        .collect()
 }
 
 /// How processes are coloured (the same in the graph and the network view).
@@ -787,52 +738,32 @@ impl HopmapApp {
             self.data.sample = name;
         }
         if let Some(m) = &opts.mapper {
-            let info = mappers::find(m).ok_or_else(|| {
-                format!(
-                    "no mapper named `{m}`; known: {}",
-                    mappers::registry()
-                        .iter()
-                        .map(|i| i.id)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            })?;
-            self.mapper.select(info.id);
-            if let Some(k) = opts.steps {
-                let (seed, params) = (self.mapper.seed, self.mapper.params.clone());
-                if !self.model.start_run(info.id, seed, &params) {
-                    return Err(self.model.error.clone().unwrap_or_default());
-                }
-                for _ in 0..k {
-                    self.model.step(info.id, seed, &params);
-                }
-                if let Some(v) = &opts.view {
-                    self.tab = Tab::from_key(v);
-                }
-                return self.headless_from(opts);
+            let sel = mappers::resolve(m).map_err(|e| e.to_string())?;
+            self.mapper.select(sel.info.id);
+            let (seed, params) = (self.mapper.seed, self.mapper.params.clone());
+            if !self.model.start_run(m, seed, &params) {
+                return Err(self.model.error.clone().unwrap_or_default());
             }
-            let mut input = MapperInput::new(
-                self.model.graph.clone(),
-                self.model.topo.clone(),
-                self.mapper.seed,
-            );
-            input.params = parse_params(&self.mapper.params);
-            info.check_params(&input.params)
-                .map_err(|e| e.to_string())?;
-            let input = mappers::gravity::with_inferred_coords(&input)
-                .map_err(|e| e.to_string())?
-                .unwrap_or(input);
-            input.check_fits().map_err(|e| e.to_string())?;
-            let mut run = (info.start)(&input).map_err(|e| e.to_string())?;
-            run.run_to_end();
-            let m = run
-                .result()
-                .ok_or_else(|| format!("mapper {} finished without a mapping", info.id))?;
-            m.validate(input.graph.n(), &input.topo)
-                .map_err(|e| e.to_string())?;
-            let e = evaluate(&self.model.graph, &self.model.topo, &m, &self.model.routing);
-            self.model.trace = trace_points(run.hop_bytes_trace(), e.metrics.hop_bytes);
-            self.model.apply_mapping(info.id, m, e);
+            // The headless window shows the run's state after `--steps`
+            // steps, or its end: wait for the worker here, before the first
+            // frame.
+            let cmd = match opts.steps {
+                Some(k) => Command::Step(k),
+                None => Command::RunToEnd,
+            };
+            let want = opts.steps;
+            if let Some(r) = self.model.run.as_mut() {
+                r.send(cmd);
+                let snap = r.wait_for(Duration::from_secs(24 * 3600), |s| {
+                    s.result.is_some() || want.is_some_and(|k| s.steps >= k && !s.active)
+                });
+                if let Some(snap) = snap {
+                    self.model.apply_snapshot(snap);
+                }
+            }
+            if let Some(e) = &self.model.error {
+                return Err(e.clone());
+            }
         }
         if let Some(v) = &opts.view {
             self.tab = Tab::from_key(v);
@@ -889,7 +820,7 @@ impl HopmapApp {
         let dt = ctx.input(|i| i.stable_dt).min(0.1);
         let jobs_busy = self.model.poll_jobs();
         self.compare.poll(&mut self.model);
-        self.model.advance(dt);
+        let _ = dt;
 
         // Files dropped on the window.
         let dropped: Vec<PathBuf> = ctx.input(|i| {
@@ -1026,19 +957,34 @@ impl HopmapApp {
                     }
                 });
             }
-            if let Some(j) = &self.model.map_job {
-                let (label, frac, el) = (j.label.clone(), j.ctl.fraction(), j.elapsed());
+            // Map (to the end) shows its progress here; stepping shows it in
+            // the mapper panel, so Step and Play do not shift the layout.
+            if self.model.run.is_some() && self.model.run_to_end {
+                let p = self.model.run_progress;
+                let el = self.model.run_started.map_or(0.0, |t| t.elapsed().as_secs_f32());
+                let phase = if p.phase.is_empty() {
+                    String::new()
+                } else {
+                    format!(" {}", p.phase)
+                };
+                let text = match p.total {
+                    Some(t) => format!("{}{phase}: {} of {t} — {el:.1} s", self.model.run_id, p.done),
+                    None => format!("{}{phase}: step {} — {el:.1} s", self.model.run_id, p.done),
+                };
                 let mut cancel = false;
                 ui.horizontal(|ui| {
-                    ui.add(
-                        egui::ProgressBar::new(frac)
-                            .desired_width(240.0)
-                            .text(format!("{label} — {:.1} s", el.as_secs_f32())),
-                    );
-                    cancel = ui.button("Cancel").clicked();
+                    let bar = match p.fraction() {
+                        Some(f) => egui::ProgressBar::new(f),
+                        None => egui::ProgressBar::new(0.0).animate(self.model.stepping()),
+                    };
+                    ui.add(bar.desired_width(280.0).text(text));
+                    cancel = ui
+                        .button("Cancel")
+                        .on_hover_text("Stop the mapper; the placement so far stays on screen")
+                        .clicked();
                 });
-                if cancel && let Some(j) = self.model.map_job.take() {
-                    j.cancel();
+                if cancel {
+                    self.model.cancel_run();
                     self.model.status = "cancelled".into();
                 }
             }
@@ -1245,42 +1191,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn params_parse() {
-        assert_eq!(
-            parse_params("a=1, b = 2;c"),
-            vec![
-                ("a".into(), "1".into()),
-                ("b".into(), "2".into()),
-                ("c".into(), "".into())
-            ]
-        );
-        assert!(parse_params("  ").is_empty());
-    }
-
-    #[test]
-    fn partial_evaluation_counts_only_placed_pairs() {
-        // Path 0-1-2 on a 1D mesh of 4; place 0 and 1 only, two hops apart.
-        let mut b = GraphBuilder::new(3, false);
-        b.add(0, 1, 10.0);
-        b.add(1, 2, 6.0);
-        let g = b.build().unwrap();
-        let t = Topology::parse("mesh:4").unwrap();
-        let mut m = Model::new(g, "p", t);
-        m.placement = vec![Some(0), Some(2), None];
-        m.refresh_partial_eval();
-        let e = m.eval.as_ref().unwrap();
-        assert!(m.eval_partial);
-        assert_eq!(e.metrics.hop_bytes, 20.0);
-        assert_eq!(e.metrics.total_bytes, 10.0);
-    }
-
-    #[test]
     fn stepping_default_finishes_and_evaluates() {
         let (g, name) = data_panel::builtin_sample("mesh-16x16").unwrap();
         let t = Topology::parse("torus:16x16").unwrap();
         let mut m = Model::new(g, &name, t);
         m.step("default", 1, "");
-        assert!(m.run.is_none());
+        let t0 = Instant::now();
+        while m.run.is_some() {
+            assert!(t0.elapsed() < Duration::from_secs(60), "timed out");
+            m.poll_run();
+            std::thread::sleep(Duration::from_millis(1));
+        }
         let mapping = m.mapping.clone().unwrap();
         let want = evaluate(&m.graph, &m.topo, &mapping, &m.routing);
         assert_eq!(m.eval.as_ref().unwrap().metrics, want.metrics);
@@ -1288,16 +1209,3 @@ mod tests {
     }
 }
 
-/// Plot points for hop-bytes over a finished mapper's steps: its own trace
-/// (PAIRS, CDL) when it keeps one, else the single final value.
-fn trace_points(trace: &[f64], final_hop_bytes: f64) -> Vec<[f64; 2]> {
-    if trace.is_empty() {
-        vec![[1.0, final_hop_bytes]]
-    } else {
-        trace
-            .iter()
-            .enumerate()
-            .map(|(i, &h)| [(i + 1) as f64, h])
-            .collect()
-    }
-}

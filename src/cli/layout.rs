@@ -97,7 +97,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     let mut l = Layout::new(&g, p)?;
     let levels = l.level().1;
     let mut fine_start = None;
-    while !l.is_done() {
+    while !l.is_stopped() {
         if fine_start.is_none() && l.level().0 == 0 {
             fine_start = Some((Instant::now(), l.iterations()));
         }

@@ -2,9 +2,9 @@
 //! one mapper, validate its mapping, write a launcher file, print the metrics.
 
 use super::common::{GraphArgs, parse_topology};
-use anyhow::{Context, bail};
+use anyhow::Context;
 use hopmap::io::launcher::{HostNames, LauncherFormat, write_mapping, write_mapping_file};
-use hopmap::mappers::{MapperInput, cdl};
+use hopmap::mappers::{self, MapperInput};
 use hopmap::{Routing, Topology};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -64,7 +64,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     .load()?;
     let graph =
         super::common::infer_coords_if_asked(graph, &args.topology, args.seed, args.infer_coords)?;
-    let sel = hopmap::compare::resolve(&args.mapper)?;
+    let sel = mappers::resolve(&args.mapper)?;
     let hosts = match (&args.hosts, args.topology.as_fabric()) {
         (Some(p), _) => HostNames::from_file(p)?,
         // A fabric names its hosts: the first word of each (an ibnetdiscover
@@ -80,32 +80,24 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.format == LauncherFormat::Rankfile {
         hosts.check(&args.topology)?;
     }
-    let mut params = sel.params.clone();
-    for p in &args.params {
-        let Some((k, v)) = p.split_once('=') else {
-            bail!("--param expects KEY=VALUE, found `{p}`");
-        };
-        params.push((k.trim().to_string(), v.trim().to_string()));
-    }
-    // Unknown keys and out-of-range values fail here, before any work.
-    sel.info.check_params(&params)?;
+    let user: Vec<(String, String)> = args
+        .params
+        .iter()
+        .map(|p| mappers::parse_param(p))
+        .collect::<hopmap::Result<_>>()?;
     let graph = Arc::new(graph);
     let topo = Arc::new(args.topology.clone());
     let mut input = MapperInput::new(graph.clone(), topo.clone(), args.seed);
-    input.params = params;
-    if sel.info.needs_coords && graph.coords().is_none() {
-        bail!(
-            "mapper {} needs per-process coordinates; the graph has none (give --coords FILE, or --infer-coords)",
-            sel.id
-        );
-    }
+    input.params = sel.with_params(&user)?;
     let t0 = std::time::Instant::now();
-    let (mapping, note) = if sel.info.id == "cdl" {
-        let (order, m, _) = cdl::pick(&input)?;
-        m.validate(graph.n(), &topo)?;
-        (m, format!(" (picked order {order})"))
-    } else {
-        (hopmap::mappers::run(&sel.info, &input)?, String::new())
+    // The one pipeline: checks (parameters, coordinates, fit) fail here,
+    // before any work.
+    let mut run = mappers::prepare(&sel.info, &input)?;
+    let stop = run.run_to_end();
+    let mapping = mappers::finish(&sel.info, run.as_ref(), &input)?;
+    let note = match run.summary() {
+        Some(s) => format!(" ({s}; {stop})"),
+        None => format!(" ({stop})"),
     };
     let secs = t0.elapsed().as_secs_f64();
     let ev = hopmap::evaluate(&graph, &topo, &mapping, &Routing::Dor);

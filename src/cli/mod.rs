@@ -5,6 +5,7 @@ pub mod common;
 pub mod compare;
 pub mod eval;
 pub mod generate;
+#[cfg(feature = "gui")]
 pub mod gui;
 pub mod info;
 pub mod layout;

@@ -97,7 +97,7 @@ pub fn run(out: &mut impl std::io::Write, png_dir: &Path) -> Result<BobrikReport
     let mut hist: Vec<Vec<[f32; 3]>> = vec![layout.positions().into_owned()];
     let mut disp: Vec<Vec<[f32; 3]>> = vec![vec![[0.0; 3]; n]];
     let mut sep_flags = vec![separated(&hist[0])];
-    while !layout.is_done() {
+    while !layout.is_stopped() {
         layout.step();
         hist.push(layout.positions().into_owned());
         disp.push(layout.displacements().into_owned());

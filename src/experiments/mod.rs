@@ -1,4 +1,5 @@
-//! Reproductions of the seeds' experiments (`hopmap reproduce`): under construction.
+//! Reproductions of the seeds' experiments (`hopmap reproduce`): one module
+//! per paper, each printing its tables beside the paper's figures.
 
 pub mod balaji;
 pub mod bhatele;

@@ -83,6 +83,7 @@ impl FindKind {
 
 /// Either implementation behind one type (what the mappers hold).
 #[derive(Clone, Debug)]
+#[allow(clippy::large_enum_variant)] // one per mapper run; boxing buys nothing
 pub enum Finder {
     Spiral(Spiral),
     Tree(KdTree),

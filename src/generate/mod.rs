@@ -52,7 +52,8 @@ pub const MAX_EDGES: usize = 50_000_000;
 pub const MAX_BYTES: f64 = 1e15;
 
 /// Which grid neighbours a stencil talks to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Neighbors {
     /// The 2·d face neighbours (±1 along one axis).
     #[default]

@@ -23,7 +23,8 @@ use std::io::{self, Write};
 use std::path::Path;
 
 /// A launcher file format.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum LauncherFormat {
     /// `rank node core` per line.
     Plain,

@@ -40,7 +40,8 @@ use std::path::Path;
 pub use text::MAX_PROCESSES;
 
 /// A communication graph file format.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Format {
     /// MatrixMarket coordinate (`.mtx`).
     Mtx,

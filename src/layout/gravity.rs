@@ -33,9 +33,9 @@
 
 use super::barnes_hut::{RepulsionLaw, Tree, exact_forces};
 use super::stopping::MovingAverageStop;
-use super::{LayoutParams, LayoutState, RepulsionMode, WeightNorm};
+use super::{LayoutParams, RepulsionMode, WeightNorm};
 use crate::graph::CommGraph;
-use crate::step::{Progress, StepStatus, Stepper};
+use crate::step::{Progress, StepState, Stepper, Stop};
 use rayon::prelude::*;
 
 /// The graph as the layout sees it: symmetric CSR with normalised pair
@@ -145,7 +145,7 @@ pub struct GravityLayout {
     max_iterations: usize,
     /// Whether the §5 rule may end the run (false = fixed iteration count).
     use_stop_rule: bool,
-    state: LayoutState,
+    state: StepState,
     force_norm: f64,
     energy: f64,
     h_rel: f64,
@@ -172,9 +172,9 @@ impl GravityLayout {
             tree3: Tree::default(),
             iteration: 0,
             state: if n == 0 {
-                LayoutState::Converged
+                StepState::Stopped(Stop::Converged)
             } else {
-                LayoutState::Running
+                StepState::Running
             },
             force_norm: 0.0,
             energy: f64::INFINITY,
@@ -190,8 +190,8 @@ impl GravityLayout {
     pub fn set_budget(&mut self, max_iterations: usize, until_stable: bool) {
         self.max_iterations = max_iterations;
         self.use_stop_rule = until_stable;
-        if self.state != LayoutState::Running && self.iteration < max_iterations {
-            self.state = LayoutState::Running;
+        if self.state != StepState::Running && self.iteration < max_iterations {
+            self.state = StepState::Running;
         }
     }
 
@@ -231,9 +231,6 @@ impl GravityLayout {
     pub fn iteration(&self) -> usize {
         self.iteration
     }
-    pub fn state(&self) -> LayoutState {
-        self.state
-    }
     /// The mean edge length at the last iteration.
     pub fn scale(&self) -> f64 {
         self.scale
@@ -269,8 +266,8 @@ impl GravityLayout {
     }
     fn resume(&mut self) {
         self.stop.reset();
-        if self.state == LayoutState::Converged {
-            self.state = LayoutState::Running;
+        if self.state == StepState::Stopped(Stop::Converged) {
+            self.state = StepState::Running;
             self.max_iterations = self
                 .max_iterations
                 .max(self.iteration + self.params.stop_m * 4);
@@ -353,13 +350,13 @@ impl GravityLayout {
 }
 
 impl Stepper for GravityLayout {
-    fn step(&mut self) -> StepStatus {
-        if self.state != LayoutState::Running {
-            return StepStatus::Done;
+    fn step(&mut self) -> StepState {
+        if self.state != StepState::Running {
+            return self.state;
         }
         if self.iteration >= self.max_iterations {
-            self.state = LayoutState::IterationLimit;
-            return StepStatus::Done;
+            self.state = StepState::Stopped(Stop::IterationLimit);
+            return self.state;
         }
         self.compute_forces();
         let p = &self.params;
@@ -420,18 +417,17 @@ impl Stepper for GravityLayout {
         self.iteration += 1;
         self.stop.record(&self.pos, self.scale);
         if self.use_stop_rule && self.stop.should_stop() {
-            self.state = LayoutState::Converged;
-            return StepStatus::Done;
+            self.state = StepState::Stopped(Stop::Converged);
+            return self.state;
         }
         if self.iteration >= self.max_iterations {
-            self.state = LayoutState::IterationLimit;
-            return StepStatus::Done;
+            self.state = StepState::Stopped(Stop::IterationLimit);
         }
-        StepStatus::Running
+        self.state
     }
 
-    fn is_done(&self) -> bool {
-        self.state != LayoutState::Running
+    fn state(&self) -> StepState {
+        self.state
     }
 
     fn progress(&self) -> Progress {
@@ -442,6 +438,7 @@ impl Stepper for GravityLayout {
             } else {
                 Some(self.max_iterations)
             },
+            phase: "layout",
         }
     }
 }

@@ -10,7 +10,7 @@
 //! * [`multilevel`]: heavy-edge coarsening + prolongation — our addition.
 //! * [`stopping`]: the moving-average stopping rule (§5).
 //! * [`init`]: random, circle (Fig. 1) or given starts.
-//! * [`clusters`]: grouping final positions into communication clusters (§7).
+//! * [`mod@clusters`]: grouping final positions into communication clusters (§7).
 //! * [`quality`]: Spearman correlation with hop distance, cluster ratios.
 //!
 //! [`Layout`] is the one [`Stepper`] callers use: it runs the hierarchy from
@@ -33,7 +33,7 @@ pub use init::Init;
 use crate::error::{Error, Result};
 use crate::graph::{CommGraph, Coords};
 use crate::rng::Rng;
-use crate::step::{Progress, StepStatus, Stepper};
+use crate::step::{Progress, StepState, Stepper, Stop};
 use multilevel::Hierarchy;
 
 /// Default Barnes–Hut opening angle.
@@ -71,16 +71,9 @@ pub enum MultilevelMode {
     Off,
 }
 
-/// Where a layout run is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LayoutState {
-    /// Iterating.
-    Running,
-    /// The §5 stopping rule fired (on the finest level).
-    Converged,
-    /// The iteration budget ran out.
-    IterationLimit,
-}
+/// Where a layout run is: running, converged (the §5 stopping rule fired on
+/// the finest level) or at its iteration limit.
+pub type LayoutState = StepState;
 
 /// Every knob of the layout. `Default` is the recommended setting.
 #[derive(Clone, Debug, PartialEq)]
@@ -271,9 +264,9 @@ impl Layout {
             inner,
             iterations: 0,
             state: if n == 0 {
-                LayoutState::Converged
+                StepState::Stopped(Stop::Converged)
             } else {
-                LayoutState::Running
+                StepState::Running
             },
         })
     }
@@ -295,9 +288,6 @@ impl Layout {
     /// The engine of the current level.
     pub fn engine(&self) -> &GravityLayout {
         &self.inner
-    }
-    pub fn state(&self) -> LayoutState {
-        self.state
     }
     /// Total iterations over all levels.
     pub fn iterations(&self) -> usize {
@@ -345,16 +335,16 @@ impl Layout {
     pub fn pin(&mut self, i: usize, p: [f32; 3]) {
         if self.level == 0 {
             self.inner.pin(i, p);
-            if self.state == LayoutState::Converged {
-                self.state = LayoutState::Running;
+            if self.state == StepState::Stopped(Stop::Converged) {
+                self.state = StepState::Running;
             }
         }
     }
     pub fn unpin(&mut self, i: usize) {
         if self.level == 0 {
             self.inner.unpin(i);
-            if self.state == LayoutState::Converged {
-                self.state = LayoutState::Running;
+            if self.state == StepState::Stopped(Stop::Converged) {
+                self.state = StepState::Running;
             }
         }
     }
@@ -415,31 +405,31 @@ fn level_params(p: &LayoutParams, n: usize, coarse: bool) -> LayoutParams {
 }
 
 impl Stepper for Layout {
-    fn step(&mut self) -> StepStatus {
-        if self.state != LayoutState::Running {
-            return StepStatus::Done;
+    fn step(&mut self) -> StepState {
+        if self.state != StepState::Running {
+            return self.state;
         }
         self.inner.step();
         self.iterations += 1;
-        if self.inner.is_done() {
+        if self.inner.is_stopped() {
             if self.level > 0 {
                 self.descend();
             } else {
                 self.state = self.inner.state();
-                return StepStatus::Done;
             }
         }
-        StepStatus::Running
+        self.state
     }
 
-    fn is_done(&self) -> bool {
-        self.state != LayoutState::Running
+    fn state(&self) -> StepState {
+        self.state
     }
 
     fn progress(&self) -> Progress {
         Progress {
             done: self.iterations,
             total: None,
+            phase: "layout",
         }
     }
 }

@@ -85,7 +85,7 @@ pub fn coarsen(g: &ForceGraph, rng: &mut Rng) -> Option<(ForceGraph, Vec<u32>)> 
             }
         }
     }
-    edges.sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    edges.sort_unstable_by_key(|a| (a.0, a.1));
     let mut offsets = vec![0u32; nc + 1];
     let mut targets = Vec::with_capacity(edges.len());
     let mut weights = Vec::with_capacity(edges.len());

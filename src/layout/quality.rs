@@ -1,6 +1,6 @@
 //! Layout quality measures: the Spearman rank correlation between layout
 //! distance and graph hop distance over sampled pairs (how faithfully a
-//! layout recovers a mesh — the measure quoted in issue 4 for d3-force,
+//! layout recovers a mesh — the measure used to compare it with d3-force,
 //! ForceAtlas2, sfdp, neato), and the ratio of mean intra-cluster to mean
 //! inter-cluster distance (the two-cluster example of Bobrik & Popova §6).
 //!

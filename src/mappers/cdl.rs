@@ -39,7 +39,7 @@ use crate::graph::CommGraph;
 use crate::mapping::Mapping;
 use crate::metrics::{Metrics, evaluate};
 use crate::routing::Routing;
-use crate::step::{Progress, StepStatus, Stepper};
+use crate::step::{Progress, StepState, Stepper, Stop};
 use crate::topology::{Grid, Topology};
 use std::cmp::Ordering;
 use std::collections::HashSet;
@@ -171,9 +171,9 @@ impl CdlRun {
 }
 
 impl Stepper for CdlRun {
-    fn step(&mut self) -> StepStatus {
+    fn step(&mut self) -> StepState {
         if self.done {
-            return StepStatus::Done;
+            return self.state();
         }
         let grid = self.topo.as_grid().expect("checked in new");
         let n = self.graph.n();
@@ -209,22 +209,31 @@ impl Stepper for CdlRun {
             if let Some((_, slots)) = &self.best {
                 self.placement = slots.iter().map(|&s| Some(s as u32)).collect();
             }
-            return StepStatus::Done;
         }
-        StepStatus::Running
+        self.state()
     }
-    fn is_done(&self) -> bool {
-        self.done
+    fn state(&self) -> StepState {
+        if self.done {
+            StepState::Stopped(Stop::Complete)
+        } else {
+            StepState::Running
+        }
     }
     fn progress(&self) -> Progress {
         Progress {
             done: self.next,
             total: Some(self.candidates.len()),
+            phase: "candidates",
         }
     }
 }
 
 impl MapperRun for CdlRun {
+    fn summary(&self) -> Option<String> {
+        self.best()
+            .filter(|_| self.done)
+            .map(|b| format!("picked order {}", b.order))
+    }
     fn placement(&self) -> &[Option<u32>] {
         &self.placement
     }
@@ -339,8 +348,13 @@ mod tests {
         let input = MapperInput::new(g, t.clone(), 0);
         let mut run = CdlRun::new(&input).unwrap();
         assert_eq!(run.num_candidates(), 6);
-        let steps = run.run_to_end();
+        let mut steps = 0;
+        while !run.is_stopped() {
+            run.step();
+            steps += 1;
+        }
         assert!(steps <= 6);
+        assert_eq!(run.state(), StepState::Stopped(Stop::Complete));
         let m = run.result().unwrap();
         m.validate(5, &t).unwrap();
         let best = run.best().unwrap().clone();

@@ -3,8 +3,9 @@
 //! points as the measure of proximity of processes in greedy algorithms").
 //!
 //! Both first lay the graph out in the topology's dimension (2D for a 2D
-//! mesh, 3D for a 3D torus; the multilevel layout, run to stability inside
-//! `start`), rotate it onto its principal axes (largest spread on the grid's
+//! mesh, 3D for a 3D torus; the multilevel layout, run to stability as the
+//! first phase of the run, one layout iteration per step —
+//! [`super::phased`]), rotate it onto its principal axes (largest spread on the grid's
 //! longest dimension — our addition, so a layout that came out tilted is not
 //! squeezed onto a diagonal), replace each coordinate by its rank on its
 //! axis (a quantile stretch — our addition: a force layout is denser in the
@@ -21,23 +22,19 @@
 //!   component starts from the unplaced process nearest to the layout's
 //!   centre, at its stretched position. O(layout + n log n) + n findNearest.
 //!
-//! One step places one process. Parameters ([`GRAVITY_PARAMS`]): the seed
+//! After the layout, one step places one process. Parameters ([`GRAVITY_PARAMS`]): the seed
 //! (the layout's), `find=spiral|tree`, and the layout's `c_att`, `c_rep`,
 //! `iters` (iteration budget of the finest level) and `theta` (Barnes–Hut
 //! opening angle).
-//!
-//! Also here: [`with_inferred_coords`], which gives a graph without
-//! coordinates the layout's (Bhatele & Kale §V) when a mapper is asked for
-//! `coords=infer`.
 
 use super::greedy::{Affine, Placer, Policy, grid_of, start_greedy};
+use super::phased::Phased;
 use super::{FIND_PARAM, MapperInfo, MapperInput, MapperRun, ParamKind, ParamSpec};
 use crate::error::Result;
 use crate::graph::{CommGraph, Coords};
-use crate::layout::{LayoutParams, run as run_layout};
+use crate::layout::LayoutParams;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::sync::Arc;
 
 /// The parameters of both gravity mappers (defaults as in [`LayoutParams`]).
 pub const GRAVITY_PARAMS: &[ParamSpec] = &[
@@ -112,19 +109,38 @@ pub fn info_greedy() -> MapperInfo {
     }
 }
 
-/// The layout of the input graph in the grid's dimension (2 or 3).
-fn layout_points(input: &MapperInput, ndims: usize) -> Result<Coords> {
+/// The layout parameters for the input graph in the grid's dimension (2 or 3).
+fn layout_params(input: &MapperInput, ndims: usize) -> Result<LayoutParams> {
     let dim = if ndims >= 3 { 3 } else { 2 };
-    let d = LayoutParams::for_dim(dim);
-    let p = LayoutParams {
+    Ok(LayoutParams {
         seed: input.seed,
-        c_att: input.num_param("c_att", d.c_att)?,
-        c_rep: input.num_param("c_rep", d.c_rep)?,
-        max_iterations: input.num_param("iters", d.max_iterations)?,
-        theta: input.num_param("theta", d.theta)?,
-        ..d
-    };
-    Ok(run_layout(&input.graph, p)?.coords())
+        c_att: input.get(GRAVITY_PARAMS, "c_att")?,
+        c_rep: input.get(GRAVITY_PARAMS, "c_rep")?,
+        max_iterations: input.get(GRAVITY_PARAMS, "iters")?,
+        theta: input.get(GRAVITY_PARAMS, "theta")?,
+        ..LayoutParams::for_dim(dim)
+    })
+}
+
+/// Lay the graph out (first phase, stepping), then start the placement
+/// `place` on the layout's points rotated onto the grid's axes.
+fn after_layout(
+    input: &MapperInput,
+    id: &'static str,
+    place: fn(&MapperInput, Coords) -> Result<Box<dyn MapperRun>>,
+) -> Result<Box<dyn MapperRun>> {
+    let grid = grid_of(input, id)?;
+    input.check_fits()?;
+    let params = layout_params(input, grid.ndims())?;
+    let inp = input.clone();
+    Ok(Box::new(Phased::layout_then(
+        input.graph.clone(),
+        params,
+        Box::new(move |points| {
+            let coords = rank_axes(&principal_axes(&points, grid.dims()));
+            place(&inp, coords)
+        }),
+    )))
 }
 
 /// Rotate points onto their principal axes (largest variance first) and
@@ -246,12 +262,10 @@ fn transpose(a: &[[f64; 3]; 3]) -> [[f64; 3]; 3] {
 }
 
 fn start_affine(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
-    let grid = grid_of(input, "gravity")?;
-    input.check_fits()?;
-    let coords = rank_axes(&principal_axes(
-        &layout_points(input, grid.ndims())?,
-        grid.dims(),
-    ));
+    after_layout(input, "gravity", place_affine)
+}
+
+fn place_affine(input: &MapperInput, coords: Coords) -> Result<Box<dyn MapperRun>> {
     start_greedy(input, "gravity", |pl| {
         Ok(IdOrder {
             affine: Affine::new(&coords, pl.grid()),
@@ -280,12 +294,10 @@ impl Policy for IdOrder {
 }
 
 fn start_greedy_proximity(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
-    let grid = grid_of(input, "gravity-greedy")?;
-    input.check_fits()?;
-    let coords = rank_axes(&principal_axes(
-        &layout_points(input, grid.ndims())?,
-        grid.dims(),
-    ));
+    after_layout(input, "gravity-greedy", place_proximity)
+}
+
+fn place_proximity(input: &MapperInput, coords: Coords) -> Result<Box<dyn MapperRun>> {
     let knn = knn_graph(&coords, 8);
     start_greedy(input, "gravity-greedy", |pl| {
         let affine = Affine::new(&coords, pl.grid());
@@ -454,29 +466,13 @@ impl Policy for Proximity {
     }
 }
 
-/// When the input asks for `coords=infer` (or a coordinate mapper gets a
-/// graph without coordinates and `coords=infer`), return an input whose graph
-/// carries coordinates inferred by the layout in the topology's dimension
-/// (Bhatele & Kale §V). Returns None when nothing was inferred.
-pub fn with_inferred_coords(input: &MapperInput) -> Result<Option<MapperInput>> {
-    if input.param("coords") != Some("infer") {
-        return Ok(None);
-    }
-    let ndims = input.topo.as_grid().map_or(2, |g| g.ndims());
-    let dim = if ndims >= 3 { 3 } else { 2 };
-    let coords = crate::layout::infer_coords(&input.graph, dim, input.seed)?;
-    let g = (*input.graph).clone().with_coords(Some(coords))?;
-    let mut out = input.clone();
-    out.graph = Arc::new(g);
-    Ok(Some(out))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::generate::{GenOptions, generate};
     use crate::metrics::hop_bytes;
     use crate::topology::Topology;
+    use std::sync::Arc;
 
     fn input(spec: &str, topo: &str) -> MapperInput {
         let g = generate(spec, &GenOptions::default()).unwrap();
@@ -524,11 +520,22 @@ mod tests {
     }
 
     #[test]
-    fn inferred_coords_only_when_asked() {
-        let mut inp = input("clusters:2x10", "mesh:5x4");
-        assert!(with_inferred_coords(&inp).unwrap().is_none());
-        inp.params.push(("coords".into(), "infer".into()));
-        let out = with_inferred_coords(&inp).unwrap().unwrap();
-        assert_eq!(out.graph.coords().unwrap().xyz.len(), 20);
+    fn the_layout_is_a_stepping_phase_before_the_placement() {
+        let inp = input("clusters:2x10", "mesh:5x4");
+        let mut r = super::super::prepare(&info(), &inp).unwrap();
+        r.step();
+        assert_eq!(r.progress().phase, "layout");
+        assert!(r.placement().iter().all(Option::is_none));
+        let mut steps = 1;
+        while r.progress().phase == "layout" && !r.is_stopped() {
+            r.step();
+            steps += 1;
+        }
+        assert!(steps > 2, "the layout took {steps} steps");
+        assert_eq!(r.phases_done(), 1);
+        assert_eq!(r.progress().phase, "placement");
+        r.run_to_end();
+        assert_eq!(r.state(), crate::step::StepState::Stopped(crate::step::Stop::Complete));
+        super::super::finish(&info(), r.as_ref(), &inp).unwrap();
     }
 }

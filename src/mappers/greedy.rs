@@ -35,7 +35,7 @@ use crate::error::{Error, Result};
 use crate::find_nearest::{FindKind, FindNearest, Finder};
 use crate::graph::{CommGraph, Coords};
 use crate::mapping::Mapping;
-use crate::step::{Progress, StepStatus, Stepper};
+use crate::step::{Progress, StepState, Stepper, Stop};
 use crate::topology::{Fabric, Grid};
 use std::sync::Arc;
 
@@ -447,9 +447,9 @@ impl<P: Policy> GreedyRun<P> {
 }
 
 impl<P: Policy> Stepper for GreedyRun<P> {
-    fn step(&mut self) -> StepStatus {
-        if self.is_done() {
-            return StepStatus::Done;
+    fn step(&mut self) -> StepState {
+        if self.is_stopped() {
+            return self.state();
         }
         let mut desired = std::mem::take(&mut self.scratch);
         match self
@@ -478,19 +478,22 @@ impl<P: Policy> Stepper for GreedyRun<P> {
                 self.failed = true;
             }
         }
-        if self.is_done() {
-            StepStatus::Done
-        } else {
-            StepStatus::Running
-        }
+        self.state()
     }
-    fn is_done(&self) -> bool {
-        self.failed || self.placer.num_placed() == self.placer.n()
+    fn state(&self) -> StepState {
+        if self.failed {
+            StepState::Stopped(Stop::Failed)
+        } else if self.placer.num_placed() == self.placer.n() {
+            StepState::Stopped(Stop::Complete)
+        } else {
+            StepState::Running
+        }
     }
     fn progress(&self) -> Progress {
         Progress {
             done: self.placer.num_placed(),
             total: Some(self.placer.n()),
+            phase: "placement",
         }
     }
 }

@@ -13,6 +13,7 @@
 //! reject unknown keys and out-of-range values before any work.
 
 pub mod affn;
+pub mod background;
 pub mod bft;
 pub mod cdl;
 pub mod coce;
@@ -23,8 +24,15 @@ pub mod greedy;
 pub mod mht;
 pub mod pairs;
 pub mod permutation;
+pub mod phased;
+pub mod pipeline;
 pub mod random;
 pub mod sm;
+
+pub use pipeline::{
+    Selected, finish, parse_param, parse_params, prepare, resolve, run, run_cancellable,
+    with_defaults,
+};
 
 use crate::error::{Error, Result};
 use crate::graph::CommGraph;
@@ -39,8 +47,8 @@ pub struct MapperInput {
     pub graph: Arc<CommGraph>,
     pub topo: Arc<Topology>,
     /// Mapper parameters as `key=value` strings, parsed by each mapper; the
-    /// keys, types and ranges are declared in [`MapperInfo::params`] and
-    /// checked by [`MapperInfo::check_params`] (which [`run`] calls).
+    /// keys, types and ranges are declared in [`MapperInfo::params`];
+    /// [`prepare`] checks them and fills in the schema's defaults.
     pub params: Vec<(String, String)>,
     pub seed: u64,
 }
@@ -60,6 +68,29 @@ impl MapperInput {
             .iter()
             .find(|(k, _)| k == key)
             .map(|(_, v)| v.as_str())
+    }
+    /// Parameter `key` parsed as `T`: the given value, else the default that
+    /// `specs` (the mapper's schema) declares. The one place defaults live.
+    pub fn get<T: std::str::FromStr>(&self, specs: &[ParamSpec], key: &str) -> Result<T> {
+        let v = match self.param(key) {
+            Some(v) => v,
+            None => {
+                specs
+                    .iter()
+                    .find(|p| p.key == key)
+                    .ok_or_else(|| {
+                        Error::Unsupported(format!("parameter `{key}` is not in the schema"))
+                    })?
+                    .default
+            }
+        };
+        v.trim().parse().map_err(|_| {
+            Error::spec(
+                "mapper parameter",
+                &format!("{key}={v}"),
+                "expected a number",
+            )
+        })
     }
     /// A numeric parameter, or `default` when it is not given.
     pub fn num_param<T: std::str::FromStr>(&self, key: &str, default: T) -> Result<T> {
@@ -124,9 +155,26 @@ pub trait MapperRun: Stepper + Send {
     }
     /// The finished mapping (None until done).
     fn result(&self) -> Option<Mapping>;
+    /// Why a run that stopped with [`crate::step::Stop::Failed`] failed.
+    fn error(&self) -> Option<&Error> {
+        None
+    }
+    /// The layout in progress, while a phased run lays the graph out.
+    fn layout(&self) -> Option<&crate::layout::Layout> {
+        None
+    }
+    /// A one-line note on what the run chose (e.g. CDL's picked order).
+    fn summary(&self) -> Option<String> {
+        None
+    }
+    /// Phases finished so far (phased runs; 0 for single-phase mappers).
+    fn phases_done(&self) -> usize {
+        0
+    }
 }
 
 /// A registry entry.
+#[derive(Clone)]
 pub struct MapperInfo {
     /// Short id used on the command line (`mht`, `coce+mht`, `xyzt`...).
     pub id: &'static str,
@@ -227,7 +275,7 @@ pub const FIND_PARAM: ParamSpec = ParamSpec {
 };
 
 /// `coords=none|infer`: infer process coordinates with the gravitational
-/// layout before mapping (see [`gravity::with_inferred_coords`]).
+/// layout before mapping (a first phase of the run: [`prepare`]).
 pub const COORDS_PARAM: ParamSpec = ParamSpec {
     key: "coords",
     kind: ParamKind::Choice(&["none", "infer"]),
@@ -314,22 +362,6 @@ pub fn find(id: &str) -> Option<MapperInfo> {
         .find(|m| m.id.eq_ignore_ascii_case(id))
 }
 
-/// Run a mapper to the end and return its validated mapping.
-pub fn run(info: &MapperInfo, input: &MapperInput) -> Result<Mapping> {
-    info.check_params(&input.params)?;
-    // `coords=infer`: give the graph coordinates from the gravitational layout.
-    let inferred = gravity::with_inferred_coords(input)?;
-    let input = inferred.as_ref().unwrap_or(input);
-    input.check_fits()?;
-    let mut r = (info.start)(input)?;
-    r.run_to_end();
-    let m = r.result().ok_or_else(|| {
-        Error::Unsupported(format!("mapper {} finished without a mapping", info.id))
-    })?;
-    m.validate(input.graph.n(), &input.topo)?;
-    Ok(m)
-}
-
 /// A mapper that produces its whole mapping in one step (default, random,
 /// permutation orders). Shared by the non-iterative mappers.
 pub struct OneShot {
@@ -353,7 +385,7 @@ impl OneShot {
 }
 
 impl Stepper for OneShot {
-    fn step(&mut self) -> crate::step::StepStatus {
+    fn step(&mut self) -> crate::step::StepState {
         if let Some(m) = self.pending.take() {
             self.placement = (0..m.len())
                 .map(|p| Some(m.slot(p, self.cores) as u32))
@@ -361,16 +393,17 @@ impl Stepper for OneShot {
             self.mapping = Some(m);
             self.event = Some(StepEvent::Whole);
         }
-        crate::step::StepStatus::Done
+        self.state()
     }
-    fn is_done(&self) -> bool {
-        self.mapping.is_some()
+    fn state(&self) -> crate::step::StepState {
+        if self.mapping.is_some() {
+            crate::step::StepState::Stopped(crate::step::Stop::Complete)
+        } else {
+            crate::step::StepState::Running
+        }
     }
     fn progress(&self) -> crate::step::Progress {
-        crate::step::Progress {
-            done: self.mapping.is_some() as usize,
-            total: Some(1),
-        }
+        crate::step::Progress::new(self.mapping.is_some() as usize, Some(1))
     }
 }
 

@@ -1,4 +1,4 @@
-//! `pairs`: pairwise exchange (Bokhari 1981, ref. [5] of Bhatele & Kale; the
+//! `pairs`: pairwise exchange (Bokhari 1981, ref. \[5\] of Bhatele & Kale; the
 //! PAIRS baseline of their §VII-B), starting from the MHT mapping (as the
 //! paper does; beyond the paper, `from=ID` starts from another mapper's
 //! result, e.g. `from=affn` when the graph has coordinates).
@@ -29,6 +29,7 @@
 //! average degree)) ≈ O(m · cores · 2^D).
 
 use super::greedy::{grid_of, weighted_centroid_of_nodes};
+use super::phased::Phased;
 use super::{
     COORDS_PARAM, FIND_PARAM, MapperInfo, MapperInput, MapperRun, ParamKind, ParamSpec, StepEvent,
 };
@@ -37,7 +38,7 @@ use crate::find_nearest::{Spiral, round_to_coord};
 use crate::graph::CommGraph;
 use crate::mapping::Mapping;
 use crate::rng::Rng;
-use crate::step::{Progress, StepStatus, Stepper};
+use crate::step::{Progress, StepState, Stepper, Stop};
 use crate::topology::Grid;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -130,31 +131,21 @@ pub const PAIRS_PARAMS: &[ParamSpec] = &[
     COORDS_PARAM,
 ];
 
-fn parse_param<T: std::str::FromStr>(input: &MapperInput, key: &str, default: T) -> Result<T> {
-    match input.param(key) {
-        None => Ok(default),
-        Some(v) => v.trim().parse().map_err(|_| {
-            Error::spec(
-                "pairs parameter",
-                &format!("{key}={v}"),
-                "expected a non-negative integer",
-            )
-        }),
-    }
-}
-
 fn start(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
     let grid = grid_of(input, "pairs")?;
     input.check_fits()?;
-    let sweeps = parse_param(input, "sweeps", 100usize)?;
-    let batch = parse_param(input, "batch", 256usize)?.max(1);
-    let radius = parse_param(input, "radius", 1u32)?;
-    let time_ms: Option<u64> = match parse_param(input, "time_ms", 0u64)? {
-        0 => None,
-        t => Some(t),
+    let params = PairsParams {
+        sweeps: input.get(PAIRS_PARAMS, "sweeps")?,
+        batch: input.get::<usize>(PAIRS_PARAMS, "batch")?.max(1),
+        radius: input.get(PAIRS_PARAMS, "radius")?,
+        time: match input.get::<u64>(PAIRS_PARAMS, "time_ms")? {
+            0 => None,
+            t => Some(Duration::from_millis(t)),
+        },
+        seed: input.seed,
     };
-    let from = input.param("from").unwrap_or("mht");
-    let init_info = super::find(from)
+    let from: String = input.get(PAIRS_PARAMS, "from")?;
+    let init_info = super::find(&from)
         .filter(|i| i.id != "pairs")
         .ok_or_else(|| {
             Error::spec(
@@ -170,18 +161,16 @@ fn start(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
     if input.graph.coords().is_some() {
         init_input.params.retain(|(k, _)| k != "coords");
     }
-    let initial = super::run(&init_info, &init_input)?;
-    Ok(Box::new(Pairs::new(
-        input.graph.clone(),
-        &grid,
-        initial,
-        PairsParams {
-            sweeps,
-            batch,
-            radius,
-            time: time_ms.map(Duration::from_millis),
-            seed: input.seed,
-        },
+    // Phase 1 steps the starting mapper; phase 2 exchanges.
+    let first = super::prepare(&init_info, &init_input)?;
+    let graph = input.graph.clone();
+    let topo = input.topo.clone();
+    Ok(Box::new(Phased::chain(
+        first,
+        Box::new(move |initial| {
+            initial.validate(graph.n(), &topo)?;
+            Ok(Box::new(Pairs::new(graph, &grid, initial, params)) as Box<dyn MapperRun>)
+        }),
     )))
 }
 
@@ -218,7 +207,8 @@ pub struct Pairs {
     params: PairsParams,
     rng: Rng,
     deadline: Option<Instant>,
-    done: bool,
+    /// Why the search stopped (None while running).
+    stop: Option<Stop>,
     cand: Vec<usize>,
 }
 
@@ -261,14 +251,16 @@ impl Pairs {
             params,
             rng: Rng::new(params.seed),
             deadline: params.time.map(|t| Instant::now() + t),
-            done: n < 2 && grid.num_nodes() < 2,
+            stop: (n < 2 && grid.num_nodes() < 2).then_some(Stop::LocalOptimum),
             cand: Vec::new(),
         };
         me.hb = me.total_hop_bytes();
         me.eps = 1e-12 * me.graph.total_bytes().max(1.0);
         me.trace.push(me.hb);
-        if n == 0 || params.sweeps == 0 {
-            me.done = true;
+        if n == 0 {
+            me.stop = Some(Stop::LocalOptimum);
+        } else if params.sweeps == 0 {
+            me.stop = Some(Stop::IterationLimit);
         }
         me
     }
@@ -386,8 +378,8 @@ impl Pairs {
         }
     }
 
-    fn finish(&mut self) {
-        self.done = true;
+    fn finish(&mut self, why: Stop) {
+        self.stop = Some(why);
         // Remove accumulated rounding drift.
         self.hb = self.total_hop_bytes();
         if let Some(last) = self.trace.last_mut() {
@@ -397,9 +389,9 @@ impl Pairs {
 }
 
 impl Stepper for Pairs {
-    fn step(&mut self) -> StepStatus {
-        if self.done {
-            return StepStatus::Done;
+    fn step(&mut self) -> StepState {
+        if self.stop.is_some() {
+            return self.state();
         }
         let n = self.graph.n();
         let mut swapped = Vec::new();
@@ -427,29 +419,30 @@ impl Stepper for Pairs {
         }
         self.trace.push(self.hb);
         let out_of_time = self.deadline.is_some_and(|d| Instant::now() >= d);
-        if self.since_improve >= n
-            || (self.pos == n && self.sweep == self.params.sweeps)
-            || out_of_time
-        {
-            self.finish();
+        if self.since_improve >= n {
+            self.finish(Stop::LocalOptimum);
+        } else if self.pos == n && self.sweep == self.params.sweeps {
+            self.finish(Stop::IterationLimit);
+        } else if out_of_time {
+            self.finish(Stop::TimeLimit);
         }
         self.event = Some(StepEvent::Swaps {
             swapped,
             hop_bytes: self.hb,
         });
-        if self.done {
-            StepStatus::Done
-        } else {
-            StepStatus::Running
-        }
+        self.state()
     }
-    fn is_done(&self) -> bool {
-        self.done
+    fn state(&self) -> StepState {
+        match self.stop {
+            Some(s) => StepState::Stopped(s),
+            None => StepState::Running,
+        }
     }
     fn progress(&self) -> Progress {
         Progress {
             done: self.sweep.saturating_sub(1) * self.graph.n() + self.pos.min(self.graph.n()),
             total: Some(self.params.sweeps * self.graph.n()),
+            phase: "exchange",
         }
     }
 }
@@ -465,7 +458,8 @@ impl MapperRun for Pairs {
         &self.trace
     }
     fn result(&self) -> Option<Mapping> {
-        self.done
+        self.stop
+            .is_some()
             .then(|| Mapping::new(self.node_of.clone(), self.core_of.clone()))
     }
 }

@@ -37,7 +37,7 @@ use super::{MapperInfo, MapperInput, MapperRun, StepEvent};
 use crate::error::{Error, Result};
 use crate::graph::CommGraph;
 use crate::mapping::Mapping;
-use crate::step::{Progress, StepStatus, Stepper};
+use crate::step::{Progress, StepState, Stepper, Stop};
 use crate::topology::Fabric;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
@@ -321,13 +321,13 @@ fn fen_sum(f: &[i64], i: usize) -> i64 {
 }
 
 impl Stepper for Sm {
-    fn step(&mut self) -> StepStatus {
+    fn step(&mut self) -> StepState {
         if self.done {
-            return StepStatus::Done;
+            return self.state();
         }
         if !self.level.is_empty() {
             self.bisect_level();
-            return StepStatus::Running;
+            return StepState::Running;
         }
         if self.unmapped > 0 && self.next_switch < self.switches.len() {
             let s = self.switches[self.next_switch];
@@ -337,23 +337,34 @@ impl Stepper for Sm {
         }
         if self.unmapped == 0 || self.next_switch >= self.switches.len() {
             self.done = true;
-            return StepStatus::Done;
         }
-        StepStatus::Running
+        self.state()
     }
-    fn is_done(&self) -> bool {
-        self.done
+    fn state(&self) -> StepState {
+        if self.done {
+            StepState::Stopped(Stop::Complete)
+        } else {
+            StepState::Running
+        }
     }
     fn progress(&self) -> Progress {
-        let n = self.order.len();
-        let levels = if n >= 2 {
-            (usize::BITS - (n - 1).leading_zeros()) as usize
-        } else {
-            0
-        };
+        if !self.level.is_empty() {
+            let n = self.order.len();
+            let levels = if n >= 2 {
+                (usize::BITS - (n - 1).leading_zeros()) as usize
+            } else {
+                0
+            };
+            return Progress {
+                done: self.levels_done,
+                total: Some(levels),
+                phase: "bisection",
+            };
+        }
         Progress {
-            done: self.levels_done + self.next_switch,
-            total: Some(levels + self.switches.len()),
+            done: self.next_switch,
+            total: Some(self.switches.len()),
+            phase: "switches",
         }
     }
 }

@@ -41,7 +41,7 @@ use crate::topology::Topology;
 /// A routing algorithm.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub enum Routing {
-    /// Dimension order; `order` lists dimension indices (None = 0, 1, 2, …).
+    /// Dimension order X, then Y, then Z, … (dimension 0 first).
     #[default]
     Dor,
     /// Dimension order with an explicit order, e.g. `dor:ZYX`.
@@ -252,17 +252,17 @@ impl Routing {
             }
             _ => {}
         }
-        if let (Routing::DorOrder(o), Topology::Grid(g)) = (self, topo) {
-            if o.len() != g.ndims() || o.iter().any(|&d| d >= g.ndims()) {
-                return Err(Error::spec(
-                    "routing",
-                    &self.name(),
-                    format!(
-                        "the order must name each of the {} dimensions once",
-                        g.ndims()
-                    ),
-                ));
-            }
+        if let (Routing::DorOrder(o), Topology::Grid(g)) = (self, topo)
+            && (o.len() != g.ndims() || o.iter().any(|&d| d >= g.ndims()))
+        {
+            return Err(Error::spec(
+                "routing",
+                &self.name(),
+                format!(
+                    "the order must name each of the {} dimensions once",
+                    g.ndims()
+                ),
+            ));
         }
         Ok(())
     }

@@ -41,7 +41,7 @@ impl Grid {
                 "one wrap flag per dimension",
             ));
         }
-        if dims.iter().any(|&d| d == 0) {
+        if dims.contains(&0) {
             return Err(Error::spec(
                 "topology",
                 &spec,
@@ -238,11 +238,10 @@ impl Grid {
     pub fn neighbors_into(&self, node: usize, out: &mut Vec<usize>) {
         for d in 0..self.ndims() {
             for dir in 0..2 {
-                if let Some(m) = self.step(node, d, dir) {
-                    if !out.contains(&m) {
+                if let Some(m) = self.step(node, d, dir)
+                    && !out.contains(&m) {
                         out.push(m);
                     }
-                }
             }
         }
     }
@@ -283,7 +282,7 @@ mod tests {
     #[test]
     fn ids_are_x_fastest() {
         let g = Grid::mesh(&[4, 3, 2]);
-        assert_eq!(g.node(&[1, 2, 1]), 1 + 4 * (2 + 3 * 1));
+        assert_eq!(g.node(&[1, 2, 1]), 1 + 4 * (2 + 3));
         assert_eq!(&g.coord(21)[..3], &[1, 2, 1]);
         assert_eq!(g.num_nodes(), 24);
     }

@@ -1,8 +1,9 @@
-//! Network topologies. [`Topology`] is the one type callers use: a
-//! mesh/torus ([`Grid`]) or a switch fabric ([`Fabric`], Moh et al.: switches,
-//! inter-switch links, hosts), behind the same methods, so callers do not
-//! change. On a fabric the nodes are the job's hosts and the distance is the
-//! up*/down* distance in switch hops (see [`fabric`]).
+//! Network topologies. [`Topology`] is the one type callers use: every
+//! caller goes through its methods, never through a variant, so each kind
+//! of network is one variant behind the same methods. A mesh/torus is a
+//! [`Grid`]; a switch fabric ([`Fabric`], Moh et al.: switches, inter-switch
+//! links, hosts) is the other. On a fabric the nodes are the job's hosts and
+//! the distance is the up*/down* distance in switch hops (see [`fabric`]).
 //!
 //! A topology has nodes, `cores` process slots per node, directed channels
 //! (physical links, one per direction), a hop distance, and routes

@@ -1,0 +1,437 @@
+//! A mapper run stepped on a worker thread, for interactive front ends.
+//!
+//! The GUI never runs algorithm work on its own thread: it starts a run with
+//! [`crate::mappers::prepare`] (cheap), hands it to a [`BackgroundRun`], and
+//! sends commands — step N times, play at a speed, run to the end, pause,
+//! cancel. The worker steps in slices of at most [`SLICE`] and after each
+//! slice publishes a [`Snapshot`]: the placement so far, the last step's
+//! event, the frontier, the hop-bytes trace, the progress and state, the
+//! layout's positions during a layout phase, and the evaluation of the
+//! placed processes (throttled while stepping, fresh whenever it pauses). When the run stops, the snapshot carries the
+//! validated mapping and its evaluation ([`crate::mappers::finish`]). The
+//! front end reads the newest snapshot once per frame and draws it.
+//!
+//! Cost on the caller's thread: O(1) per command and per snapshot taken.
+
+use super::{MapperInfo, MapperInput, MapperRun, StepEvent};
+use crate::mapping::Mapping;
+use crate::metrics::{Evaluation, evaluate, evaluate_partial};
+use crate::routing::Routing;
+use crate::step::{Progress, StepState, Stop};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// The longest stretch of steps between two snapshots.
+pub const SLICE: Duration = Duration::from_millis(15);
+/// Partial evaluations are refreshed at most this often while stepping.
+pub const PARTIAL_EVAL_EVERY: Duration = Duration::from_millis(150);
+
+/// What the front end asks of the worker.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Command {
+    /// Take `n` more steps, then pause.
+    Step(usize),
+    /// Step continuously at `steps_per_second` (∞ = as fast as possible).
+    Play { steps_per_second: f64 },
+    /// Stop stepping (the run can be resumed).
+    Pause,
+    /// Step to the end as fast as possible.
+    RunToEnd,
+    /// Stop for good: the run ends as [`Stop::Cancelled`].
+    Cancel,
+}
+
+/// The state of the run after the worker's last slice.
+#[derive(Clone, Debug)]
+pub struct Snapshot {
+    /// Bumped with every snapshot.
+    pub generation: u64,
+    /// Steps taken so far (over all phases).
+    pub steps: usize,
+    pub state: StepState,
+    pub progress: Progress,
+    pub placement: Vec<Option<u32>>,
+    pub last_event: Option<StepEvent>,
+    pub frontier: Vec<usize>,
+    /// The mapper's own hop-bytes trace (PAIRS, CDL), when it keeps one.
+    pub trace: Vec<f64>,
+    /// Positions of the layout phase, while one runs.
+    pub layout: Option<Vec<[f32; 3]>>,
+    /// Evaluation of the placed processes only (None until something is
+    /// placed); `partial` says whether every process is placed.
+    pub eval: Option<Evaluation>,
+    pub partial: bool,
+    /// Once stopped: the validated mapping or why there is none.
+    pub result: Option<Result<Mapping, String>>,
+    /// A note on what the run chose (e.g. CDL's order).
+    pub summary: Option<String>,
+    /// Wall time spent stepping, in seconds.
+    pub seconds: f64,
+    /// Whether the worker is currently stepping (playing, or steps pending).
+    pub active: bool,
+}
+
+/// A run owned by a worker thread; see the module doc.
+pub struct BackgroundRun {
+    tx: Sender<Command>,
+    latest: Arc<Mutex<Option<Snapshot>>>,
+    taken: u64,
+    /// The mapper's id, for labels.
+    pub id: String,
+}
+
+impl BackgroundRun {
+    /// Move `run` (from [`crate::mappers::prepare`]) to a worker thread.
+    /// `on_snapshot` is called after each published snapshot (a front end
+    /// passes its "repaint" request).
+    pub fn spawn(
+        info: &MapperInfo,
+        id: &str,
+        run: Box<dyn MapperRun>,
+        input: MapperInput,
+        routing: Routing,
+        on_snapshot: Box<dyn Fn() + Send>,
+    ) -> Self {
+        let (tx, rx) = channel();
+        let latest = Arc::new(Mutex::new(None));
+        let shared = latest.clone();
+        let finish_info = info.clone();
+        std::thread::Builder::new()
+            .name(format!("hopmap-run-{id}"))
+            .spawn(move || {
+                Worker {
+                    run,
+                    input,
+                    routing,
+                    info: finish_info,
+                    shared,
+                    notify: on_snapshot,
+                    generation: 0,
+                    steps: 0,
+                    busy: Duration::ZERO,
+                    last_eval: None,
+                    eval: None,
+                    partial: true,
+                    eval_steps: usize::MAX,
+                }
+                .main(rx)
+            })
+            .map(|_| ())
+            .unwrap_or_else(|e| {
+                // No thread: publish the failure so the front end shows it.
+                if let Ok(mut g) = latest.lock() {
+                    *g = Some(Snapshot::failed(format!("cannot start a worker thread: {e}")));
+                }
+            });
+        BackgroundRun {
+            tx,
+            latest,
+            taken: 0,
+            id: id.to_string(),
+        }
+    }
+
+    /// Send a command (ignored once the worker has ended).
+    pub fn send(&self, c: Command) {
+        let _ = self.tx.send(c);
+    }
+
+    /// The newest snapshot, if one arrived since the last call.
+    pub fn take(&mut self) -> Option<Snapshot> {
+        let g = self.latest.lock().ok()?;
+        let s = g.as_ref()?;
+        if s.generation == self.taken && self.taken != 0 {
+            return None;
+        }
+        self.taken = s.generation;
+        Some(s.clone())
+    }
+
+    /// Block until a snapshot satisfies `pred` or `timeout` passes (tests,
+    /// headless screenshots). Returns the last snapshot seen.
+    pub fn wait_for(
+        &mut self,
+        timeout: Duration,
+        pred: impl Fn(&Snapshot) -> bool,
+    ) -> Option<Snapshot> {
+        let t0 = Instant::now();
+        let mut last = None;
+        loop {
+            if let Ok(g) = self.latest.lock()
+                && let Some(s) = g.as_ref()
+                && pred(s)
+            {
+                self.taken = s.generation;
+                return Some(s.clone());
+            }
+            if let Ok(g) = self.latest.lock() {
+                last = g.clone();
+            }
+            if t0.elapsed() > timeout {
+                return last;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+}
+
+impl Drop for BackgroundRun {
+    fn drop(&mut self) {
+        let _ = self.tx.send(Command::Cancel);
+    }
+}
+
+impl Snapshot {
+    fn failed(msg: String) -> Self {
+        Snapshot {
+            generation: 1,
+            steps: 0,
+            state: StepState::Stopped(Stop::Failed),
+            progress: Progress::default(),
+            placement: Vec::new(),
+            last_event: None,
+            frontier: Vec::new(),
+            trace: Vec::new(),
+            layout: None,
+            eval: None,
+            partial: true,
+            result: Some(Err(msg)),
+            summary: None,
+            seconds: 0.0,
+            active: false,
+        }
+    }
+}
+
+struct Worker {
+    run: Box<dyn MapperRun>,
+    input: MapperInput,
+    routing: Routing,
+    info: MapperInfo,
+    shared: Arc<Mutex<Option<Snapshot>>>,
+    notify: Box<dyn Fn() + Send>,
+    generation: u64,
+    steps: usize,
+    busy: Duration,
+    last_eval: Option<Instant>,
+    eval: Option<Evaluation>,
+    partial: bool,
+    eval_steps: usize,
+}
+
+/// What the worker is doing between commands.
+enum Mode {
+    Idle,
+    Steps(usize),
+    Play { per_second: f64, credit: f64, last: Instant },
+    ToEnd,
+}
+
+impl Worker {
+    fn main(mut self, rx: Receiver<Command>) {
+        let mut mode = Mode::Idle;
+        self.publish(false, None);
+        loop {
+            // Wait for a command when idle; otherwise only look.
+            let cmd = match mode {
+                Mode::Idle => match rx.recv() {
+                    Ok(c) => Some(c),
+                    Err(_) => return,
+                },
+                _ => match rx.recv_timeout(Duration::ZERO) {
+                    Ok(c) => Some(c),
+                    Err(RecvTimeoutError::Timeout) => None,
+                    Err(RecvTimeoutError::Disconnected) => return,
+                },
+            };
+            match cmd {
+                Some(Command::Cancel) => {
+                    self.publish(false, Some(Stop::Cancelled));
+                    return;
+                }
+                Some(Command::Pause) => mode = Mode::Idle,
+                Some(Command::Step(n)) => {
+                    mode = match mode {
+                        Mode::Steps(k) => Mode::Steps(k.saturating_add(n)),
+                        _ => Mode::Steps(n),
+                    }
+                }
+                Some(Command::Play { steps_per_second }) => {
+                    mode = Mode::Play {
+                        per_second: steps_per_second,
+                        credit: 1.0,
+                        last: Instant::now(),
+                    }
+                }
+                Some(Command::RunToEnd) => mode = Mode::ToEnd,
+                None => {}
+            }
+            if self.run.is_stopped() {
+                if !matches!(mode, Mode::Idle) {
+                    mode = Mode::Idle;
+                    self.publish(false, None);
+                }
+                continue;
+            }
+            let slice_start = Instant::now();
+            match &mut mode {
+                Mode::Idle => continue,
+                Mode::Steps(k) => {
+                    while *k > 0 && slice_start.elapsed() < SLICE {
+                        *k -= 1;
+                        self.steps += 1;
+                        if !self.run.step().is_running() {
+                            break;
+                        }
+                    }
+                    if *k == 0 {
+                        mode = Mode::Idle;
+                    }
+                }
+                Mode::ToEnd => {
+                    while slice_start.elapsed() < SLICE {
+                        self.steps += 1;
+                        if !self.run.step().is_running() {
+                            break;
+                        }
+                    }
+                }
+                Mode::Play {
+                    per_second,
+                    credit,
+                    last,
+                } => {
+                    let now = Instant::now();
+                    *credit += now.duration_since(*last).as_secs_f64() * *per_second;
+                    *last = now;
+                    // Never bank more than one slice's worth of steps.
+                    *credit = credit.min((*per_second * SLICE.as_secs_f64()).max(1.0));
+                    if *credit < 1.0 {
+                        let wait = (1.0 - *credit) / per_second.max(1e-9);
+                        std::thread::sleep(Duration::from_secs_f64(wait.min(0.05)));
+                        continue;
+                    }
+                    while *credit >= 1.0 && slice_start.elapsed() < SLICE {
+                        *credit -= 1.0;
+                        self.steps += 1;
+                        if !self.run.step().is_running() {
+                            break;
+                        }
+                    }
+                }
+            }
+            self.busy += slice_start.elapsed();
+            let active = !matches!(mode, Mode::Idle) && !self.run.is_stopped();
+            self.publish(active, None);
+        }
+    }
+
+    fn publish(&mut self, active: bool, forced: Option<Stop>) {
+        let state = match forced {
+            Some(s) => StepState::Stopped(s),
+            None => self.run.state(),
+        };
+        let stopped = !state.is_running();
+        let mut result = None;
+        if stopped {
+            let r = match forced {
+                Some(s) => Err(format!("{} {}", self.info.id, s.describe())),
+                None => super::finish(&self.info, self.run.as_ref(), &self.input)
+                    .map_err(|e| e.to_string()),
+            };
+            if let Ok(m) = &r {
+                self.eval = Some(evaluate(&self.input.graph, &self.input.topo, m, &self.routing));
+                self.partial = false;
+            }
+            result = Some(r);
+        } else if self.eval_steps != self.steps
+            && (!active
+                || self
+                    .last_eval
+                    .is_none_or(|t| t.elapsed() >= PARTIAL_EVAL_EVERY))
+        {
+            self.last_eval = Some(Instant::now());
+            self.eval_steps = self.steps;
+            let placement = self.run.placement();
+            self.eval = evaluate_partial(
+                &self.input.graph,
+                &self.input.topo,
+                placement,
+                &self.routing,
+            );
+            self.partial = placement.iter().any(Option::is_none);
+        }
+        self.generation += 1;
+        let snap = Snapshot {
+            generation: self.generation,
+            steps: self.steps,
+            state,
+            progress: self.run.progress(),
+            placement: self.run.placement().to_vec(),
+            last_event: self.run.last_event().cloned(),
+            frontier: self.run.frontier(),
+            trace: self.run.hop_bytes_trace().to_vec(),
+            layout: self.run.layout().map(|l| l.positions().into_owned()),
+            eval: self.eval.clone(),
+            partial: self.partial,
+            result,
+            summary: self.run.summary(),
+            seconds: self.busy.as_secs_f64(),
+            active,
+        };
+        if let Ok(mut g) = self.shared.lock() {
+            *g = Some(snap);
+        }
+        (self.notify)();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::{GenOptions, generate};
+    use crate::topology::Topology;
+
+    fn input() -> MapperInput {
+        let g = generate("stencil:8x8", &GenOptions::default()).unwrap();
+        MapperInput::new(Arc::new(g), Arc::new(Topology::parse("mesh:8x8").unwrap()), 0)
+    }
+
+    #[test]
+    fn steps_on_the_worker_and_finishes_like_the_pipeline() {
+        let inp = input();
+        let info = super::super::find("mht").unwrap();
+        let run = super::super::prepare(&info, &inp).unwrap();
+        let mut bg = BackgroundRun::spawn(&info, "mht", run, inp.clone(), Routing::Dor, Box::new(|| {}));
+        bg.send(Command::Step(3));
+        let s = bg
+            .wait_for(Duration::from_secs(30), |s| s.steps == 3 && !s.active)
+            .unwrap();
+        assert_eq!(s.steps, 3);
+        assert_eq!(s.placement.iter().filter(|p| p.is_some()).count(), 3);
+        assert!(s.partial && s.eval.is_some());
+        bg.send(Command::RunToEnd);
+        let s = bg
+            .wait_for(Duration::from_secs(30), |s| s.result.is_some())
+            .unwrap();
+        let m = s.result.unwrap().unwrap();
+        assert_eq!(m, super::super::run(&info, &inp).unwrap());
+        assert_eq!(s.state, StepState::Stopped(Stop::Complete));
+        assert!(!s.partial);
+    }
+
+    #[test]
+    fn a_cancel_ends_the_run_as_cancelled() {
+        let inp = input();
+        let info = super::super::find("pairs").unwrap();
+        let run = super::super::prepare(&info, &inp).unwrap();
+        let mut bg = BackgroundRun::spawn(&info, "pairs", run, inp, Routing::Dor, Box::new(|| {}));
+        bg.send(Command::Cancel);
+        let s = bg
+            .wait_for(Duration::from_secs(30), |s| s.result.is_some())
+            .unwrap();
+        assert_eq!(s.state, StepState::Stopped(Stop::Cancelled));
+        assert!(s.result.unwrap().is_err());
+    }
+}
