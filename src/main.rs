@@ -41,6 +41,8 @@ enum Command {
     Reproduce(cli::reproduce::Args),
     /// Gravitational layout (Bobrik & Popova): coordinates, clusters, groups
     Layout(cli::layout::Args),
+    /// Describe a topology: switches, hosts, links, diameter, links up*/down* never uses.
+    Topology(cli::topology::Args),
     /// Benchmarks (`hopmap bench layout`)
     Bench(cli::bench::Args),
 }
@@ -79,6 +81,7 @@ fn main() {
             Command::Reproduce(a) => cli::reproduce::run(a),
             Command::Layout(a) => cli::layout::run(a),
             Command::Bench(a) => cli::bench::run(a),
+            Command::Topology(a) => cli::topology::run(a),
         },
     };
     // Whatever is still buffered goes out now, so that its failure is seen.

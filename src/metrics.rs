@@ -6,6 +6,13 @@
 //! * Per directed channel: the bytes crossing it (load) and the number of
 //!   messages crossing it (flows, Balaji et al.'s "contention count", §3.2).
 //! * Traffic between two processes on one node counts 0 hops and no load.
+//! * On switch fabrics hop-bytes is Moh et al.'s weighted cardinality (§2):
+//!   Σ bytes × routing distance in switch hops. Host-link channels carry every
+//!   inter-host message's bytes at both ends but are not hops (see
+//!   [`crate::topology::fabric`]); Σ loads over the hop-counting channels
+//!   ([`Topology::channel_counts_hops`]) = hop-bytes under every routing.
+//! * On fabrics, Moh et al.'s latency model (§5.1, [`LatencyModel`]): the
+//!   mean and max message latency.
 //!
 //! Cost: O(m · hops) for `dor`; the adaptive model is costlier per message
 //! (see [`crate::routing::adaptive`]). Rows are processed in parallel with
@@ -25,6 +32,49 @@ use crate::routing::Routing;
 use crate::topology::Topology;
 use rayon::prelude::*;
 use std::collections::HashMap;
+
+/// Moh et al.'s message latency model (§5.1): t_s + links·t_p + switches·t_r,
+/// defaults t_s = 2 µs, t_p = 20 ns, t_r = 300 ns.
+///
+/// Counting, host links included: a message between hosts on different
+/// switches `h` switch hops apart crosses `h + 2` links (its two host links
+/// and `h` inter-switch links) and `h + 1` switches; between two hosts on one
+/// switch, 2 links and 1 switch; between two processes on one host, no link
+/// and no switch (t_s only). The paper's network-interface delay ("almost the
+/// same as the switch delay") is not added.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LatencyModel {
+    /// Start-up time, ns.
+    pub t_s: f64,
+    /// Link propagation delay, ns.
+    pub t_p: f64,
+    /// Switch (router) delay, ns.
+    pub t_r: f64,
+}
+
+impl Default for LatencyModel {
+    fn default() -> Self {
+        LatencyModel {
+            t_s: 2000.0,
+            t_p: 20.0,
+            t_r: 300.0,
+        }
+    }
+}
+
+impl LatencyModel {
+    /// Latency in ns of one message between two hosts `hops` switch hops
+    /// apart (`same_host`: both processes on one host).
+    #[inline]
+    pub fn latency(&self, same_host: bool, hops: u32) -> f64 {
+        if same_host {
+            self.t_s
+        } else {
+            let h = hops as f64;
+            self.t_s + (h + 2.0) * self.t_p + (h + 1.0) * self.t_r
+        }
+    }
+}
 
 /// Load and flow count per channel slot (index as in [`Topology::channel_ends`]).
 ///
@@ -104,6 +154,10 @@ pub struct Metrics {
     pub hop_histogram_bytes: Vec<f64>,
     /// Directed messages that travel h hops, at index h.
     pub hop_histogram_messages: Vec<u64>,
+    /// Fabrics: mean message latency (µs) under [`LatencyModel`].
+    pub mean_latency_us: Option<f64>,
+    /// Fabrics: max message latency (µs).
+    pub max_latency_us: Option<f64>,
 }
 
 /// The exact key set of `hopmap eval --json` (and of `compare --json` rows).
@@ -123,6 +177,12 @@ pub struct MetricsSummary {
     pub mean_link_flows: f64,
     pub routing: String,
     pub topology: String,
+    /// Fabrics only (absent on meshes/tori).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_latency_us: Option<f64>,
+    /// Fabrics only (absent on meshes/tori).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_latency_us: Option<f64>,
 }
 
 impl Metrics {
@@ -160,6 +220,9 @@ impl Metrics {
             .map(|(h, c)| format!("{h}:{c}"))
             .collect();
         let _ = writeln!(s, "hops (messages):   {}", hist.join(" "));
+        if let (Some(mean), Some(max)) = (self.mean_latency_us, self.max_latency_us) {
+            let _ = writeln!(s, "latency (Moh):     mean {mean:.4} µs / max {max:.4} µs");
+        }
         s
     }
 
@@ -179,6 +242,8 @@ impl Metrics {
             mean_link_flows: self.mean_link_flows,
             routing: self.routing.clone(),
             topology: self.topology.clone(),
+            mean_latency_us: self.mean_latency_us,
+            max_latency_us: self.max_latency_us,
         }
     }
 }
@@ -222,6 +287,9 @@ struct Acc {
     hist_b: Vec<f64>,
     hist_m: Vec<u64>,
     chan: Chan,
+    lat_sum: f64,
+    lat_max: f64,
+    messages: u64,
 }
 
 impl Acc {
@@ -241,6 +309,9 @@ impl Acc {
             } else {
                 Chan::Sparse(HashMap::new())
             },
+            lat_sum: 0.0,
+            lat_max: 0.0,
+            messages: 0,
         }
     }
     #[inline]
@@ -261,6 +332,9 @@ impl Acc {
             self.hist_b.resize(o.hist_b.len(), 0.0);
             self.hist_m.resize(o.hist_m.len(), 0);
         }
+        self.lat_sum += o.lat_sum;
+        self.lat_max = self.lat_max.max(o.lat_max);
+        self.messages += o.messages;
         for (a, b) in self.hist_b.iter_mut().zip(&o.hist_b) {
             *a += b;
         }
@@ -295,13 +369,27 @@ impl Acc {
     }
 }
 
-/// Evaluate a (valid) mapping: every metric and the per-channel loads.
+/// Evaluate a (valid) mapping: every metric and the per-channel loads
+/// (latency with the default [`LatencyModel`] on fabrics).
 pub fn evaluate(
     graph: &CommGraph,
     topo: &Topology,
     mapping: &Mapping,
     routing: &Routing,
 ) -> Evaluation {
+    evaluate_with(graph, topo, mapping, routing, &LatencyModel::default())
+}
+
+/// [`evaluate`] with an explicit latency model (used on fabrics only).
+pub fn evaluate_with(
+    graph: &CommGraph,
+    topo: &Topology,
+    mapping: &Mapping,
+    routing: &Routing,
+    lat: &LatencyModel,
+) -> Evaluation {
+    let routing = &routing.resolve(topo);
+    let fabric = topo.as_fabric().is_some();
     let channels = topo.channel_slots();
     let dense = dense_channels(topo, graph);
     let n = graph.n();
@@ -322,9 +410,21 @@ pub fn evaluate(
                     if nu == nv {
                         a.intra += b;
                         a.hist(0, b);
+                        if fabric {
+                            let t = lat.latency(true, 0);
+                            a.lat_sum += t;
+                            a.lat_max = a.lat_max.max(t);
+                            a.messages += 1;
+                        }
                         continue;
                     }
-                    let h = topo.distance(nu, nv);
+                    let h = routing.distance(topo, nu, nv);
+                    if fabric {
+                        let t = lat.latency(false, h);
+                        a.lat_sum += t;
+                        a.lat_max = a.lat_max.max(t);
+                        a.messages += 1;
+                    }
                     a.hop_bytes += b * h as f64;
                     a.max_dil = a.max_dil.max(h);
                     a.hist(h as usize, b);
@@ -338,7 +438,15 @@ pub fn evaluate(
     // Histograms as long as the diameter on ordinary networks (as before);
     // on huge ones only as long as the largest distance met.
     let (mut hist_b, mut hist_m) = (acc.hist_b, acc.hist_m);
-    let diam = topo.diameter() as usize;
+    let diam = match topo.as_fabric() {
+        // Any routing's distance on a fabric is at most the largest of the
+        // up*/down* tables (plain shortest paths are never longer).
+        Some(f) => f
+            .updown()
+            .diameter()
+            .max(f.fat_tree().map_or(0, |t| t.diameter())) as usize,
+        None => topo.diameter() as usize,
+    };
     if diam < 1 << 16 && hist_b.len() < diam + 1 {
         hist_b.resize(diam + 1, 0.0);
         hist_m.resize(diam + 1, 0);
@@ -401,6 +509,9 @@ pub fn evaluate(
         topology: topo.spec(),
         hop_histogram_bytes: hist_b,
         hop_histogram_messages: hist_m,
+        mean_latency_us: (fabric && acc.messages > 0)
+            .then(|| acc.lat_sum / acc.messages as f64 / 1000.0),
+        max_latency_us: (fabric && acc.messages > 0).then(|| acc.lat_max / 1000.0),
     };
     Evaluation { metrics, links }
 }

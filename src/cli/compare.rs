@@ -11,13 +11,13 @@ use std::sync::atomic::AtomicBool;
 pub struct Args {
     #[command(flatten)]
     pub graph: GraphArgs,
-    /// Network: mesh:AxB[xC], torus:AxBxC[:cores=N], mesh:…:wrap=110, bgp:512…32768.
+    /// Network: mesh:AxB[xC], torus:AxBxC[:cores=N], mesh:…:wrap=110, bgp:512…32768, or a switch fabric (fabric:S,H,k,r[,seed], fabric:moh-fig2, fattree:K[:L], dragonfly:A,P,H[,G], ibnetdiscover:PATH, slurm:PATH, a fabric file; :cores=N :root=… :roots=FILE :job=… :sort=name).
     #[arg(long, short = 't', value_parser = parse_topology)]
     pub topology: Topology,
     /// `all`, or mapper ids separated by commas (permutation orders such as TZXY too).
     #[arg(long, default_value = "all")]
     pub mappers: String,
-    /// Routing for link loads: dor, dor:ORDER or adaptive.
+    /// Routing for link loads: dor, dor:ORDER or adaptive; on fabrics updn (= dor), updn-split (= adaptive), minimal, minimal-split, fattree.
     #[arg(long, default_value = "dor", value_parser = parse_routing)]
     pub routing: Routing,
     /// Seed of every randomized mapper.
@@ -96,7 +96,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "{} processes on {}, routing {}; sorted by hop-bytes, * = best",
             n,
             topo.spec(),
-            args.routing
+            args.routing.resolve(&args.topology)
         );
         crate::outln!(
             "  {:<10} {:>14} {:>9} {:>8} {:>14} {:>9} {:>10}",

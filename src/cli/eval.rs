@@ -8,13 +8,13 @@ use std::path::PathBuf;
 pub struct Args {
     #[command(flatten)]
     pub graph: GraphArgs,
-    /// Network: mesh:AxB[xC], torus:AxBxC[:cores=N], mesh:…:wrap=110, bgp:512…32768.
+    /// Network: mesh:AxB[xC], torus:AxBxC[:cores=N], mesh:…:wrap=110, bgp:512…32768, or a switch fabric (fabric:S,H,k,r[,seed], fabric:moh-fig2, fattree:K[:L], dragonfly:A,P,H[,G], ibnetdiscover:PATH, slurm:PATH, a fabric file; :cores=N :root=… :roots=FILE :job=… :sort=name).
     #[arg(long, short = 't', value_parser = parse_topology)]
     pub topology: Topology,
     /// Mapping file: one line per process, a node index or `x y z [t]`.
     #[arg(long, short = 'm', value_name = "FILE")]
     pub mapping: PathBuf,
-    /// Routing for link loads: dor, dor:ORDER (e.g. dor:ZYX) or adaptive.
+    /// Routing for link loads: dor, dor:ORDER (e.g. dor:ZYX) or adaptive; on fabrics updn (= dor), updn-split (= adaptive), minimal, minimal-split, fattree.
     #[arg(long, default_value = "dor", value_parser = parse_routing)]
     pub routing: Routing,
     /// Print JSON (exactly the documented keys).

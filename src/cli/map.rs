@@ -22,7 +22,7 @@ pub struct Args {
     /// Edge-list ids start at 1 instead of 0.
     #[arg(long)]
     pub one_based: bool,
-    /// Network: mesh:AxB[xC], torus:AxBxC[:cores=N], mesh:…:wrap=110, bgp:512…32768.
+    /// Network: mesh:AxB[xC], torus:AxBxC[:cores=N], mesh:…:wrap=110, bgp:512…32768, or a switch fabric (fabric:S,H,k,r[,seed], fabric:moh-fig2, fattree:K[:L], dragonfly:A,P,H[,G], ibnetdiscover:PATH, slurm:PATH, a fabric file; :cores=N :root=… :roots=FILE :job=… :sort=name).
     #[arg(long, short = 't', value_parser = parse_topology)]
     pub topology: Topology,
     /// Mapper id (see `hopmap compare --mappers all`), or a permutation order such as TZXY.
@@ -47,7 +47,8 @@ pub struct Args {
     /// Host names for rankfiles: one per line, in node order.
     #[arg(long, value_name = "FILE", conflicts_with = "host_pattern")]
     pub hosts: Option<PathBuf>,
-    /// Host name pattern for rankfiles (`%d` = node id, `%03d` zero-padded).
+    /// Host name pattern for rankfiles (`%d` = node id, `%03d` zero-padded);
+    /// on a switch fabric the default is the fabric's own host names.
     #[arg(long, value_name = "PATTERN", default_value = "node%d")]
     pub host_pattern: String,
 }
@@ -74,9 +75,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let graph =
         super::common::infer_coords_if_asked(graph, &args.topology, args.seed, args.infer_coords)?;
     let sel = mappers::resolve(&args.mapper)?;
-    let hosts = match &args.hosts {
-        Some(p) => HostNames::from_file(p)?,
-        None => HostNames::pattern(&args.host_pattern)?,
+    let hosts = match (&args.hosts, args.topology.as_fabric()) {
+        (Some(p), _) => HostNames::from_file(p)?,
+        // A fabric names its hosts: the first word of each (an ibnetdiscover
+        // node description reads `hostname HCA-1`), unless a pattern is given.
+        (None, Some(f)) if args.host_pattern == "node%d" => HostNames::List(
+            f.hosts()
+                .iter()
+                .map(|h| h.name.split_whitespace().next().unwrap_or("").to_string())
+                .collect(),
+        ),
+        (None, _) => HostNames::pattern(&args.host_pattern)?,
     };
     if args.format == LauncherFormat::Rankfile {
         hosts.check(&args.topology)?;
@@ -104,8 +113,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let ev = hopmap::evaluate(&graph, &topo, &mapping, &Routing::Dor);
     let m = &ev.metrics;
     let summary = format!(
-        "{}{note}: hop_bytes {:.6e}, avg hops/byte {:.4}, max dilation {}, max link load {:.6e} (dor), {:.3} s",
-        sel.id, m.hop_bytes, m.avg_hops_per_byte, m.max_dilation, m.max_link_load, secs
+        "{}{note}: hop_bytes {:.6e}, avg hops/byte {:.4}, max dilation {}, max link load {:.6e} ({}), {:.3} s",
+        sel.id, m.hop_bytes, m.avg_hops_per_byte, m.max_dilation, m.max_link_load, m.routing, secs
     );
     match &args.output {
         Some(path) => {

@@ -13,3 +13,4 @@ pub mod map;
 pub mod mappers;
 pub mod out;
 pub mod reproduce;
+pub mod topology;

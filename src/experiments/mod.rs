@@ -5,3 +5,4 @@ pub mod balaji;
 pub mod bhatele;
 pub mod bobrik;
 pub mod wu;
+pub mod moh;

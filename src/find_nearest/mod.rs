@@ -29,9 +29,11 @@
 //! hands out a node's cores in order 0, 1, 2, …; a mapper calls `find` then
 //! `take` on the returned node.
 
+pub mod fabric;
 pub mod kdtree;
 pub mod spiral;
 
+pub use fabric::FabricFinder;
 pub use kdtree::KdTree;
 pub use spiral::Spiral;
 
@@ -85,6 +87,8 @@ impl FindKind {
 pub enum Finder {
     Spiral(Spiral),
     Tree(KdTree),
+    /// Switch fabrics: nearest free host by routing distance.
+    Fabric(FabricFinder),
 }
 
 impl Finder {
@@ -102,30 +106,35 @@ impl FindNearest for Finder {
         match self {
             Finder::Spiral(s) => s.find(desired),
             Finder::Tree(t) => t.find(desired),
+            Finder::Fabric(f) => f.find(desired),
         }
     }
     fn take(&mut self, node: usize) -> Option<u32> {
         match self {
             Finder::Spiral(s) => s.take(node),
             Finder::Tree(t) => t.take(node),
+            Finder::Fabric(f) => f.take(node),
         }
     }
     fn free_cores(&self, node: usize) -> u32 {
         match self {
             Finder::Spiral(s) => s.free_cores(node),
             Finder::Tree(t) => t.free_cores(node),
+            Finder::Fabric(f) => f.free_cores(node),
         }
     }
     fn free_slots(&self) -> usize {
         match self {
             Finder::Spiral(s) => s.free_slots(),
             Finder::Tree(t) => t.free_slots(),
+            Finder::Fabric(f) => f.free_slots(),
         }
     }
     fn grid(&self) -> &Grid {
         match self {
             Finder::Spiral(s) => s.grid(),
             Finder::Tree(t) => t.grid(),
+            Finder::Fabric(f) => f.grid(),
         }
     }
 }

@@ -21,11 +21,14 @@ pub mod coords;
 pub mod dense;
 pub mod dot;
 pub mod edge_list;
+pub mod hostlist;
+pub mod ibnetdiscover;
 pub mod launcher;
 pub mod mapping_file;
 pub mod matrix_market;
 pub mod metis;
 pub mod scotch;
+pub mod slurm_topology;
 pub mod text;
 
 use crate::error::{Error, Result};

@@ -14,7 +14,7 @@
 //! One step places one process; the frontier is the queue (the parent whose
 //! partners are being placed first). O(n + m) plus one findNearest per process.
 
-use super::greedy::{Placer, Policy, start_greedy};
+use super::greedy::{Placer, Policy, start_greedy_any};
 use super::{MapperInfo, MapperInput, MapperRun};
 use crate::error::Result;
 use crate::graph::CommGraph;
@@ -37,7 +37,7 @@ pub fn info() -> MapperInfo {
 }
 
 fn start(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
-    start_greedy(input, "bft", |_| Ok(Bft::new(input.graph.n())))
+    start_greedy_any(input, "bft", |_| Ok(Bft::new(input.graph.n())))
 }
 
 /// The BFT policy (also used by COCE after its corners).

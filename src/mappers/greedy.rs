@@ -12,6 +12,16 @@
 //!   its desired position and where findNearest put it, and the policy's
 //!   frontier.
 //!
+//! On a switch fabric ([`Placer::new_fabric`], used by BFT and MHT) a
+//! position is one number, a host id: the node of a placed process is its
+//! position, findNearest is [`crate::find_nearest::FabricFinder`] (nearest
+//! free host by up*/down* distance), the centre is the first host of the
+//! switch with the smallest up*/down* eccentricity among the switches with
+//! hosts, and the "centroid" of placed processes is their switch medoid (the
+//! switch among theirs with the least total distance to them, ties to the
+//! lower switch index), represented by its lowest-id host among them.
+//! Beyond Bhatele & Kale, who work on grids.
+//!
 //! Helpers compute the centre of the grid, torus-aware centroids (circular
 //! mean on wrapped dimensions) and the affine stretch of coordinates, each
 //! also in an `_into` form that writes into a caller's buffer.
@@ -26,7 +36,7 @@ use crate::find_nearest::{FindKind, FindNearest, Finder};
 use crate::graph::{CommGraph, Coords};
 use crate::mapping::Mapping;
 use crate::step::{Progress, StepState, Stepper, Stop};
-use crate::topology::Grid;
+use crate::topology::{Fabric, Grid};
 use std::sync::Arc;
 
 const UNPLACED: u32 = u32::MAX;
@@ -37,7 +47,12 @@ pub fn grid_of(input: &MapperInput, mapper: &str) -> Result<Grid> {
         .topo
         .as_grid()
         .cloned()
-        .ok_or_else(|| Error::Unsupported(format!("{mapper} needs a mesh or torus topology")))
+        .ok_or_else(|| {
+            Error::Unsupported(format!(
+                "{mapper} needs a mesh or torus topology: it places by grid coordinates, which a \
+                 switch fabric does not have"
+            ))
+        })
 }
 
 /// The `find=spiral|tree` parameter (default tree).
@@ -66,9 +81,29 @@ pub struct Placer {
     core_of: Vec<u32>,
     slot_of: Vec<Option<u32>>,
     placed: usize,
+    /// Set on switch fabrics (`grid` is then the 1-D line of hosts).
+    fabric: Option<Fabric>,
 }
 
 impl Placer {
+    /// A placer for `n` processes on the hosts of a switch fabric.
+    pub fn new_fabric(n: usize, fabric: &Fabric) -> Self {
+        let finder = crate::find_nearest::FabricFinder::new(fabric);
+        Placer {
+            grid: crate::find_nearest::fabric::line_grid(fabric),
+            finder: Finder::Fabric(finder),
+            node_of: vec![UNPLACED; n],
+            core_of: vec![0; n],
+            slot_of: vec![None; n],
+            placed: 0,
+            fabric: Some(fabric.clone()),
+        }
+    }
+    /// The fabric, when placing on one.
+    pub fn fabric(&self) -> Option<&Fabric> {
+        self.fabric.as_ref()
+    }
+
     /// A placer for `n` processes on `grid`, all unplaced.
     pub fn new(n: usize, grid: &Grid, kind: FindKind) -> Self {
         Placer {
@@ -78,6 +113,7 @@ impl Placer {
             core_of: vec![0; n],
             slot_of: vec![None; n],
             placed: 0,
+            fabric: None,
         }
     }
     pub fn grid(&self) -> &Grid {
@@ -151,6 +187,11 @@ impl Placer {
 
     /// [`Placer::centre`] written into `out` (cleared first).
     pub fn centre_into(&self, out: &mut Vec<f64>) {
+        if let Some(f) = &self.fabric {
+            out.clear();
+            out.push(fabric_centre(f) as f64);
+            return;
+        }
         out.clear();
         out.extend(self.grid.dims().iter().map(|&k| (k / 2) as f64));
     }
@@ -166,11 +207,62 @@ impl Placer {
     /// [`Placer::centroid`] written into `out` (cleared first); false (and
     /// `out` unspecified) when none of `procs` is placed.
     pub fn centroid_into(&self, procs: impl Iterator<Item = usize>, out: &mut Vec<f64>) -> bool {
+        if let Some(f) = &self.fabric {
+            return fabric_medoid_into(f, procs.filter_map(|p| self.node(p)), out);
+        }
         weighted_centroid_into(
             &self.grid,
             procs.filter_map(|p| self.node(p)).map(|n| (n, 1.0)),
             out,
         )
+    }
+}
+
+/// The centre host of a fabric: the first host of the switch whose largest
+/// up*/down* distance to a switch with hosts is smallest (lowest index on
+/// ties). O(S²).
+pub fn fabric_centre(f: &Fabric) -> usize {
+    let used: Vec<usize> = (0..f.num_switches()).filter(|&s| !f.hosts_on(s).is_empty()).collect();
+    let ud = f.updown();
+    let best = used
+        .iter()
+        .copied()
+        .min_by_key(|&a| (used.iter().map(|&b| ud.dist(a, b)).max().unwrap_or(0), a))
+        .unwrap_or(0);
+    f.hosts_on(best).first().map_or(0, |&h| h as usize)
+}
+
+/// The switch medoid of some hosts (see the module docs), as its lowest-id
+/// host among them, written into `out`; false when there are none.
+/// O(k²) for k distinct switches.
+pub fn fabric_medoid_into(f: &Fabric, nodes: impl Iterator<Item = usize>, out: &mut Vec<f64>) -> bool {
+    // (switch, count, lowest host)
+    let mut sw: Vec<(usize, u32, usize)> = Vec::new();
+    for n in nodes {
+        let s = f.switch_of(n);
+        match sw.iter_mut().find(|e| e.0 == s) {
+            Some(e) => {
+                e.1 += 1;
+                e.2 = e.2.min(n);
+            }
+            None => sw.push((s, 1, n)),
+        }
+    }
+    let ud = f.updown();
+    let best = sw.iter().min_by_key(|a| {
+        let cost: u64 = sw
+            .iter()
+            .map(|b| b.1 as u64 * if a.0 == b.0 { 0 } else { ud.dist(a.0, b.0) as u64 })
+            .sum();
+        (cost, a.0)
+    });
+    match best {
+        Some(b) => {
+            out.clear();
+            out.push(b.2 as f64);
+            true
+        }
+        None => false,
     }
 }
 
@@ -419,6 +511,28 @@ impl<P: Policy> MapperRun for GreedyRun<P> {
     fn result(&self) -> Option<Mapping> {
         self.placer.mapping()
     }
+}
+
+/// Start a greedy run on a grid or, for policies that only use node
+/// positions, centres and centroids (BFT, MHT), on a switch fabric.
+pub fn start_greedy_any<P: Policy + 'static>(
+    input: &MapperInput,
+    mapper: &str,
+    make: impl FnOnce(&Placer) -> Result<P>,
+) -> Result<Box<dyn MapperRun>> {
+    let Some(f) = input.topo.as_fabric() else {
+        return start_greedy(input, mapper, make);
+    };
+    input.check_fits()?;
+    if input.param("find").is_some_and(|k| !k.eq_ignore_ascii_case("tree")) {
+        return Err(Error::Unsupported(format!(
+            "{mapper}: on a switch fabric findNearest searches by routing distance; find=spiral \
+             applies to meshes and tori"
+        )));
+    }
+    let placer = Placer::new_fabric(input.graph.n(), f);
+    let policy = make(&placer)?;
+    Ok(Box::new(GreedyRun::new(input.graph.clone(), placer, policy)))
 }
 
 /// Start a greedy run: checks the grid, the fit and the `find` parameter.

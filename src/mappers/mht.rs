@@ -19,7 +19,7 @@
 //! One step places one process; the frontier is the heap's live entries,
 //! best first. O((n + m) log m) plus one findNearest per process.
 
-use super::greedy::{Placer, Policy, start_greedy};
+use super::greedy::{Placer, Policy, start_greedy_any};
 use super::{MapperInfo, MapperInput, MapperRun};
 use crate::error::Result;
 use crate::graph::CommGraph;
@@ -44,7 +44,7 @@ pub fn info() -> MapperInfo {
 }
 
 fn start(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
-    start_greedy(input, "mht", |_| Ok(Mht::new(&input.graph)))
+    start_greedy_any(input, "mht", |_| Ok(Mht::new(&input.graph)))
 }
 
 /// The MHT policy (also used by COCE+MHT after its corners and by PAIRS).

@@ -29,6 +29,7 @@ pub mod phased;
 pub mod pipeline;
 pub mod random;
 pub mod recursive;
+pub mod sm;
 
 pub use pipeline::{
     Selected, finish, parse_param, parse_params, prepare, resolve, run, run_cancellable,
@@ -362,8 +363,14 @@ pub fn registry() -> Vec<MapperInfo> {
     v.extend([analytical::info(), analytical::info_pairs()]);
     // Beyond the seeds: dual recursive bipartitioning (Scotch) + VieM refinement.
     v.extend([recursive::info(), recursive::info_refine()]);
+    // Moh et al.: switch fabrics.
+    v.push(sm::info());
     v
 }
+
+/// Ids of the registered mappers that run on switch fabrics (the others need
+/// a mesh/torus and say so when started on a fabric).
+pub const FABRIC_MAPPERS: &[&str] = &["default", "random", "bft", "mht", "sm"];
 
 /// Find a mapper by id (case-insensitive).
 pub fn find(id: &str) -> Option<MapperInfo> {

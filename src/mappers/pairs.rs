@@ -67,6 +67,7 @@ pub fn info() -> MapperInfo {
 /// checks that this list matches the registry).
 pub const FROM_CHOICES: &[&str] = &[
     "mht",
+    "sm",
     "default",
     "random",
     "perm",

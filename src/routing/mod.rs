@@ -9,11 +9,31 @@
 //!   all next hops that reduce the distance to the destination. Computed
 //!   exactly by pushing flow through the DAG of minimal paths.
 //!
-//! Both are minimal, so every byte crosses exactly `distance` channels and
-//! Σ channel loads = hop-bytes.
+//!
+//! On switch fabrics ([`crate::topology::Fabric`], Moh et al. §3.1):
+//!
+//! * [`Routing::UpDown`] (`updn`) — up*/down*, the lexicographically smallest
+//!   legal shortest route ([`fabric_route`], tables in [`updown`]);
+//! * [`Routing::UpDownSplit`] (`updn-split`) — up*/down*, bytes split evenly
+//!   over all legal shortest routes, exactly;
+//! * [`Routing::Minimal`] / [`Routing::MinimalSplit`] (`minimal`,
+//!   `minimal-split`) — plain shortest paths, for comparison (not
+//!   deadlock-free);
+//! * [`Routing::FatTree`] (`fattree`) — on a `fattree:` fabric, up/down with
+//!   every top switch a root and an even split over the equal-cost up paths.
+//!
+//! `dor` on a fabric means `updn` and `adaptive` means `updn-split`
+//! ([`Routing::resolve`]); the fabric routings are rejected on a mesh/torus
+//! by [`Routing::check`].
+//!
+//! Every routing is minimal for its own distance ([`Routing::distance`]), so
+//! every byte crosses exactly that many hop-counting channels and Σ loads
+//! over them = hop-bytes.
 
 pub mod adaptive;
 pub mod dor;
+pub mod fabric_route;
+pub mod updown;
 
 use crate::error::{Error, Result};
 use crate::topology::Topology;
@@ -28,6 +48,16 @@ pub enum Routing {
     DorOrder(Vec<usize>),
     /// Minimal adaptive, bytes split equally over productive next hops.
     Adaptive,
+    /// Fabrics: up*/down*, lexicographically smallest legal shortest route.
+    UpDown,
+    /// Fabrics: up*/down*, even split over all legal shortest routes.
+    UpDownSplit,
+    /// Fabrics: plain shortest path, lexicographically smallest.
+    Minimal,
+    /// Fabrics: plain shortest paths, even split.
+    MinimalSplit,
+    /// Fat trees: up/down from every top switch, even split.
+    FatTree,
 }
 
 impl Routing {
@@ -38,8 +68,14 @@ impl Routing {
         if lower == "dor" {
             return Ok(Routing::Dor);
         }
-        if lower == "adaptive" {
-            return Ok(Routing::Adaptive);
+        match lower.as_str() {
+            "adaptive" => return Ok(Routing::Adaptive),
+            "updn" | "updown" | "up*/down*" => return Ok(Routing::UpDown),
+            "updn-split" | "updown-split" => return Ok(Routing::UpDownSplit),
+            "minimal" | "min-hop" | "minhop" => return Ok(Routing::Minimal),
+            "minimal-split" => return Ok(Routing::MinimalSplit),
+            "fattree" | "fat-tree" | "ftree" => return Ok(Routing::FatTree),
+            _ => {}
         }
         if let Some(o) = lower.strip_prefix("dor:") {
             let letters = ['x', 'y', 'z', 'w', 'v', 'u'];
@@ -71,7 +107,7 @@ impl Routing {
         Err(Error::spec(
             "routing",
             s,
-            "expected dor, dor:ORDER or adaptive",
+            "expected dor, dor:ORDER, adaptive, updn, updn-split, minimal, minimal-split or fattree",
         ))
     }
 
@@ -79,6 +115,11 @@ impl Routing {
         match self {
             Routing::Dor => "dor".into(),
             Routing::Adaptive => "adaptive".into(),
+            Routing::UpDown => "updn".into(),
+            Routing::UpDownSplit => "updn-split".into(),
+            Routing::Minimal => "minimal".into(),
+            Routing::MinimalSplit => "minimal-split".into(),
+            Routing::FatTree => "fattree".into(),
             Routing::DorOrder(o) => {
                 let letters = ['X', 'Y', 'Z', 'W', 'V', 'U'];
                 format!(
@@ -110,12 +151,107 @@ impl Routing {
                 Routing::Dor => dor::route_grid(g, None, src, dst, bytes, sink),
                 Routing::DorOrder(o) => dor::route_grid(g, Some(o), src, dst, bytes, sink),
                 Routing::Adaptive => adaptive::route_grid(g, src, dst, bytes, sink),
+                // Rejected by `check`; route as their grid counterparts.
+                Routing::UpDown | Routing::Minimal => {
+                    dor::route_grid(g, None, src, dst, bytes, sink)
+                }
+                Routing::UpDownSplit | Routing::MinimalSplit | Routing::FatTree => {
+                    adaptive::route_grid(g, src, dst, bytes, sink)
+                }
             },
+            Topology::Fabric(f) => {
+                let (mode, split) = self.fabric_mode(f);
+                fabric_route::route_hosts(f, mode, split, src, dst, bytes, sink)
+            }
+        }
+    }
+
+    /// The tables and split flag of this routing on fabric `f` (after
+    /// [`Routing::resolve`]: `dor` = `updn`, `adaptive` = `updn-split`; a
+    /// fat-tree routing on a fabric that is not a fat tree falls back to
+    /// `updn-split`, which [`Routing::check`] reports).
+    pub fn fabric_mode<'a>(
+        &self,
+        f: &'a crate::topology::Fabric,
+    ) -> (fabric_route::Mode<'a>, bool) {
+        use fabric_route::Mode;
+        match self {
+            Routing::Dor | Routing::DorOrder(_) | Routing::UpDown => {
+                (Mode::UpDown(f.updown()), false)
+            }
+            Routing::Adaptive | Routing::UpDownSplit => (Mode::UpDown(f.updown()), true),
+            Routing::Minimal => (Mode::Minimal, false),
+            Routing::MinimalSplit => (Mode::Minimal, true),
+            Routing::FatTree => (Mode::UpDown(f.fat_tree().unwrap_or(f.updown())), true),
+        }
+    }
+
+    /// The hop distance this routing gives between nodes `a` and `b` (the
+    /// topology's distance, except plain shortest paths and the fat-tree
+    /// routing on fabrics).
+    #[inline]
+    pub fn distance(&self, topo: &Topology, a: usize, b: usize) -> u32 {
+        match topo {
+            Topology::Grid(g) => g.distance(a, b),
+            Topology::Fabric(f) => match self {
+                Routing::Minimal | Routing::MinimalSplit => f.min_distance(a, b),
+                Routing::FatTree => {
+                    let (sa, sb) = (f.switch_of(a), f.switch_of(b));
+                    if sa == sb {
+                        0
+                    } else {
+                        self.fabric_mode(f).0.dist(f, sa, sb)
+                    }
+                }
+                _ => f.distance(a, b),
+            },
+        }
+    }
+
+    /// The routing actually used on `topo`: on a fabric `dor` is `updn` and
+    /// `adaptive` is `updn-split`; otherwise unchanged.
+    pub fn resolve(&self, topo: &Topology) -> Routing {
+        match (topo, self) {
+            (Topology::Fabric(_), Routing::Dor | Routing::DorOrder(_)) => Routing::UpDown,
+            (Topology::Fabric(_), Routing::Adaptive) => Routing::UpDownSplit,
+            _ => self.clone(),
         }
     }
 
     /// Check that the routing fits the topology (e.g. an explicit order's dimensions exist).
     pub fn check(&self, topo: &Topology) -> Result<()> {
+        match (self, topo) {
+            (
+                Routing::UpDown
+                | Routing::UpDownSplit
+                | Routing::Minimal
+                | Routing::MinimalSplit
+                | Routing::FatTree,
+                Topology::Grid(_),
+            ) => {
+                return Err(Error::spec(
+                    "routing",
+                    &self.name(),
+                    "routes switch fabrics; on a mesh/torus use dor or adaptive",
+                ));
+            }
+            (Routing::DorOrder(_), Topology::Fabric(_)) => {
+                return Err(Error::spec(
+                    "routing",
+                    &self.name(),
+                    "a dimension order needs a mesh/torus; on a fabric use updn, updn-split, \
+                     minimal, minimal-split or fattree",
+                ));
+            }
+            (Routing::FatTree, Topology::Fabric(f)) if f.fat_tree().is_none() => {
+                return Err(Error::spec(
+                    "routing",
+                    &self.name(),
+                    "needs a fat tree (a `fattree:` topology); use updn-split",
+                ));
+            }
+            _ => {}
+        }
         if let (Routing::DorOrder(o), Topology::Grid(g)) = (self, topo)
             && (o.len() != g.ndims() || o.iter().any(|&d| d >= g.ndims()))
         {

@@ -1,15 +1,25 @@
 //! Network topologies. [`Topology`] is the one type callers use: every
 //! caller goes through its methods, never through a variant, so each kind
 //! of network is one variant behind the same methods. A mesh/torus is a
-//! [`Grid`].
+//! [`Grid`]; a switch fabric ([`Fabric`], Moh et al.: switches, inter-switch
+//! links, hosts) is the other. On a fabric the nodes are the job's hosts and
+//! the distance is the up*/down* distance in switch hops (see [`fabric`]).
 //!
 //! A topology has nodes, `cores` process slots per node, directed channels
 //! (physical links, one per direction), a hop distance, and routes
 //! ([`crate::routing`]).
 
+pub mod dragonfly;
+pub mod fabric;
+pub mod fabric_spec;
+pub mod fattree;
 pub mod grid;
+pub mod moh;
+pub mod moh_fig2;
+pub mod report;
 pub mod spec;
 
+pub use fabric::{Fabric, FabricDesc, FabricKind, Host, Switch};
 pub use grid::{Grid, GridCoord, MAX_DIMS};
 pub use spec::parse_topology;
 
@@ -18,6 +28,8 @@ pub use spec::parse_topology;
 pub enum Topology {
     /// N-dimensional mesh/torus with cores per node.
     Grid(Grid),
+    /// Switch fabric: hosts with cores, attached to switches.
+    Fabric(Fabric),
 }
 
 impl Topology {
@@ -28,12 +40,14 @@ impl Topology {
     pub fn num_nodes(&self) -> usize {
         match self {
             Topology::Grid(g) => g.num_nodes(),
+            Topology::Fabric(f) => f.num_hosts(),
         }
     }
     /// Process slots per node.
     pub fn cores(&self) -> usize {
         match self {
             Topology::Grid(g) => g.cores() as usize,
+            Topology::Fabric(f) => f.cores() as usize,
         }
     }
     /// Total process slots (nodes × cores).
@@ -45,11 +59,13 @@ impl Topology {
     pub fn distance(&self, a: usize, b: usize) -> u32 {
         match self {
             Topology::Grid(g) => g.distance(a, b),
+            Topology::Fabric(f) => f.distance(a, b),
         }
     }
     pub fn diameter(&self) -> u32 {
         match self {
             Topology::Grid(g) => g.diameter(),
+            Topology::Fabric(f) => f.diameter(),
         }
     }
     /// Distinct neighbour nodes of `node`.
@@ -57,6 +73,7 @@ impl Topology {
         let mut v = Vec::new();
         match self {
             Topology::Grid(g) => g.neighbors_into(node, &mut v),
+            Topology::Fabric(f) => f.neighbors_into(node, &mut v),
         }
         v
     }
@@ -64,12 +81,23 @@ impl Topology {
     pub fn channel_slots(&self) -> usize {
         match self {
             Topology::Grid(g) => g.channel_slots(),
+            Topology::Fabric(f) => f.channel_slots(),
         }
     }
     /// `(from, to)` nodes of a channel index, if that channel exists.
     pub fn channel_ends(&self, ch: usize) -> Option<(usize, usize)> {
         match self {
             Topology::Grid(g) => g.channel_ends(ch).map(|(a, b, _, _)| (a, b)),
+            Topology::Fabric(f) => f.channel_ends(ch),
+        }
+    }
+    /// Whether a channel's load counts in hop-bytes: every grid channel, and
+    /// a fabric's inter-switch channels (not its host links, whose loads are
+    /// reported but which are not hops: see [`fabric`]).
+    pub fn channel_counts_hops(&self, ch: usize) -> bool {
+        match self {
+            Topology::Grid(_) => true,
+            Topology::Fabric(f) => ch >= 2 * f.num_hosts(),
         }
     }
     /// Every physical directed channel as `(index, from, to)`.
@@ -85,6 +113,8 @@ impl Topology {
             .count()
     }
     /// Undirected physical links `(a, b)` with `a < b` (two channels each).
+    /// On a fabric the ends are vertices (hosts `0..H`, switch s = `H + s`)
+    /// and parallel inter-switch links appear once.
     pub fn links(&self) -> Vec<(usize, usize)> {
         let mut v: Vec<(usize, usize)> = self
             .channels()
@@ -100,12 +130,21 @@ impl Topology {
     pub fn spec(&self) -> String {
         match self {
             Topology::Grid(g) => g.spec(),
+            Topology::Fabric(f) => f.spec(),
         }
     }
     /// The mesh/torus view, for algorithms that need coordinates.
     pub fn as_grid(&self) -> Option<&Grid> {
         match self {
             Topology::Grid(g) => Some(g),
+            Topology::Fabric(_) => None,
+        }
+    }
+    /// The switch fabric, if this is one.
+    pub fn as_fabric(&self) -> Option<&Fabric> {
+        match self {
+            Topology::Fabric(f) => Some(f),
+            Topology::Grid(_) => None,
         }
     }
 }

@@ -25,8 +25,12 @@ pub const BGP_PARTITIONS: &[(u32, [u32; 3])] = &[
     (32768, [32, 32, 32]),
 ];
 
-/// Parse a topology spec string.
+/// Parse a topology spec string (mesh/torus/bgp here; switch fabrics and
+/// fabric files in [`super::fabric_spec`]).
 pub fn parse_topology(spec: &str) -> Result<Topology> {
+    if let Some(t) = super::fabric_spec::parse_fabric(spec)? {
+        return Ok(t);
+    }
     let err = |m: &str| Error::spec("topology", spec, m.to_string());
     let mut parts = spec.trim().split(':');
     let kind = parts.next().unwrap_or("").to_ascii_lowercase();
@@ -102,7 +106,12 @@ pub fn parse_topology(spec: &str) -> Result<Topology> {
                 })?;
             (d.to_vec(), n >= 512, 4)
         }
-        _ => return Err(err("kind must be mesh, torus or bgp")),
+        _ => {
+            return Err(err(
+                "kind must be mesh, torus, bgp, fabric, fattree, dragonfly, ibnetdiscover, \
+                 slurm, or the path of a fabric file",
+            ));
+        }
     };
     if dims.is_empty() || dims.len() > 6 {
         return Err(err("expected 1 to 6 dimensions"));

@@ -67,11 +67,8 @@ impl LinkStats {
             Some(e) => {
                 let val = |ch: u32| -> f64 {
                     let ch = ch as usize;
-                    if by_flows {
-                        e.links.flows.get(ch).copied().unwrap_or(0) as f64
-                    } else {
-                        e.links.load.get(ch).copied().unwrap_or(0.0)
-                    }
+                    let (load, flows) = e.links.get(ch);
+                    if by_flows { flows as f64 } else { load }
                 };
                 links.iter().map(|l| val(l.fwd).max(val(l.back))).collect()
             }
@@ -203,6 +200,7 @@ mod tests {
             links: LinkLoads {
                 flows: vec![1; load.len()],
                 load,
+                used: Vec::new(),
             },
             ..Default::default()
         };

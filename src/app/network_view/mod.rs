@@ -612,12 +612,11 @@ impl NetworkView {
     fn link_text(&self, model: &Model, i: usize) -> String {
         let l = self.geom.links[i];
         let (lf, ff, lb, fb) = match &model.eval {
-            Some(e) => (
-                e.links.load.get(l.fwd as usize).copied().unwrap_or(0.0),
-                e.links.flows.get(l.fwd as usize).copied().unwrap_or(0),
-                e.links.load.get(l.back as usize).copied().unwrap_or(0.0),
-                e.links.flows.get(l.back as usize).copied().unwrap_or(0),
-            ),
+            Some(e) => {
+                let (lf, ff) = e.links.get(l.fwd as usize);
+                let (lb, fb) = e.links.get(l.back as usize);
+                (lf, ff, lb, fb)
+            }
             None => (0.0, 0, 0.0, 0),
         };
         let rank = self.stats.order.iter().position(|&k| k as usize == i);

@@ -275,6 +275,7 @@ mod tests {
             links: LinkLoads {
                 flows: vec![0; load.len()],
                 load,
+                used: Vec::new(),
             },
             ..Default::default()
         };
