@@ -203,6 +203,7 @@ mod tests {
             links: LinkLoads {
                 flows: vec![1; load.len()],
                 load,
+                ..Default::default()
             },
             ..Default::default()
         };

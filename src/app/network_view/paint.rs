@@ -275,6 +275,7 @@ mod tests {
             links: LinkLoads {
                 flows: vec![0; load.len()],
                 load,
+                ..Default::default()
             },
             ..Default::default()
         };
