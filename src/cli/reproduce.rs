@@ -9,6 +9,8 @@ pub enum Experiment {
     Balaji,
     /// Bobrik & Popova §6: the 20-process two-cluster example from the circle start, with PNG snapshots of the stages of Fig. 1–9.
     Bobrik,
+    /// Wu et al.: the analytical mapper's Table 4 and 6 (hop-bytes reduction, iterations, time) on BG/P shapes, and the quality targets against Scotch (if on PATH) and MHT.
+    Wu,
 }
 
 #[derive(clap::Args, Debug)]
@@ -29,6 +31,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     match args.experiment {
         Experiment::Bhatele => hopmap::experiments::bhatele::run(&mut out, args.quick)?,
         Experiment::Balaji => hopmap::experiments::balaji::run(&mut out, args.quick)?,
+        Experiment::Wu => hopmap::experiments::wu::run(&mut out, args.quick)?,
         Experiment::Bobrik => {
             std::fs::create_dir_all(&args.png_dir)
                 .map_err(|e| hopmap::Error::io(&args.png_dir, e))?;
