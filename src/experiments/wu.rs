@@ -181,8 +181,8 @@ pub fn scotch_map(g: &CommGraph, topo: &Topology) -> Result<(Mapping, f64)> {
                 .collect();
             s.push_str(&format!("{} {}\n", row.len(), row.join(" ")));
         }
-        std::fs::write(&grf, s).map_err(|e| Error::io(&grf, e))?;
-        std::fs::write(&tgtf, format!("{tgt}\n")).map_err(|e| Error::io(&tgtf, e))?;
+        crate::io::atomic::write_bytes_atomic(&grf, s.as_bytes())?;
+        crate::io::atomic::write_bytes_atomic(&tgtf, format!("{tgt}\n").as_bytes())?;
         let t0 = Instant::now();
         let st = std::process::Command::new("scotch_gmap")
             .arg(&grf)
