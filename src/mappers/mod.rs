@@ -13,6 +13,7 @@
 //! reject unknown keys and out-of-range values before any work.
 
 pub mod affn;
+pub mod analytical;
 pub mod background;
 pub mod bft;
 pub mod cdl;
@@ -175,6 +176,12 @@ pub trait MapperRun: Stepper + Send {
     /// Phases finished so far (phased runs; 0 for single-phase mappers).
     fn phases_done(&self) -> usize {
         0
+    }
+    /// The concrete run, for views that show a mapper's own state (the
+    /// analytical view downcasts to `analytical::Analytical` or
+    /// `analytical::AnalyticalPairs`; see `analytical::state_of`).
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        None
     }
 }
 
@@ -351,6 +358,8 @@ pub fn registry() -> Vec<MapperInfo> {
     ]);
     // Bobrik & Popova: the gravitational layout.
     v.extend([gravity::info(), gravity::info_greedy()]);
+    // Wu et al.: analytical mapping (and PAIRS from it).
+    v.extend([analytical::info(), analytical::info_pairs()]);
     // Beyond the seeds: dual recursive bipartitioning (Scotch) + VieM refinement.
     v.extend([recursive::info(), recursive::info_refine()]);
     v

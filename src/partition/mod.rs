@@ -30,9 +30,16 @@
 //! &BisectParams::default(), seed)` and read [`Bisection::side`]. Same input
 //! and seed, same result.
 
+//!
+//! [`groups_of_size`] (`groups.rs`) is the other entry point: a k-way
+//! partition into groups of bounded size with METIS (Wu et al. §3.6), used
+//! by the analytical mapper to fill multicore nodes.
+
 pub mod bisect;
+pub mod groups;
 
 pub use bisect::{BisectParams, Bisection, bisect};
+pub use groups::{Groups, edge_cut, groups_of_size};
 
 use crate::graph::CommGraph;
 
