@@ -78,11 +78,12 @@ pub fn info_refine() -> MapperInfo {
 
 const PACK: ParamSpec = ParamSpec {
     key: "pack",
-    kind: ParamKind::Choice(&["yes", "no"]),
-    default: "yes",
+    kind: ParamKind::Choice(&["auto", "yes", "no"]),
+    default: "auto",
     help: "with fewer processes than slots: `yes` packs them into the smallest part of the \
            machine that holds them (least hop-bytes), `no` spreads them over the whole machine \
-           (less link contention); recursive+refine defaults to `no` for the load objectives",
+           (less link contention); `auto`: `no` for the load objectives of recursive+refine, \
+           else `yes`",
 };
 
 const TRIES: ParamSpec = ParamSpec {
@@ -258,9 +259,10 @@ impl Recursive {
         let vol = Arc::new(pair_volumes(&input.graph));
         let bparams = bisect_params(input)?;
         let contention = refine.is_some_and(|r| r.objective != Objective::HopBytes);
-        let pack = match input.param("pack") {
-            None => !contention,
-            Some(v) => v.trim().eq_ignore_ascii_case("yes"),
+        let pack = match input.param("pack").map(|v| v.trim().to_ascii_lowercase()) {
+            Some(v) if v == "yes" => true,
+            Some(v) if v == "no" => false,
+            _ => !contention,
         };
         let drb = Drb::new(
             input.graph.clone(),
