@@ -142,9 +142,9 @@ fn layout(b: LayoutBench) -> anyhow::Result<()> {
 }
 
 fn analytical(b: AnalyticalBench) -> anyhow::Result<()> {
-    use hopmap::mappers::analytical::{Analytical, Settings};
     use hopmap::mappers::analytical::global::SolverKind;
     use hopmap::mappers::analytical::multicore::MulticoreMode;
+    use hopmap::mappers::analytical::{Analytical, Settings};
     use hopmap::topology::Topology;
     use std::sync::Arc;
     if b.repeats == 0 {
@@ -163,9 +163,19 @@ fn analytical(b: AnalyticalBench) -> anyhow::Result<()> {
     // The default (bins, PCG) first.
     let mut configs = vec![("pcg", "bins", SolverKind::Pcg, MulticoreMode::Bins)];
     if b.solvers {
-        configs.push(("cholesky", "bins", SolverKind::Cholesky, MulticoreMode::Bins));
+        configs.push((
+            "cholesky",
+            "bins",
+            SolverKind::Cholesky,
+            MulticoreMode::Bins,
+        ));
         configs.push(("pcg", "group", SolverKind::Pcg, MulticoreMode::Group));
-        configs.push(("cholesky", "group", SolverKind::Cholesky, MulticoreMode::Group));
+        configs.push((
+            "cholesky",
+            "group",
+            SolverKind::Cholesky,
+            MulticoreMode::Group,
+        ));
     }
     println!(
         "analytical, unstructured:{}:3d on {}, median of {} runs",
@@ -226,12 +236,12 @@ fn analytical(b: AnalyticalBench) -> anyhow::Result<()> {
             whole.push(t.elapsed().as_secs_f64());
             phases.push(by_phase);
             solves.push(a.solve_time().as_secs_f64());
-            let m = a
-                .mapping()
-                .cloned()
-                .ok_or_else(|| {
-                    anyhow::anyhow!(a.failure().map_or("no mapping".to_string(), |e| e.to_string()))
-                })?;
+            let m = a.mapping().cloned().ok_or_else(|| {
+                anyhow::anyhow!(
+                    a.failure()
+                        .map_or("no mapping".to_string(), |e| e.to_string())
+                )
+            })?;
             if b.trace {
                 let h = a.history();
                 for (k, ((mw, w), hb)) in h

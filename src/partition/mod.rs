@@ -164,9 +164,7 @@ fn balance(graph: &CommGraph, part: &mut [u32], k: usize, size: usize) {
                         let inc = own - w;
                         let better = match best {
                             None => true,
-                            Some((b, bp, bg)) => {
-                                inc < b || (inc == b && (p, g) < (bp, bg))
-                            }
+                            Some((b, bp, bg)) => inc < b || (inc == b && (p, g) < (bp, bg)),
                         };
                         if better {
                             best = Some((inc, p, g));

@@ -181,8 +181,7 @@ impl Legalizer {
 
     fn matvec(&self, x: &[f64], out: &mut [f64]) {
         let n = self.lambda.len();
-        let sym =
-            SymbolicSparseColMatRef::new_checked(n, n, &self.col_ptr, None, &self.row_idx);
+        let sym = SymbolicSparseColMatRef::new_checked(n, n, &self.col_ptr, None, &self.row_idx);
         let mat = SparseColMatRef::new(sym, &self.val);
         faer::sparse::linalg::matmul::sparse_dense_matmul(
             MatMut::from_column_major_slice_mut(out, n, 1),
@@ -361,7 +360,8 @@ mod tests {
             let (t, w) = g.row(i);
             for (&j, &c) in t.iter().zip(w) {
                 if (j as usize) > i {
-                    s += c * grid.distance(node_of[i] as usize, node_of[j as usize] as usize) as f64;
+                    s +=
+                        c * grid.distance(node_of[i] as usize, node_of[j as usize] as usize) as f64;
                 }
             }
         }

@@ -99,27 +99,39 @@ pub const ANALYTICAL_PARAMS: &[ParamSpec] = &[
     },
     ParamSpec {
         key: "max_global",
-        kind: ParamKind::Int { min: 1, max: 100_000 },
+        kind: ParamKind::Int {
+            min: 1,
+            max: 100_000,
+        },
         default: "100",
         help: "at most this many global-mapping iterations (solve, shift, spread)",
     },
     ParamSpec {
         key: "stall",
-        kind: ParamKind::Int { min: 1, max: 100_000 },
+        kind: ParamKind::Int {
+            min: 1,
+            max: 100_000,
+        },
         default: "10",
         help: "stop global mapping when the maximum workload has not fallen for this many \
                iterations (the paper: ten, §3.6)",
     },
     ParamSpec {
         key: "max_legal",
-        kind: ParamKind::Int { min: 1, max: 100_000 },
+        kind: ParamKind::Int {
+            min: 1,
+            max: 100_000,
+        },
         default: "100",
         help: "legalization iterations before the remaining excess goes to the nearest free \
                nodes (the paper needs at most four, §4.4)",
     },
     ParamSpec {
         key: "beta_scale",
-        kind: ParamKind::Float { min: 0.01, max: 100.0 },
+        kind: ParamKind::Float {
+            min: 0.01,
+            max: 100.0,
+        },
         default: "1",
         help: "multiplies every spreading-force weight beta of Eq. 9 (1 = the paper); larger \
                spreads faster at some cost in hop-bytes",
@@ -624,7 +636,8 @@ impl Analytical {
         )?;
         self.solve_time += t0.elapsed();
         self.global_iterations += 1;
-        self.max_workload = shifting::workloads(&self.grid, &self.phi, &self.unit, &mut self.workload);
+        self.max_workload =
+            shifting::workloads(&self.grid, &self.phi, &self.unit, &mut self.workload);
         self.w_phi = global::objective(g, &self.phi, nd);
         self.est_hop_bytes = self.bin_hop_bytes();
         self.record();
@@ -653,7 +666,12 @@ impl Analytical {
                 .chunks_exact(nd)
                 .map(|x| shifting::bin_of(&self.grid, x) as u32)
                 .collect();
-            self.legal = Some(Legalizer::new(&self.grid, items.cap, start, self.s.max_legal));
+            self.legal = Some(Legalizer::new(
+                &self.grid,
+                items.cap,
+                start,
+                self.s.max_legal,
+            ));
             self.phase = Phase::Legalize;
             return Ok(());
         }
@@ -661,7 +679,13 @@ impl Analytical {
         let n = g.n();
         let mean = n as f64 / self.grid.num_nodes() as f64;
         self.target.resize(self.phi.len(), 0.0);
-        shifting::shift(&self.grid, &self.phi, &self.workload, mean, &mut self.target);
+        shifting::shift(
+            &self.grid,
+            &self.phi,
+            &self.workload,
+            mean,
+            &mut self.target,
+        );
         let mean_deg = if n > 0 {
             (0..n).map(|i| g.weighted_degree(i)).sum::<f64>() / n as f64
         } else {
@@ -703,7 +727,9 @@ impl Analytical {
             let (t, w) = g.row(i);
             for (&j, &c) in t.iter().zip(w) {
                 if (j as usize) > i {
-                    s += c * self.grid.distance(node_of[i] as usize, node_of[j as usize] as usize)
+                    s += c * self
+                        .grid
+                        .distance(node_of[i] as usize, node_of[j as usize] as usize)
                         as f64;
                 }
             }
@@ -766,7 +792,9 @@ impl Analytical {
         let items = self.items.clone().expect("items built");
         let m = multicore::expand(&items, node_of_item, &self.topo)?;
         let cores = self.topo.cores();
-        self.placement = (0..m.len()).map(|p| Some(m.slot(p, cores) as u32)).collect();
+        self.placement = (0..m.len())
+            .map(|p| Some(m.slot(p, cores) as u32))
+            .collect();
         self.est_hop_bytes = self.item_hop_bytes(node_of_item);
         self.result = Some(m);
         self.event = Some(StepEvent::Whole);
@@ -911,10 +939,10 @@ impl Stepper for AnalyticalPairs {
             return st;
         }
         let st = self.analytical.step();
-        if self.trace.len() < self.analytical.history.hop_bytes.len() {
-            if let Some(&h) = self.analytical.history.hop_bytes.last() {
-                self.trace.push(h);
-            }
+        if self.trace.len() < self.analytical.history.hop_bytes.len()
+            && let Some(&h) = self.analytical.history.hop_bytes.last()
+        {
+            self.trace.push(h);
         }
         if st.is_running() {
             return st;
@@ -984,6 +1012,8 @@ impl MapperRun for AnalyticalPairs {
 /// (None for other mappers).
 pub fn state_of(run: &dyn MapperRun) -> Option<&Analytical> {
     let any = run.as_any()?;
-    any.downcast_ref::<Analytical>()
-        .or_else(|| any.downcast_ref::<AnalyticalPairs>().map(|a| a.analytical()))
+    any.downcast_ref::<Analytical>().or_else(|| {
+        any.downcast_ref::<AnalyticalPairs>()
+            .map(|a| a.analytical())
+    })
 }
