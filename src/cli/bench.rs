@@ -46,14 +46,17 @@ pub struct AnalyticalBench {
 
 #[derive(clap::Args, Debug)]
 pub struct LayoutBench {
-    /// Grid sizes (processes; rounded down to a square).
-    #[arg(long, value_delimiter = ',', default_value = "16384,65536")]
+    /// Grid sizes (processes, 4 to 16777216; rounded down to a square).
+    #[arg(long, value_delimiter = ',', default_value = "16384,65536",
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(4..=1 << 24))]
     pub n: Vec<usize>,
-    /// Timed iterations per size for the per-iteration median.
-    #[arg(long, default_value_t = 20)]
+    /// Timed iterations per size for the per-iteration median (1 to 100000).
+    #[arg(long, default_value_t = 20,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=100_000))]
     pub iterations: usize,
-    /// Whole multilevel layouts per size (median reported).
-    #[arg(long, default_value_t = 3)]
+    /// Whole multilevel layouts per size, median reported (1 to 1000).
+    #[arg(long, default_value_t = 3,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1000))]
     pub repeats: usize,
     /// 3D layout instead of 2D.
     #[arg(long)]
@@ -81,9 +84,14 @@ fn layout(b: LayoutBench) -> anyhow::Result<()> {
         bail!("--iterations and --repeats must be at least 1");
     }
     let dim = if b.dim3 { 3 } else { 2 };
-    println!(
+    crate::outln!(
         "{:>8} {:>14} {:>10} {:>16} {:>10} {:>8}",
-        "n", "ms/iteration", "iter/s", "multilevel s", "Spearman", "levels"
+        "n",
+        "ms/iteration",
+        "iter/s",
+        "multilevel s",
+        "Spearman",
+        "levels"
     );
     for &n in &b.n {
         let s = (n as f64).sqrt().floor() as usize;
@@ -128,7 +136,7 @@ fn layout(b: LayoutBench) -> anyhow::Result<()> {
             levels = l.level().1;
             sp.push(hop_spearman(&g, &l.positions(), 2000, 1));
         }
-        println!(
+        crate::outln!(
             "{:>8} {:>14.2} {:>10.1} {:>16.3} {:>10.4} {:>8}",
             g.n(),
             per * 1e3,

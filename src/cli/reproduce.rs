@@ -27,14 +27,14 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    let mut out = super::out::Stdout;
     match args.experiment {
         Experiment::Bhatele => hopmap::experiments::bhatele::run(&mut out, args.quick)?,
         Experiment::Balaji => hopmap::experiments::balaji::run(&mut out, args.quick)?,
         Experiment::Wu => hopmap::experiments::wu::run(&mut out, args.quick)?,
         Experiment::Bobrik => {
-            std::fs::create_dir_all(&args.png_dir)?;
+            std::fs::create_dir_all(&args.png_dir)
+                .map_err(|e| hopmap::Error::io(&args.png_dir, e))?;
             hopmap::experiments::bobrik::run(&mut out, &args.png_dir)?;
         }
     }

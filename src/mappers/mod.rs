@@ -28,6 +28,7 @@ pub mod permutation;
 pub mod phased;
 pub mod pipeline;
 pub mod random;
+pub mod recursive;
 
 pub use pipeline::{
     Selected, finish, parse_param, parse_params, prepare, resolve, run, run_cancellable,
@@ -151,6 +152,11 @@ pub trait MapperRun: Stepper + Send {
     }
     /// Hop-bytes after each step so far, for algorithms that track it (PAIRS).
     fn hop_bytes_trace(&self) -> &[f64] {
+        &[]
+    }
+    /// The bipartition tree so far, for recursive-bipartitioning mappers
+    /// (each finished subproblem: level, processes, node domain).
+    fn bipartition_tree(&self) -> &[recursive::drb::TreeNode] {
         &[]
     }
     /// The finished mapping (None until done).
@@ -354,6 +360,8 @@ pub fn registry() -> Vec<MapperInfo> {
     v.extend([gravity::info(), gravity::info_greedy()]);
     // Wu et al.: analytical mapping (and PAIRS from it).
     v.extend([analytical::info(), analytical::info_pairs()]);
+    // Beyond the seeds: dual recursive bipartitioning (Scotch) + VieM refinement.
+    v.extend([recursive::info(), recursive::info_refine()]);
     v
 }
 

@@ -82,6 +82,8 @@ pub const FROM_CHOICES: &[&str] = &[
     "gravity-greedy",
     "analytical",
     "analytical+pairs",
+    "recursive",
+    "recursive+refine",
 ];
 
 /// The parameters of `pairs`. `find` and `coords` are passed on to the
