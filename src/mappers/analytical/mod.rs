@@ -18,11 +18,14 @@
 //! Multicore nodes (§3.6): [`multicore`] — METIS groups (`multicore=group`,
 //! the paper) or no grouping with bins of γ·cores (`multicore=bins`, the
 //! default, chosen from these figures: `hopmap bench analytical --solvers`,
-//! `unstructured:8192:3d` on `torus:8x8x32:cores=4`, release, medians of 3
-//! on this shared 2-core machine — group/PCG 0.82 s, 7.50e9 hop-bytes
-//! (grouping alone 0.24–0.54 s); bins/PCG 0.31 s, 5.73e9 hop-bytes; the
-//! METIS groups of 4 cut 63 % of the bytes, and the one-group-per-node
-//! model cannot undo a poor group).
+//! `unstructured:8192:3d` on `torus:8x8x32:cores=4`, release, medians on
+//! this shared 2-core machine under load — bins/PCG 5.73e9 hop-bytes,
+//! group/PCG 7.50e9 (bins/Cholesky 5.46e9, group/Cholesky 7.41e9): the
+//! METIS groups of 4 cut 63 % of the bytes, and a one-group-per-node model
+//! cannot undo a poor group. Whole-mapper times: bins/PCG 0.31 s and
+//! group/PCG 0.82 s in one run (load ≈ 6), 0.57 s and 0.39 s in another
+//! (load ≈ 12); the grouping alone took 0.24–0.54 s. The quality gap is
+//! stable, the time ranking is not, so the default follows the quality).
 //!
 //! Torus (beyond the paper, whose continuous model is a box): hop-bytes and
 //! every migration cost use torus distances and legalization diffuses over
@@ -93,9 +96,8 @@ pub const ANALYTICAL_PARAMS: &[ParamSpec] = &[
         kind: ParamKind::Choice(&["bins", "group"]),
         default: "bins",
         help: "several cores per node: `bins` = no grouping, bins of gamma·cores processes \
-               (default: 24 % fewer hop-bytes and 2.7x faster than `group` at 8,192 \
-               processes); `group` = METIS groups of `cores` processes, one per node (the \
-               paper, §3.6)",
+               (default: 24 % fewer hop-bytes than `group` at 8,192 processes); `group` = \
+               METIS groups of `cores` processes, one per node (the paper, §3.6)",
     },
     ParamSpec {
         key: "max_global",
