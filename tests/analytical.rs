@@ -74,7 +74,9 @@ fn one_global_step_on_a_3x3_mesh_matches_a_dense_solve() {
                 0.0
             }
         };
-        let mean_deg: f64 = (0..n).map(|i| (0..n).map(|j| w(i, j)).sum::<f64>()).sum::<f64>()
+        let mean_deg: f64 = (0..n)
+            .map(|i| (0..n).map(|j| w(i, j)).sum::<f64>())
+            .sum::<f64>()
             / n as f64;
         let reg = 1e-6 * mean_deg;
         let is_fixed = |i: usize| fixed.iter().find(|f| f.0 == i).map(|f| f.1);
@@ -120,7 +122,12 @@ fn one_global_step_on_a_3x3_mesh_matches_a_dense_solve() {
     }
 }
 
-fn run(g: &Arc<CommGraph>, topo: &str, params: &[(&str, &str)], id: &str) -> hopmap::mapping::Mapping {
+fn run(
+    g: &Arc<CommGraph>,
+    topo: &str,
+    params: &[(&str, &str)],
+    id: &str,
+) -> hopmap::mapping::Mapping {
     let topo = Arc::new(Topology::parse(topo).unwrap());
     let mut input = MapperInput::new(g.clone(), topo, 3);
     input.params = params
@@ -132,7 +139,12 @@ fn run(g: &Arc<CommGraph>, topo: &str, params: &[(&str, &str)], id: &str) -> hop
 
 #[test]
 fn every_process_count_up_to_the_slots_gets_a_legal_mapping() {
-    for topo in ["mesh:3x2", "torus:3x3", "mesh:2x2:cores=2", "torus:4:cores=3"] {
+    for topo in [
+        "mesh:3x2",
+        "torus:3x3",
+        "mesh:2x2:cores=2",
+        "torus:4:cores=3",
+    ] {
         let t = Topology::parse(topo).unwrap();
         for n in 2..=t.num_slots() {
             let g = Arc::new(path_graph(n));
@@ -197,7 +209,10 @@ fn the_state_is_exposed_through_the_registry_run() {
     assert_eq!(a.phase(), Phase::Done);
     let h = a.history();
     assert_eq!(h.w_phi.len(), h.max_workload.len());
-    assert_eq!(h.hop_bytes.len(), a.global_iterations() + a.legal_iterations().max(1));
+    assert_eq!(
+        h.hop_bytes.len(),
+        a.global_iterations() + a.legal_iterations().max(1)
+    );
     assert!(r.result().is_some());
 }
 

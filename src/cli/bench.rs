@@ -39,6 +39,9 @@ pub struct AnalyticalBench {
     /// Also time both solvers and both multicore modes.
     #[arg(long)]
     pub solvers: bool,
+    /// Print every step's max workload, W(Φ) and hop-bytes.
+    #[arg(long)]
+    pub trace: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -147,9 +150,9 @@ fn layout(b: LayoutBench) -> anyhow::Result<()> {
 }
 
 fn analytical(b: AnalyticalBench) -> anyhow::Result<()> {
-    use hopmap::mappers::analytical::{Analytical, Settings};
     use hopmap::mappers::analytical::global::SolverKind;
     use hopmap::mappers::analytical::multicore::MulticoreMode;
+    use hopmap::mappers::analytical::{Analytical, Settings};
     use hopmap::topology::Topology;
     use std::sync::Arc;
     if b.repeats == 0 {
@@ -165,22 +168,61 @@ fn analytical(b: AnalyticalBench) -> anyhow::Result<()> {
     .with_coords(None)?;
     let g = Arc::new(g);
     let topo = Arc::new(Topology::parse(&b.topology)?);
-    let mut configs = vec![("pcg", "group", SolverKind::Pcg, MulticoreMode::Group)];
+    // The default (bins, PCG) first.
+    let mut configs = vec![("pcg", "bins", SolverKind::Pcg, MulticoreMode::Bins)];
     if b.solvers {
-        configs.push(("cholesky", "group", SolverKind::Cholesky, MulticoreMode::Group));
-        configs.push(("pcg", "bins", SolverKind::Pcg, MulticoreMode::Bins));
-        configs.push(("cholesky", "bins", SolverKind::Cholesky, MulticoreMode::Bins));
+        configs.push((
+            "cholesky",
+            "bins",
+            SolverKind::Cholesky,
+            MulticoreMode::Bins,
+        ));
+        configs.push(("pcg", "group", SolverKind::Pcg, MulticoreMode::Group));
+        configs.push((
+            "cholesky",
+            "group",
+            SolverKind::Cholesky,
+            MulticoreMode::Group,
+        ));
     }
     println!(
         "analytical, unstructured:{}:3d on {}, median of {} runs",
         b.n, b.topology, b.repeats
     );
+    if topo.cores() > 1 {
+        let mut t = Vec::new();
+        let mut cut = 0.0;
+        for _ in 0..b.repeats {
+            let t0 = Instant::now();
+            let gr = hopmap::partition::groups_of_size(&g, topo.cores(), 1)?;
+            t.push(t0.elapsed().as_secs_f64());
+            cut = hopmap::partition::edge_cut(&g, &gr.part);
+        }
+        println!(
+            "grouping (METIS recursive bisection + balancing) into groups of {}: {:.4} s, edge cut {:.6e} of {:.6e} bytes",
+            topo.cores(),
+            median(t),
+            cut,
+            g.total_bytes()
+        );
+    }
     println!(
-        "{:>9} {:>9} {:>10} {:>12} {:>8} {:>8} {:>14} {:>14}",
-        "solver", "multicore", "whole s", "solves s", "global", "legal", "s/global it", "hop-bytes"
+        "{:>9} {:>9} {:>10} {:>9} {:>9} {:>9} {:>12} {:>8} {:>8} {:>14} {:>14}",
+        "solver",
+        "multicore",
+        "whole s",
+        "setup s",
+        "global s",
+        "legal s",
+        "solves s",
+        "global",
+        "legal",
+        "s/global it",
+        "hop-bytes"
     );
     for (sname, mname, solver, multicore) in configs {
         let mut whole = Vec::new();
+        let mut phases: Vec<[f64; 4]> = Vec::new();
         let mut solves = Vec::new();
         let mut last = None;
         for _ in 0..b.repeats {
@@ -192,15 +234,37 @@ fn analytical(b: AnalyticalBench) -> anyhow::Result<()> {
             };
             let t = Instant::now();
             let mut a = Analytical::new(g.clone(), topo.clone(), s)?;
-            a.run_to_end();
+            let mut by_phase = [0.0f64; 4];
+            while !a.is_stopped() {
+                let ph = a.phase() as usize;
+                let ts = Instant::now();
+                a.step();
+                by_phase[ph] += ts.elapsed().as_secs_f64();
+            }
             whole.push(t.elapsed().as_secs_f64());
+            phases.push(by_phase);
             solves.push(a.solve_time().as_secs_f64());
-            let m = a
-                .mapping()
-                .cloned()
-                .ok_or_else(|| {
-                    anyhow::anyhow!(a.failure().map_or("no mapping".to_string(), |e| e.to_string()))
-                })?;
+            let m = a.mapping().cloned().ok_or_else(|| {
+                anyhow::anyhow!(
+                    a.failure()
+                        .map_or("no mapping".to_string(), |e| e.to_string())
+                )
+            })?;
+            if b.trace {
+                let h = a.history();
+                for (k, ((mw, w), hb)) in h
+                    .max_workload
+                    .iter()
+                    .zip(&h.w_phi)
+                    .zip(&h.hop_bytes)
+                    .enumerate()
+                {
+                    println!(
+                        "  step {k:>3} {:<15} max workload {mw:>5} W {w:>12.4e} hop-bytes {hb:>12.4e}",
+                        h.phase[k].name()
+                    );
+                }
+            }
             last = Some((
                 a.global_iterations(),
                 a.legal_iterations(),
@@ -209,11 +273,15 @@ fn analytical(b: AnalyticalBench) -> anyhow::Result<()> {
         }
         let (gi, li, hb) = last.expect("repeats ≥ 1");
         let sol = median(solves);
+        let ph = |k: usize| median(phases.iter().map(|p| p[k]).collect());
         println!(
-            "{:>9} {:>9} {:>10.4} {:>12.4} {:>8} {:>8} {:>14.5} {:>14.4e}",
+            "{:>9} {:>9} {:>10.4} {:>9.4} {:>9.4} {:>9.4} {:>12.4} {:>8} {:>8} {:>14.5} {:>14.4e}",
             sname,
             mname,
             median(whole),
+            ph(0),
+            ph(1),
+            ph(2),
             sol,
             gi,
             li,

@@ -24,8 +24,8 @@
 use crate::error::{Error, Result};
 use crate::generate::{GenOptions, generate};
 use crate::graph::CommGraph;
-use crate::mappers::analytical::{Analytical, Settings};
 use crate::mappers::analytical::fixed::FixedKind;
+use crate::mappers::analytical::{Analytical, Settings};
 use crate::mappers::{self, MapperInput};
 use crate::mapping::Mapping;
 use crate::metrics::{evaluate, hop_bytes};
@@ -40,35 +40,68 @@ use std::time::Instant;
 
 /// The paper's Table 4 (BFT %, RCM %) and Table 6 (iterations, time s) for
 /// F1, audikw_1, nlpkkt120, ART, by process count 256 … 8192.
-pub const PAPER: &[(usize, [(f64, f64); 4], [(f64, f64); 4])] = &[
+/// One size: process count, Table 4 pairs, Table 6 pairs.
+pub type PaperRow = (usize, [(f64, f64); 4], [(f64, f64); 4]);
+
+pub const PAPER: &[PaperRow] = &[
     (
         256,
-        [(70.66, 71.11), (67.80, 65.94), (53.76, 53.45), (42.96, 42.63)],
+        [
+            (70.66, 71.11),
+            (67.80, 65.94),
+            (53.76, 53.45),
+            (42.96, 42.63),
+        ],
         [(14.0, 0.010), (22.0, 0.007), (33.0, 0.005), (27.0, 0.011)],
     ),
     (
         512,
-        [(75.29, 74.59), (71.26, 70.95), (63.38, 64.76), (39.18, 43.04)],
+        [
+            (75.29, 74.59),
+            (71.26, 70.95),
+            (63.38, 64.76),
+            (39.18, 43.04),
+        ],
         [(32.0, 0.015), (34.0, 0.010), (32.0, 0.013), (33.0, 0.014)],
     ),
     (
         1024,
-        [(76.80, 78.61), (73.79, 74.30), (69.39, 70.48), (49.07, 48.49)],
+        [
+            (76.80, 78.61),
+            (73.79, 74.30),
+            (69.39, 70.48),
+            (49.07, 48.49),
+        ],
         [(29.0, 0.035), (38.0, 0.026), (34.0, 0.040), (51.0, 0.040)],
     ),
     (
         2048,
-        [(72.60, 73.69), (67.71, 65.27), (66.67, 69.39), (28.17, 26.37)],
+        [
+            (72.60, 73.69),
+            (67.71, 65.27),
+            (66.67, 69.39),
+            (28.17, 26.37),
+        ],
         [(33.0, 0.093), (41.0, 0.075), (41.0, 0.115), (44.0, 0.088)],
     ),
     (
         4096,
-        [(75.68, 77.02), (71.16, 71.07), (75.15, 74.58), (27.10, 31.53)],
+        [
+            (75.68, 77.02),
+            (71.16, 71.07),
+            (75.15, 74.58),
+            (27.10, 31.53),
+        ],
         [(42.0, 0.347), (56.0, 0.328), (44.0, 0.345), (55.0, 0.236)],
     ),
     (
         8192,
-        [(77.35, 82.72), (68.14, 70.95), (77.73, 79.49), (22.84, 25.76)],
+        [
+            (77.35, 82.72),
+            (68.14, 70.95),
+            (77.73, 79.49),
+            (22.84, 25.76),
+        ],
         [(49.0, 1.086), (49.0, 0.783), (56.0, 1.265), (49.0, 0.579)],
     ),
 ];
@@ -101,15 +134,12 @@ pub fn run_analytical(g: &Arc<CommGraph>, topo: &Arc<Topology>, s: Settings) -> 
     let mut a = Analytical::new(g.clone(), topo.clone(), s)?;
     a.run_to_end();
     let seconds = t0.elapsed().as_secs_f64();
-    let mapping = a
-        .mapping()
-        .cloned()
-        .ok_or_else(|| {
-            Error::Unsupported(
-                a.failure()
-                    .map_or("no mapping".to_string(), |e| e.to_string()),
-            )
-        })?;
+    let mapping = a.mapping().cloned().ok_or_else(|| {
+        Error::Unsupported(
+            a.failure()
+                .map_or("no mapping".to_string(), |e| e.to_string()),
+        )
+    })?;
     mapping.validate(g.n(), topo)?;
     Ok(Run {
         hop_bytes: hop_bytes(g, topo, &mapping),
@@ -129,9 +159,8 @@ fn map_with(id: &str, g: &Arc<CommGraph>, topo: &Arc<Topology>, seed: u64) -> Re
 
 /// Whether `scotch_gmap` is on PATH.
 pub fn scotch_available() -> bool {
-    std::env::var_os("PATH").is_some_and(|paths| {
-        std::env::split_paths(&paths).any(|d| d.join("scotch_gmap").is_file())
-    })
+    std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join("scotch_gmap").is_file()))
 }
 
 /// Scotch's target line for a grid (None when Scotch has no such target:
@@ -162,11 +191,12 @@ pub fn scotch_map(g: &CommGraph, topo: &Topology) -> Result<(Mapping, f64)> {
     let grid = topo
         .as_grid()
         .ok_or_else(|| Error::Unsupported("scotch: not a grid".into()))?;
-    let tgt = scotch_target(grid)
-        .ok_or_else(|| Error::Unsupported("scotch: mixed wrap flags".into()))?;
+    let tgt =
+        scotch_target(grid).ok_or_else(|| Error::Unsupported("scotch: mixed wrap flags".into()))?;
     static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let k = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir: PathBuf = std::env::temp_dir().join(format!("hopmap-scotch-{}-{k}", std::process::id()));
+    let dir: PathBuf =
+        std::env::temp_dir().join(format!("hopmap-scotch-{}-{k}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
     let res = (|| -> Result<(Mapping, f64)> {
         let grf = dir.join("g.grf");
@@ -201,16 +231,18 @@ pub fn scotch_map(g: &CommGraph, topo: &Topology) -> Result<(Mapping, f64)> {
         let mut node = vec![u32::MAX; g.n()];
         for line in text.lines().skip(1) {
             let mut it = line.split_whitespace();
-            if let (Some(a), Some(b)) = (it.next(), it.next()) {
-                if let (Ok(p), Ok(t)) = (a.parse::<usize>(), b.parse::<u32>()) {
-                    if p < node.len() && (t as usize) < topo.num_nodes() {
-                        node[p] = t;
-                    }
-                }
+            if let (Some(a), Some(b)) = (it.next(), it.next())
+                && let (Ok(p), Ok(t)) = (a.parse::<usize>(), b.parse::<u32>())
+                && p < node.len()
+                && (t as usize) < topo.num_nodes()
+            {
+                node[p] = t;
             }
         }
         if node.contains(&u32::MAX) {
-            return Err(Error::Unsupported("scotch_gmap left processes unmapped".into()));
+            return Err(Error::Unsupported(
+                "scotch_gmap left processes unmapped".into(),
+            ));
         }
         Ok((repair(node, topo), secs))
     })();
@@ -228,18 +260,18 @@ fn repair(mut node: Vec<u32>, topo: &Topology) -> Mapping {
     }
     for p in 0..node.len() {
         let v = node[p] as usize;
-        if load[v] > cores {
-            if let Some(w) = (0..nodes)
+        if load[v] > cores
+            && let Some(w) = (0..nodes)
                 .filter(|&w| load[w] < cores)
                 .min_by_key(|&w| (topo.distance(v, w), w))
-            {
-                load[v] -= 1;
-                load[w] += 1;
-                node[p] = w as u32;
-            }
+        {
+            load[v] -= 1;
+            load[w] += 1;
+            node[p] = w as u32;
         }
     }
-    Mapping::from_nodes(node, topo).expect("repaired loads fit")
+    // Every node is at most full now (n ≤ slots), so this cannot fail.
+    Mapping::from_nodes(node, topo).unwrap_or_default()
 }
 
 // ----- Table 4 / Table 6 -----
@@ -256,7 +288,11 @@ pub struct Row {
 }
 
 fn reduction(base: f64, x: f64) -> f64 {
-    if base > 0.0 { 100.0 * (1.0 - x / base) } else { 0.0 }
+    if base > 0.0 {
+        100.0 * (1.0 - x / base)
+    } else {
+        0.0
+    }
 }
 
 /// The Table 4/6 rows (P = 256 … 8192; `quick`: 256 and 512 only).
@@ -400,7 +436,8 @@ pub fn run(out: &mut dyn Write, quick: bool) -> Result<()> {
         "time s",
         "ppr s",
         "Scotch %"
-    ).map_err(out_err)?;
+    )
+    .map_err(out_err)?;
     for r in &rows {
         let paper = PAPER.iter().find(|x| x.0 == r.processes);
         let (pb, pr, lo, hi, pit, pt) = match paper {
@@ -465,12 +502,14 @@ pub fn run(out: &mut dyn Write, quick: bool) -> Result<()> {
         "\nQuality targets: unstructured:P:3d on 3D tori (no coordinates). Hop-bytes relative to \
          Scotch gmap (targets: analytical ≤ 1.05, analytical+pairs ≤ 0.92); max link load (DOR) of \
          analytical relative to MHT (target ≤ 1).\n"
-    ).map_err(out_err)?;
+    )
+    .map_err(out_err)?;
     writeln!(
         out,
         "{:>6} {:<22} {:>14} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
         "P", "topology", "Scotch HB", "ana/Sc", "a+p/Sc", "MLL a/MHT", "ana s", "Scotch s", "ok"
-    ).map_err(out_err)?;
+    )
+    .map_err(out_err)?;
     for r in &rows {
         let (rs, rp, ss, ok) = match r.scotch {
             Some((h, s)) => {
@@ -499,7 +538,8 @@ pub fn run(out: &mut dyn Write, quick: bool) -> Result<()> {
             r.analytical_seconds,
             ss,
             ok
-        ).map_err(out_err)?;
+        )
+        .map_err(out_err)?;
     }
     Ok(())
 }

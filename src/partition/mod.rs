@@ -31,8 +31,8 @@
 //! and seed, same result.
 
 //!
-//! [`groups_of_size`] (`groups.rs`) is the other entry point: a k-way
-//! partition into groups of bounded size with METIS (Wu et al. §3.6), used
+//! [`groups_of_size`] (`groups.rs`) is the other entry point: a
+//! partition into groups of bounded size with METIS recursive bisection (Wu et al. §3.6), used
 //! by the analytical mapper to fill multicore nodes.
 
 pub mod bisect;

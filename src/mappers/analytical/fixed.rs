@@ -33,6 +33,9 @@ pub enum FixedKind {
 /// A graph seen through a neighbour callback (items or topology nodes).
 pub trait Adjacency {
     fn len(&self) -> usize;
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
     fn neighbors_into(&self, v: usize, out: &mut Vec<usize>);
 }
 

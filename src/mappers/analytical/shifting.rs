@@ -69,7 +69,7 @@ pub fn shift(grid: &Grid, phi: &[f64], w: &[u32], mean: f64, target: &mut [f64])
         // Enumerate rows by their first node: nodes with coordinate d = 0.
         let mut row_of_first = Vec::with_capacity(rows);
         for node in 0..grid.num_nodes() {
-            if (node / stride) % k == 0 {
+            if (node / stride).is_multiple_of(k) {
                 row_of_first.push(node);
             }
         }

@@ -117,7 +117,16 @@ mod tests {
         let phi = vec![0.5, 0.0];
         let target = vec![1.0, 0.0];
         let mut a = Anchors::default();
-        anchors(&g, &phi, &target, &[true, false], &[3.5], &[true], 0.1, &mut a);
+        anchors(
+            &g,
+            &phi,
+            &target,
+            &[true, false],
+            &[3.5],
+            &[true],
+            0.1,
+            &mut a,
+        );
         // F = 2·(1 − 0) = 2 → anchor at 3.5, β = 2 / 2.5.
         assert!((a.point[0] - 3.5).abs() < 1e-12);
         assert!((a.beta[0] - 0.8).abs() < 1e-12);

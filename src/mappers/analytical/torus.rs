@@ -85,7 +85,11 @@ impl Rounds {
 /// Traffic over each cut of each dimension's rings (`[dim][cut]`).
 pub fn cut_traffic(grid: &Grid, g: &ItemGraph, node_of: &[u32]) -> Vec<Vec<f64>> {
     let nd = grid.ndims();
-    let mut out: Vec<Vec<f64>> = grid.dims().iter().map(|&k| vec![0.0; k as usize + 1]).collect();
+    let mut out: Vec<Vec<f64>> = grid
+        .dims()
+        .iter()
+        .map(|&k| vec![0.0; k as usize + 1])
+        .collect();
     for i in 0..g.n() {
         let ci = grid.coord(node_of[i] as usize);
         let (t, w) = g.row(i);
@@ -181,7 +185,12 @@ mod tests {
         let grid = Grid::torus(&[6]);
         let g = ItemGraph::from_lists(
             4,
-            vec![vec![(1, 1.0)], vec![(0, 1.0)], vec![(3, 2.0)], vec![(2, 2.0)]],
+            vec![
+                vec![(1, 1.0)],
+                vec![(0, 1.0)],
+                vec![(3, 2.0)],
+                vec![(2, 2.0)],
+            ],
         );
         let tr = cut_traffic(&grid, &g, &[0, 5, 1, 3]);
         assert_eq!(tr[0], vec![1.0, 0.0, 2.0, 2.0, 0.0, 0.0]);
