@@ -23,6 +23,7 @@ pub mod layout;
 pub mod mappers;
 pub mod mapping;
 pub mod metrics;
+pub mod partition;
 pub mod rng;
 pub mod routing;
 pub mod step;

@@ -16,13 +16,22 @@
 //!
 //! Cost: O(m · hops) for `dor`; the adaptive model is costlier per message
 //! (see [`crate::routing::adaptive`]). Rows are processed in parallel with
-//! per-thread channel arrays that are summed at the end.
+//! per-task channel accumulators that are summed at the end.
+//!
+//! Memory follows the graph and the links it uses, not the network's size:
+//! the accumulators are dense arrays indexed by channel only when the
+//! topology has few channels for the graph's size ([`dense_channels`]);
+//! otherwise they are hash maps of the used channels (a 4-process graph on
+//! `torus:16384x16384` touches a handful of the 10⁹ channels). The hop
+//! histograms grow to the largest distance met. [`check_evaluable`] refuses,
+//! up front, a network whose diameter alone would make the histograms huge.
 
 use crate::graph::CommGraph;
 use crate::mapping::Mapping;
 use crate::routing::Routing;
 use crate::topology::Topology;
 use rayon::prelude::*;
+use std::collections::HashMap;
 
 /// Moh et al.'s message latency model (§5.1): t_s + links·t_p + switches·t_r,
 /// defaults t_s = 2 µs, t_p = 20 ns, t_r = 300 ns.
@@ -68,10 +77,60 @@ impl LatencyModel {
 }
 
 /// Load and flow count per channel slot (index as in [`Topology::channel_ends`]).
+///
+/// `load` and `flows` are indexed by channel when the evaluation ran dense
+/// ([`dense_channels`]); on a network too large for that they are empty,
+/// and `used` lists every used channel instead. [`LinkLoads::get`] reads
+/// either form.
 #[derive(Clone, Debug, Default)]
 pub struct LinkLoads {
     pub load: Vec<f64>,
     pub flows: Vec<u32>,
+    /// Sparse form: `(channel, load, flows)` of each used channel, by channel.
+    pub used: Vec<(u32, f64, u32)>,
+}
+
+impl LinkLoads {
+    /// Load and flows of channel `ch` (0 for an unused channel).
+    pub fn get(&self, ch: usize) -> (f64, u32) {
+        if !self.load.is_empty() {
+            return (
+                self.load.get(ch).copied().unwrap_or(0.0),
+                self.flows.get(ch).copied().unwrap_or(0),
+            );
+        }
+        match self.used.binary_search_by_key(&(ch as u64), |e| e.0 as u64) {
+            Ok(i) => (self.used[i].1, self.used[i].2),
+            Err(_) => (0.0, 0),
+        }
+    }
+}
+
+/// Largest network diameter [`evaluate`] accepts: the hop histograms have
+/// one entry per distance.
+pub const MAX_EVAL_DIAMETER: u32 = 1 << 20;
+
+/// Refuse, before any work, a network too large to evaluate: one whose
+/// diameter exceeds [`MAX_EVAL_DIAMETER`] hops.
+pub fn check_evaluable(topo: &Topology) -> crate::Result<()> {
+    let d = topo.diameter();
+    if d > MAX_EVAL_DIAMETER {
+        return Err(crate::Error::Unsupported(format!(
+            "network {} is too large to evaluate: its diameter is {d} hops, hopmap evaluates \
+             networks of at most {MAX_EVAL_DIAMETER} hops across",
+            topo.spec()
+        )));
+    }
+    Ok(())
+}
+
+/// Whether [`evaluate`] accumulates link loads in dense per-channel arrays
+/// (fast) rather than hash maps of the used channels: when the network has
+/// at most 2^20 channel slots, or at most 16 per graph entry (the memory then
+/// stays proportional to the graph).
+pub fn dense_channels(topo: &Topology, graph: &CommGraph) -> bool {
+    let channels = topo.channel_slots();
+    channels <= (1 << 20) || channels / 16 <= graph.num_entries() + graph.n()
 }
 
 /// Every metric of a mapping. [`Metrics::summary`] gives the `eval --json` keys.
@@ -196,35 +255,73 @@ pub struct Evaluation {
     pub links: LinkLoads,
 }
 
+/// Per-channel accumulation: dense arrays, or a map of the used channels.
+enum Chan {
+    Dense { load: Vec<f64>, flows: Vec<u32> },
+    Sparse(HashMap<u32, (f64, u32)>),
+}
+
+impl Chan {
+    #[inline]
+    fn add(&mut self, ch: usize, x: f64) {
+        match self {
+            Chan::Dense { load, flows } => {
+                load[ch] += x;
+                flows[ch] += 1;
+            }
+            Chan::Sparse(m) => {
+                let e = m.entry(ch as u32).or_insert((0.0, 0));
+                e.0 += x;
+                e.1 += 1;
+            }
+        }
+    }
+}
+
 struct Acc {
     total: f64,
     intra: f64,
     hop_bytes: f64,
     max_dil: u32,
+    /// Indexed by hop count, grown to the largest distance met.
     hist_b: Vec<f64>,
     hist_m: Vec<u64>,
-    load: Vec<f64>,
-    flows: Vec<u32>,
+    chan: Chan,
     lat_sum: f64,
     lat_max: f64,
     messages: u64,
 }
 
 impl Acc {
-    fn new(channels: usize, diam: usize) -> Self {
+    fn new(channels: usize, dense: bool) -> Self {
         Acc {
             total: 0.0,
             intra: 0.0,
             hop_bytes: 0.0,
             max_dil: 0,
-            hist_b: vec![0.0; diam + 1],
-            hist_m: vec![0; diam + 1],
-            load: vec![0.0; channels],
-            flows: vec![0; channels],
+            hist_b: vec![0.0; 1],
+            hist_m: vec![0; 1],
+            chan: if dense {
+                Chan::Dense {
+                    load: vec![0.0; channels],
+                    flows: vec![0; channels],
+                }
+            } else {
+                Chan::Sparse(HashMap::new())
+            },
             lat_sum: 0.0,
             lat_max: 0.0,
             messages: 0,
         }
+    }
+    #[inline]
+    fn hist(&mut self, h: usize, b: f64) {
+        if h >= self.hist_b.len() {
+            self.hist_b.resize(h + 1, 0.0);
+            self.hist_m.resize(h + 1, 0);
+        }
+        self.hist_b[h] += b;
+        self.hist_m[h] += 1;
     }
     fn merge(mut self, o: Acc) -> Acc {
         self.total += o.total;
@@ -234,17 +331,39 @@ impl Acc {
         self.lat_sum += o.lat_sum;
         self.lat_max = self.lat_max.max(o.lat_max);
         self.messages += o.messages;
+        if o.hist_b.len() > self.hist_b.len() {
+            self.hist_b.resize(o.hist_b.len(), 0.0);
+            self.hist_m.resize(o.hist_m.len(), 0);
+        }
         for (a, b) in self.hist_b.iter_mut().zip(&o.hist_b) {
             *a += b;
         }
         for (a, b) in self.hist_m.iter_mut().zip(&o.hist_m) {
             *a += b;
         }
-        for (a, b) in self.load.iter_mut().zip(&o.load) {
-            *a += b;
-        }
-        for (a, b) in self.flows.iter_mut().zip(&o.flows) {
-            *a += b;
+        match (&mut self.chan, o.chan) {
+            (
+                Chan::Dense { load, flows },
+                Chan::Dense {
+                    load: l2,
+                    flows: f2,
+                },
+            ) => {
+                for (a, b) in load.iter_mut().zip(&l2) {
+                    *a += b;
+                }
+                for (a, b) in flows.iter_mut().zip(&f2) {
+                    *a += b;
+                }
+            }
+            (Chan::Sparse(m), Chan::Sparse(m2)) => {
+                for (k, (l, f)) in m2 {
+                    let e = m.entry(k).or_insert((0.0, 0));
+                    e.0 += l;
+                    e.1 += f;
+                }
+            }
+            _ => unreachable!("one evaluation uses one accumulator kind"),
         }
         self
     }
@@ -272,22 +391,14 @@ pub fn evaluate_with(
     let routing = &routing.resolve(topo);
     let fabric = topo.as_fabric().is_some();
     let channels = topo.channel_slots();
-    let diam = match topo.as_fabric() {
-        // Any routing's distance on a fabric is at most the largest of the
-        // up*/down* tables (plain shortest paths are never longer).
-        Some(f) => f
-            .updown()
-            .diameter()
-            .max(f.fat_tree().map_or(0, |t| t.diameter())) as usize,
-        None => topo.diameter() as usize,
-    };
+    let dense = dense_channels(topo, graph);
     let n = graph.n();
     // Chunk rows so that each task amortises its channel arrays.
     let chunk = (n / (rayon::current_num_threads() * 4)).max(1024);
     let acc = (0..n.div_ceil(chunk))
         .into_par_iter()
         .map(|c| {
-            let mut a = Acc::new(channels, diam);
+            let mut a = Acc::new(channels, dense);
             for u in c * chunk..((c + 1) * chunk).min(n) {
                 let nu = mapping.node[u] as usize;
                 for (&v, &b) in graph.neighbors(u).iter().zip(graph.sent_row(u)) {
@@ -298,8 +409,7 @@ pub fn evaluate_with(
                     let nv = mapping.node[v as usize] as usize;
                     if nu == nv {
                         a.intra += b;
-                        a.hist_b[0] += b;
-                        a.hist_m[0] += 1;
+                        a.hist(0, b);
                         if fabric {
                             let t = lat.latency(true, 0);
                             a.lat_sum += t;
@@ -317,26 +427,55 @@ pub fn evaluate_with(
                     }
                     a.hop_bytes += b * h as f64;
                     a.max_dil = a.max_dil.max(h);
-                    a.hist_b[h as usize] += b;
-                    a.hist_m[h as usize] += 1;
-                    let (load, flows) = (&mut a.load, &mut a.flows);
-                    routing.route(topo, nu, nv, b, &mut |ch, x| {
-                        load[ch] += x;
-                        flows[ch] += 1;
-                    });
+                    a.hist(h as usize, b);
+                    let chan = &mut a.chan;
+                    routing.route(topo, nu, nv, b, &mut |ch, x| chan.add(ch, x));
                 }
             }
             a
         })
-        .reduce(|| Acc::new(channels, diam), Acc::merge);
-    let used: Vec<usize> = (0..channels).filter(|&c| acc.flows[c] > 0).collect();
-    let used_links = used.len();
-    let max_link_load = used.iter().map(|&c| acc.load[c]).fold(0.0, f64::max);
-    let max_link_flows = used.iter().map(|&c| acc.flows[c]).max().unwrap_or(0);
+        .reduce(|| Acc::new(channels, dense), Acc::merge);
+    // Histograms as long as the diameter on ordinary networks (as before);
+    // on huge ones only as long as the largest distance met.
+    let (mut hist_b, mut hist_m) = (acc.hist_b, acc.hist_m);
+    let diam = topo.diameter() as usize;
+    if diam < 1 << 16 && hist_b.len() < diam + 1 {
+        hist_b.resize(diam + 1, 0.0);
+        hist_m.resize(diam + 1, 0);
+    }
+    // The used channels, (load, flows) each, in channel order.
+    let links = match acc.chan {
+        Chan::Dense { load, flows } => LinkLoads {
+            load,
+            flows,
+            used: Vec::new(),
+        },
+        Chan::Sparse(m) => {
+            let mut used: Vec<(u32, f64, u32)> =
+                m.into_iter().map(|(c, (l, f))| (c, l, f)).collect();
+            used.sort_unstable_by_key(|e| e.0);
+            LinkLoads {
+                load: Vec::new(),
+                flows: Vec::new(),
+                used,
+            }
+        }
+    };
+    let per_used: Vec<(f64, u32)> = if links.load.is_empty() {
+        links.used.iter().map(|&(_, l, f)| (l, f)).collect()
+    } else {
+        (0..channels)
+            .filter(|&c| links.flows[c] > 0)
+            .map(|c| (links.load[c], links.flows[c]))
+            .collect()
+    };
+    let used_links = per_used.len();
+    let max_link_load = per_used.iter().map(|e| e.0).fold(0.0, f64::max);
+    let max_link_flows = per_used.iter().map(|e| e.1).max().unwrap_or(0);
     let (mean_link_load, mean_link_flows) = if used_links > 0 {
         (
-            used.iter().map(|&c| acc.load[c]).sum::<f64>() / used_links as f64,
-            used.iter().map(|&c| acc.flows[c] as f64).sum::<f64>() / used_links as f64,
+            per_used.iter().map(|e| e.0).sum::<f64>() / used_links as f64,
+            per_used.iter().map(|e| e.1 as f64).sum::<f64>() / used_links as f64,
         )
     } else {
         (0.0, 0.0)
@@ -360,19 +499,13 @@ pub fn evaluate_with(
         mean_link_flows,
         routing: routing.name(),
         topology: topo.spec(),
-        hop_histogram_bytes: acc.hist_b,
-        hop_histogram_messages: acc.hist_m,
+        hop_histogram_bytes: hist_b,
+        hop_histogram_messages: hist_m,
         mean_latency_us: (fabric && acc.messages > 0)
             .then(|| acc.lat_sum / acc.messages as f64 / 1000.0),
         max_latency_us: (fabric && acc.messages > 0).then(|| acc.lat_max / 1000.0),
     };
-    Evaluation {
-        metrics,
-        links: LinkLoads {
-            load: acc.load,
-            flows: acc.flows,
-        },
-    }
+    Evaluation { metrics, links }
 }
 
 /// Hop-bytes alone (no routing): Σ c_uv · hops. O(m), the mappers' objective.
@@ -423,4 +556,33 @@ pub fn evaluate_partial(
     let sub = b.build().ok()?;
     let m = Mapping::from_slots(&slots, topo);
     Some(evaluate(&sub, topo, &m, routing))
+}
+
+#[cfg(test)]
+mod placed_tests {
+    use super::*;
+    use crate::graph::GraphBuilder;
+
+    #[test]
+    fn a_partial_placement_counts_only_pairs_of_placed_processes() {
+        // Path 0-1-2 on a 1D mesh of 4: 0 on node 0, 1 on node 2, 2 not placed.
+        let mut b = GraphBuilder::new(3, false);
+        b.add(0, 1, 10.0);
+        b.add(1, 2, 6.0);
+        let g = b.build().unwrap();
+        let t = Topology::parse("mesh:4").unwrap();
+        let e = evaluate_partial(&g, &t, &[Some(0), Some(2), None], &Routing::Dor).unwrap();
+        assert_eq!(e.metrics.processes, 2);
+        assert_eq!(e.metrics.total_bytes, 10.0);
+        assert_eq!(e.metrics.hop_bytes, 20.0);
+        assert_eq!(e.metrics.max_dilation, 2);
+        // Nothing placed: nothing to evaluate.
+        assert!(evaluate_partial(&g, &t, &[None, None, None], &Routing::Dor).is_none());
+        // Everything placed: the same as evaluating the whole mapping.
+        let all = [Some(0), Some(1), Some(3)];
+        let full = evaluate(&g, &t, &Mapping::from_slots(&[0, 1, 3], &t), &Routing::Dor);
+        let part = evaluate_partial(&g, &t, &all, &Routing::Dor).unwrap();
+        assert_eq!(part.metrics.hop_bytes, full.metrics.hop_bytes);
+        assert_eq!(part.links.load, full.links.load);
+    }
 }

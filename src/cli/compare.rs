@@ -39,6 +39,7 @@ const CSV_COLUMNS: &str = "mapper,seconds,hop_bytes,avg_hops_per_byte,max_dilati
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let selected = hopmap::compare::parse_list(&args.mappers)?;
+    hopmap::metrics::check_evaluable(&args.topology)?;
     let graph = super::common::infer_coords_if_asked(
         args.graph.load()?,
         &args.topology,
@@ -47,6 +48,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     )?;
     let graph = Arc::new(graph);
     let topo = Arc::new(args.topology.clone());
+    // A network too small for the graph: one line, as `map` says it, not a
+    // note per mapper.
+    hopmap::mappers::MapperInput::new(graph.clone(), topo.clone(), args.seed).check_fits()?;
+    let n = graph.n();
     let cancel = AtomicBool::new(false);
     let verbose = !args.json && !args.csv;
     // Live progress only on a terminal (logs get no carriage returns).
@@ -68,12 +73,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         eprintln!();
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&cmp.rows)?);
+        crate::outln!("{}", serde_json::to_string_pretty(&cmp.rows)?);
     } else if args.csv {
-        println!("{CSV_COLUMNS}");
+        crate::outln!("{CSV_COLUMNS}");
         for r in &cmp.rows {
             let m = &r.metrics;
-            println!(
+            crate::outln!(
                 "{},{},{},{},{},{},{},{},{}",
                 r.mapper,
                 r.seconds,
@@ -87,19 +92,25 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             );
         }
     } else {
-        println!(
+        crate::outln!(
             "{} processes on {}, routing {}; sorted by hop-bytes, * = best",
-            cmp.rows.first().map(|r| r.metrics.processes).unwrap_or(0),
+            n,
             topo.spec(),
             args.routing.resolve(&args.topology)
         );
-        println!(
+        crate::outln!(
             "  {:<10} {:>14} {:>9} {:>8} {:>14} {:>9} {:>10}",
-            "mapper", "hop_bytes", "hops/B", "max dil", "max load", "max flows", "seconds"
+            "mapper",
+            "hop_bytes",
+            "hops/B",
+            "max dil",
+            "max load",
+            "max flows",
+            "seconds"
         );
         for (i, r) in cmp.rows.iter().enumerate() {
             let m = &r.metrics;
-            println!(
+            crate::outln!(
                 "{} {:<10} {:>14.6e} {:>9.4} {:>8} {:>14.6e} {:>9} {:>10.4}",
                 if i == 0 { '*' } else { ' ' },
                 r.mapper,
@@ -116,7 +127,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     for s in &cmp.skipped {
         let msg = format!("note: {} left out: {}", s.mapper, s.reason);
         if verbose {
-            println!("{msg}");
+            crate::outln!("{msg}");
         } else {
             eprintln!("{msg}");
         }

@@ -11,5 +11,6 @@ pub mod info;
 pub mod layout;
 pub mod map;
 pub mod mappers;
+pub mod out;
 pub mod reproduce;
 pub mod topology;

@@ -11,6 +11,8 @@ pub enum Experiment {
     Bobrik,
     /// Moh et al. §5: a 16×16 mesh on three fabric:75,256,8,0.75 fabrics, RM/SM/BM/best other, weighted cardinality and latency.
     Moh,
+    /// Wu et al.: the analytical mapper's Table 4 and 6 (hop-bytes reduction, iterations, time) on BG/P shapes, and the quality targets against Scotch (if on PATH) and MHT.
+    Wu,
 }
 
 #[derive(clap::Args, Debug)]
@@ -27,14 +29,15 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    let mut out = super::out::Stdout;
     match args.experiment {
         Experiment::Bhatele => hopmap::experiments::bhatele::run(&mut out, args.quick)?,
         Experiment::Balaji => hopmap::experiments::balaji::run(&mut out, args.quick)?,
         Experiment::Moh => hopmap::experiments::moh::run(&mut out, args.quick)?,
+        Experiment::Wu => hopmap::experiments::wu::run(&mut out, args.quick)?,
         Experiment::Bobrik => {
-            std::fs::create_dir_all(&args.png_dir)?;
+            std::fs::create_dir_all(&args.png_dir)
+                .map_err(|e| hopmap::Error::io(&args.png_dir, e))?;
             hopmap::experiments::bobrik::run(&mut out, &args.png_dir)?;
         }
     }

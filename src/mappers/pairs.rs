@@ -81,6 +81,10 @@ pub const FROM_CHOICES: &[&str] = &[
     "coce+mht",
     "gravity",
     "gravity-greedy",
+    "analytical",
+    "analytical+pairs",
+    "recursive",
+    "recursive+refine",
 ];
 
 /// The parameters of `pairs`. `find` and `coords` are passed on to the

@@ -49,7 +49,7 @@ impl Grid {
             ));
         }
         if cores == 0 || cores > 1024 {
-            return Err(Error::spec("topology", &spec, "cores must be 1..=1024"));
+            return Err(Error::spec("topology", &spec, "cores must be 1 to 1024"));
         }
         let mut strides = Vec::with_capacity(dims.len());
         let mut nodes: usize = 1;
@@ -239,9 +239,10 @@ impl Grid {
         for d in 0..self.ndims() {
             for dir in 0..2 {
                 if let Some(m) = self.step(node, d, dir)
-                    && !out.contains(&m) {
-                        out.push(m);
-                    }
+                    && !out.contains(&m)
+                {
+                    out.push(m);
+                }
             }
         }
     }
