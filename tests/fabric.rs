@@ -286,9 +286,9 @@ fn check_loads(t: &Topology, seed: u64, routings: &[Routing]) -> Result<(), Test
         let (mut hops, mut host) = (0.0, 0.0);
         for ch in 0..t.channel_slots() {
             if t.channel_counts_hops(ch) {
-                hops += e.links.load[ch];
+                hops += e.links.get(ch).0;
             } else {
-                host += e.links.load[ch];
+                host += e.links.get(ch).0;
             }
         }
         let hb = e.metrics.hop_bytes;

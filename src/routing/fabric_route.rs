@@ -237,18 +237,20 @@ pub fn route_hosts(
 
 /// Inter-switch links that no deterministic route between two switches with
 /// job hosts crosses (`all_switches`: between any two switches), ascending.
-/// O(P · hops · degree) for P ordered switch pairs, parallel over sources.
+/// O(P · hops · degree) for P ordered switch pairs, parallel over destinations.
 pub fn unused_links(f: &Fabric, mode: Mode, all_switches: bool) -> Vec<usize> {
     use rayon::prelude::*;
     let ends: Vec<usize> = (0..f.num_switches())
         .filter(|&v| all_switches || !f.hosts_on(v).is_empty())
         .collect();
     let nl = f.switch_links().len();
+    // Outer loop over destinations: every route to `y` reads the distance
+    // tables' column `y` only, which then stays in cache.
     let used = ends
         .par_iter()
-        .map(|&x| {
+        .map(|&y| {
             let mut used = vec![false; nl];
-            for &y in &ends {
+            for &x in &ends {
                 if x != y {
                     switch_route_det(f, mode, x, y, &mut |l, _| used[l] = true);
                 }
