@@ -27,6 +27,7 @@ pub mod permutation;
 pub mod phased;
 pub mod pipeline;
 pub mod random;
+pub mod scotch;
 
 pub use pipeline::{
     Selected, finish, parse_param, parse_params, prepare, resolve, run, run_cancellable,
@@ -284,6 +285,18 @@ pub const COORDS_PARAM: ParamSpec = ParamSpec {
 };
 
 impl MapperInfo {
+    /// Whether this mapper can run on this machine. Every built-in mapper
+    /// can; an external peer (`scotch`) needs its program on `PATH`, and the
+    /// error says how to install it. Front ends show an unavailable entry
+    /// disabled with this message; `start` fails with the same message.
+    /// An external peer adds its check here, keyed by its id.
+    pub fn available(&self) -> std::result::Result<(), String> {
+        match self.id {
+            "scotch" => scotch::available(),
+            _ => Ok(()),
+        }
+    }
+
     /// The spec of parameter `key`, if the mapper has one.
     pub fn param_spec(&self, key: &str) -> Option<&'static ParamSpec> {
         self.params.iter().find(|p| p.key == key)
@@ -345,6 +358,8 @@ pub fn registry() -> Vec<MapperInfo> {
     ]);
     // Bobrik & Popova: the gravitational layout.
     v.extend([gravity::info(), gravity::info_greedy()]);
+    // External peers (run only when their tool is installed: `available`).
+    v.push(scotch::info());
     v
 }
 

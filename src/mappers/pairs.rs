@@ -80,6 +80,7 @@ pub const FROM_CHOICES: &[&str] = &[
     "coce+mht",
     "gravity",
     "gravity-greedy",
+    "scotch",
 ];
 
 /// The parameters of `pairs`. `find` and `coords` are passed on to the
