@@ -22,6 +22,7 @@ pub mod io;
 pub mod layout;
 pub mod mappers;
 pub mod mapping;
+pub mod report;
 pub mod metrics;
 pub mod rng;
 pub mod routing;
