@@ -17,6 +17,7 @@ pub mod error;
 pub mod experiments;
 pub mod find_nearest;
 pub mod generate;
+pub mod glossary;
 pub mod graph;
 pub mod io;
 pub mod layout;

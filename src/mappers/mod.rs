@@ -171,6 +171,13 @@ pub trait MapperRun: Stepper + Send {
     fn phases_done(&self) -> usize {
         0
     }
+    /// Guided mode: one sentence on what the last step did, in the terms of
+    /// the mapper's paper and citing its section ("MHT took process 41 from
+    /// the top of the heap: …"). None when the mapper has no sentence for
+    /// it (or no step was taken). Computed on demand, so steps stay cheap.
+    fn explain_last_step(&self) -> Option<String> {
+        None
+    }
 }
 
 /// A registry entry.
@@ -426,6 +433,9 @@ impl MapperRun for OneShot {
         self.mapping.clone()
     }
 }
+
+#[cfg(test)]
+mod guided_tests;
 
 #[cfg(test)]
 mod tests {
