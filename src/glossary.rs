@@ -98,7 +98,10 @@ mod tests {
             "almost-legal",
         ] {
             let e = lookup(t).unwrap_or_else(|| panic!("{t}"));
-            assert!(!e.definition.contains('\n') && e.definition.len() > 20, "{t}");
+            assert!(
+                !e.definition.contains('\n') && e.definition.len() > 20,
+                "{t}"
+            );
             assert!(e.seed.contains('§'), "{t}: {}", e.seed);
         }
         assert_eq!(GLOSSARY.len(), 8);

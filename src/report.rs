@@ -1,6 +1,6 @@
 //! Experiment reports: `hopmap compare … --report DIR`. Runs every mapper
 //! on every graph × topology ([`run`], through [`crate::compare::compare`],
-//! so through the one mapper pipeline) and writes ([`write`]):
+//! so through the one mapper pipeline) and writes ([`write()`]):
 //!
 //! * `runs.csv`: one line per run (graph, topology, mapper, seconds, the
 //!   metrics, and the ratio of its hop-bytes to the case's best and to
@@ -87,8 +87,14 @@ pub fn run(
 /// The four charted metrics: key, title, and how to read it from a row.
 pub const CHARTS: [(&str, &str); 4] = [
     ("hop_bytes", "hop-bytes (Σ bytes × hops)"),
-    ("max_link_load", "max link load (bytes on the busiest channel)"),
-    ("max_link_flows", "max flows (messages on the busiest channel)"),
+    (
+        "max_link_load",
+        "max link load (bytes on the busiest channel)",
+    ),
+    (
+        "max_link_flows",
+        "max flows (messages on the busiest channel)",
+    ),
     ("seconds", "mapper time (s)"),
 ];
 
@@ -124,7 +130,11 @@ pub fn to_csv(cases: &[Case]) -> String {
     for c in cases {
         let Ok(cmp) = &c.outcome else { continue };
         let best = cmp.rows.first().map(|r| r.metrics.hop_bytes);
-        let default = cmp.rows.iter().find(|r| r.mapper == "default").map(|r| r.metrics.hop_bytes);
+        let default = cmp
+            .rows
+            .iter()
+            .find(|r| r.mapper == "default")
+            .map(|r| r.metrics.hop_bytes);
         for r in &cmp.rows {
             let m = &r.metrics;
             let opt = |v: Option<f64>| v.map_or(String::new(), |v| format!("{v}"));
@@ -199,7 +209,11 @@ pub fn fmt_value(v: f64) -> String {
     } else if v.fract() == 0.0 {
         format!("{v:.0}")
     } else if a >= 1.0 {
-        format!("{:.*}", 3usize.saturating_sub(a.log10().floor() as usize), v)
+        format!(
+            "{:.*}",
+            3usize.saturating_sub(a.log10().floor() as usize),
+            v
+        )
     } else if a == 0.0 {
         "0".into()
     } else {
@@ -223,13 +237,20 @@ pub fn bar_chart_svg(title: &str, bars: &[(String, f64)]) -> String {
     const TOP: f64 = 40.0;
     let width = LEFT + PLOT + 110.0;
     let height = TOP + ROW * bars.len() as f64 + 16.0;
-    let max = bars.iter().map(|b| b.1).filter(|v| v.is_finite()).fold(0.0f64, f64::max);
+    let max = bars
+        .iter()
+        .map(|b| b.1)
+        .filter(|v| v.is_finite())
+        .fold(0.0f64, f64::max);
     let mut s = String::new();
     let _ = writeln!(
         s,
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="DejaVu Sans, Arial, sans-serif" font-size="13">"#
     );
-    let _ = writeln!(s, r#"<rect x="0" y="0" width="{width}" height="{height}" fill="white"/>"#);
+    let _ = writeln!(
+        s,
+        r#"<rect x="0" y="0" width="{width}" height="{height}" fill="white"/>"#
+    );
     let _ = writeln!(
         s,
         r#"<text x="10" y="24" font-size="15" font-weight="bold">{}</text>"#,
@@ -237,7 +258,11 @@ pub fn bar_chart_svg(title: &str, bars: &[(String, f64)]) -> String {
     );
     for (i, (name, v)) in bars.iter().enumerate() {
         let y = TOP + ROW * i as f64;
-        let w = if max > 0.0 && v.is_finite() { (v / max * PLOT).max(1.0) } else { 1.0 };
+        let w = if max > 0.0 && v.is_finite() {
+            (v / max * PLOT).max(1.0)
+        } else {
+            1.0
+        };
         let fill = if i == 0 { "#2b7a3d" } else { "#4a78b0" };
         let _ = writeln!(
             s,
@@ -266,7 +291,11 @@ pub fn bar_chart_svg(title: &str, bars: &[(String, f64)]) -> String {
 
 /// The bars of one chart: every row's value, smallest first (ties by name).
 pub fn chart_bars(cmp: &Comparison, key: &str) -> Vec<(String, f64)> {
-    let mut bars: Vec<(String, f64)> = cmp.rows.iter().map(|r| (r.mapper.clone(), metric(r, key))).collect();
+    let mut bars: Vec<(String, f64)> = cmp
+        .rows
+        .iter()
+        .map(|r| (r.mapper.clone(), metric(r, key)))
+        .collect();
     bars.sort_by(|a, b| a.1.total_cmp(&b.1).then_with(|| a.0.cmp(&b.0)));
     bars
 }
@@ -303,7 +332,11 @@ pub fn to_html(cases: &[Case]) -> String {
             }
         };
         let best = cmp.rows.first().map(|r| r.metrics.hop_bytes);
-        let default = cmp.rows.iter().find(|r| r.mapper == "default").map(|r| r.metrics.hop_bytes);
+        let default = cmp
+            .rows
+            .iter()
+            .find(|r| r.mapper == "default")
+            .map(|r| r.metrics.hop_bytes);
         s.push_str("<table><tr><th>mapper</th><th>hop-bytes</th><th>× best</th><th>× default</th><th>hops/byte</th><th>max dilation</th><th>max link load</th><th>max flows</th><th>seconds</th></tr>\n");
         for r in &cmp.rows {
             let m = &r.metrics;
@@ -352,7 +385,10 @@ pub fn to_html(cases: &[Case]) -> String {
 /// so that a reader never sees a half-written file. (The project's shared
 /// atomic-write helper replaces this when it lands.)
 pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let tmp = path.with_file_name(format!(".{name}.hopmap-tmp-{}", std::process::id()));
     let io = |e| Error::Io {
         path: path.to_path_buf(),
@@ -391,7 +427,10 @@ pub fn write(dir: &Path, cases: &[Case]) -> Result<Vec<PathBuf>> {
         }
         for (key, title) in CHARTS {
             let t = format!("{title}: {} on {}", c.graph, c.topology);
-            put(&chart_file(k, key), bar_chart_svg(&t, &chart_bars(cmp, key)).as_bytes())?;
+            put(
+                &chart_file(k, key),
+                bar_chart_svg(&t, &chart_bars(cmp, key)).as_bytes(),
+            )?;
         }
     }
     put("index.html", to_html(cases).as_bytes())?;
@@ -412,7 +451,10 @@ mod tests {
     }
 
     fn cases() -> Vec<Case> {
-        let graphs = vec![("ring16".to_string(), ring(16)), ("ring8".to_string(), ring(8))];
+        let graphs = vec![
+            ("ring16".to_string(), ring(16)),
+            ("ring8".to_string(), ring(8)),
+        ];
         let topos = vec![
             Arc::new(Topology::parse("torus:4x4").unwrap()),
             Arc::new(Topology::parse("mesh:2x2").unwrap()),
@@ -420,10 +462,18 @@ mod tests {
         let sel = crate::compare::parse_list("default,random,mht").unwrap();
         let cancel = AtomicBool::new(false);
         let mut calls = 0;
-        let c = run(&graphs, &topos, &sel, &Routing::Dor, 1, &cancel, &mut |_, n, _, m, _| {
-            assert_eq!((n, m), (4, 3));
-            calls += 1;
-        })
+        let c = run(
+            &graphs,
+            &topos,
+            &sel,
+            &Routing::Dor,
+            1,
+            &cancel,
+            &mut |_, n, _, m, _| {
+                assert_eq!((n, m), (4, 3));
+                calls += 1;
+            },
+        )
         .unwrap();
         assert_eq!(calls, 12);
         c
@@ -440,7 +490,10 @@ mod tests {
         // has 4 slots, so every mapper is left out for both rings.
         assert_eq!(lines.len(), 1 + 6);
         // default on the 4x4 torus: hop-bytes 40 (see compare's test).
-        let d = lines.iter().find(|l| l.starts_with("ring16,torus:4x4,dor,default,")).unwrap();
+        let d = lines
+            .iter()
+            .find(|l| l.starts_with("ring16,torus:4x4,dor,default,"))
+            .unwrap();
         let f: Vec<&str> = d.split(',').collect();
         assert_eq!(f[5], "40");
         let best: f64 = lines[1].split(',').nth(5).unwrap().parse().unwrap();
@@ -503,7 +556,13 @@ mod tests {
         // No temporary file is left behind.
         let stray = std::fs::read_dir(&dir)
             .unwrap()
-            .filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().contains("hopmap-tmp"))
+            .filter(|e| {
+                e.as_ref()
+                    .unwrap()
+                    .file_name()
+                    .to_string_lossy()
+                    .contains("hopmap-tmp")
+            })
             .count();
         assert_eq!(stray, 0);
         std::fs::remove_dir_all(&dir).unwrap();

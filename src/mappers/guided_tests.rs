@@ -9,7 +9,10 @@ use std::sync::Arc;
 fn run(id: &str, g: Arc<CommGraph>, spec: &str, params: &[(&str, &str)]) -> Box<dyn MapperRun> {
     let t = Arc::new(Topology::parse(spec).unwrap());
     let mut input = MapperInput::new(g, t, 0);
-    input.params = params.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    input.params = params
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
     prepare(&find(id).unwrap(), &input).unwrap()
 }
 
@@ -45,7 +48,10 @@ fn mht_says_where_each_process_came_from_and_where_it_went() {
     r.step();
     // 4 now has two placed partners, 0 on (2, 1) and 1: the heap's top.
     let s = r.explain_last_step().unwrap();
-    assert!(s.starts_with("MHT took process 4 from the top of the heap: 2 of its 2 partners"), "{s}");
+    assert!(
+        s.starts_with("MHT took process 4 from the top of the heap: 2 of its 2 partners"),
+        "{s}"
+    );
 }
 
 #[test]
@@ -74,7 +80,10 @@ fn bft_names_the_parent_and_the_restart() {
     r.step();
     r.step();
     let s = r.explain_last_step().unwrap();
-    assert!(s.starts_with("BFT's queue ran dry: process 4, the smallest unmapped id"), "{s}");
+    assert!(
+        s.starts_with("BFT's queue ran dry: process 4, the smallest unmapped id"),
+        "{s}"
+    );
 }
 
 #[test]
@@ -100,13 +109,21 @@ fn pairs_reports_the_swap_and_the_change_in_hop_bytes() {
     for i in 0..8 {
         b.add(ring[i], ring[(i + 1) % 8], 1.0);
     }
-    let mut r = run("pairs", Arc::new(b.build().unwrap()), "torus:8", &[("from", "default")]);
+    let mut r = run(
+        "pairs",
+        Arc::new(b.build().unwrap()),
+        "torus:8",
+        &[("from", "default")],
+    );
     // The starting mapper's one step, then the first batch of exchanges.
     while r.hop_bytes_trace().len() < 2 {
         r.step();
     }
     let s = r.explain_last_step().unwrap();
-    assert!(s.starts_with("PAIRS swapped ") && s.contains("hop-bytes −"), "{s}");
+    assert!(
+        s.starts_with("PAIRS swapped ") && s.contains("hop-bytes −"),
+        "{s}"
+    );
 }
 
 #[test]
@@ -118,7 +135,10 @@ fn cdl_scores_each_order_against_the_best() {
     let mut r = run("cdl", Arc::new(b.build().unwrap()), "mesh:2x2", &[]);
     r.step();
     let s = r.explain_last_step().unwrap();
-    assert!(s.starts_with("CDL scored order ") && s.contains(": the best so far"), "{s}");
+    assert!(
+        s.starts_with("CDL scored order ") && s.contains(": the best so far"),
+        "{s}"
+    );
     assert!(s.ends_with("(Balaji et al. §3: least contention, then fewest messages on the busiest link, then fewest hop-bytes)"), "{s}");
     r.run_to_end();
     let s = r.explain_last_step().unwrap();
@@ -127,18 +147,25 @@ fn cdl_scores_each_order_against_the_best() {
 
 #[test]
 fn the_gravity_layout_explains_its_iterations_then_the_placement() {
-    let g = crate::generate::generate("clusters:2x10", &crate::generate::GenOptions::default()).unwrap();
+    let g = crate::generate::generate("clusters:2x10", &crate::generate::GenOptions::default())
+        .unwrap();
     let mut r = run("gravity-greedy", Arc::new(g), "mesh:5x4", &[]);
     r.step(); // builds the layout
     r.step(); // one iteration
     let s = r.explain_last_step().unwrap();
     assert!(s.starts_with("layout iteration 1"), "{s}");
-    assert!(s.contains("Σ|F| = ") && s.contains("Bobrik & Popova §4") && s.contains("§5"), "{s}");
+    assert!(
+        s.contains("Σ|F| = ") && s.contains("Bobrik & Popova §4") && s.contains("§5"),
+        "{s}"
+    );
     // Past the layout, the placement phase speaks.
     while r.phases_done() == 0 && r.state().is_running() {
         r.step();
     }
     r.step();
     let s = r.explain_last_step().unwrap();
-    assert!(s.contains("findNearest") || s.contains("which had a free core"), "{s}");
+    assert!(
+        s.contains("findNearest") || s.contains("which had a free core"),
+        "{s}"
+    );
 }

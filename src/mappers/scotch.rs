@@ -77,8 +77,7 @@ pub const AMK_GRF: &str = "amk_grf";
 /// The largest non-grid topology written as a complete distance graph.
 pub const MAX_DECO_NODES: usize = 2048;
 /// How to get Scotch.
-pub const INSTALL_HINT: &str =
-    "install the Debian package `scotch` (`sudo apt-get install scotch`), which provides scotch_gmap and amk_grf";
+pub const INSTALL_HINT: &str = "install the Debian package `scotch` (`sudo apt-get install scotch`), which provides scotch_gmap and amk_grf";
 
 /// Vertices written per step.
 const WRITE_CHUNK: usize = 4096;
@@ -87,7 +86,10 @@ const POLL: Duration = Duration::from_millis(2);
 
 const PARAMS: &[ParamSpec] = &[ParamSpec {
     key: "timeout",
-    kind: ParamKind::Int { min: 1, max: 86_400 },
+    kind: ParamKind::Int {
+        min: 1,
+        max: 86_400,
+    },
     default: "600",
     help: "seconds scotch_gmap (and amk_grf) may run before the run is stopped as failed",
 }];
@@ -147,8 +149,11 @@ fn is_executable(p: &Path) -> bool {
 }
 
 fn tool(name: &str) -> Result<PathBuf> {
-    find_in(std::env::var_os("PATH").as_deref().unwrap_or_default(), name)
-        .ok_or_else(|| Error::Unsupported(format!("{name} is not on PATH: {INSTALL_HINT}")))
+    find_in(
+        std::env::var_os("PATH").as_deref().unwrap_or_default(),
+        name,
+    )
+    .ok_or_else(|| Error::Unsupported(format!("{name} is not on PATH: {INSTALL_HINT}")))
 }
 
 /// The target Scotch is given for a topology.
@@ -175,7 +180,10 @@ pub enum DecoGraph {
 pub fn grid_target(grid: &Grid) -> Option<String> {
     let nd = grid.ndims();
     // A dimension of size ≤ 2 is the same whether it wraps or not.
-    let matters: Vec<bool> = (0..nd).filter(|&d| grid.dims()[d] > 2).map(|d| grid.wraps(d)).collect();
+    let matters: Vec<bool> = (0..nd)
+        .filter(|&d| grid.dims()[d] > 2)
+        .map(|d| grid.wraps(d))
+        .collect();
     let torus = match (matters.iter().all(|&w| w), matters.iter().all(|&w| !w)) {
         (true, _) if !matters.is_empty() => true,
         (_, true) => false,
@@ -226,7 +234,11 @@ pub fn load_scale(graph: &CommGraph, diameter: u32) -> f64 {
 #[inline]
 pub fn load_of(volume: f64, scale: f64) -> u64 {
     let l = (volume * scale).round();
-    if l.is_finite() && l >= 1.0 { l as u64 } else { 1 }
+    if l.is_finite() && l >= 1.0 {
+        l as u64
+    } else {
+        1
+    }
 }
 
 /// Σ load × distance over the pairs of `graph`, with nodes `node` (the
@@ -234,7 +246,9 @@ pub fn load_of(volume: f64, scale: f64) -> u64 {
 pub fn expansion(graph: &CommGraph, topo: &Topology, node: &[u32], scale: f64) -> u64 {
     graph
         .pairs()
-        .map(|(u, v, c)| load_of(c, scale) * topo.distance(node[u] as usize, node[v] as usize) as u64)
+        .map(|(u, v, c)| {
+            load_of(c, scale) * topo.distance(node[u] as usize, node[v] as usize) as u64
+        })
         .sum()
 }
 
@@ -249,12 +263,19 @@ pub fn parse_comm_expan(log: &str) -> Option<u64> {
 /// Parse gmap's mapping output: the count, then `vertex<TAB>terminal` lines.
 /// Every vertex `0..n` must appear once with a terminal below `terminals`.
 pub fn parse_mapping(text: &str, path: &Path, n: usize, terminals: usize) -> Result<Vec<u32>> {
-    let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty());
     let (ln, first) = lines
         .next()
         .ok_or_else(|| Error::parse(path, 1, "expected the vertex count, found end of file"))?;
     let count: usize = first.trim().parse().map_err(|_| {
-        Error::parse(path, ln + 1, format!("expected the vertex count, found `{}`", first.trim()))
+        Error::parse(
+            path,
+            ln + 1,
+            format!("expected the vertex count, found `{}`", first.trim()),
+        )
     })?;
     if count != n {
         return Err(Error::parse(
@@ -285,11 +306,17 @@ pub fn parse_mapping(text: &str, path: &Path, n: usize, terminals: usize) -> Res
             return Err(Error::parse(
                 path,
                 ln + 1,
-                format!("expected a vertex below {n} and a terminal below {terminals}, found `{v} {t}`"),
+                format!(
+                    "expected a vertex below {n} and a terminal below {terminals}, found `{v} {t}`"
+                ),
             ));
         }
         if node[v] != u32::MAX {
-            return Err(Error::parse(path, ln + 1, format!("expected each vertex once, found vertex {v} again")));
+            return Err(Error::parse(
+                path,
+                ln + 1,
+                format!("expected each vertex once, found vertex {v} again"),
+            ));
         }
         node[v] = t as u32;
         seen += 1;
@@ -377,7 +404,9 @@ impl TempDir {
                 Err(e) => return Err(Error::Io { path: p, source: e }),
             }
         }
-        Err(Error::Unsupported("scotch: could not create a temporary directory".into()))
+        Err(Error::Unsupported(
+            "scotch: could not create a temporary directory".into(),
+        ))
     }
     fn file(&self, name: &str) -> PathBuf {
         self.0.join(name)
@@ -438,7 +467,10 @@ impl Drop for Running {
 
 enum Phase {
     /// Building the source graph text: the next vertex to add.
-    Write { text: String, next: usize },
+    Write {
+        text: String,
+        next: usize,
+    },
     /// Writing the target (and starting amk_grf for a deco target).
     Target,
     /// amk_grf building the deco target.
@@ -621,7 +653,11 @@ impl ScotchRun {
 
     fn spawn_gmap(&self) -> Result<Running> {
         let dir = self.dir()?;
-        let (g, t, m) = (dir.file("graph.grf"), dir.file("target.tgt"), dir.file("out.map"));
+        let (g, t, m) = (
+            dir.file("graph.grf"),
+            dir.file("target.tgt"),
+            dir.file("out.map"),
+        );
         let args = [
             g.as_os_str(),
             t.as_os_str(),
@@ -647,7 +683,10 @@ impl ScotchRun {
             Ok(Some(status)) if status.success() => Ok(true),
             Ok(Some(status)) => {
                 let err = r.read_stderr();
-                let msg = err.lines().find(|l| !l.trim().is_empty()).unwrap_or("no message");
+                let msg = err
+                    .lines()
+                    .find(|l| !l.trim().is_empty())
+                    .unwrap_or("no message");
                 Err(Error::Unsupported(format!(
                     "scotch: {} failed ({status}): {msg}",
                     r.what
@@ -657,7 +696,10 @@ impl ScotchRun {
                 std::thread::sleep(POLL);
                 Ok(false)
             }
-            Err(e) => Err(Error::Unsupported(format!("scotch: waiting for {}: {e}", r.what))),
+            Err(e) => Err(Error::Unsupported(format!(
+                "scotch: waiting for {}: {e}",
+                r.what
+            ))),
         }
     }
 
@@ -761,7 +803,9 @@ impl Stepper for ScotchRun {
                 Ok(false) => Ok(Phase::Gmap(r)),
                 Err(e) => Err(e),
             },
-            Phase::Read => Err(Error::Unsupported("scotch: read without a finished child".into())),
+            Phase::Read => Err(Error::Unsupported(
+                "scotch: read without a finished child".into(),
+            )),
         };
         match next {
             Ok(p) => {
@@ -878,7 +922,10 @@ mod tests {
     #[test]
     fn an_absent_binary_says_how_to_install_it() {
         let e = available_in(OsStr::new("")).unwrap_err();
-        assert!(e.contains("scotch_gmap") && e.contains("apt-get install scotch"), "{e}");
+        assert!(
+            e.contains("scotch_gmap") && e.contains("apt-get install scotch"),
+            "{e}"
+        );
         let e = available_in(OsStr::new("/nonexistent-dir")).unwrap_err();
         assert!(e.contains("apt-get install scotch"), "{e}");
     }
@@ -886,16 +933,31 @@ mod tests {
     #[test]
     fn gmap_output_is_parsed_and_checked() {
         let p = Path::new("out.map");
-        assert_eq!(parse_mapping("4\n0\t1\n1\t3\n2\t2\n3\t0\n", p, 4, 4).unwrap(), vec![1, 3, 2, 0]);
+        assert_eq!(
+            parse_mapping("4\n0\t1\n1\t3\n2\t2\n3\t0\n", p, 4, 4).unwrap(),
+            vec![1, 3, 2, 0]
+        );
         let e = |s: &str| parse_mapping(s, p, 2, 2).unwrap_err().to_string();
-        assert_eq!(e("3\n"), "out.map:1: expected 2 mapped vertices, found a count of 3");
-        assert_eq!(e("2\n0\t1\n0\t0\n"), "out.map:3: expected each vertex once, found vertex 0 again");
+        assert_eq!(
+            e("3\n"),
+            "out.map:1: expected 2 mapped vertices, found a count of 3"
+        );
+        assert_eq!(
+            e("2\n0\t1\n0\t0\n"),
+            "out.map:3: expected each vertex once, found vertex 0 again"
+        );
         assert_eq!(
             e("2\n0\t1\n1\t2\n"),
             "out.map:3: expected a vertex below 2 and a terminal below 2, found `1 2`"
         );
-        assert_eq!(e("2\n0\t1\n"), "out.map:2: expected 2 vertex lines, found 1");
-        assert_eq!(e(""), "out.map:1: expected the vertex count, found end of file");
+        assert_eq!(
+            e("2\n0\t1\n"),
+            "out.map:2: expected 2 vertex lines, found 1"
+        );
+        assert_eq!(
+            e(""),
+            "out.map:1: expected the vertex count, found end of file"
+        );
         let log = "M\tCommDilat=1.000000\t(4)\nM\tCommExpan=2.500000\t(10)\n";
         assert_eq!(parse_comm_expan(log), Some(10));
         assert_eq!(parse_comm_expan("M\tProcessors 4/4"), None);
@@ -952,7 +1014,10 @@ mod tests {
         // Each ring edge (volume 1) on adjacent nodes: 4 × 1 × 1 hop.
         assert_eq!(crate::metrics::hop_bytes(&ring(4, 1.0), &t, &m), 4.0);
         let note = note.unwrap();
-        assert!(note.contains("mesh2D 2 2") && note.contains("numbering checked"), "{note}");
+        assert!(
+            note.contains("mesh2D 2 2") && note.contains("numbering checked"),
+            "{note}"
+        );
     }
 
     #[test]
@@ -963,7 +1028,8 @@ mod tests {
         // A 4×2 stencil on mesh 4×2: hopmap's ids are X-fastest. Reading
         // gmap's terminals Y-fastest would give another Σ load × distance.
         let g = Arc::new(
-            crate::generate::generate("stencil:4x2", &crate::generate::GenOptions::default()).unwrap(),
+            crate::generate::generate("stencil:4x2", &crate::generate::GenOptions::default())
+                .unwrap(),
         );
         let (m, note) = run_on(g.clone(), "mesh:4x2").unwrap();
         assert!(note.unwrap().contains("numbering checked"));
@@ -980,7 +1046,8 @@ mod tests {
             return;
         }
         let g = Arc::new(
-            crate::generate::generate("stencil:4x4x2", &crate::generate::GenOptions::default()).unwrap(),
+            crate::generate::generate("stencil:4x4x2", &crate::generate::GenOptions::default())
+                .unwrap(),
         );
         let spec = "torus:2x2x2:cores=4";
         let (m, note) = run_on(g.clone(), spec).unwrap();
@@ -1001,9 +1068,13 @@ mod tests {
             return;
         }
         let (m, note) = run_on(ring(16, 1.0), "mesh:4x4:wrap=10").unwrap();
-        m.validate(16, &Topology::parse("mesh:4x4:wrap=10").unwrap()).unwrap();
+        m.validate(16, &Topology::parse("mesh:4x4:wrap=10").unwrap())
+            .unwrap();
         let note = note.unwrap();
-        assert!(note.contains("deco") && note.contains("numbering checked"), "{note}");
+        assert!(
+            note.contains("deco") && note.contains("numbering checked"),
+            "{note}"
+        );
     }
 
     #[test]
