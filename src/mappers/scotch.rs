@@ -1078,6 +1078,29 @@ mod tests {
     }
 
     #[test]
+    fn a_complete_distance_deco_target_maps_validly() {
+        if !have_scotch("a_complete_distance_deco_target_maps_validly") {
+            return;
+        }
+        // The path a switch fabric takes (the complete graph of the nodes,
+        // load distance + 1), exercised on a grid: 16-ring on a 4×4 torus.
+        let t = Arc::new(Topology::parse("torus:4x4").unwrap());
+        let g = ring(16, 1.0);
+        let input = MapperInput::new(g.clone(), t.clone(), 0);
+        let mut r = ScotchRun::new(&input).unwrap();
+        r.target = Target::Deco(DecoGraph::Complete);
+        assert_eq!(r.run_to_end(), Stop::Complete, "{:?}", r.error());
+        let m = r.result().unwrap();
+        m.validate(16, &t).unwrap();
+        let note = r.summary().unwrap();
+        assert!(note.contains("distances + 1") && !note.contains("numbering"), "{note}");
+        // Scotch keeps ring neighbours close: well under the 2.0 hops per
+        // byte of a random placement on this torus.
+        let hb = crate::metrics::hop_bytes(&g, &t, &m);
+        assert!(hb <= 1.5 * 16.0, "{hb}");
+    }
+
+    #[test]
     fn a_timeout_kills_the_child_and_fails_clearly() {
         if !have_scotch("a_timeout_kills_the_child_and_fails_clearly") {
             return;
