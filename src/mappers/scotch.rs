@@ -870,6 +870,34 @@ impl MapperRun for ScotchRun {
     fn summary(&self) -> Option<String> {
         self.note.clone()
     }
+    fn explain_last_step(&self) -> Option<String> {
+        let since = self.started.map_or(0.0, |s| s.elapsed().as_secs_f64());
+        Some(match &self.phase {
+            Phase::Target if self.dir.is_none() => return None,
+            Phase::Write { next, .. } => format!(
+                "Scotch: writing the communication graph as a Scotch source graph ({next} of {} \
+                 vertices)",
+                self.graph.n()
+            ),
+            Phase::Target => {
+                "Scotch: the graph is written; next, the target for the network".into()
+            }
+            Phase::Amk(_) => format!(
+                "Scotch: amk_grf builds a decomposition of the network by recursive bipartitioning \
+                 ({since:.1} s)"
+            ),
+            Phase::Gmap(_) => format!(
+                "Scotch: scotch_gmap maps the graph by dual recursive bipartitioning, splitting \
+                 graph and machine in halves together ({since:.1} s; external peer, not a seed \
+                 paper)"
+            ),
+            Phase::Read | Phase::Done => format!(
+                "Scotch: mapping read back; {}",
+                self.note.as_deref().unwrap_or("")
+            ),
+            Phase::Failed => return None,
+        })
+    }
 }
 
 #[cfg(test)]
@@ -1093,11 +1121,42 @@ mod tests {
         let m = r.result().unwrap();
         m.validate(16, &t).unwrap();
         let note = r.summary().unwrap();
-        assert!(note.contains("distances + 1") && !note.contains("numbering"), "{note}");
+        assert!(
+            note.contains("distances + 1") && !note.contains("numbering"),
+            "{note}"
+        );
         // Scotch keeps ring neighbours close: well under the 2.0 hops per
         // byte of a random placement on this torus.
         let hb = crate::metrics::hop_bytes(&g, &t, &m);
         assert!(hb <= 1.5 * 16.0, "{hb}");
+    }
+
+    #[test]
+    fn dropping_a_run_kills_its_child_and_removes_its_files() {
+        if !have_scotch("dropping_a_run_kills_its_child_and_removes_its_files") {
+            return;
+        }
+        let t = Arc::new(Topology::parse("torus:8x8x8").unwrap());
+        let g = Arc::new(
+            crate::generate::generate("stencil:8x8x8", &crate::generate::GenOptions::default())
+                .unwrap(),
+        );
+        let mut r = ScotchRun::new(&MapperInput::new(g, t, 0)).unwrap();
+        while !matches!(r.phase, Phase::Gmap(_)) {
+            assert!(r.step().is_running(), "{:?}", r.error());
+        }
+        let s = r.explain_last_step().unwrap();
+        assert!(s.starts_with("Scotch: scotch_gmap maps the graph"), "{s}");
+        let Phase::Gmap(child) = &r.phase else {
+            unreachable!()
+        };
+        let pid = child.child.id();
+        let dir = r.dir.as_ref().unwrap().0.clone();
+        assert!(dir.join("graph.grf").exists());
+        drop(r);
+        assert!(!dir.exists(), "temporary directory left: {}", dir.display());
+        // Killed and reaped: no process (not even a zombie) with its id.
+        assert!(!Path::new(&format!("/proc/{pid}")).exists());
     }
 
     #[test]
