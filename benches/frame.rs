@@ -37,7 +37,7 @@ fn bench(c: &mut Criterion) {
     let e = evaluate(&app.model.graph, &app.model.topo, &m, &app.model.routing);
     app.model.apply_mapping("random", m, e);
     app.tab = Tab::Split;
-    app.network_view.three_d = true;
+    app.network_view.mode = hopmap::app::network_view::ViewMode::ThreeD;
     app.network_view.by_flows = false;
 
     let ctx = egui::Context::default();
@@ -104,7 +104,7 @@ fn frames_while_mapping(_c: &mut Criterion) {
         .set_topology(Topology::parse("torus:16x32x32").unwrap());
     app.model.set_graph(g, "stencil:16x32x32");
     app.tab = Tab::Split;
-    app.network_view.three_d = true;
+    app.network_view.mode = hopmap::app::network_view::ViewMode::ThreeD;
     let ctx = egui::Context::default();
     for _ in 0..3 {
         let out = ctx.run_ui(input(), |ui| app.ui_frame(ui));
@@ -113,7 +113,10 @@ fn frames_while_mapping(_c: &mut Criterion) {
     app.graph_view.playing = false;
     let only = std::env::var("HOPMAP_FRAME_MAPPERS").ok();
     eprintln!("frames while mapping 16,384 processes on torus:16x32x32 (split view, 3D network)");
-    eprintln!("{:<16} {:>7} {:>10} {:>10} {:>10}", "mapper", "frames", "median ms", "max ms", "mapper s");
+    eprintln!(
+        "{:<16} {:>7} {:>10} {:>10} {:>10}",
+        "mapper", "frames", "median ms", "max ms", "mapper s"
+    );
     let mut worst: f64 = 0.0;
     for info in mappers::registry() {
         if let Some(o) = &only
@@ -123,7 +126,11 @@ fn frames_while_mapping(_c: &mut Criterion) {
         }
         app.model.start_map(info.id, 1, "");
         if app.model.run.is_none() {
-            eprintln!("{:<16} skipped: {}", info.id, app.model.error.take().unwrap_or_default());
+            eprintln!(
+                "{:<16} skipped: {}",
+                info.id,
+                app.model.error.take().unwrap_or_default()
+            );
             continue;
         }
         let t0 = std::time::Instant::now();
@@ -142,7 +149,14 @@ fn frames_while_mapping(_c: &mut Criterion) {
         let med = times.get(times.len() / 2).copied().unwrap_or(0.0);
         let max = times.last().copied().unwrap_or(0.0);
         worst = worst.max(max);
-        eprintln!("{:<16} {:>7} {:>10.2} {:>10.2} {:>10.2}", info.id, times.len(), med, max, secs);
+        eprintln!(
+            "{:<16} {:>7} {:>10.2} {:>10.2} {:>10.2}",
+            info.id,
+            times.len(),
+            med,
+            max,
+            secs
+        );
     }
     eprintln!("worst frame over all mappers: {worst:.2} ms");
 }

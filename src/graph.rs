@@ -360,13 +360,14 @@ impl CommGraph {
     /// Attach coordinates; their count must equal `n`.
     pub fn set_coords(&mut self, coords: Option<Coords>) -> Result<()> {
         if let Some(c) = &coords
-            && c.xyz.len() != self.n {
-                return Err(Error::Unsupported(format!(
-                    "{} coordinates given for {} processes",
-                    c.xyz.len(),
-                    self.n
-                )));
-            }
+            && c.xyz.len() != self.n
+        {
+            return Err(Error::Unsupported(format!(
+                "{} coordinates given for {} processes",
+                c.xyz.len(),
+                self.n
+            )));
+        }
         self.coords = coords;
         Ok(())
     }

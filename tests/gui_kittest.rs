@@ -1,13 +1,16 @@
 //! The real app driven headlessly through egui_kittest (accesskit labels):
 //! open a sample, choose a network, map with MHT and check the hop-bytes
-//! figure against the library, step BFT three times, compare three mappers.
+//! figure against the library, step BFT three times, compare three mappers,
+//! filter the network view's links and pick a link from the hottest list.
+//! A mapper these tests name that is not registered is a failure.
 
 use egui::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use hopmap::app::HopmapApp;
 use hopmap::app::metrics_panel::fmt_num;
+use hopmap::app::network_view::{HOTTEST_ROWS, Resolved, ViewMode};
 use hopmap::app::settings::Settings;
+use hopmap::app::{HopmapApp, Tab};
 use hopmap::mappers::{self, MapperInput};
 use hopmap::metrics::evaluate;
 use std::time::{Duration, Instant};
@@ -58,11 +61,8 @@ fn open_sample_choose_network_map_with_mht() {
     h.run_steps(2);
     assert_eq!(h.state().model.topo.spec(), "torus:16x16");
 
-    let id = if mappers::find("mht").is_some() {
-        "mht"
-    } else {
-        "default"
-    };
+    let id = "mht";
+    assert!(mappers::find(id).is_some(), "mapper {id} is not registered");
     h.get_by_label(id).click();
     h.run_steps(1);
     assert_eq!(h.state().mapper.selected, id);
@@ -85,9 +85,10 @@ fn open_sample_choose_network_map_with_mht() {
     let got = &app.model.eval.as_ref().unwrap().metrics;
     assert_eq!(got.hop_bytes, want.hop_bytes);
     assert!(!app.model.eval_partial);
-    // ...and the panel shows exactly that figure.
+    // ...and the panel shows exactly that figure (in "How good is this
+    // mapping?" and in the metrics grid).
     let shown = fmt_num(want.hop_bytes);
-    h.get_by_label(&shown);
+    assert_eq!(h.query_all_by_label(&shown).count(), 2);
 }
 
 #[test]
@@ -119,17 +120,10 @@ fn compare_three_mappers_gives_three_rows() {
     let mut h = harness();
     h.get_by_label("Compare").click();
     h.run_steps(2);
-    let ids: Vec<&str> = ["default", "random", "mht"]
-        .into_iter()
-        .filter(|id| mappers::find(id).is_some())
-        .chain(
-            ["xyzt", "bft"]
-                .into_iter()
-                .filter(|id| mappers::find(id).is_some()),
-        )
-        .take(3)
-        .collect();
-    assert_eq!(ids.len(), 3);
+    let ids = ["default", "random", "mht"];
+    for id in ids {
+        assert!(mappers::find(id).is_some(), "mapper {id} is not registered");
+    }
     for id in &ids {
         h.get_by_role_and_label(Role::CheckBox, id).click();
         h.run_steps(1);
@@ -269,4 +263,115 @@ fn pairs_parameter_controls_set_only_non_default_params() {
     h.get_by_label("Reset to defaults").click();
     h.run_steps(2);
     assert_eq!(h.state().mapper.params, "");
+}
+
+/// Choose mapper `id` in the panel, press Map and wait for the mapping.
+fn map_with(h: &mut Harness<'static, HopmapApp>, id: &str) {
+    assert!(mappers::find(id).is_some(), "mapper {id} is not registered");
+    h.get_by_label(id).click();
+    h.run_steps(1);
+    h.get_by_label("Map").click();
+    h.run_steps(1);
+    step_until(h, |a| a.model.run.is_none() && a.model.mapping_label == id);
+}
+
+#[test]
+fn network_link_filter_controls_set_the_filter_and_what_is_drawn() {
+    use hopmap::app::network_view::LinkFilter;
+    let mut h = harness();
+    h.state_mut().tab = Tab::Network;
+    // Uneven loads: map the sample (8x8x8 torus, 1536 links) randomly.
+    map_with(&mut h, "random");
+    // Auto shows every used link of a network this small.
+    let used = h.state().network_view.stats().used;
+    assert!(used > 0);
+    assert_eq!(h.state().network_view.filter, LinkFilter::Auto);
+    let passing = |a: &HopmapApp| {
+        let s = a.network_view.stats();
+        s.passing(s.threshold(a.network_view.filter, false))
+    };
+    assert_eq!(passing(h.state()), used);
+
+    h.get_by_label("top %").click();
+    h.run_steps(2);
+    assert_eq!(h.state().network_view.filter, LinkFilter::TopPercent(5.0));
+    let top = passing(h.state());
+    assert!(
+        top >= (used as f64 * 0.05).ceil() as usize && top < used,
+        "{top} of {used}"
+    );
+    // The share is a slider.
+    h.get_by_role_and_label(Role::Slider, "hottest")
+        .set_value_accesskit(50.0);
+    h.run_steps(2);
+    assert_eq!(h.state().network_view.filter, LinkFilter::TopPercent(50.0));
+    assert!(passing(h.state()) >= used / 2);
+
+    h.get_by_label("≥ value").click();
+    h.run_steps(2);
+    let LinkFilter::AtLeast(t) = h.state().network_view.filter else {
+        panic!("not a threshold: {:?}", h.state().network_view.filter);
+    };
+    let s = h.state().network_view.stats();
+    assert_eq!(
+        passing(h.state()),
+        s.vals.iter().filter(|&&v| v >= t).count()
+    );
+
+    h.get_by_label("auto").click();
+    h.run_steps(2);
+    assert_eq!(h.state().network_view.filter, LinkFilter::Auto);
+    assert_eq!(passing(h.state()), used);
+}
+
+#[test]
+fn hottest_links_list_selects_and_frames_the_busiest_link() {
+    let mut h = harness();
+    h.state_mut().tab = Tab::Network;
+    // Something with contention: MHT on the sample.
+    map_with(&mut h, "mht");
+    let view = &h.state().network_view;
+    assert_eq!(view.resolved, Resolved::ThreeD);
+    assert_eq!(view.selected_link, None);
+    assert_eq!(view.cam.target, None);
+    let hot = view.stats().hottest(HOTTEST_ROWS).to_vec();
+    assert_eq!(hot.len(), HOTTEST_ROWS);
+    // The list is ordered hottest first, and its first row is the busiest link.
+    let s = view.stats();
+    assert!(
+        hot.windows(2)
+            .all(|w| s.vals[w[0] as usize] >= s.vals[w[1] as usize])
+    );
+    assert_eq!(s.vals[hot[0] as usize], s.maxv);
+    let dist_before = view.cam.dist;
+
+    h.get_by_label_contains("#1 ").click();
+    h.run_steps(2);
+    let view = &h.state().network_view;
+    let first = hot[0] as usize;
+    assert_eq!(view.selected_link, Some(first));
+    // Framed: the 3D camera looks at the link's midpoint from closer.
+    assert_eq!(view.cam.target, view.link_mid(first));
+    assert!(
+        view.cam.dist < dist_before,
+        "{} !< {dist_before}",
+        view.cam.dist
+    );
+
+    // Another row selects another link.
+    h.get_by_label_contains("#3 ").click();
+    h.run_steps(2);
+    let view = &h.state().network_view;
+    assert_eq!(view.selected_link, Some(hot[2] as usize));
+    assert_eq!(view.cam.target, view.link_mid(hot[2] as usize));
+
+    // In the Z slices the same click pans the link to the centre.
+    h.state_mut().network_view.mode = ViewMode::Slices;
+    h.run_steps(2);
+    assert_eq!(h.state().network_view.resolved, Resolved::Slices);
+    h.get_by_label_contains("#1 ").click();
+    h.run_steps(2);
+    let view = &h.state().network_view;
+    assert_eq!(view.selected_link, Some(first));
+    assert!(view.cam.zoom2d >= 3.0);
 }

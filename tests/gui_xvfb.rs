@@ -1,7 +1,8 @@
 //! A real window under Xvfb: `hopmap gui sample --topology torus:8x8x8
 //! --mapper mht --screenshot PATH` must write a PNG of the window's size
-//! (1280×800) that is not blank. Skipped, with a note, when `xvfb-run` is
-//! not installed.
+//! (1280×800) that is not blank. When `xvfb-run` is not installed the test
+//! fails under CI=true (`.ci/run` installs it) and is skipped with a printed
+//! note otherwise.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -17,16 +18,21 @@ fn have(cmd: &str) -> bool {
 #[test]
 fn screenshot_under_xvfb_is_the_window_and_not_blank() {
     if !have("xvfb-run") {
+        // CI (`.ci/run`) installs xvfb: there a missing xvfb-run is a failure.
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI=true but xvfb-run is not installed (.ci/run installs xvfb xauth)"
+        );
         eprintln!(
-            "note: xvfb-run not found; skipping the real-window test (apt-get install xvfb xauth)"
+            "note: xvfb-run not found; SKIPPING the real-window test (apt-get install xvfb xauth)"
         );
         return;
     }
-    let mapper = if hopmap::mappers::find("mht").is_some() {
-        "mht"
-    } else {
-        "default"
-    };
+    let mapper = "mht";
+    assert!(
+        hopmap::mappers::find(mapper).is_some(),
+        "mapper {mapper} is not registered"
+    );
     let dir = std::env::temp_dir().join(format!("hopmap-xvfb-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let png: PathBuf = dir.join("shot.png");

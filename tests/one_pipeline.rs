@@ -43,12 +43,22 @@ fn cli_mapping(graph: &Path, spec: &str, id: &str, params: &[&str], out: &Path) 
     );
     let text = std::fs::read_to_string(out).unwrap();
     let topo = Topology::parse(spec).unwrap();
-    parse_mapping(&text, out, &topo, LauncherFormat::Plain, &HostNames::default()).unwrap()
+    parse_mapping(
+        &text,
+        out,
+        &topo,
+        LauncherFormat::Plain,
+        &HostNames::default(),
+    )
+    .unwrap()
 }
 
 fn compare_mapping(g: &Arc<hopmap::CommGraph>, spec: &str, id: &str, params: &[&str]) -> Mapping {
     let mut sel = mappers::resolve(id).unwrap();
-    let user: Vec<(String, String)> = params.iter().map(|p| mappers::parse_param(p).unwrap()).collect();
+    let user: Vec<(String, String)> = params
+        .iter()
+        .map(|p| mappers::parse_param(p).unwrap())
+        .collect();
     sel.params = sel.with_params(&user).unwrap();
     let topo = Arc::new(Topology::parse(spec).unwrap());
     let cmp = hopmap::compare::compare(
@@ -115,17 +125,39 @@ fn cli_compare_and_gui_give_the_same_mapping_for_every_mapper() {
         let out = dir.join(format!("{}.map", id.replace('+', "_")));
         // The binary reads the graph and its coordinates from files.
         let o = Command::new(BIN)
-            .args(["map", with.to_str().unwrap(), "--coords", coords.to_str().unwrap()])
-            .args(["--topology", spec, "--mapper", id, "--seed", &SEED.to_string()])
+            .args([
+                "map",
+                with.to_str().unwrap(),
+                "--coords",
+                coords.to_str().unwrap(),
+            ])
+            .args([
+                "--topology",
+                spec,
+                "--mapper",
+                id,
+                "--seed",
+                &SEED.to_string(),
+            ])
             .args(params.iter().flat_map(|p| ["--param", p]))
             .args(["-o", out.to_str().unwrap()])
             .output()
             .unwrap();
-        assert!(o.status.success(), "{id}: {}", String::from_utf8_lossy(&o.stderr));
+        assert!(
+            o.status.success(),
+            "{id}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
         let text = std::fs::read_to_string(&out).unwrap();
         let topo = Topology::parse(spec).unwrap();
-        let cli = parse_mapping(&text, &out, &topo, LauncherFormat::Plain, &HostNames::default())
-            .unwrap();
+        let cli = parse_mapping(
+            &text,
+            &out,
+            &topo,
+            LauncherFormat::Plain,
+            &HostNames::default(),
+        )
+        .unwrap();
         let cmp = compare_mapping(&ga, spec, id, params);
         let gui = gui_mapping(&g, spec, id, params);
         assert_eq!(cli, cmp, "{id}: CLI and compare differ");

@@ -6,6 +6,7 @@
 
 use super::Model;
 use super::colormap::{category, fmt_bytes};
+use super::error::AppError;
 use super::mapper_panel::MapperPanel;
 use super::metrics_panel::fmt_num;
 use super::worker::{Job, Poll};
@@ -41,7 +42,7 @@ fn col_value(r: &Row, c: usize) -> f64 {
 }
 
 /// What a comparison job returns.
-type Outcome = Result<Comparison, String>;
+type Outcome = Result<Comparison, AppError>;
 
 #[derive(Default)]
 pub struct ComparePanel {
@@ -103,7 +104,7 @@ impl ComparePanel {
                 &ctl.cancel,
                 &mut progress,
             )
-            .map_err(|e| e.to_string());
+            .map_err(AppError::from);
             ctl.set_done(sel.len());
             r
         }));
@@ -134,8 +135,8 @@ impl ComparePanel {
                 self.sort();
                 model.status = format!("compared {} mappers", self.rows.len());
             }
-            Err(e) if e == "cancelled" => model.status = "comparison cancelled".into(),
-            Err(e) => model.error = Some(e),
+            Err(AppError::Cancelled) => model.status = "comparison cancelled".into(),
+            Err(e) => model.error = Some(e.to_string()),
         }
     }
 

@@ -5,6 +5,7 @@
 
 use super::Model;
 use super::colormap::fmt_bytes;
+use super::error::AppError;
 use super::settings::Settings;
 use super::worker::Job;
 use crate::graph::{CommGraph, Coords, GraphBuilder};
@@ -120,23 +121,47 @@ fn stencil(dims: &[usize], bytes: f64) -> CommGraph {
 
 /// `sample`, a built-in sample name, or a file path.
 pub fn load_graph_arg(arg: &str) -> Result<(CommGraph, String), String> {
-    if arg == "sample" {
-        return builtin_sample(DEFAULT_SAMPLE).ok_or_else(|| "no built-in sample".into());
+    load_graph_arg_with(arg, &crate::io::ReadOptions::default(), None)
+}
+
+/// [`load_graph_arg`] with read options for a file and, optionally, a
+/// coordinates file (`x y [z]` per process) that replaces the graph's own
+/// coordinates, as `--coords` does for every command that reads a graph.
+pub fn load_graph_arg_with(
+    arg: &str,
+    opts: &crate::io::ReadOptions,
+    coords: Option<&Path>,
+) -> Result<(CommGraph, String), String> {
+    let (mut g, name) = if arg == "sample" {
+        builtin_sample(DEFAULT_SAMPLE).ok_or_else(|| "no built-in sample".to_string())?
+    } else if let Some(s) = builtin_sample(arg) {
+        s
+    } else {
+        read_file_with(Path::new(arg), opts)?
+    };
+    if let Some(c) = coords {
+        let xyz = crate::io::read_coords(c).map_err(|e| e.to_string())?;
+        g.set_coords(Some(xyz))
+            .map_err(|e| format!("{}: {e}", c.display()))?;
     }
-    if let Some(s) = builtin_sample(arg) {
-        return Ok(s);
-    }
-    read_file(Path::new(arg))
+    Ok((g, name))
 }
 
 /// Read a graph file with the library's readers.
 pub fn read_file(path: &Path) -> Result<(CommGraph, String), String> {
+    read_file_with(path, &crate::io::ReadOptions::default())
+}
+
+/// Read a graph file with the library's readers and `opts`.
+pub fn read_file_with(
+    path: &Path,
+    opts: &crate::io::ReadOptions,
+) -> Result<(CommGraph, String), String> {
     let name = path
         .file_name()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| path.display().to_string());
-    let g = crate::io::read_graph(path, &crate::io::ReadOptions::default())
-        .map_err(|e| e.to_string())?;
+    let g = crate::io::read_graph(path, opts).map_err(|e| e.to_string())?;
     Ok((g, name))
 }
 
@@ -184,7 +209,9 @@ impl DataPanel {
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_default()
         );
-        model.load_job = Some(Job::spawn(label, move |_ctl| read_file(&p)));
+        model.load_job = Some(Job::spawn(label, move |_ctl| {
+            read_file(&p).map_err(AppError::from)
+        }));
     }
 
     /// Generate a graph on a worker thread.
@@ -206,7 +233,7 @@ impl DataPanel {
         model.load_job = Some(Job::spawn(format!("Generating {spec}"), move |_| {
             crate::generate::generate(&spec, &opts)
                 .map(|g| (g, spec.clone()))
-                .map_err(|e| e.to_string())
+                .map_err(AppError::from)
         }));
     }
 

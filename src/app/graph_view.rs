@@ -10,6 +10,10 @@
 //! both views); drag a node to pin it; drag the background to pan; the wheel
 //! zooms; "Fit" frames everything.
 //!
+//! Structure of a frame: `toolbar`, then `input` (pick, drag, pan, zoom),
+//! `rebuild_meshes` (the geometry cache), `paint`, `legend`, and the hover
+//! card.
+//!
 //! Drawing cost: one [`egui::Mesh`] for all edges (a quad each) and, past
 //! 3000 processes, one for all nodes, rebuilt only when the view, the
 //! positions or the colours change. With more than [`MAX_EDGES`] pairs only
@@ -282,6 +286,30 @@ impl GraphView {
         self.ensure(model);
         self.advance(model);
         self.measure_edges(model);
+        self.toolbar(ui, model);
+        let (resp, painter) = ui.allocate_painter(ui.available_size(), Sense::click_and_drag());
+        let rect = resp.rect;
+        painter.rect_filled(rect, 4.0, Color32::from_gray(18));
+        let n = model.graph.n();
+        if n == 0 {
+            return;
+        }
+        let xf = self.transform(rect);
+        let hovered = self.input(ui, &resp, &xf, model);
+        // The transform may have changed (pan, zoom, a dragged node).
+        let xf = self.transform(rect);
+        self.rebuild_meshes(&xf, model, colors, colors_gen);
+        let painter = painter.with_clip_rect(rect);
+        self.paint(&painter, &xf, model, colors);
+        self.legend(&painter, rect, model);
+        if let Some(h) = hovered {
+            hover_ui(resp, model, h);
+        }
+    }
+
+    /// Buttons (Fit, Play/Pause, Step, Restart, coordinates, Unpin), the
+    /// layout's parameters and its status line.
+    fn toolbar(&mut self, ui: &mut egui::Ui, model: &mut Model) {
         ui.horizontal_wrapped(|ui| {
             ui.strong("Communication graph");
             if ui
@@ -401,47 +429,58 @@ impl GraphView {
                     .unwrap_or_default()
             ));
         }
-        let (resp, painter) = ui.allocate_painter(ui.available_size(), Sense::click_and_drag());
-        let rect = resp.rect;
-        painter.rect_filled(rect, 4.0, Color32::from_gray(18));
-        let n = model.graph.n();
-        if n == 0 {
-            return;
-        }
-        // World -> screen.
+    }
+
+    /// Layout space → screen for this frame.
+    fn transform(&self, rect: Rect) -> Xform {
         let b = self.bounds;
         let fit = ((rect.width() - 30.0) / b.width().max(1e-3))
             .min((rect.height() - 30.0) / b.height().max(1e-3))
             .max(1e-4);
         let scale = fit * self.zoom;
-        let c = b.center();
-        let origin = rect.center() + self.pan;
-        let to_screen = |p: Vec2| origin + (p - c.to_vec2()) * scale;
-        let to_world = |s: Pos2| (s - origin) / scale + c.to_vec2();
-
-        // Interaction.
-        let hover_pos = resp.hover_pos();
         let node_r = (self.edge_len * scale * 0.22).clamp(1.5, 7.0);
-        let pick = |p: Pos2, pos: &[Vec2]| -> Option<usize> {
-            let mut best = None;
-            let mut bd = (node_r + 4.0).powi(2);
-            for (i, &q) in pos.iter().enumerate() {
-                let d = (to_screen(q) - p).length_sq();
-                if d < bd {
-                    bd = d;
-                    best = Some(i);
-                }
+        Xform {
+            rect,
+            scale,
+            centre: self.bounds.center().to_vec2(),
+            origin: rect.center() + self.pan,
+            node_r,
+        }
+    }
+
+    /// The node within reach of screen point `p`.
+    fn pick(&self, xf: &Xform, p: Pos2) -> Option<usize> {
+        let mut best = None;
+        let mut bd = (xf.node_r + 4.0).powi(2);
+        for (i, &q) in self.pos.iter().enumerate() {
+            let d = (xf.to_screen(q) - p).length_sq();
+            if d < bd {
+                bd = d;
+                best = Some(i);
             }
-            best
-        };
-        let hovered = hover_pos.and_then(|p| pick(p, &self.pos));
+        }
+        best
+    }
+
+    /// Input: drag a node to pin it (the layout moves the rest), drag the
+    /// background to pan, click to select, wheel to zoom about the pointer.
+    /// Returns the hovered process.
+    fn input(
+        &mut self,
+        ui: &egui::Ui,
+        resp: &egui::Response,
+        xf: &Xform,
+        model: &mut Model,
+    ) -> Option<usize> {
+        let hover_pos = resp.hover_pos();
+        let hovered = hover_pos.and_then(|p| self.pick(xf, p));
         if resp.drag_started() {
-            self.dragging = resp.interact_pointer_pos().and_then(|p| pick(p, &self.pos));
+            self.dragging = resp.interact_pointer_pos().and_then(|p| self.pick(xf, p));
         }
         if resp.dragged() {
             match (self.dragging, resp.interact_pointer_pos()) {
                 (Some(i), Some(p)) => {
-                    let w = to_world(p);
+                    let w = xf.to_world(p);
                     self.pos[i] = w;
                     self.pos_version += 1;
                     self.pinned[i] = true;
@@ -468,103 +507,111 @@ impl GraphView {
                 let f = (scroll / 200.0).exp();
                 if let Some(p) = hover_pos {
                     // Zoom around the pointer.
-                    let before = p - origin;
+                    let before = p - xf.origin;
                     self.pan += before - before * f;
                 }
                 self.zoom = (self.zoom * f).clamp(0.05, 200.0);
                 self.auto_fit = false;
             }
         }
+        hovered
+    }
 
-        // Edges (and, past 3000 processes, nodes): meshes rebuilt only when
-        // the view, the positions or the colours change.
+    /// The geometry cache: edges (and, past 3000 processes, nodes) as
+    /// meshes, rebuilt only when the view, the positions or the colours change.
+    fn rebuild_meshes(&mut self, xf: &Xform, model: &Model, colors: &[Color32], colors_gen: u64) {
         let g = &model.graph;
+        let n = g.n();
+        let rect = xf.rect;
         let key = [
             rect.min.x.to_bits() as u64 | (rect.min.y.to_bits() as u64) << 32,
             rect.max.x.to_bits() as u64 | (rect.max.y.to_bits() as u64) << 32,
-            scale.to_bits() as u64 | (node_r.to_bits() as u64) << 32,
-            origin.x.to_bits() as u64 | (origin.y.to_bits() as u64) << 32,
-            c.x.to_bits() as u64 | (c.y.to_bits() as u64) << 32,
+            xf.scale.to_bits() as u64 | (xf.node_r.to_bits() as u64) << 32,
+            xf.origin.x.to_bits() as u64 | (xf.origin.y.to_bits() as u64) << 32,
+            xf.centre.x.to_bits() as u64 | (xf.centre.y.to_bits() as u64) << 32,
             self.pos_version,
             colors_gen,
             model.graph_gen,
         ];
-        if self.drawn.as_ref().is_none_or(|d| d.0 != key) {
-            self.rebuilds += 1;
-            let mut mesh = Mesh::default();
-            let maxv = self.max_vol.max(1e-12);
-            let many = g.num_edges() > 5000;
-            for u in 0..n {
-                let pu = to_screen(self.pos[u]);
-                for (&v, &s) in g.neighbors(u).iter().zip(g.sent_row(u)) {
-                    let v = v as usize;
-                    if v <= u {
-                        continue;
-                    }
-                    let vol = s + g.sent_between(v, u);
-                    if vol < self.min_drawn {
-                        continue;
-                    }
-                    if vol == self.min_drawn
-                        && self.tie_keep.1 > 0
-                        && pair_hash(u, v) % self.tie_keep.1 >= self.tie_keep.0
-                    {
-                        continue;
-                    }
-                    let t = (vol / maxv).sqrt() as f32;
-                    let pv = to_screen(self.pos[v]);
-                    if !rect.contains(pu) && !rect.contains(pv) {
-                        continue;
-                    }
-                    let w = if many { 0.4 + 1.4 * t } else { 0.5 + 2.0 * t };
-                    let a = if many {
-                        20.0 + 110.0 * t
-                    } else {
-                        30.0 + 120.0 * t
-                    };
-                    add_segment(
-                        &mut mesh,
-                        pu,
-                        pv,
-                        w,
-                        Color32::from_rgba_unmultiplied(170, 185, 210, a as u8),
-                    );
-                }
-            }
-            let mut m = Mesh::default();
-            if n > 3000 {
-                for i in 0..n {
-                    let p = to_screen(self.pos[i]);
-                    if rect.contains(p) {
-                        m.add_colored_rect(
-                            Rect::from_center_size(p, Vec2::splat(node_r * 2.0)),
-                            colors[i],
-                        );
-                    }
-                }
-            }
-            self.drawn = Some((key, Arc::new(mesh), Arc::new(m)));
+        if self.drawn.as_ref().is_some_and(|d| d.0 == key) {
+            return;
         }
-        let painter = painter.with_clip_rect(rect);
+        self.rebuilds += 1;
+        let mut mesh = Mesh::default();
+        let maxv = self.max_vol.max(1e-12);
+        let many = g.num_edges() > 5000;
+        for u in 0..n {
+            let pu = xf.to_screen(self.pos[u]);
+            for (&v, &s) in g.neighbors(u).iter().zip(g.sent_row(u)) {
+                let v = v as usize;
+                if v <= u {
+                    continue;
+                }
+                let vol = s + g.sent_between(v, u);
+                if vol < self.min_drawn {
+                    continue;
+                }
+                if vol == self.min_drawn
+                    && self.tie_keep.1 > 0
+                    && pair_hash(u, v) % self.tie_keep.1 >= self.tie_keep.0
+                {
+                    continue;
+                }
+                let t = (vol / maxv).sqrt() as f32;
+                let pv = xf.to_screen(self.pos[v]);
+                if !rect.contains(pu) && !rect.contains(pv) {
+                    continue;
+                }
+                let w = if many { 0.4 + 1.4 * t } else { 0.5 + 2.0 * t };
+                let a = if many {
+                    20.0 + 110.0 * t
+                } else {
+                    30.0 + 120.0 * t
+                };
+                add_segment(
+                    &mut mesh,
+                    pu,
+                    pv,
+                    w,
+                    Color32::from_rgba_unmultiplied(170, 185, 210, a as u8),
+                );
+            }
+        }
+        let mut m = Mesh::default();
+        if n > 3000 {
+            for (&q, &c) in self.pos.iter().zip(colors).take(n) {
+                let p = xf.to_screen(q);
+                if rect.contains(p) {
+                    m.add_colored_rect(Rect::from_center_size(p, Vec2::splat(xf.node_r * 2.0)), c);
+                }
+            }
+        }
+        self.drawn = Some((key, Arc::new(mesh), Arc::new(m)));
+    }
+
+    /// Painting: edges, the selected process's pairs, nodes, pins, the
+    /// stepping mapper's frontier and last placement, the selection.
+    fn paint(&self, painter: &egui::Painter, xf: &Xform, model: &Model, colors: &[Color32]) {
+        let g = &model.graph;
+        let n = g.n();
+        let node_r = xf.node_r;
         if let Some((_, edges, _)) = &self.drawn {
             painter.add(Shape::mesh(edges.clone()));
         }
-
         // Selected process: its pairs on top.
         if let Some(sel) = model.selected.filter(|&s| s < n) {
-            let ps = to_screen(self.pos[sel]);
+            let ps = xf.to_screen(self.pos[sel]);
             for &v in g.neighbors(sel) {
                 painter.line_segment(
-                    [ps, to_screen(self.pos[v as usize])],
+                    [ps, xf.to_screen(self.pos[v as usize])],
                     Stroke::new(2.0, Color32::WHITE),
                 );
             }
         }
-
         // Nodes.
         if n <= 3000 {
-            for i in 0..n {
-                painter.circle_filled(to_screen(self.pos[i]), node_r, colors[i]);
+            for (&q, &c) in self.pos.iter().zip(colors).take(n) {
+                painter.circle_filled(xf.to_screen(q), node_r, c);
             }
         } else if let Some((_, _, nodes)) = &self.drawn {
             painter.add(Shape::mesh(nodes.clone()));
@@ -572,7 +619,7 @@ impl GraphView {
         for (i, pinned) in self.pinned.iter().enumerate() {
             if *pinned {
                 painter.circle_stroke(
-                    to_screen(self.pos[i]),
+                    xf.to_screen(self.pos[i]),
                     node_r + 2.0,
                     Stroke::new(1.5, Color32::YELLOW),
                 );
@@ -582,7 +629,7 @@ impl GraphView {
         for &f in model.frontier.iter().take(5000) {
             if f < n {
                 painter.circle_stroke(
-                    to_screen(self.pos[f]),
+                    xf.to_screen(self.pos[f]),
                     node_r + 2.5,
                     Stroke::new(1.5, Color32::from_rgb(255, 160, 40)),
                 );
@@ -592,26 +639,29 @@ impl GraphView {
             && *process < n
         {
             painter.circle_stroke(
-                to_screen(self.pos[*process]),
+                xf.to_screen(self.pos[*process]),
                 node_r + 4.0,
                 Stroke::new(2.5, Color32::WHITE),
             );
         }
         if let Some(sel) = model.selected.filter(|&s| s < n) {
             painter.circle_stroke(
-                to_screen(self.pos[sel]),
+                xf.to_screen(self.pos[sel]),
                 node_r + 3.0,
                 Stroke::new(2.0, Color32::WHITE),
             );
         }
+    }
 
-        // Legend line.
+    /// The legend line under the drawing.
+    fn legend(&self, painter: &egui::Painter, rect: Rect, model: &Model) {
+        let g = &model.graph;
         painter.text(
             rect.left_bottom() + vec2(6.0, -6.0),
             egui::Align2::LEFT_BOTTOM,
             format!(
                 "{} processes, {} pairs{}  ·  width/opacity = bytes  ·  wheel zoom, drag pan, drag a dot to pin",
-                n,
+                g.n(),
                 g.num_edges(),
                 if self.min_drawn > 0.0 {
                     format!(" (about {MAX_EDGES} heaviest drawn)")
@@ -622,24 +672,46 @@ impl GraphView {
             egui::FontId::proportional(11.0),
             Color32::from_gray(150),
         );
-
-        if let Some(h) = hovered {
-            let node = model.node_of(h);
-            resp.on_hover_ui_at_pointer(|ui| {
-                ui.strong(format!("process {h}"));
-                ui.label(format!("degree {}", g.degree(h)));
-                ui.label(format!(
-                    "sends {}, total with partners {}",
-                    fmt_bytes(g.sent_row(h).iter().sum()),
-                    fmt_bytes(g.weighted_degree(h))
-                ));
-                match node {
-                    Some(v) => ui.label(format!("on network node {v}{}", coord_text(model, v))),
-                    None => ui.label("not placed"),
-                };
-            });
-        }
     }
+}
+
+/// Layout space → screen for one frame.
+struct Xform {
+    rect: Rect,
+    scale: f32,
+    /// Centre of the layout's bounds, in layout space.
+    centre: Vec2,
+    origin: Pos2,
+    /// Radius of a node's dot.
+    node_r: f32,
+}
+
+impl Xform {
+    fn to_screen(&self, p: Vec2) -> Pos2 {
+        self.origin + (p - self.centre) * self.scale
+    }
+    fn to_world(&self, s: Pos2) -> Vec2 {
+        (s - self.origin) / self.scale + self.centre
+    }
+}
+
+/// The hovered process: degree, bytes, network node.
+fn hover_ui(resp: egui::Response, model: &Model, h: usize) {
+    let g = &model.graph;
+    let node = model.node_of(h);
+    resp.on_hover_ui_at_pointer(|ui| {
+        ui.strong(format!("process {h}"));
+        ui.label(format!("degree {}", g.degree(h)));
+        ui.label(format!(
+            "sends {}, total with partners {}",
+            fmt_bytes(g.sent_row(h).iter().sum()),
+            fmt_bytes(g.weighted_degree(h))
+        ));
+        match node {
+            Some(v) => ui.label(format!("on network node {v}{}", coord_text(model, v))),
+            None => ui.label("not placed"),
+        };
+    });
 }
 
 /// A fixed hash of a pair, for thinning ties deterministically.

@@ -8,12 +8,29 @@
 //!
 //! Only parameters whose value differs from the default are passed to the
 //! mapper ([`MapperPanel::params`]).
+//!
+//! Coordinate mappers (AFFN, COCE, COCE+MHT) stay usable when the graph has
+//! no coordinates: they then run on coordinates from the gravitational
+//! layout (Bhatele & Kale §V: coordinates inferred by a force-directed
+//! layout), i.e. with `coords=infer`, unless the user unticks "use the
+//! layout's coordinates" ([`MapperPanel::effective_params`]).
 
 use super::Model;
 use super::settings::Settings;
-use crate::mappers::{self, MapperInfo, ParamKind, ParamSpec};
+use crate::mappers::{self, COORDS_PARAM, MapperInfo, ParamKind, ParamSpec};
 use crate::routing::Routing;
 use std::collections::BTreeMap;
+
+/// Tooltip of a coordinate mapper on a graph without coordinates.
+pub const LAYOUT_COORDS_TIP: &str = "This graph has no process coordinates, so this mapper uses \
+    the layout's coordinates: the gravitational layout (Bobrik & Popova, the method of the graph \
+    view) is run in the network's dimension (2D, or 3D for a 3D network) with the mapper's seed, \
+    and its positions become the processes' coordinates (Bhatele & Kale §V: inferring coordinates \
+    by force-directed layout). Same as `--param coords=infer` on the command line.";
+
+/// The line added to a coordinate mapper's tooltip in the mapper list.
+const LAYOUT_COORDS_NOTE: &str = "\nThis graph has no coordinates: the mapper uses the layout's \
+    coordinates (gravitational layout in the network's dimension; Bhatele & Kale §V).";
 
 pub struct MapperPanel {
     /// Id of the chosen mapper.
@@ -71,7 +88,8 @@ impl MapperPanel {
         // The saved non-default parameters of the saved mapper; keys it does
         // not declare and bad values are dropped.
         if let Some(info) = mappers::find(&panel.selected) {
-            for (k, v) in crate::mappers::parse_params(&settings.mapper_params).unwrap_or_default() {
+            for (k, v) in crate::mappers::parse_params(&settings.mapper_params).unwrap_or_default()
+            {
                 if let Some(spec) = info.param_spec(&k)
                     && spec.check(&v).is_ok()
                 {
@@ -126,6 +144,42 @@ impl MapperPanel {
             .collect()
     }
 
+    /// What is passed to the mapper: [`Self::params`], plus `coords=infer`
+    /// when the selected mapper needs coordinates, the graph has none
+    /// (`has_coords` false) and the user did not choose otherwise.
+    pub fn effective_params(&self, has_coords: bool) -> String {
+        let mut out = self.params.clone();
+        if self.uses_layout_coords(has_coords)
+            && !self
+                .non_default_params()
+                .iter()
+                .any(|(k, _)| k == COORDS_PARAM.key)
+        {
+            if !out.is_empty() {
+                out.push_str(", ");
+            }
+            out.push_str("coords=infer");
+        }
+        out
+    }
+
+    /// Whether the selected mapper will run on the layout's coordinates.
+    pub fn uses_layout_coords(&self, has_coords: bool) -> bool {
+        let Some(info) = mappers::find(&self.selected) else {
+            return false;
+        };
+        if !info.needs_coords || info.param_spec(COORDS_PARAM.key).is_none() {
+            return false;
+        }
+        match self
+            .values
+            .get(&(self.selected.clone(), COORDS_PARAM.key.to_string()))
+        {
+            Some(v) => v.trim().eq_ignore_ascii_case("infer"),
+            None => !has_coords,
+        }
+    }
+
     /// Recompute [`Self::params`] from the controls.
     pub fn refresh_params(&mut self) {
         self.params = self
@@ -136,17 +190,35 @@ impl MapperPanel {
             .join(", ");
     }
 
-    /// One control per parameter of `info`, plus "reset to defaults".
-    fn params_ui(&mut self, ui: &mut egui::Ui, info: &MapperInfo) {
+    /// One control per parameter of `info`, plus "reset to defaults". A
+    /// coordinate mapper on a graph without coordinates shows "use the
+    /// layout's coordinates" instead of the `coords` choice.
+    fn params_ui(&mut self, ui: &mut egui::Ui, info: &MapperInfo, has_coords: bool) {
         if info.params.is_empty() {
             ui.label(egui::RichText::new("no parameters").small().weak());
             return;
+        }
+        if info.needs_coords && !has_coords && info.param_spec(COORDS_PARAM.key).is_some() {
+            let mut on = self.uses_layout_coords(false);
+            if ui
+                .checkbox(&mut on, "use the layout's coordinates")
+                .on_hover_text(LAYOUT_COORDS_TIP)
+                .changed()
+            {
+                self.values.insert(
+                    (info.id.to_string(), COORDS_PARAM.key.to_string()),
+                    if on { "infer" } else { "none" }.to_string(),
+                );
+            }
         }
         egui::Grid::new("mapper_params")
             .num_columns(2)
             .spacing([6.0, 2.0])
             .show(ui, |ui| {
                 for spec in info.params {
+                    if spec.key == COORDS_PARAM.key && info.needs_coords && !has_coords {
+                        continue; // the checkbox above
+                    }
                     let tip = help_text(spec);
                     let label = ui.label(spec.key).on_hover_text(&tip);
                     let mut v = self.value(spec);
@@ -224,6 +296,7 @@ impl MapperPanel {
 
     pub fn ui(&mut self, ui: &mut egui::Ui, model: &mut Model) {
         ui.heading("Mapper");
+        let has_coords = model.graph.coords().is_some();
         let reg = mappers::registry();
         egui::Grid::new("mapper_list")
             .num_columns(2)
@@ -235,10 +308,10 @@ impl MapperPanel {
                         info.name,
                         info.doc,
                         info.paper,
-                        if info.needs_coords {
-                            "\nNeeds process coordinates."
-                        } else {
-                            ""
+                        match (info.needs_coords, has_coords) {
+                            (false, _) => "",
+                            (true, true) => "\nUses the graph's process coordinates.",
+                            (true, false) => LAYOUT_COORDS_NOTE,
                         }
                     );
                     let r = ui
@@ -247,11 +320,14 @@ impl MapperPanel {
                     if r.clicked() {
                         self.select(info.id);
                     }
-                    let mut name = egui::RichText::new(info.name).small();
-                    if info.needs_coords && model.graph.coords().is_none() {
-                        name = name.strikethrough();
+                    if info.needs_coords && !has_coords {
+                        ui.label(
+                            egui::RichText::new(format!("{} · layout coords", info.name)).small(),
+                        )
+                        .on_hover_text(LAYOUT_COORDS_TIP);
+                    } else {
+                        ui.label(egui::RichText::new(info.name).small());
                     }
-                    ui.label(name);
                     ui.end_row();
                 }
             });
@@ -264,10 +340,11 @@ impl MapperPanel {
         });
         if let Some(info) = current {
             ui.label(egui::RichText::new(format!("{} parameters", info.id)).strong());
-            self.params_ui(ui, info);
+            self.params_ui(ui, info, has_coords);
         }
         self.refresh_params();
         let id = self.selected.clone();
+        let params = self.effective_params(has_coords);
         ui.horizontal(|ui| {
             let busy = model.run_to_end;
             if ui
@@ -275,14 +352,14 @@ impl MapperPanel {
                 .on_hover_text("Run the mapper to the end (on a worker thread)")
                 .clicked()
             {
-                model.start_map(&id, self.seed, &self.params);
+                model.start_map(&id, self.seed, &params);
             }
             if ui
                 .add_enabled(!busy, egui::Button::new("Step"))
                 .on_hover_text("One step: one placement for greedy mappers")
                 .clicked()
             {
-                model.step(&id, self.seed, &self.params);
+                model.step(&id, self.seed, &params);
             }
             let play_label = if model.playing { "Pause" } else { "Play" };
             if ui
@@ -291,7 +368,7 @@ impl MapperPanel {
                 .clicked()
             {
                 let on = !model.playing;
-                model.play(&id, self.seed, &self.params, on);
+                model.play(&id, self.seed, &params, on);
             }
             if ui
                 .button("Reset")
@@ -365,6 +442,29 @@ mod tests {
         assert_eq!(p.params, "iters=200, theta=0.5");
         p.reset_params();
         assert_eq!(p.params, "");
+    }
+
+    #[test]
+    fn coordinate_mappers_use_the_layout_when_the_graph_has_none() {
+        let mut p = MapperPanel::new(&Settings::default());
+        p.select("affn");
+        assert!(p.uses_layout_coords(false));
+        assert_eq!(p.effective_params(false), "coords=infer");
+        // A graph with coordinates: its own are used.
+        assert!(!p.uses_layout_coords(true));
+        assert_eq!(p.effective_params(true), "");
+        // Unticked: nothing inferred (the mapper will say it needs coordinates).
+        p.values
+            .insert(("affn".into(), "coords".into()), "none".into());
+        p.refresh_params();
+        assert!(!p.uses_layout_coords(false));
+        assert_eq!(p.effective_params(false), "");
+        // Other parameters are kept; a mapper without coordinates is unchanged.
+        p.reset_params();
+        p.set_value("find", "spiral");
+        assert_eq!(p.effective_params(false), "find=spiral, coords=infer");
+        p.select("mht");
+        assert_eq!(p.effective_params(false), p.params);
     }
 
     #[test]

@@ -20,7 +20,8 @@ pub struct Settings {
     pub recent: Vec<String>,
     pub tab: String,
     pub color_mode: String,
-    pub network_3d: bool,
+    /// The network view's mode: auto, 3d, slices or projection.
+    pub network_mode: String,
     pub heat_by_flows: bool,
     pub matrix_by_mapping: bool,
     pub speed: f32,
@@ -37,7 +38,7 @@ impl Default for Settings {
             recent: Vec::new(),
             tab: "split".into(),
             color_mode: "node".into(),
-            network_3d: true,
+            network_mode: "auto".into(),
             heat_by_flows: false,
             matrix_by_mapping: true,
             speed: 30.0,

@@ -26,6 +26,15 @@ pub struct Args {
     /// Central view: split, graph, network, matrix or compare.
     #[arg(long)]
     pub view: Option<String>,
+    /// Per-process coordinates file (`x y [z]` per line); overrides coordinates in the graph file.
+    #[arg(long, value_name = "FILE", requires = "graph")]
+    pub coords: Option<PathBuf>,
+    /// Input format of GRAPH (default: detected by extension, then by content).
+    #[arg(long, value_enum)]
+    pub format: Option<hopmap::io::Format>,
+    /// Edge-list ids start at 1 instead of 0.
+    #[arg(long)]
+    pub one_based: bool,
 }
 
 const NO_DISPLAY_HELP: &str = "\
@@ -46,12 +55,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         frames: args.frames,
         steps: args.steps,
         view: args.view,
+        coords: args.coords,
+        read: hopmap::io::ReadOptions {
+            format: args.format,
+            one_based: args.one_based,
+        },
     };
-    hopmap::app::run(opts).map_err(|e| {
-        if e.starts_with("cannot open a window") {
-            anyhow::anyhow!("{e}\n\n{NO_DISPLAY_HELP}")
-        } else {
-            anyhow::anyhow!(e)
-        }
+    hopmap::app::run(opts).map_err(|e| match e {
+        hopmap::app::AppError::NoWindow(_) => anyhow::anyhow!("{e}\n\n{NO_DISPLAY_HELP}"),
+        e => anyhow::anyhow!(e),
     })
 }

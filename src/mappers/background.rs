@@ -124,7 +124,9 @@ impl BackgroundRun {
             .unwrap_or_else(|e| {
                 // No thread: publish the failure so the front end shows it.
                 if let Ok(mut g) = latest.lock() {
-                    *g = Some(Snapshot::failed(format!("cannot start a worker thread: {e}")));
+                    *g = Some(Snapshot::failed(format!(
+                        "cannot start a worker thread: {e}"
+                    )));
                 }
             });
         BackgroundRun {
@@ -228,7 +230,11 @@ struct Worker {
 enum Mode {
     Idle,
     Steps(usize),
-    Play { per_second: f64, credit: f64, last: Instant },
+    Play {
+        per_second: f64,
+        credit: f64,
+        last: Instant,
+    },
     ToEnd,
 }
 
@@ -345,7 +351,12 @@ impl Worker {
                     .map_err(|e| e.to_string()),
             };
             if let Ok(m) = &r {
-                self.eval = Some(evaluate(&self.input.graph, &self.input.topo, m, &self.routing));
+                self.eval = Some(evaluate(
+                    &self.input.graph,
+                    &self.input.topo,
+                    m,
+                    &self.routing,
+                ));
                 self.partial = false;
             }
             result = Some(r);
@@ -400,7 +411,11 @@ mod tests {
 
     fn input() -> MapperInput {
         let g = generate("stencil:8x8", &GenOptions::default()).unwrap();
-        MapperInput::new(Arc::new(g), Arc::new(Topology::parse("mesh:8x8").unwrap()), 0)
+        MapperInput::new(
+            Arc::new(g),
+            Arc::new(Topology::parse("mesh:8x8").unwrap()),
+            0,
+        )
     }
 
     #[test]
@@ -408,7 +423,14 @@ mod tests {
         let inp = input();
         let info = super::super::find("mht").unwrap();
         let run = super::super::prepare(&info, &inp).unwrap();
-        let mut bg = BackgroundRun::spawn(&info, "mht", run, inp.clone(), Routing::Dor, Box::new(|| {}));
+        let mut bg = BackgroundRun::spawn(
+            &info,
+            "mht",
+            run,
+            inp.clone(),
+            Routing::Dor,
+            Box::new(|| {}),
+        );
         bg.send(Command::Step(3));
         let s = bg
             .wait_for(Duration::from_secs(30), |s| s.steps == 3 && !s.active)

@@ -535,7 +535,10 @@ mod tests {
         assert_eq!(r.phases_done(), 1);
         assert_eq!(r.progress().phase, "placement");
         r.run_to_end();
-        assert_eq!(r.state(), crate::step::StepState::Stopped(crate::step::Stop::Complete));
+        assert_eq!(
+            r.state(),
+            crate::step::StepState::Stopped(crate::step::Stop::Complete)
+        );
         super::super::finish(&info(), r.as_ref(), &inp).unwrap();
     }
 }

@@ -98,11 +98,7 @@ impl Selected {
 /// Parse one `KEY=VALUE` (spaces around either side are dropped).
 pub fn parse_param(s: &str) -> Result<(String, String)> {
     let Some((k, v)) = s.split_once('=') else {
-        return Err(Error::spec(
-            "mapper parameter",
-            s,
-            "expected KEY=VALUE",
-        ));
+        return Err(Error::spec("mapper parameter", s, "expected KEY=VALUE"));
     };
     let (k, v) = (k.trim(), v.trim());
     if k.is_empty() {
@@ -137,7 +133,10 @@ pub fn parse_params(s: &str) -> Result<Vec<(String, String)>> {
 
 /// The parameters to run `info` with: the given ones, checked against the
 /// schema, then every declared parameter not given at its schema default.
-pub fn with_defaults(info: &MapperInfo, params: &[(String, String)]) -> Result<Vec<(String, String)>> {
+pub fn with_defaults(
+    info: &MapperInfo,
+    params: &[(String, String)],
+) -> Result<Vec<(String, String)>> {
     info.check_params(params)?;
     let mut out: Vec<(String, String)> = params
         .iter()
@@ -206,10 +205,9 @@ pub fn finish(info: &MapperInfo, run: &dyn MapperRun, input: &MapperInput) -> Re
         Some(Stop::Failed) => {
             return Err(match run.error() {
                 Some(e) => Error::Unsupported(format!("mapper {}: {e}", info.id)),
-                None => Error::Unsupported(format!(
-                    "mapper {} could not place every process",
-                    info.id
-                )),
+                None => {
+                    Error::Unsupported(format!("mapper {} could not place every process", info.id))
+                }
             });
         }
         Some(_) => {}
@@ -230,7 +228,11 @@ pub fn run(info: &MapperInfo, input: &MapperInput) -> Result<Mapping> {
 
 /// [`run`] with a cancel flag checked between steps; a cancel is
 /// [`Error::Cancelled`].
-pub fn run_cancellable(info: &MapperInfo, input: &MapperInput, cancel: &AtomicBool) -> Result<Mapping> {
+pub fn run_cancellable(
+    info: &MapperInfo,
+    input: &MapperInput,
+    cancel: &AtomicBool,
+) -> Result<Mapping> {
     let mut r = prepare(info, input)?;
     if r.run_cancellable(cancel) == Stop::Cancelled {
         return Err(Error::Cancelled);
@@ -251,7 +253,10 @@ mod tests {
         assert_eq!(v.len(), 3);
         assert_eq!(v[1], ("from".into(), "affn".into()));
         let v = parse_params("sweeps = 3 radius=2").unwrap();
-        assert_eq!(v, vec![("sweeps".into(), "3".into()), ("radius".into(), "2".into())]);
+        assert_eq!(
+            v,
+            vec![("sweeps".into(), "3".into()), ("radius".into(), "2".into())]
+        );
         assert!(parse_params("").unwrap().is_empty());
         assert!(parse_params("sweeps").is_err());
     }
@@ -271,7 +276,9 @@ mod tests {
         let s = resolve("TZXY").unwrap();
         assert!(s.with_params(&[("order".into(), "XYZT".into())]).is_err());
         assert_eq!(
-            s.with_params(&[("order".into(), "tzxy".into())]).unwrap().len(),
+            s.with_params(&[("order".into(), "tzxy".into())])
+                .unwrap()
+                .len(),
             1
         );
     }

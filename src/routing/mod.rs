@@ -117,16 +117,17 @@ impl Routing {
     /// Check that the routing fits the topology (e.g. an explicit order's dimensions exist).
     pub fn check(&self, topo: &Topology) -> Result<()> {
         if let (Routing::DorOrder(o), Topology::Grid(g)) = (self, topo)
-            && (o.len() != g.ndims() || o.iter().any(|&d| d >= g.ndims())) {
-                return Err(Error::spec(
-                    "routing",
-                    &self.name(),
-                    format!(
-                        "the order must name each of the {} dimensions once",
-                        g.ndims()
-                    ),
-                ));
-            }
+            && (o.len() != g.ndims() || o.iter().any(|&d| d >= g.ndims()))
+        {
+            return Err(Error::spec(
+                "routing",
+                &self.name(),
+                format!(
+                    "the order must name each of the {} dimensions once",
+                    g.ndims()
+                ),
+            ));
+        }
         Ok(())
     }
 }

@@ -239,9 +239,10 @@ impl Grid {
         for d in 0..self.ndims() {
             for dir in 0..2 {
                 if let Some(m) = self.step(node, d, dir)
-                    && !out.contains(&m) {
-                        out.push(m);
-                    }
+                    && !out.contains(&m)
+                {
+                    out.push(m);
+                }
             }
         }
     }
