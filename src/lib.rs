@@ -24,6 +24,7 @@ pub mod layout;
 pub mod mappers;
 pub mod mapping;
 pub mod report;
+pub mod report_png;
 pub mod metrics;
 pub mod rng;
 pub mod routing;

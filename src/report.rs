@@ -6,13 +6,14 @@
 //!   metrics, and the ratio of its hop-bytes to the case's best and to
 //!   `default`);
 //! * `runs.json`: the same runs, plus the mappers left out and why;
-//! * one **SVG** bar chart per case and metric (`caseK-hop_bytes.svg`,
-//!   `-max_link_load`, `-max_link_flows`, `-seconds`): horizontal bars,
+//! * per case and metric (hop-bytes, max link load, max flows, mapper
+//!   time) a bar chart as **PNG** (`caseK-hop_bytes.png`, drawn with the
+//!   `image` crate and a built-in bitmap font: [`crate::report_png`]) and as
+//!   **SVG** (`caseK-hop_bytes.svg`, vector, for papers): horizontal bars
 //!   sorted best (smallest) first, every bar named and labelled with its
-//!   value. SVG rather than PNG: the charts need text, and the `image` crate
-//!   draws none; SVG is vector, legible when printed, and opens in any
-//!   browser;
-//! * `index.html`: per case a table and the four charts.
+//!   value;
+//! * `index.html`: per case a table and the four PNG charts, each linking
+//!   to its SVG.
 //!
 //! Every file is written whole to a temporary file and renamed
 //! ([`write_file`]). Cost: the comparisons' own; writing is O(runs).
@@ -300,6 +301,16 @@ pub fn chart_bars(cmp: &Comparison, key: &str) -> Vec<(String, f64)> {
     bars
 }
 
+/// The chart titles in the PNG font's characters.
+fn png_title(key: &str) -> &'static str {
+    match key {
+        "hop_bytes" => "hop-bytes (bytes x hops)",
+        "max_link_load" => "max link load (bytes)",
+        "max_link_flows" => "max flows on a channel",
+        _ => "mapper time (s)",
+    }
+}
+
 fn chart_file(case: usize, key: &str) -> String {
     format!("case{}-{key}.svg", case + 1)
 }
@@ -367,10 +378,11 @@ pub fn to_html(cases: &[Case]) -> String {
         if !cmp.rows.is_empty() {
             s.push_str("<div>\n");
             for (key, title) in CHARTS {
+                let svg = chart_file(k, key);
                 let _ = writeln!(
                     s,
-                    "<img src=\"{}\" alt=\"{}\">",
-                    chart_file(k, key),
+                    "<a href=\"{svg}\"><img src=\"{}\" alt=\"{}\"></a>",
+                    svg.replace(".svg", ".png"),
                     xml_escape(title)
                 );
             }
@@ -426,11 +438,12 @@ pub fn write(dir: &Path, cases: &[Case]) -> Result<Vec<PathBuf>> {
             continue;
         }
         for (key, title) in CHARTS {
+            let bars = chart_bars(cmp, key);
             let t = format!("{title}: {} on {}", c.graph, c.topology);
-            put(
-                &chart_file(k, key),
-                bar_chart_svg(&t, &chart_bars(cmp, key)).as_bytes(),
-            )?;
+            put(&chart_file(k, key), bar_chart_svg(&t, &bars).as_bytes())?;
+            let t = format!("{}: {} on {}", png_title(key), c.graph, c.topology);
+            let png = crate::report_png::bar_chart_png(&t, &bars, fmt_value)?;
+            put(&chart_file(k, key).replace(".svg", ".png"), &png)?;
         }
     }
     put("index.html", to_html(cases).as_bytes())?;
@@ -542,14 +555,19 @@ mod tests {
         let c = cases();
         let dir = std::env::temp_dir().join(format!("hopmap-report-test-{}", std::process::id()));
         let files = write(&dir, &c).unwrap();
-        // csv, json, 2 cases with rows × 4 charts, index.
-        assert_eq!(files.len(), 2 + 8 + 1);
+        // csv, json, 2 cases with rows × 4 charts × (SVG, PNG), index.
+        assert_eq!(files.len(), 2 + 16 + 1);
         let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
         for f in &files {
             assert!(f.exists(), "{}", f.display());
             let name = f.file_name().unwrap().to_str().unwrap();
-            if name.ends_with(".svg") {
+            if name.ends_with(".png") {
                 assert!(html.contains(&format!("src=\"{name}\"")), "{name}");
+                let img = image::open(f).unwrap();
+                assert!(img.width() > 400 && img.height() > 60, "{name}");
+            }
+            if name.ends_with(".svg") {
+                assert!(html.contains(&format!("href=\"{name}\"")), "{name}");
             }
         }
         assert!(html.contains("left out"));

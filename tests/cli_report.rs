@@ -55,9 +55,11 @@ fn a_report_covers_every_graph_topology_and_mapper() {
     let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
     for k in 1..=6 {
         for m in ["hop_bytes", "max_link_load", "max_link_flows", "seconds"] {
-            let f = format!("case{k}-{m}.svg");
-            assert!(dir.join(&f).exists(), "{f}");
-            assert!(html.contains(&f), "{f}");
+            for ext in ["svg", "png"] {
+                let f = format!("case{k}-{m}.{ext}");
+                assert!(dir.join(&f).exists(), "{f}");
+                assert!(html.contains(&f), "{f}");
+            }
         }
     }
     let json: serde_json::Value =
