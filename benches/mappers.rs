@@ -3,6 +3,10 @@
 //! findNearest per call in the AFFN run, spiral against k-d tree (the paper,
 //! §III-B: 16 µs against 1.8 µs on a 2.4 GHz Core 2 Duo).
 //!
+//! Group `recursive_16384_on_16x32x32`: `recursive` and `recursive+refine`
+//! on an `unstructured:16384:3d` graph (no coordinates used) on the
+//! 16×32×32 torus; target ≤ Scotch gmap's 3.4–4 s.
+//!
 //! Targets: BFT, COCE, AFFN ≤ 5 ms; MHT ≤ 10 ms. Run:
 //! `cargo bench --bench mappers`.
 //!
@@ -100,6 +104,30 @@ fn bench(c: &mut Criterion) {
                 },
                 BatchSize::LargeInput,
             )
+        });
+    }
+    group.finish();
+
+    // Dual recursive bipartitioning (no coordinates) and its refinement at
+    // 16,384 processes on the 16×32×32 torus, the size where Scotch's gmap
+    // takes 3.4–4 s on this machine (issue 11: ours must not be slower).
+    let opts = GenOptions {
+        seed: 1,
+        ..GenOptions::default()
+    };
+    let g = generate("unstructured:16384:3d", &opts).expect("generator");
+    let topo = Topology::parse("torus:16x32x32").expect("topology");
+    let rin = MapperInput::new(Arc::new(g), Arc::new(topo), 1);
+    let mut group = c.benchmark_group("recursive_16384_on_16x32x32");
+    group.sample_size(10);
+    for id in ["recursive", "recursive+refine"] {
+        let info = mappers::find(id).expect("registered");
+        group.bench_function(id, |b| {
+            b.iter(|| {
+                let mut r = (info.start)(&rin).expect("start");
+                r.run_to_end();
+                black_box(r.result())
+            })
         });
     }
     group.finish();

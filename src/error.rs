@@ -7,14 +7,14 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// A malformed input file: `path:line: message`.
-    #[error("{}:{line}: {msg}", path.display())]
+    #[error("{}:{line}: {msg}", show_path(path))]
     Parse {
         path: PathBuf,
         line: usize,
         msg: String,
     },
     /// An I/O failure on a named file.
-    #[error("{}: {source}", path.display())]
+    #[error("{}: {source}", show_path(path))]
     Io {
         path: PathBuf,
         #[source]
@@ -39,6 +39,24 @@ pub enum Error {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// A path as messages show it: control characters (a newline or a tab in
+/// a file name) escaped, so that a message stays on one line.
+pub fn show_path(p: &Path) -> String {
+    let s = p.to_string_lossy();
+    if !s.chars().any(char::is_control) {
+        return s.into_owned();
+    }
+    let mut out = String::with_capacity(s.len() + 4);
+    for c in s.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
 
 impl Error {
     /// A parse error at `path:line`.

@@ -17,6 +17,11 @@
 
 use crate::error::{Error, Result};
 
+/// Largest total of bytes a graph may carry: hop-bytes are at most the
+/// total times the network's diameter (below 2^28), so with this cap they
+/// stay finite in f64 (max ≈ 1.8·10^308) instead of turning into `inf`.
+pub const MAX_TOTAL_BYTES: f64 = 1e300;
+
 /// Optional per-process coordinates, 2D or 3D (z = 0 in 2D).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Coords {
@@ -209,6 +214,18 @@ impl GraphBuilder {
             distinct_pairs
         };
         stats.duplicates_merged = input_kept - distinct_inputs.min(input_kept);
+        let total: f64 = sent.iter().sum();
+        if total.is_nan() || total > MAX_TOTAL_BYTES {
+            return Err(Error::Unsupported(format!(
+                "expected messages that sum to at most {MAX_TOTAL_BYTES:e} bytes (so that \
+                 hop-bytes and link loads stay finite), found a sum of {}",
+                if total.is_finite() {
+                    format!("{total:e}")
+                } else {
+                    "more than 1.8e308 (an overflow)".to_string()
+                }
+            )));
+        }
         Ok(CommGraph {
             n,
             directed,
@@ -323,9 +340,10 @@ impl CommGraph {
         self.edges_of(u).map(|(_, _, c)| c).sum()
     }
 
-    /// Total bytes in the graph (Σ over pairs of c_uv).
+    /// Total bytes in the graph (Σ over pairs of c_uv). An empty graph
+    /// gives +0 (an empty f64 sum is −0).
     pub fn total_bytes(&self) -> f64 {
-        self.sent.iter().sum()
+        self.sent.iter().sum::<f64>() + 0.0
     }
 
     /// Iterate each undirected pair once as `(u, v, c_uv)` with `u < v`.
@@ -532,6 +550,8 @@ impl GraphSummary {
 
 /// Bytes with a binary unit, e.g. `1.50 MiB (1572864)`.
 pub fn fmt_bytes(b: f64) -> String {
+    // −0 (an empty sum) reads as 0.
+    let b = b + 0.0;
     let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
     let mut v = b;
     let mut i = 0;

@@ -26,6 +26,7 @@ pub mod mapping;
 pub mod report;
 pub mod report_png;
 pub mod metrics;
+pub mod partition;
 pub mod rng;
 pub mod routing;
 pub mod step;

@@ -6,6 +6,7 @@
 mod cli;
 
 use clap::{CommandFactory, Parser};
+use std::io::Write;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -80,8 +81,67 @@ fn main() {
             Command::Bench(a) => cli::bench::run(a),
         },
     };
-    if let Err(e) = result {
-        eprintln!("error: {e:#}");
-        std::process::exit(1);
+    // Whatever is still buffered goes out now, so that its failure is seen.
+    let result = result.and_then(|()| Ok(cli::out::flush()?));
+    std::process::exit(report(result));
+}
+
+/// The one place that turns a command's outcome into an exit code and at
+/// most one line on stderr.
+///
+/// * A failed write to standard output decides first: a closed pipe
+///   (`hopmap mappers --long | head -1`) exits 0 quietly; anything else
+///   (`> /dev/full`) is `error: writing to standard output: …`, exit 1.
+/// * Any other error prints its chain once: a cause whose text its context
+///   already shows (an OS error inside `PATH: OS error`) is not repeated, and
+///   control characters (a newline in a file name) are escaped.
+fn report(result: anyhow::Result<()>) -> i32 {
+    if let Some((kind, text)) = cli::out::failure() {
+        if kind == std::io::ErrorKind::BrokenPipe {
+            return 0;
+        }
+        let _ = writeln!(
+            std::io::stderr(),
+            "error: writing to standard output: {}",
+            one_line(&text)
+        );
+        return 1;
     }
+    let Err(e) = result else { return 0 };
+    let mut msg = String::new();
+    for cause in e.chain() {
+        let t = cause.to_string();
+        if msg.contains(&t) {
+            continue;
+        }
+        if !msg.is_empty() {
+            msg.push_str(": ");
+        }
+        msg.push_str(&t);
+    }
+    let _ = writeln!(std::io::stderr(), "error: {}", one_line(&msg));
+    1
+}
+
+/// A message on one line: newlines, tabs and other control characters
+/// escaped — except in the trailing help of a message that is meant to span
+/// lines (the no-display help of `gui`), which follows a blank line.
+fn one_line(s: &str) -> String {
+    let (head, help) = match s.split_once("\n\n") {
+        Some((h, rest)) if rest.starts_with("hopmap could not open a window") => (h, Some(rest)),
+        _ => (s, None),
+    };
+    let mut out = String::with_capacity(head.len());
+    for c in head.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    if let Some(h) = help {
+        out.push_str("\n\n");
+        out.push_str(h);
+    }
+    out
 }

@@ -3,6 +3,33 @@
 use crate::error::{Error, Result};
 use crate::topology::Topology;
 
+/// Largest network, in slots, on which every mapper may run. Several
+/// mappers keep state per node or per slot (free lists, k-d trees of the
+/// free nodes, random permutations of the slots), so on a larger network a
+/// run is refused up front ([`check_mapper_network`]) instead of exhausting
+/// memory. 2^24 slots is the process cap of the readers.
+pub const MAX_MAPPER_SLOTS: usize = 1 << 24;
+
+/// Mappers whose memory follows the graph whatever the network's size:
+/// the linear orders (default and the permutation strings) and CDL, which
+/// evaluates permutation orders.
+const NETWORK_SIZE_FREE: &[&str] = &["default", "perm", "xyzt", "tzxy", "zyxt", "cdl"];
+
+/// Refuse, before any work, to run mapper `id` on a network larger than
+/// [`MAX_MAPPER_SLOTS`] slots unless its memory does not depend on the
+/// network's size.
+pub fn check_mapper_network(id: &str, topo: &Topology) -> Result<()> {
+    let slots = topo.num_slots();
+    if slots > MAX_MAPPER_SLOTS && !NETWORK_SIZE_FREE.iter().any(|m| m.eq_ignore_ascii_case(id)) {
+        return Err(Error::Unsupported(format!(
+            "network {} has {slots} slots; mapper {id} keeps state per node or slot and runs on \
+             at most {MAX_MAPPER_SLOTS} (default, the permutation orders and cdl have no such limit)",
+            topo.spec()
+        )));
+    }
+    Ok(())
+}
+
 /// Process → (node, core). Slot id = `node * cores + core`.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Mapping {
@@ -81,7 +108,20 @@ impl Mapping {
             )));
         }
         let cores = topo.cores();
-        let mut owner = vec![u32::MAX; topo.num_slots()];
+        // Slot owners: a dense array when the network has few slots for the
+        // mapping's size, else a hash map, so that memory follows the
+        // mapping (4 processes on 2^38 slots need 4 entries, not 1 TiB).
+        let dense = topo.num_slots() <= (1 << 20).max(n.saturating_mul(16));
+        let mut owner_dense = if dense {
+            vec![u32::MAX; topo.num_slots()]
+        } else {
+            Vec::new()
+        };
+        let mut owner_map: std::collections::HashMap<usize, u32> = if dense {
+            std::collections::HashMap::new()
+        } else {
+            std::collections::HashMap::with_capacity(n)
+        };
         for p in 0..n {
             let (nd, c) = (self.node[p] as usize, self.core[p] as usize);
             if nd >= topo.num_nodes() {
@@ -96,13 +136,16 @@ impl Mapping {
                 )));
             }
             let s = nd * cores + c;
-            if owner[s] != u32::MAX {
+            let previous = if dense {
+                std::mem::replace(&mut owner_dense[s], p as u32)
+            } else {
+                owner_map.insert(s, p as u32).unwrap_or(u32::MAX)
+            };
+            if previous != u32::MAX {
                 return Err(Error::Mapping(format!(
-                    "processes {} and {p} share node {nd} core {c}",
-                    owner[s]
+                    "processes {previous} and {p} share node {nd} core {c}"
                 )));
             }
-            owner[s] = p as u32;
         }
         Ok(())
     }
@@ -121,8 +164,12 @@ impl Mapping {
     }
 
     /// Ranks in node-then-core order (the order of an `MPICH_RANK_ORDER` file).
+    /// O(n log n), memory O(n) whatever the network's size.
     pub fn ranks_in_slot_order(&self, topo: &Topology) -> Vec<u32> {
-        self.slot_owners(topo).into_iter().flatten().collect()
+        let cores = topo.cores();
+        let mut r: Vec<u32> = (0..self.len() as u32).collect();
+        r.sort_by_key(|&p| self.slot(p as usize, cores));
+        r
     }
 }
 
@@ -133,6 +180,16 @@ mod tests {
     #[test]
     fn from_nodes_assigns_next_free_core_and_validates() {
         let t = Topology::parse("torus:3x3:cores=2").unwrap();
+        // Sparse validation on a network of 2^38 slots.
+        let huge = Topology::parse("torus:16384x16384:cores=1024").unwrap();
+        Mapping::new(vec![0, 1, 268435455], vec![0, 1023, 5])
+            .validate(3, &huge)
+            .unwrap();
+        let e = Mapping::new(vec![7, 7], vec![3, 3])
+            .validate(2, &huge)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("processes 0 and 1 share node 7 core 3"), "{e}");
         let m = Mapping::from_nodes(vec![0, 0, 4, 8], &t).unwrap();
         assert_eq!(m.core, vec![0, 1, 0, 0]);
         m.validate(4, &t).unwrap();

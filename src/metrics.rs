@@ -9,19 +9,78 @@
 //!
 //! Cost: O(m · hops) for `dor`; the adaptive model is costlier per message
 //! (see [`crate::routing::adaptive`]). Rows are processed in parallel with
-//! per-thread channel arrays that are summed at the end.
+//! per-task channel accumulators that are summed at the end.
+//!
+//! Memory follows the graph and the links it uses, not the network's size:
+//! the accumulators are dense arrays indexed by channel only when the
+//! topology has few channels for the graph's size ([`dense_channels`]);
+//! otherwise they are hash maps of the used channels (a 4-process graph on
+//! `torus:16384x16384` touches a handful of the 10⁹ channels). The hop
+//! histograms grow to the largest distance met. [`check_evaluable`] refuses,
+//! up front, a network whose diameter alone would make the histograms huge.
 
 use crate::graph::CommGraph;
 use crate::mapping::Mapping;
 use crate::routing::Routing;
 use crate::topology::Topology;
 use rayon::prelude::*;
+use std::collections::HashMap;
 
 /// Load and flow count per channel slot (index as in [`Topology::channel_ends`]).
+///
+/// `load` and `flows` are indexed by channel when the evaluation ran dense
+/// ([`dense_channels`]); on a network too large for that they are empty,
+/// and `used` lists every used channel instead. [`LinkLoads::get`] reads
+/// either form.
 #[derive(Clone, Debug, Default)]
 pub struct LinkLoads {
     pub load: Vec<f64>,
     pub flows: Vec<u32>,
+    /// Sparse form: `(channel, load, flows)` of each used channel, by channel.
+    pub used: Vec<(u32, f64, u32)>,
+}
+
+impl LinkLoads {
+    /// Load and flows of channel `ch` (0 for an unused channel).
+    pub fn get(&self, ch: usize) -> (f64, u32) {
+        if !self.load.is_empty() {
+            return (
+                self.load.get(ch).copied().unwrap_or(0.0),
+                self.flows.get(ch).copied().unwrap_or(0),
+            );
+        }
+        match self.used.binary_search_by_key(&(ch as u64), |e| e.0 as u64) {
+            Ok(i) => (self.used[i].1, self.used[i].2),
+            Err(_) => (0.0, 0),
+        }
+    }
+}
+
+/// Largest network diameter [`evaluate`] accepts: the hop histograms have
+/// one entry per distance.
+pub const MAX_EVAL_DIAMETER: u32 = 1 << 20;
+
+/// Refuse, before any work, a network too large to evaluate: one whose
+/// diameter exceeds [`MAX_EVAL_DIAMETER`] hops.
+pub fn check_evaluable(topo: &Topology) -> crate::Result<()> {
+    let d = topo.diameter();
+    if d > MAX_EVAL_DIAMETER {
+        return Err(crate::Error::Unsupported(format!(
+            "network {} is too large to evaluate: its diameter is {d} hops, hopmap evaluates \
+             networks of at most {MAX_EVAL_DIAMETER} hops across",
+            topo.spec()
+        )));
+    }
+    Ok(())
+}
+
+/// Whether [`evaluate`] accumulates link loads in dense per-channel arrays
+/// (fast) rather than hash maps of the used channels: when the network has
+/// at most 2^20 channel slots, or at most 16 per graph entry (the memory then
+/// stays proportional to the graph).
+pub fn dense_channels(topo: &Topology, graph: &CommGraph) -> bool {
+    let channels = topo.channel_slots();
+    channels <= (1 << 20) || channels / 16 <= graph.num_entries() + graph.n()
 }
 
 /// Every metric of a mapping. [`Metrics::summary`] gives the `eval --json` keys.
@@ -131,46 +190,106 @@ pub struct Evaluation {
     pub links: LinkLoads,
 }
 
+/// Per-channel accumulation: dense arrays, or a map of the used channels.
+enum Chan {
+    Dense { load: Vec<f64>, flows: Vec<u32> },
+    Sparse(HashMap<u32, (f64, u32)>),
+}
+
+impl Chan {
+    #[inline]
+    fn add(&mut self, ch: usize, x: f64) {
+        match self {
+            Chan::Dense { load, flows } => {
+                load[ch] += x;
+                flows[ch] += 1;
+            }
+            Chan::Sparse(m) => {
+                let e = m.entry(ch as u32).or_insert((0.0, 0));
+                e.0 += x;
+                e.1 += 1;
+            }
+        }
+    }
+}
+
 struct Acc {
     total: f64,
     intra: f64,
     hop_bytes: f64,
     max_dil: u32,
+    /// Indexed by hop count, grown to the largest distance met.
     hist_b: Vec<f64>,
     hist_m: Vec<u64>,
-    load: Vec<f64>,
-    flows: Vec<u32>,
+    chan: Chan,
 }
 
 impl Acc {
-    fn new(channels: usize, diam: usize) -> Self {
+    fn new(channels: usize, dense: bool) -> Self {
         Acc {
             total: 0.0,
             intra: 0.0,
             hop_bytes: 0.0,
             max_dil: 0,
-            hist_b: vec![0.0; diam + 1],
-            hist_m: vec![0; diam + 1],
-            load: vec![0.0; channels],
-            flows: vec![0; channels],
+            hist_b: vec![0.0; 1],
+            hist_m: vec![0; 1],
+            chan: if dense {
+                Chan::Dense {
+                    load: vec![0.0; channels],
+                    flows: vec![0; channels],
+                }
+            } else {
+                Chan::Sparse(HashMap::new())
+            },
         }
+    }
+    #[inline]
+    fn hist(&mut self, h: usize, b: f64) {
+        if h >= self.hist_b.len() {
+            self.hist_b.resize(h + 1, 0.0);
+            self.hist_m.resize(h + 1, 0);
+        }
+        self.hist_b[h] += b;
+        self.hist_m[h] += 1;
     }
     fn merge(mut self, o: Acc) -> Acc {
         self.total += o.total;
         self.intra += o.intra;
         self.hop_bytes += o.hop_bytes;
         self.max_dil = self.max_dil.max(o.max_dil);
+        if o.hist_b.len() > self.hist_b.len() {
+            self.hist_b.resize(o.hist_b.len(), 0.0);
+            self.hist_m.resize(o.hist_m.len(), 0);
+        }
         for (a, b) in self.hist_b.iter_mut().zip(&o.hist_b) {
             *a += b;
         }
         for (a, b) in self.hist_m.iter_mut().zip(&o.hist_m) {
             *a += b;
         }
-        for (a, b) in self.load.iter_mut().zip(&o.load) {
-            *a += b;
-        }
-        for (a, b) in self.flows.iter_mut().zip(&o.flows) {
-            *a += b;
+        match (&mut self.chan, o.chan) {
+            (
+                Chan::Dense { load, flows },
+                Chan::Dense {
+                    load: l2,
+                    flows: f2,
+                },
+            ) => {
+                for (a, b) in load.iter_mut().zip(&l2) {
+                    *a += b;
+                }
+                for (a, b) in flows.iter_mut().zip(&f2) {
+                    *a += b;
+                }
+            }
+            (Chan::Sparse(m), Chan::Sparse(m2)) => {
+                for (k, (l, f)) in m2 {
+                    let e = m.entry(k).or_insert((0.0, 0));
+                    e.0 += l;
+                    e.1 += f;
+                }
+            }
+            _ => unreachable!("one evaluation uses one accumulator kind"),
         }
         self
     }
@@ -184,14 +303,14 @@ pub fn evaluate(
     routing: &Routing,
 ) -> Evaluation {
     let channels = topo.channel_slots();
-    let diam = topo.diameter() as usize;
+    let dense = dense_channels(topo, graph);
     let n = graph.n();
     // Chunk rows so that each task amortises its channel arrays.
     let chunk = (n / (rayon::current_num_threads() * 4)).max(1024);
     let acc = (0..n.div_ceil(chunk))
         .into_par_iter()
         .map(|c| {
-            let mut a = Acc::new(channels, diam);
+            let mut a = Acc::new(channels, dense);
             for u in c * chunk..((c + 1) * chunk).min(n) {
                 let nu = mapping.node[u] as usize;
                 for (&v, &b) in graph.neighbors(u).iter().zip(graph.sent_row(u)) {
@@ -202,33 +321,61 @@ pub fn evaluate(
                     let nv = mapping.node[v as usize] as usize;
                     if nu == nv {
                         a.intra += b;
-                        a.hist_b[0] += b;
-                        a.hist_m[0] += 1;
+                        a.hist(0, b);
                         continue;
                     }
                     let h = topo.distance(nu, nv);
                     a.hop_bytes += b * h as f64;
                     a.max_dil = a.max_dil.max(h);
-                    a.hist_b[h as usize] += b;
-                    a.hist_m[h as usize] += 1;
-                    let (load, flows) = (&mut a.load, &mut a.flows);
-                    routing.route(topo, nu, nv, b, &mut |ch, x| {
-                        load[ch] += x;
-                        flows[ch] += 1;
-                    });
+                    a.hist(h as usize, b);
+                    let chan = &mut a.chan;
+                    routing.route(topo, nu, nv, b, &mut |ch, x| chan.add(ch, x));
                 }
             }
             a
         })
-        .reduce(|| Acc::new(channels, diam), Acc::merge);
-    let used: Vec<usize> = (0..channels).filter(|&c| acc.flows[c] > 0).collect();
-    let used_links = used.len();
-    let max_link_load = used.iter().map(|&c| acc.load[c]).fold(0.0, f64::max);
-    let max_link_flows = used.iter().map(|&c| acc.flows[c]).max().unwrap_or(0);
+        .reduce(|| Acc::new(channels, dense), Acc::merge);
+    // Histograms as long as the diameter on ordinary networks (as before);
+    // on huge ones only as long as the largest distance met.
+    let (mut hist_b, mut hist_m) = (acc.hist_b, acc.hist_m);
+    let diam = topo.diameter() as usize;
+    if diam < 1 << 16 && hist_b.len() < diam + 1 {
+        hist_b.resize(diam + 1, 0.0);
+        hist_m.resize(diam + 1, 0);
+    }
+    // The used channels, (load, flows) each, in channel order.
+    let links = match acc.chan {
+        Chan::Dense { load, flows } => LinkLoads {
+            load,
+            flows,
+            used: Vec::new(),
+        },
+        Chan::Sparse(m) => {
+            let mut used: Vec<(u32, f64, u32)> =
+                m.into_iter().map(|(c, (l, f))| (c, l, f)).collect();
+            used.sort_unstable_by_key(|e| e.0);
+            LinkLoads {
+                load: Vec::new(),
+                flows: Vec::new(),
+                used,
+            }
+        }
+    };
+    let per_used: Vec<(f64, u32)> = if links.load.is_empty() {
+        links.used.iter().map(|&(_, l, f)| (l, f)).collect()
+    } else {
+        (0..channels)
+            .filter(|&c| links.flows[c] > 0)
+            .map(|c| (links.load[c], links.flows[c]))
+            .collect()
+    };
+    let used_links = per_used.len();
+    let max_link_load = per_used.iter().map(|e| e.0).fold(0.0, f64::max);
+    let max_link_flows = per_used.iter().map(|e| e.1).max().unwrap_or(0);
     let (mean_link_load, mean_link_flows) = if used_links > 0 {
         (
-            used.iter().map(|&c| acc.load[c]).sum::<f64>() / used_links as f64,
-            used.iter().map(|&c| acc.flows[c] as f64).sum::<f64>() / used_links as f64,
+            per_used.iter().map(|e| e.0).sum::<f64>() / used_links as f64,
+            per_used.iter().map(|e| e.1 as f64).sum::<f64>() / used_links as f64,
         )
     } else {
         (0.0, 0.0)
@@ -252,16 +399,10 @@ pub fn evaluate(
         mean_link_flows,
         routing: routing.name(),
         topology: topo.spec(),
-        hop_histogram_bytes: acc.hist_b,
-        hop_histogram_messages: acc.hist_m,
+        hop_histogram_bytes: hist_b,
+        hop_histogram_messages: hist_m,
     };
-    Evaluation {
-        metrics,
-        links: LinkLoads {
-            load: acc.load,
-            flows: acc.flows,
-        },
-    }
+    Evaluation { metrics, links }
 }
 
 /// Hop-bytes alone (no routing): Σ c_uv · hops. O(m), the mappers' objective.

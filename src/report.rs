@@ -16,7 +16,7 @@
 //!   to its SVG.
 //!
 //! Every file is written whole to a temporary file and renamed
-//! ([`write_file`]). Cost: the comparisons' own; writing is O(runs).
+//! ([`write_file`], the project's atomic-write helper). Cost: the comparisons' own; writing is O(runs).
 
 use crate::compare::{Comparison, Selected, compare};
 use crate::error::{Error, Result};
@@ -393,27 +393,11 @@ pub fn to_html(cases: &[Case]) -> String {
     s
 }
 
-/// Write `bytes` to `path` through a temporary file beside it and a rename,
-/// so that a reader never sees a half-written file. (The project's shared
-/// atomic-write helper replaces this when it lands.)
+/// Write `bytes` to `path` atomically (a temporary file beside it, then a
+/// rename: [`crate::io::atomic::write_bytes_atomic`]), so that a reader
+/// never sees a half-written file.
 pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = path.with_file_name(format!(".{name}.hopmap-tmp-{}", std::process::id()));
-    let io = |e| Error::Io {
-        path: path.to_path_buf(),
-        source: e,
-    };
-    if let Err(e) = std::fs::write(&tmp, bytes) {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(io(e));
-    }
-    std::fs::rename(&tmp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        io(e)
-    })
+    crate::io::atomic::write_bytes_atomic(path, bytes)
 }
 
 /// Write the whole report into `dir` (created if missing); returns the

@@ -249,8 +249,8 @@ impl ComparePanel {
                     .set_file_name("compare.csv")
                     .save_file()
             {
-                if let Err(e) = std::fs::write(&p, self.csv()) {
-                    model.error = Some(format!("{}: {e}", p.display()));
+                if let Err(e) = crate::io::atomic::write_bytes_atomic(&p, self.csv().as_bytes()) {
+                    model.error = Some(e.to_string());
                 } else {
                     model.status = format!("saved {}", p.display());
                 }

@@ -156,14 +156,14 @@ impl HopmapApp {
 /// Save an egui image as an RGBA PNG.
 pub fn save_png(path: &std::path::Path, img: &egui::ColorImage) -> Result<(), AppError> {
     let [w, h] = img.size;
-    image::save_buffer(
+    crate::io::atomic::write_png(
         path,
-        img.as_raw(),
         w as u32,
         h as u32,
-        image::ColorType::Rgba8,
+        img.as_raw(),
+        image::ExtendedColorType::Rgba8,
     )
-    .map_err(|e| AppError::Failed(format!("{}: {e}", path.display())))
+    .map_err(AppError::from)
 }
 
 /// Open the window. Returns [`AppError::NoWindow`] when there is no display

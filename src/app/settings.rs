@@ -54,15 +54,36 @@ impl Settings {
         self.recent.truncate(MAX_RECENT);
     }
 
+    /// The settings from our own file (see [`Settings::save`]), else from
+    /// eframe's storage (older runs), else the defaults.
     pub fn load(storage: Option<&dyn eframe::Storage>) -> Self {
         storage
-            .and_then(|s| eframe::get_value::<Settings>(s, KEY))
+            .and_then(|_| settings_file())
+            .and_then(|p| std::fs::read(p).ok())
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .or_else(|| storage.and_then(|s| eframe::get_value::<Settings>(s, KEY)))
             .unwrap_or_default()
     }
 
-    pub fn save(&self, storage: &mut dyn eframe::Storage) {
-        eframe::set_value(storage, KEY, self);
+    /// Save to `settings.json` in eframe's storage folder through the
+    /// atomic-write helper ([`crate::io::atomic`]): eframe rewrites its own
+    /// storage file in place, so a crash mid-write could lose it. Without a
+    /// storage folder nothing is written.
+    pub fn save(&self, _storage: &mut dyn eframe::Storage) {
+        if let Some(p) = settings_file()
+            && let Ok(json) = serde_json::to_vec_pretty(self)
+        {
+            if let Some(dir) = p.parent() {
+                let _ = std::fs::create_dir_all(dir);
+            }
+            let _ = crate::io::atomic::write_bytes_atomic(&p, &json);
+        }
     }
+}
+
+/// Our settings file, beside eframe's storage for the app id `hopmap`.
+fn settings_file() -> Option<std::path::PathBuf> {
+    eframe::storage_dir("hopmap").map(|d| d.join("settings.json"))
 }
 
 #[cfg(test)]

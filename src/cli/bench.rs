@@ -21,18 +21,39 @@ pub struct Args {
 pub enum What {
     /// Per-iteration and whole-layout times of the gravitational layout on grids.
     Layout(LayoutBench),
+    /// Whole-mapper time of the analytical mapper (Wu et al.) and its solvers.
+    Analytical(AnalyticalBench),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct AnalyticalBench {
+    /// Processes (`unstructured:P:3d`, coordinates not used).
+    #[arg(long, default_value_t = 8192)]
+    pub n: usize,
+    /// Topology.
+    #[arg(long, default_value = "torus:8x8x32:cores=4")]
+    pub topology: String,
+    /// Whole runs per configuration (median reported).
+    #[arg(long, default_value_t = 5)]
+    pub repeats: usize,
+    /// Also time both solvers and both multicore modes.
+    #[arg(long)]
+    pub solvers: bool,
 }
 
 #[derive(clap::Args, Debug)]
 pub struct LayoutBench {
-    /// Grid sizes (processes; rounded down to a square).
-    #[arg(long, value_delimiter = ',', default_value = "16384,65536")]
+    /// Grid sizes (processes, 4 to 16777216; rounded down to a square).
+    #[arg(long, value_delimiter = ',', default_value = "16384,65536",
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(4..=1 << 24))]
     pub n: Vec<usize>,
-    /// Timed iterations per size for the per-iteration median.
-    #[arg(long, default_value_t = 20)]
+    /// Timed iterations per size for the per-iteration median (1 to 100000).
+    #[arg(long, default_value_t = 20,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=100_000))]
     pub iterations: usize,
-    /// Whole multilevel layouts per size (median reported).
-    #[arg(long, default_value_t = 3)]
+    /// Whole multilevel layouts per size, median reported (1 to 1000).
+    #[arg(long, default_value_t = 3,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1000))]
     pub repeats: usize,
     /// 3D layout instead of 2D.
     #[arg(long)]
@@ -51,6 +72,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 pub fn run(a: Args) -> anyhow::Result<()> {
     match a.what {
         What::Layout(b) => layout(b),
+        What::Analytical(b) => analytical(b),
     }
 }
 
@@ -59,9 +81,14 @@ fn layout(b: LayoutBench) -> anyhow::Result<()> {
         bail!("--iterations and --repeats must be at least 1");
     }
     let dim = if b.dim3 { 3 } else { 2 };
-    println!(
+    crate::outln!(
         "{:>8} {:>14} {:>10} {:>16} {:>10} {:>8}",
-        "n", "ms/iteration", "iter/s", "multilevel s", "Spearman", "levels"
+        "n",
+        "ms/iteration",
+        "iter/s",
+        "multilevel s",
+        "Spearman",
+        "levels"
     );
     for &n in &b.n {
         let s = (n as f64).sqrt().floor() as usize;
@@ -106,7 +133,7 @@ fn layout(b: LayoutBench) -> anyhow::Result<()> {
             levels = l.level().1;
             sp.push(hop_spearman(&g, &l.positions(), 2000, 1));
         }
-        println!(
+        crate::outln!(
             "{:>8} {:>14.2} {:>10.1} {:>16.3} {:>10.4} {:>8}",
             g.n(),
             per * 1e3,
@@ -114,6 +141,84 @@ fn layout(b: LayoutBench) -> anyhow::Result<()> {
             median(whole),
             median(sp),
             levels
+        );
+    }
+    Ok(())
+}
+
+fn analytical(b: AnalyticalBench) -> anyhow::Result<()> {
+    use hopmap::mappers::analytical::{Analytical, Settings};
+    use hopmap::mappers::analytical::global::SolverKind;
+    use hopmap::mappers::analytical::multicore::MulticoreMode;
+    use hopmap::topology::Topology;
+    use std::sync::Arc;
+    if b.repeats == 0 {
+        bail!("--repeats must be at least 1");
+    }
+    let g = generate(
+        &format!("unstructured:{}:3d", b.n),
+        &GenOptions {
+            seed: 1,
+            ..GenOptions::default()
+        },
+    )?
+    .with_coords(None)?;
+    let g = Arc::new(g);
+    let topo = Arc::new(Topology::parse(&b.topology)?);
+    let mut configs = vec![("pcg", "group", SolverKind::Pcg, MulticoreMode::Group)];
+    if b.solvers {
+        configs.push(("cholesky", "group", SolverKind::Cholesky, MulticoreMode::Group));
+        configs.push(("pcg", "bins", SolverKind::Pcg, MulticoreMode::Bins));
+        configs.push(("cholesky", "bins", SolverKind::Cholesky, MulticoreMode::Bins));
+    }
+    println!(
+        "analytical, unstructured:{}:3d on {}, median of {} runs",
+        b.n, b.topology, b.repeats
+    );
+    println!(
+        "{:>9} {:>9} {:>10} {:>12} {:>8} {:>8} {:>14} {:>14}",
+        "solver", "multicore", "whole s", "solves s", "global", "legal", "s/global it", "hop-bytes"
+    );
+    for (sname, mname, solver, multicore) in configs {
+        let mut whole = Vec::new();
+        let mut solves = Vec::new();
+        let mut last = None;
+        for _ in 0..b.repeats {
+            let s = Settings {
+                solver,
+                multicore,
+                seed: 1,
+                ..Settings::default()
+            };
+            let t = Instant::now();
+            let mut a = Analytical::new(g.clone(), topo.clone(), s)?;
+            a.run_to_end();
+            whole.push(t.elapsed().as_secs_f64());
+            solves.push(a.solve_time().as_secs_f64());
+            let m = a
+                .mapping()
+                .cloned()
+                .ok_or_else(|| {
+                    anyhow::anyhow!(a.failure().map_or("no mapping".to_string(), |e| e.to_string()))
+                })?;
+            last = Some((
+                a.global_iterations(),
+                a.legal_iterations(),
+                hopmap::metrics::hop_bytes(&g, &topo, &m),
+            ));
+        }
+        let (gi, li, hb) = last.expect("repeats ≥ 1");
+        let sol = median(solves);
+        println!(
+            "{:>9} {:>9} {:>10.4} {:>12.4} {:>8} {:>8} {:>14.5} {:>14.4e}",
+            sname,
+            mname,
+            median(whole),
+            sol,
+            gi,
+            li,
+            sol / gi.max(1) as f64,
+            hb
         );
     }
     Ok(())

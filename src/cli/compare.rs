@@ -58,6 +58,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.topology.len() != 1 || !args.more_graphs.is_empty() {
         anyhow::bail!("several graphs or topologies are compared only with --report DIR");
     }
+    hopmap::metrics::check_evaluable(&args.topology[0])?;
     let graph = super::common::infer_coords_if_asked(
         args.graph.load()?,
         &args.topology[0],
@@ -66,6 +67,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     )?;
     let graph = Arc::new(graph);
     let topo = Arc::new(args.topology[0].clone());
+    // A network too small for the graph: one line, as `map` says it, not a
+    // note per mapper.
+    hopmap::mappers::MapperInput::new(graph.clone(), topo.clone(), args.seed).check_fits()?;
+    let n = graph.n();
     let cancel = AtomicBool::new(false);
     let verbose = !args.json && !args.csv;
     // Live progress only on a terminal (logs get no carriage returns).
@@ -87,12 +92,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         eprintln!();
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&cmp.rows)?);
+        crate::outln!("{}", serde_json::to_string_pretty(&cmp.rows)?);
     } else if args.csv {
-        println!("{CSV_COLUMNS}");
+        crate::outln!("{CSV_COLUMNS}");
         for r in &cmp.rows {
             let m = &r.metrics;
-            println!(
+            crate::outln!(
                 "{},{},{},{},{},{},{},{},{}",
                 r.mapper,
                 r.seconds,
@@ -106,19 +111,25 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             );
         }
     } else {
-        println!(
+        crate::outln!(
             "{} processes on {}, routing {}; sorted by hop-bytes, * = best",
-            cmp.rows.first().map(|r| r.metrics.processes).unwrap_or(0),
+            n,
             topo.spec(),
             args.routing
         );
-        println!(
+        crate::outln!(
             "  {:<10} {:>14} {:>9} {:>8} {:>14} {:>9} {:>10}",
-            "mapper", "hop_bytes", "hops/B", "max dil", "max load", "max flows", "seconds"
+            "mapper",
+            "hop_bytes",
+            "hops/B",
+            "max dil",
+            "max load",
+            "max flows",
+            "seconds"
         );
         for (i, r) in cmp.rows.iter().enumerate() {
             let m = &r.metrics;
-            println!(
+            crate::outln!(
                 "{} {:<10} {:>14.6e} {:>9.4} {:>8} {:>14.6e} {:>9} {:>10.4}",
                 if i == 0 { '*' } else { ' ' },
                 r.mapper,
@@ -135,7 +146,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     for s in &cmp.skipped {
         let msg = format!("note: {} left out: {}", s.mapper, s.reason);
         if verbose {
-            println!("{msg}");
+            crate::outln!("{msg}");
         } else {
             eprintln!("{msg}");
         }
@@ -173,6 +184,9 @@ fn report(args: &Args, selected: &[hopmap::compare::Selected], dir: &std::path::
             args.infer_coords,
         )?;
         graphs.push((name(p), Arc::new(g)));
+    }
+    for t in &args.topology {
+        hopmap::metrics::check_evaluable(t)?;
     }
     let topos: Vec<Arc<Topology>> = args.topology.iter().cloned().map(Arc::new).collect();
     let cancel = AtomicBool::new(false);

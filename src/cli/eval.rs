@@ -23,15 +23,16 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
+    hopmap::metrics::check_evaluable(&args.topology)?;
     let g = args.graph.load()?;
     args.routing.check(&args.topology)?;
     let m = hopmap::io::read_mapping(&args.mapping, &args.topology, g.n())?;
     m.validate(g.n(), &args.topology)?;
     let ev = hopmap::evaluate(&g, &args.topology, &m, &args.routing);
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&ev.metrics.summary())?);
+        crate::outln!("{}", serde_json::to_string_pretty(&ev.metrics.summary())?);
     } else {
-        print!("{}", ev.metrics.to_text());
+        crate::out!("{}", ev.metrics.to_text());
     }
     Ok(())
 }

@@ -60,24 +60,50 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .out_format
         .or_else(|| hopmap::io::Format::from_extension(&args.output))
         .unwrap_or(Format::Mtx);
-    hopmap::io::write_graph(&args.output, &g, format)?;
-    if let Some(c) = &args.coords_out {
-        match g.coords() {
-            Some(coords) => hopmap::io::write_coords(c, coords)?,
-            None => anyhow::bail!("generator `{}` has no coordinates to write", args.spec),
-        }
+    if !format.can_write() {
+        anyhow::bail!(
+            "writing {} files is not supported (use MatrixMarket, METIS, edge list or DOT)",
+            format.name()
+        );
     }
+    let coords = match &args.coords_out {
+        Some(c) => {
+            hopmap::io::atomic::check_outputs(&[("-o", &args.output), ("--coords-out", c)], &[])?;
+            match g.coords() {
+                Some(coords) => Some((c, coords)),
+                None => anyhow::bail!("generator `{}` has no coordinates to write", args.spec),
+            }
+        }
+        None => None,
+    };
+    // Both files are written to temporaries first and renamed together, so
+    // a failure in either leaves neither half-written.
+    let mut batch = hopmap::io::atomic::AtomicBatch::new();
+    batch.add(&args.output, |w| hopmap::io::write_graph_to(w, &g, format))?;
+    if let Some((c, coords)) = coords {
+        batch.add(c, |w| hopmap::io::coords::write(w, coords))?;
+    }
+    batch.commit()?;
+    // Say where the coordinates went: only DOT keeps them in the graph file.
+    let kept = match (
+        &args.coords_out,
+        g.coords().is_some(),
+        format == Format::Dot,
+    ) {
+        (Some(c), _, _) => format!(", coordinates in {}", hopmap::error::show_path(c)),
+        (None, true, true) => ", with coordinates".to_string(),
+        (None, true, false) => format!(
+            "; its coordinates are not kept ({} files have none; use --coords-out FILE)",
+            format.name()
+        ),
+        (None, false, _) => String::new(),
+    };
     eprintln!(
-        "wrote {}: {} processes, {} edges, {} bytes{}",
-        args.output.display(),
+        "wrote {}: {} processes, {} edges, {} bytes{kept}",
+        hopmap::error::show_path(&args.output),
         g.n(),
         g.num_edges(),
         g.total_bytes(),
-        if g.coords().is_some() {
-            ", with coordinates"
-        } else {
-            ""
-        }
     );
     Ok(())
 }

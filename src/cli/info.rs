@@ -16,9 +16,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let g = args.graph.load()?;
     let s = GraphSummary::of(&g);
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&s)?);
+        crate::outln!("{}", serde_json::to_string_pretty(&s)?);
     } else {
-        print!("{}", s.to_text(&args.graph.graph.display().to_string()));
+        crate::out!("{}", s.to_text(&args.graph.graph.display().to_string()));
     }
     Ok(())
 }

@@ -9,6 +9,10 @@ use hopmap::step::Stepper;
 use std::path::PathBuf;
 use std::time::Instant;
 
+/// Largest `--iterations`: a million iterations is minutes even on 16K
+/// processes; more is a typo, not a layout.
+pub const MAX_ITERATIONS: u64 = 1_000_000;
+
 #[derive(clap::Args, Debug)]
 pub struct Args {
     #[command(flatten)]
@@ -19,8 +23,9 @@ pub struct Args {
     /// Start: `random` (seeded), `circle` (equal angles, the paper's Fig. 1), or a coordinates FILE.
     #[arg(long, default_value = "random")]
     pub init: String,
-    /// Run exactly N iterations (of the finest level) instead of stopping by the §5 rule.
-    #[arg(long, conflicts_with = "until_stable")]
+    /// Run exactly N iterations (of the finest level) instead of stopping by the §5 rule (1 to 1000000).
+    #[arg(long, conflicts_with = "until_stable",
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=MAX_ITERATIONS))]
     pub iterations: Option<usize>,
     /// Stop by the moving-average rule of §5 (the default).
     #[arg(long)]
@@ -59,6 +64,17 @@ pub fn load_graph(a: &GraphArgs) -> anyhow::Result<hopmap::CommGraph> {
 }
 
 pub fn run(a: Args) -> anyhow::Result<()> {
+    if let Some(out) = &a.output {
+        let init = std::path::Path::new(&a.init);
+        let mut inputs: Vec<(&str, &std::path::Path)> = vec![("GRAPH", &a.graph.graph)];
+        if let Some(c) = &a.graph.coords {
+            inputs.push(("--coords", c));
+        }
+        if !matches!(a.init.as_str(), "random" | "circle") {
+            inputs.push(("--init", init));
+        }
+        hopmap::io::atomic::check_outputs(&[("-o", out)], &inputs)?;
+    }
     let g = load_graph(&a.graph)?;
     if a.dim != 2 && a.dim != 3 {
         bail!("--dim must be 2 or 3, not {}", a.dim);
@@ -68,7 +84,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         "circle" => Init::Circle,
         file => {
             let c = hopmap::io::read_coords(std::path::Path::new(file))
-                .with_context(|| format!("--init {file}"))?;
+                .with_context(|| format!("--init {}", hopmap::error::show_path(file.as_ref())))?;
             Init::Given(c.xyz)
         }
     };
@@ -106,7 +122,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     let total = t0.elapsed();
     let (fs, fi) = fine_start.unwrap_or((t0, 0));
     let fine_iters = l.iterations() - fi;
-    println!(
+    crate::outln!(
         "layout: {} processes, {} levels, {} iterations ({} on the finest level), state {:?}",
         g.n(),
         levels,
@@ -114,12 +130,12 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         fine_iters,
         l.state()
     );
-    println!(
+    crate::outln!(
         "stopping-rule value {} (ε = {})",
         l.stop_value().map_or("n/a".into(), |v| format!("{v:.4}")),
         l.params().stop_eps
     );
-    println!(
+    crate::outln!(
         "time {:.3} s; finest level {:.2} ms/iteration",
         total.as_secs_f64(),
         fs.elapsed().as_secs_f64() * 1e3 / fine_iters.max(1) as f64
@@ -130,7 +146,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     let mut sorted = sizes.clone();
     sorted.sort_unstable_by(|a, b| b.cmp(a));
     let shown: Vec<String> = sorted.iter().take(20).map(|s| s.to_string()).collect();
-    println!(
+    crate::outln!(
         "clusters: {} (sizes, largest first: {}{})",
         sizes.len(),
         shown.join(" "),
@@ -142,21 +158,21 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         }
         let groups = pack_groups(&labels, &pos, gs);
         let k = groups.iter().map(|&x| x + 1).max().unwrap_or(0);
-        println!("groups of {gs}: {k}");
+        crate::outln!("groups of {gs}: {k}");
         for gid in 0..k.min(50) {
             let members: Vec<String> = (0..groups.len())
                 .filter(|&i| groups[i] == gid)
                 .map(|i| i.to_string())
                 .collect();
-            println!("  group {gid}: {}", members.join(" "));
+            crate::outln!("  group {gid}: {}", members.join(" "));
         }
         if k > 50 {
-            println!("  … ({} more groups)", k - 50);
+            crate::outln!("  … ({} more groups)", k - 50);
         }
     }
     if let Some(out) = &a.output {
         hopmap::io::write_coords(out, &l.coords())?;
-        eprintln!("wrote {}", out.display());
+        eprintln!("wrote {}", hopmap::error::show_path(out));
     }
     Ok(())
 }

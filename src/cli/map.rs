@@ -2,7 +2,6 @@
 //! one mapper, validate its mapping, write a launcher file, print the metrics.
 
 use super::common::{GraphArgs, parse_topology};
-use anyhow::Context;
 use hopmap::io::launcher::{HostNames, LauncherFormat, write_mapping, write_mapping_file};
 use hopmap::mappers::{self, MapperInput};
 use hopmap::{Routing, Topology};
@@ -54,6 +53,17 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
+    if let Some(out) = &args.output {
+        let mut inputs: Vec<(&str, &std::path::Path)> = vec![("GRAPH", &args.graph)];
+        if let Some(c) = &args.coords {
+            inputs.push(("--coords", c));
+        }
+        if let Some(h) = &args.hosts {
+            inputs.push(("--hosts", h));
+        }
+        hopmap::io::atomic::check_outputs(&[("-o", out)], &inputs)?;
+    }
+    hopmap::metrics::check_evaluable(&args.topology)?;
     let graph = GraphArgs {
         graph: args.graph.clone(),
         format: args.graph_format,
@@ -100,8 +110,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     match &args.output {
         Some(path) => {
             write_mapping_file(path, &mapping, &topo, args.format, &hosts)?;
-            println!("{summary}");
-            println!(
+            crate::outln!("{summary}");
+            crate::outln!(
                 "wrote {} ({} lines of {} format)",
                 path.display(),
                 mapping.len(),
@@ -109,10 +119,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             );
         }
         None => {
-            let stdout = std::io::stdout();
-            let mut lock = stdout.lock();
-            write_mapping(&mut lock, &mapping, &topo, args.format, &hosts)
-                .context("writing to standard output")?;
+            let mut w = std::io::BufWriter::new(super::out::Stdout);
+            write_mapping(&mut w, &mapping, &topo, args.format, &hosts)
+                .and_then(|_| std::io::Write::flush(&mut w))
+                .map_err(super::out::StdoutError)?;
             eprintln!("{summary}");
         }
     }

@@ -15,8 +15,8 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<()> {
     let reg = hopmap::mappers::registry();
     if args.markdown {
-        println!("| id | mapper | paper | idea |");
-        println!("|---|---|---|---|");
+        crate::outln!("| id | mapper | paper | idea |");
+        crate::outln!("|---|---|---|---|");
         for m in &reg {
             let first = m
                 .doc
@@ -25,7 +25,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 .unwrap_or(m.doc)
                 .trim_end_matches('.');
             let first: String = first.split_whitespace().collect::<Vec<_>>().join(" ");
-            println!("| `{}` | {} | {} | {}. |", m.id, m.name, m.paper, first);
+            crate::outln!("| `{}` | {} | {} | {}. |", m.id, m.name, m.paper, first);
         }
         return Ok(());
     }
@@ -42,14 +42,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         } else {
             format!(" [{}]", tags.join(", "))
         };
-        println!("{:<16} {} — {}{}", m.id, m.name, m.paper, tags);
+        crate::outln!("{:<16} {} — {}{}", m.id, m.name, m.paper, tags);
         if args.long {
             let doc: String = m.doc.split_whitespace().collect::<Vec<_>>().join(" ");
-            println!("{:<16} {}", "", doc);
+            crate::outln!("{:<16} {}", "", doc);
             if m.params.is_empty() {
-                println!("{:<16} params: none", "");
+                crate::outln!("{:<16} params: none", "");
             } else {
-                println!("{:<16} params (--param KEY=VALUE):", "");
+                crate::outln!("{:<16} params (--param KEY=VALUE):", "");
             }
             for p in m.params {
                 let default = if p.default.is_empty() {
@@ -58,12 +58,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     p.default.to_string()
                 };
                 let help: String = p.help.split_whitespace().collect::<Vec<_>>().join(" ");
-                println!(
+                crate::outln!(
                     "{:<18} {}: {}, default {default}. {help}",
-                    "", p.key, p.kind
+                    "",
+                    p.key,
+                    p.kind
                 );
             }
-            println!();
+            crate::outln!();
         }
     }
     Ok(())

@@ -11,4 +11,5 @@ pub mod info;
 pub mod layout;
 pub mod map;
 pub mod mappers;
+pub mod out;
 pub mod reproduce;

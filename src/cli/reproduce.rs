@@ -9,6 +9,8 @@ pub enum Experiment {
     Balaji,
     /// Bobrik & Popova §6: the 20-process two-cluster example from the circle start, with PNG snapshots of the stages of Fig. 1–9.
     Bobrik,
+    /// Wu et al.: the analytical mapper's Table 4 and 6 (hop-bytes reduction, iterations, time) on BG/P shapes, and the quality targets against Scotch (if on PATH) and MHT.
+    Wu,
 }
 
 #[derive(clap::Args, Debug)]
@@ -25,13 +27,14 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    let mut out = super::out::Stdout;
     match args.experiment {
         Experiment::Bhatele => hopmap::experiments::bhatele::run(&mut out, args.quick)?,
         Experiment::Balaji => hopmap::experiments::balaji::run(&mut out, args.quick)?,
+        Experiment::Wu => hopmap::experiments::wu::run(&mut out, args.quick)?,
         Experiment::Bobrik => {
-            std::fs::create_dir_all(&args.png_dir)?;
+            std::fs::create_dir_all(&args.png_dir)
+                .map_err(|e| hopmap::Error::io(&args.png_dir, e))?;
             hopmap::experiments::bobrik::run(&mut out, &args.png_dir)?;
         }
     }

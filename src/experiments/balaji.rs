@@ -97,7 +97,7 @@ pub fn measure(
         let Some((a, b, d, _)) = grid.channel_ends(c) else {
             continue;
         };
-        let f = ev.links.flows[c];
+        let f = ev.links.get(c).1;
         if f > 0 {
             *by_link.entry((a.min(b), a.max(b))).or_insert(0) += f;
             dim_of.insert((a.min(b), a.max(b)), d);

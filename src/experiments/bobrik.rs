@@ -254,8 +254,13 @@ pub fn draw(
             }
         }
     }
-    img.save(path)
-        .map_err(|e| Error::io(path, std::io::Error::other(e.to_string())))
+    crate::io::atomic::write_png(
+        path,
+        img.width(),
+        img.height(),
+        img.as_raw(),
+        image::ExtendedColorType::Rgb8,
+    )
 }
 
 fn put(img: &mut image::RgbImage, x: i32, y: i32, c: [u8; 3]) {

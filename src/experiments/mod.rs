@@ -4,3 +4,4 @@
 pub mod balaji;
 pub mod bhatele;
 pub mod bobrik;
+pub mod wu;

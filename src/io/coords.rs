@@ -63,7 +63,7 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Coords> {
 }
 
 /// Write one `x y [z]` line per process.
-pub fn write(w: &mut impl Write, c: &Coords) -> std::io::Result<()> {
+pub fn write(w: &mut (impl Write + ?Sized), c: &Coords) -> std::io::Result<()> {
     writeln!(
         w,
         "# hopmap coordinates: one line per process, {}",

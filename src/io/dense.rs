@@ -32,6 +32,16 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<CommGraph> {
                 (bytes.len() / 4).min(n.saturating_mul(n)) / 4,
             ));
         }
+        if text::has_empty_csv_field(l) {
+            return Err(Error::parse(
+                path,
+                ln,
+                format!(
+                    "expected a number between each pair of commas, found an empty field in {}",
+                    text::show(text::trim(l))
+                ),
+            ));
+        }
         let Some(builder) = b.as_mut() else { continue };
         if row == n {
             return Err(Error::parse(

@@ -11,9 +11,11 @@
 //! `<html>` strings; ports `a:p:c` are ignored. Comments: `//`, `/* */`, `#`.
 //!
 //! An edge's bytes come from its `bytes` attribute, else `weight`, else the
-//! scope default, else 1. Nodes are numbered by first appearance, unless
-//! every name is a non-negative integer: then the integer is the process id
-//! (n = largest + 1). `pos="x,y[,z][!]"` on node statements gives coordinates
+//! scope default, else 1. A node whose name is a non-negative integer
+//! (without leading zeros) is that process id; the other names are numbered
+//! after the largest such integer, in order of first appearance (so `3` is
+//! process 3 whether or not the file also has named nodes). Numerals may
+//! carry an exponent (`weight=1e6`). `pos="x,y[,z][!]"` on node statements gives coordinates
 //! when every process has one.
 //!
 //! The writer emits `graph`/`digraph` with `weight` attributes, a `pos` on
@@ -124,7 +126,8 @@ impl<'a> Lexer<'a> {
         let s = self.s;
         let line = self.line;
         let Some(&c) = s.get(self.pos) else {
-            return Ok((line, None));
+            // The end of file is reported on the last line, not after it.
+            return Ok((text::eof_line(s).min(line), None));
         };
         let one = |t: Tok| (line, Some(t));
         let next = s.get(self.pos + 1).copied();
@@ -226,8 +229,30 @@ impl<'a> Lexer<'a> {
                     }
                     i += 1;
                 }
+                // An exponent (`1e6`, `2.5E-3`): not in DOT's grammar, but
+                // what a weight written by a program looks like.
+                if digits > 0 && matches!(s.get(i), Some(b'e' | b'E')) {
+                    let mut j = i + 1;
+                    if matches!(s.get(j), Some(b'+' | b'-')) {
+                        j += 1;
+                    }
+                    if s.get(j).is_some_and(u8::is_ascii_digit) {
+                        while s.get(j).is_some_and(u8::is_ascii_digit) {
+                            j += 1;
+                        }
+                        i = j;
+                    }
+                }
                 if digits == 0 || s.get(i).is_some_and(|&b| is_id_byte(b) || b == b'.') {
-                    let end = (i + 1).min(s.len());
+                    // Show the whole malformed token, not its first bytes.
+                    let mut end = i;
+                    while s
+                        .get(end)
+                        .is_some_and(|&b| is_id_byte(b) || matches!(b, b'.' | b'+' | b'-'))
+                    {
+                        end += 1;
+                    }
+                    let end = end.max((start + 1).min(s.len()));
                     return Err(self.err(
                         line,
                         format!(
@@ -673,7 +698,9 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<CommGraph> {
         ));
     }
 
-    // Ids: the integers themselves when every name is one, else first appearance.
+    // Ids: a numeric name is its own id; the other names take the ids after
+    // the largest numeric one, in order of first appearance. So node `3` is
+    // process 3 whether or not the file also has named nodes.
     let as_int = |s: &str| -> Option<u64> {
         let b = s.as_bytes();
         if b.is_empty() || (b.len() > 1 && b[0] == b'0') || !b.iter().all(u8::is_ascii_digit) {
@@ -681,15 +708,25 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<CommGraph> {
         }
         text::parse_u64(b)
     };
-    let ints: Option<Vec<u64>> = p.names.iter().map(|s| as_int(s)).collect();
-    let (n, ids): (usize, Vec<u32>) = match ints {
-        Some(v) if !v.is_empty() => {
-            let max = v.iter().copied().max().unwrap_or(0);
-            let n = text::check_processes(path, el, max.saturating_add(1), bytes.len())?;
-            (n, v.iter().map(|&x| x as u32).collect())
-        }
-        _ => (p.names.len(), (0..p.names.len() as u32).collect()),
-    };
+    let ints: Vec<Option<u64>> = p.names.iter().map(|s| as_int(s)).collect();
+    let numeric_n = ints
+        .iter()
+        .flatten()
+        .max()
+        .map_or(0, |&m| m.saturating_add(1));
+    let named = ints.iter().filter(|x| x.is_none()).count() as u64;
+    let n = text::check_processes(path, el, numeric_n.saturating_add(named), bytes.len())?;
+    let mut next = numeric_n;
+    let ids: Vec<u32> = ints
+        .iter()
+        .map(|x| match x {
+            Some(v) => *v as u32,
+            None => {
+                next += 1;
+                (next - 1) as u32
+            }
+        })
+        .collect();
     let mut b = GraphBuilder::with_capacity(n, p.directed, p.edges.len());
     for &(u, v, w) in &p.edges {
         b.add(ids[u as usize] as usize, ids[v as usize] as usize, w);
@@ -712,7 +749,7 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<CommGraph> {
 }
 
 /// Write `graph` as DOT.
-pub fn write(w: &mut impl Write, graph: &CommGraph) -> std::io::Result<()> {
+pub fn write(w: &mut (impl Write + ?Sized), graph: &CommGraph) -> std::io::Result<()> {
     let (kw, op) = if graph.is_directed() {
         ("digraph", "->")
     } else {
@@ -803,6 +840,11 @@ mod tests {
         // Gaps in integer ids: processes without edges, no coords.
         let g = parse(b"graph { 0 -- 5 }", p()).unwrap();
         assert_eq!(g.n(), 6);
+        // Numeric names keep their ids beside named nodes, which come after.
+        let g = parse(b"graph { 2 -- b [weight=3]; a -- 0 [weight=1e2] }", p()).unwrap();
+        assert_eq!(g.n(), 5);
+        assert_eq!(g.volume(2, 3), 3.0);
+        assert_eq!(g.volume(4, 0), 100.0);
     }
 
     #[test]
@@ -820,9 +862,18 @@ mod tests {
             e(b"graph {\n a -- b [weight=x]\n}"),
             "g.dot:2: expected weight to be a non-negative number of bytes, found `x`"
         );
+        // The end of file is on the last line (2), not past it.
         assert_eq!(
             e(b"graph {\n a -- b\n"),
-            "g.dot:3: expected `}`, found end of file"
+            "g.dot:2: expected `}`, found end of file"
+        );
+        assert_eq!(
+            e(b"graph {\n a -- b [weight=1e400]\n}"),
+            "g.dot:2: expected weight to be a non-negative number of bytes, found `1e400`"
+        );
+        assert_eq!(
+            e(b"graph {\n a -- b [weight=12abc]\n}"),
+            "g.dot:2: expected a name or a number, found `12abc`"
         );
         assert_eq!(
             e(b"foo {}"),

@@ -18,6 +18,8 @@ use std::path::Path;
 pub fn parse(bytes: &[u8], path: &Path, one_based: bool) -> Result<CommGraph> {
     let mut b = GraphBuilder::with_capacity(0, false, bytes.len() / 8 + 1);
     let mut first_content = true;
+    let mut header_line: Option<(usize, &[u8])> = None;
+    let mut edges = 0usize;
     let base: u64 = one_based as u64;
     let limit = text::process_limit(bytes.len()) as u64;
     for (ln, l) in Lines::new(bytes) {
@@ -27,7 +29,18 @@ pub fn parse(bytes: &[u8], path: &Path, one_based: bool) -> Result<CommGraph> {
         let header = first_content && text::parse_u64(a).is_none();
         first_content = false;
         if header {
+            header_line = Some((ln, text::trim(l)));
             continue;
+        }
+        if text::has_empty_csv_field(l) {
+            return Err(Error::parse(
+                path,
+                ln,
+                format!(
+                    "expected `src dst [bytes]` with a value between each pair of commas, found an empty field in {}",
+                    show(text::trim(l))
+                ),
+            ));
         }
         let id = |tok: Option<&[u8]>, what: &str| -> Result<usize> {
             match tok.and_then(text::parse_u64) {
@@ -40,7 +53,11 @@ pub fn parse(bytes: &[u8], path: &Path, one_based: bool) -> Result<CommGraph> {
                 Some(v) => Err(Error::parse(
                     path,
                     ln,
-                    format!("expected a {what} id below {}, found `{v}`", limit + base),
+                    format!(
+                        "expected a {what} id below {}, found `{v}` ({})",
+                        limit + base,
+                        text::limit_reason(bytes.len())
+                    ),
                 )),
                 None => Err(Error::parse(
                     path,
@@ -70,6 +87,26 @@ pub fn parse(bytes: &[u8], path: &Path, one_based: bool) -> Result<CommGraph> {
         }
         b.ensure_processes(u.max(v) + 1);
         b.add(u, v, w);
+        edges += 1;
+    }
+    if edges == 0 {
+        // A header and nothing else (`a b c`, `0;1;5`), or no line at all:
+        // not an empty graph but a file that is not an edge list.
+        return Err(match header_line {
+            Some((ln, h)) => Error::parse(
+                path,
+                ln,
+                format!(
+                    "expected `src dst [bytes]` edge lines (numbers separated by spaces or commas), found only {}",
+                    show(h)
+                ),
+            ),
+            None => Error::parse(
+                path,
+                text::eof_line(bytes),
+                "expected `src dst [bytes]` edge lines, found none (an empty file)",
+            ),
+        });
     }
     b.build()
 }
@@ -77,7 +114,7 @@ pub fn parse(bytes: &[u8], path: &Path, one_based: bool) -> Result<CommGraph> {
 /// Write `src dst bytes` lines (0-based): each pair once with its volume for
 /// a symmetric graph, each message for a directed one (reading it back sums
 /// the two directions into the pair volume).
-pub fn write(w: &mut impl Write, graph: &CommGraph) -> std::io::Result<()> {
+pub fn write(w: &mut (impl Write + ?Sized), graph: &CommGraph) -> std::io::Result<()> {
     writeln!(
         w,
         "# hopmap edge list: src dst bytes (0-based ids); {} processes, {} pairs{}",

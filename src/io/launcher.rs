@@ -67,7 +67,16 @@ impl HostNames {
     /// Read a host list file: one name per line, blank lines and `#`
     /// comments skipped.
     pub fn from_file(path: &Path) -> Result<Self> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let bytes = super::read_bytes(path)?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            Error::io(
+                path,
+                io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!("expected UTF-8 text: {e}"),
+                ),
+            )
+        })?;
         let mut names: Vec<String> = Vec::new();
         let mut seen = HashMap::new();
         for (i, line) in text.lines().enumerate() {
@@ -226,11 +235,7 @@ pub fn write_mapping_file(
     format: LauncherFormat,
     hosts: &HostNames,
 ) -> Result<()> {
-    let f = std::fs::File::create(path).map_err(|e| Error::io(path, e))?;
-    let mut w = io::BufWriter::new(f);
-    write_mapping(&mut w, mapping, topo, format, hosts)
-        .and_then(|_| w.flush())
-        .map_err(|e| Error::io(path, e))
+    super::atomic::write_atomic(path, |w| write_mapping(w, mapping, topo, format, hosts))
 }
 
 fn content_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
@@ -263,7 +268,7 @@ pub fn parse_plain(text: &str, path: &Path) -> Result<Mapping> {
         let c: u32 = num(path, ln, "a core id", t[2])?;
         put_row(&mut rows, r, (nd, c), path, ln)?;
     }
-    collect_rows(rows, path)
+    collect_rows(rows, path, text)
 }
 
 /// Record rank `r`'s (node, core), rejecting implausible and repeated ranks.
@@ -295,14 +300,35 @@ fn put_row(
     Ok(())
 }
 
-fn collect_rows(rows: Vec<Option<(u32, u32)>>, path: &Path) -> Result<Mapping> {
+/// The line of `rank` in a plain or rankfile text (its first mention), for
+/// messages about a rank found wrong after parsing; the last line if absent.
+pub fn rank_line(text: &str, rank: usize) -> usize {
+    let want = rank.to_string();
+    content_lines(text)
+        .find(|(_, l)| {
+            // plain: `R node core`; rankfile: `rank R=host slot=S`.
+            l.split_whitespace().next() == Some(want.as_str())
+                || l.strip_prefix("rank")
+                    .and_then(|r| r.split('=').next())
+                    .is_some_and(|r| r.trim() == want)
+        })
+        .map_or_else(|| super::text::eof_line(text.as_bytes()), |(ln, _)| ln)
+}
+
+/// Ranks 0..=largest in order; a missing rank is reported at the end of
+/// the file (where more lines were expected).
+fn collect_rows(rows: Vec<Option<(u32, u32)>>, path: &Path, text: &str) -> Result<Mapping> {
     let mut m = Mapping::default();
+    let rows_len = rows.len();
     for (r, row) in rows.into_iter().enumerate() {
         let (nd, c) = row.ok_or_else(|| {
             Error::parse(
                 path,
-                0,
-                format!("expected every rank up to the largest, rank {r} is missing"),
+                super::text::eof_line(text.as_bytes()),
+                format!(
+                    "expected every rank from 0 to the largest ({}), found rank {r} missing",
+                    rows_len - 1
+                ),
             )
         })?;
         m.node.push(nd);
@@ -355,7 +381,13 @@ pub fn parse_bgp(text: &str, path: &Path, topo: &Topology) -> Result<Mapping> {
 /// Parse an `MPICH_RANK_ORDER` file into its rank list (commas, spaces and
 /// line breaks separate; `a-b` is a range).
 pub fn parse_mpich_order(text: &str, path: &Path) -> Result<Vec<u32>> {
+    Ok(mpich_order_lines(text, path)?.0)
+}
+
+/// The rank list and, for each listed rank, its line.
+fn mpich_order_lines(text: &str, path: &Path) -> Result<(Vec<u32>, Vec<u32>)> {
     let mut out = Vec::new();
+    let mut lines: Vec<u32> = Vec::new();
     for (ln, l) in content_lines(text) {
         for tok in l
             .split([',', ' ', '\t'])
@@ -365,26 +397,47 @@ pub fn parse_mpich_order(text: &str, path: &Path) -> Result<Vec<u32>> {
             if let Some((a, b)) = tok.split_once('-') {
                 let a: u32 = num(path, ln, "a rank", a.trim())?;
                 let b: u32 = num(path, ln, "a rank", b.trim())?;
-                if b < a || b - a > 1 << 28 {
+                if b < a {
                     return Err(Error::parse(
                         path,
                         ln,
                         format!("expected an increasing range a-b, found `{tok}`"),
                     ));
                 }
+                if out.len() as u64 + (b - a) as u64 >= super::MAX_PROCESSES as u64 {
+                    return Err(Error::parse(
+                        path,
+                        ln,
+                        format!(
+                            "expected at most {} ranks in all (hopmap's cap), found more with `{tok}`",
+                            super::MAX_PROCESSES
+                        ),
+                    ));
+                }
                 out.extend(a..=b);
             } else {
+                if out.len() >= super::MAX_PROCESSES {
+                    return Err(Error::parse(
+                        path,
+                        ln,
+                        format!(
+                            "expected at most {} ranks in all (hopmap's cap), found more",
+                            super::MAX_PROCESSES
+                        ),
+                    ));
+                }
                 out.push(num(path, ln, "a rank", tok)?);
             }
+            lines.resize(out.len(), ln.min(u32::MAX as usize) as u32);
         }
     }
-    Ok(out)
+    Ok((out, lines))
 }
 
 /// The mapping Cray's launcher builds from a rank order: the i-th listed
 /// rank goes to slot i (node i / cores, core i % cores).
 pub fn parse_mpich(text: &str, path: &Path, topo: &Topology) -> Result<Mapping> {
-    let order = parse_mpich_order(text, path)?;
+    let (order, lines) = mpich_order_lines(text, path)?;
     let n = order.len();
     let mut slot = vec![usize::MAX; n];
     for (i, &r) in order.iter().enumerate() {
@@ -392,10 +445,11 @@ pub fn parse_mpich(text: &str, path: &Path, topo: &Topology) -> Result<Mapping> 
         if r >= n || slot[r] != usize::MAX {
             return Err(Error::parse(
                 path,
-                0,
+                lines[i] as usize,
                 format!(
-                    "expected each rank 0..{} once, found rank {r} out of range or twice",
-                    n
+                    "expected each rank from 0 to {} once, found rank {r} {}",
+                    n.saturating_sub(1),
+                    if r >= n { "out of range" } else { "twice" }
                 ),
             ));
         }
@@ -453,7 +507,7 @@ pub fn parse_rankfile(
         let core: u32 = num(path, ln, "a slot number", slot)?;
         put_row(&mut rows, r, (node, core), path, ln)?;
     }
-    collect_rows(rows, path)
+    collect_rows(rows, path, text)
 }
 
 /// Parse any format (mpich yields the packed mapping Cray would build).

@@ -34,9 +34,15 @@ pub fn parse(bytes: &[u8], path: &Path, topo: &Topology, n: usize) -> Result<Map
     let mut core: Vec<u32> = Vec::with_capacity(cap);
     let mut lines: Vec<u32> = Vec::with_capacity(cap);
     let shape = if ndims > 1 {
-        format!("a node index (0..{nodes}), {ndims} coordinates, or {ndims} coordinates and a core")
+        format!(
+            "a node index (0 to {}), {ndims} coordinates, or {ndims} coordinates and a core",
+            nodes - 1
+        )
     } else {
-        format!("a node index (0..{nodes}), optionally followed by a core")
+        format!(
+            "a node index (0 to {}), optionally followed by a core",
+            nodes - 1
+        )
     };
     for (ln, l) in Lines::new(bytes) {
         let l = text::strip_comment(l, b"#");
@@ -85,8 +91,9 @@ pub fn parse(bytes: &[u8], path: &Path, topo: &Topology, n: usize) -> Result<Map
                         path,
                         ln,
                         format!(
-                            "expected coordinate {} in 0..{size} ({topo}), found {}",
+                            "expected coordinate {} from 0 to {} ({topo}), found {}",
                             ["x", "y", "z", "w", "v", "u"][d],
+                            size - 1,
                             vals[d]
                         ),
                     ));
@@ -113,7 +120,10 @@ pub fn parse(bytes: &[u8], path: &Path, topo: &Topology, n: usize) -> Result<Map
                 return Err(Error::parse(
                     path,
                     ln,
-                    format!("expected a core in 0..{cores} ({topo}), found {c}"),
+                    format!(
+                        "expected a core from 0 to {} ({topo}), found {c}",
+                        cores - 1
+                    ),
                 ));
             }
             Some(c) => c as u32,
@@ -225,15 +235,15 @@ mod tests {
         );
         assert_eq!(
             e(b"0 3\n", 1),
-            "map.txt:1: expected coordinate y in 0..3 (torus:3x3:cores=2), found 3"
+            "map.txt:1: expected coordinate y from 0 to 2 (torus:3x3:cores=2), found 3"
         );
         assert_eq!(
             e(b"0 0 2\n", 1),
-            "map.txt:1: expected a core in 0..2 (torus:3x3:cores=2), found 2"
+            "map.txt:1: expected a core from 0 to 1 (torus:3x3:cores=2), found 2"
         );
         assert_eq!(
             e(b"0 0 0 0\n", 1),
-            "map.txt:1: expected a node index (0..9), 2 coordinates, or 2 coordinates and a core, found 4 numbers"
+            "map.txt:1: expected a node index (0 to 8), 2 coordinates, or 2 coordinates and a core, found 4 numbers"
         );
     }
 }

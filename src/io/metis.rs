@@ -77,7 +77,7 @@ fn header(bytes: &[u8], path: &Path, lines: &mut Lines) -> Result<Header> {
                         path,
                         ln,
                         format!(
-                            "expected ncon, the number of vertex weights (1..=1000), found {}",
+                            "expected ncon, the number of vertex weights (1 to 1000), found {}",
                             show(t)
                         ),
                     ));
@@ -185,7 +185,7 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<CommGraph> {
 }
 
 /// Write `graph` as METIS `fmt = 001`, with rounded integer pair volumes.
-pub fn write(w: &mut impl Write, graph: &CommGraph) -> std::io::Result<()> {
+pub fn write(w: &mut (impl Write + ?Sized), graph: &CommGraph) -> std::io::Result<()> {
     writeln!(
         w,
         "% hopmap communication graph in METIS format: {} processes, {} pairs",
@@ -271,7 +271,7 @@ mod tests {
         );
         assert_eq!(
             e(b"2 1\n2\n4\n"),
-            "g.graph:3: expected a neighbour in 1..=2, found `4`"
+            "g.graph:3: expected a neighbour from 1 to 2, found `4`"
         );
         assert_eq!(
             e(b"3 1\n2\n1\n"),

@@ -16,6 +16,7 @@
 //! `PATH:LINE: what was expected, what was found` ([`Error::Parse`]).
 
 pub mod adjacency;
+pub mod atomic;
 pub mod coords;
 pub mod dense;
 pub mod dot;
@@ -119,8 +120,100 @@ fn strip_bom(bytes: &[u8]) -> &[u8] {
     bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
 }
 
-fn read_bytes(path: &Path) -> Result<Vec<u8>> {
-    std::fs::read(path).map_err(|e| Error::io(path, e))
+/// Largest input file any reader accepts (2 GiB): far above any graph of
+/// [`MAX_PROCESSES`] processes that fits in memory, and a clear error instead
+/// of reading `/dev/zero` or a runaway pipe until memory runs out.
+pub const MAX_INPUT_BYTES: u64 = 1 << 31;
+
+/// Read a whole input file, at most [`MAX_INPUT_BYTES`]. A regular file
+/// that is larger is refused before reading; a device or pipe is read in
+/// chunks up to the cap. Text formats only: a NUL byte in the first chunk
+/// (binary data, `/dev/zero`) ends the read at once with an error. Memory
+/// is reserved fallibly, so running out of it is an error, not an abort.
+pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let too_big = |len: String| {
+        Error::io(
+            path,
+            std::io::Error::new(
+                std::io::ErrorKind::FileTooLarge,
+                format!(
+                    "expected an input file of at most {} (hopmap's cap), found {len}",
+                    crate::graph::fmt_bytes(MAX_INPUT_BYTES as f64)
+                ),
+            ),
+        )
+    };
+    let mut file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let meta = file.metadata().map_err(|e| Error::io(path, e))?;
+    if meta.is_dir() {
+        return Err(Error::io(
+            path,
+            std::io::Error::new(
+                std::io::ErrorKind::IsADirectory,
+                "expected a file, found a folder",
+            ),
+        ));
+    }
+    if meta.is_file() && meta.len() > MAX_INPUT_BYTES {
+        return Err(too_big(crate::graph::fmt_bytes(meta.len() as f64)));
+    }
+    let hint = if meta.is_file() {
+        meta.len() as usize
+    } else {
+        0
+    };
+    let mut buf: Vec<u8> = Vec::new();
+    let oom = |e| {
+        Error::io(
+            path,
+            std::io::Error::new(
+                std::io::ErrorKind::OutOfMemory,
+                format!("not enough memory to read the file ({e})"),
+            ),
+        )
+    };
+    buf.try_reserve_exact(hint.max(1 << 16)).map_err(oom)?;
+    const CHUNK: usize = 1 << 20;
+    let mut checked_binary = false;
+    loop {
+        if buf.capacity() - buf.len() < CHUNK {
+            let more = buf.capacity().max(CHUNK);
+            buf.try_reserve(more).map_err(oom)?;
+        }
+        let start = buf.len();
+        let room = (buf.capacity() - start).min(CHUNK);
+        buf.resize(start + room, 0);
+        let k = loop {
+            match file.read(&mut buf[start..]) {
+                Ok(k) => break k,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(Error::io(path, e)),
+            }
+        };
+        buf.truncate(start + k);
+        if !checked_binary && (buf.len() >= 4096 || k == 0) {
+            checked_binary = true;
+            let head = &buf[..buf.len().min(CHUNK)];
+            if let Some(at) = head.iter().position(|&b| b == 0) {
+                return Err(Error::parse(
+                    path,
+                    1 + head[..at].iter().filter(|&&b| b == b'\n').count(),
+                    format!("expected a text file, found binary data (a NUL byte at offset {at})"),
+                ));
+            }
+        }
+        if k == 0 {
+            break;
+        }
+        if buf.len() as u64 > MAX_INPUT_BYTES {
+            return Err(too_big(format!(
+                "more than that (stopped reading at {})",
+                crate::graph::fmt_bytes(buf.len() as f64)
+            )));
+        }
+    }
+    Ok(buf)
 }
 
 /// Read a graph file (format from `opts`, else detected); attaches the
@@ -145,14 +238,20 @@ pub fn parse_graph(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Comm
             )
         })?,
     };
-    match format {
+    let r = match format {
         Format::Mtx => matrix_market::parse(bytes, path),
         Format::Metis => metis::parse(bytes, path),
         Format::Scotch => scotch::parse(bytes, path),
         Format::EdgeList => edge_list::parse(bytes, path, opts.one_based),
         Format::Dense => dense::parse(bytes, path),
         Format::Dot => dot::parse(bytes, path),
-    }
+    };
+    // Errors of the graph as a whole (from the builder: bytes that
+    // overflow) are errors of the file, reported at its end.
+    r.map_err(|e| match e {
+        Error::Unsupported(m) => Error::parse(path, text::eof_line(bytes), m),
+        e => e,
+    })
 }
 
 /// How many bytes content detection looks at.
@@ -326,13 +425,9 @@ pub fn parse_coords(bytes: &[u8], path: &Path) -> Result<Coords> {
     coords::parse(strip_bom(bytes), path)
 }
 
-/// Write a coordinates file.
+/// Write a coordinates file (atomically, see [`atomic`]).
 pub fn write_coords(path: &Path, c: &Coords) -> Result<()> {
-    let file = std::fs::File::create(path).map_err(|e| Error::io(path, e))?;
-    let mut w = std::io::BufWriter::new(file);
-    coords::write(&mut w, c)
-        .and_then(|_| w.flush())
-        .map_err(|e| Error::io(path, e))
+    atomic::write_atomic(path, |w| coords::write(w, c))
 }
 
 /// Write `graph` to a file in `format` (MatrixMarket, METIS, edge list, DOT).
@@ -343,17 +438,13 @@ pub fn write_graph(path: &Path, graph: &CommGraph, format: Format) -> Result<()>
             format.name()
         )));
     }
-    let file = std::fs::File::create(path).map_err(|e| Error::io(path, e))?;
-    let mut w = std::io::BufWriter::new(file);
-    write_graph_to(&mut w, graph, format)
-        .and_then(|_| w.flush())
-        .map_err(|e| Error::io(path, e))
+    atomic::write_atomic(path, |w| write_graph_to(w, graph, format))
 }
 
 /// Write `graph` to a stream. Formats without a writer give an
 /// `Unsupported` I/O error.
 pub fn write_graph_to(
-    w: &mut impl Write,
+    w: &mut (impl Write + ?Sized),
     graph: &CommGraph,
     format: Format,
 ) -> std::io::Result<()> {
@@ -384,19 +475,76 @@ pub fn parse_mapping(bytes: &[u8], path: &Path, topo: &Topology, n: usize) -> Re
     let first = String::from_utf8_lossy(first);
     if first.starts_with("# hopmap mapping:") && first.trim_end().ends_with("rank node core") {
         let text = String::from_utf8_lossy(bytes);
-        let m = launcher::parse_plain(&text, path)?;
-        if m.len() != n {
-            return Err(Error::parse(
-                path,
-                0,
-                format!("expected {n} ranks (one per process), found {}", m.len()),
-            ));
-        }
-        m.validate(n, topo)
-            .map_err(|e| Error::parse(path, 0, format!("expected a valid mapping, found: {e}")))?;
-        return Ok(m);
+        return plain_mapping(&text, path, topo, n);
     }
-    mapping_file::parse(bytes, path, topo, n)
+    // Without the header, a `rank node core` file (3 numbers a line) can
+    // also read as `x y z` coordinates (or `x y t`). Read it both ways: when
+    // only one gives a valid mapping, that is the format; when both do and
+    // they differ, refuse rather than guess.
+    let as_lines = mapping_file::parse(bytes, path, topo, n);
+    let three = text::Lines::new(bytes)
+        .map(|(_, l)| text::strip_comment(l, b"#"))
+        .filter(|l| !text::is_blank(l))
+        .all(|l| text::Fields::new(l, false).count() == 3);
+    let as_plain = if three && n > 0 {
+        plain_mapping(&String::from_utf8_lossy(bytes), path, topo, n).ok()
+    } else {
+        None
+    };
+    match (as_lines, as_plain) {
+        (Ok(a), Some(b)) if a != b => Err(Error::parse(
+            path,
+            1,
+            "expected a mapping file whose format is clear, found lines that read both as \
+             `rank node core` (a `hopmap map --format plain` file without its `# hopmap \
+             mapping: … rank node core` header) and as node coordinates, giving different \
+             mappings; put that header line first, or write one node index per line",
+        )),
+        (Ok(a), _) => Ok(a),
+        (Err(_), Some(b)) => Ok(b),
+        (Err(e), None) => Err(e),
+    }
+}
+
+/// A plain `rank node core` mapping checked against `topo`; every error
+/// names the line of the rank at fault (the last line for a missing one).
+fn plain_mapping(text: &str, path: &Path, topo: &Topology, n: usize) -> Result<Mapping> {
+    let m = launcher::parse_plain(text, path)?;
+    let eof = text::eof_line(text.as_bytes());
+    if m.len() != n {
+        return Err(Error::parse(
+            path,
+            eof,
+            format!("expected {n} ranks (one per process), found {}", m.len()),
+        ));
+    }
+    let (nodes, cores) = (topo.num_nodes(), topo.cores());
+    // A hash map, not a slot-sized array: memory follows the mapping.
+    let mut owner: std::collections::HashMap<(u32, u32), usize> =
+        std::collections::HashMap::with_capacity(n);
+    for p in 0..n {
+        let (nd, c) = (m.node[p], m.core[p]);
+        let at = |msg: String| Error::parse(path, launcher::rank_line(text, p), msg);
+        if nd as usize >= nodes {
+            return Err(at(format!(
+                "expected rank {p}'s node from 0 to {} ({topo}), found {nd}",
+                nodes - 1
+            )));
+        }
+        if c as usize >= cores {
+            return Err(at(format!(
+                "expected rank {p}'s core from 0 to {} ({topo}), found {c}",
+                cores - 1
+            )));
+        }
+        if let Some(q) = owner.insert((nd, c), p) {
+            return Err(at(format!(
+                "expected one rank per slot, found ranks {q} (line {}) and {p} on node {nd} core {c}",
+                launcher::rank_line(text, q)
+            )));
+        }
+    }
+    Ok(m)
 }
 
 #[cfg(test)]

@@ -173,8 +173,8 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<CommGraph> {
                                 path,
                                 ln,
                                 format!(
-                                    "expected an adjacent vertex in {base}..{}, found `{end}`",
-                                    n as u64 + base
+                                    "expected an adjacent vertex from {base} to {}, found `{end}`",
+                                    n as u64 + base - 1
                                 ),
                             ));
                         }
@@ -248,7 +248,7 @@ mod tests {
         );
         assert_eq!(
             e(b"0\n2 2\n0 000\n1 1\n1 5\n"),
-            "g.grf:5: expected an adjacent vertex in 0..2, found `5`"
+            "g.grf:5: expected an adjacent vertex from 0 to 1, found `5`"
         );
         assert_eq!(
             e(b"0\n2 2\n0 020\n"),

@@ -21,6 +21,17 @@ pub fn process_limit(len: usize) -> usize {
     MAX_PROCESSES.min(len.saturating_mul(64).max(1 << 20))
 }
 
+/// Why [`process_limit`] is what it is, for error messages.
+pub fn limit_reason(len: usize) -> String {
+    format!(
+        "a {len}-byte input may name at most {} processes: hopmap allows 64 per byte \
+         of input (at least {}, at most {MAX_PROCESSES}), so that a small file cannot \
+         demand gigabytes of memory",
+        process_limit(len),
+        1 << 20
+    )
+}
+
 /// Check a process count claimed by a header (or implied by an id).
 pub fn check_processes(path: &Path, line: usize, n: u64, len: usize) -> Result<usize> {
     let lim = process_limit(len);
@@ -29,8 +40,8 @@ pub fn check_processes(path: &Path, line: usize, n: u64, len: usize) -> Result<u
             path,
             line,
             format!(
-                "expected at most {lim} processes (hopmap's cap is {MAX_PROCESSES}, \
-                 and at most 64 per byte of input), found {n}"
+                "expected at most {lim} processes, found {n} ({})",
+                limit_reason(len)
             ),
         ));
     }
@@ -198,6 +209,16 @@ impl<'a> Iterator for Tokens<'a> {
         self.pos = i;
         Some((self.line, &s[start..i]))
     }
+}
+
+/// Whether a comma-separated line has an empty field: two commas with only
+/// whitespace between them, or a comma at the start or end (`0,,5`,
+/// `,0,5`). Such a line is refused rather than read with a field missing.
+pub fn has_empty_csv_field(line: &[u8]) -> bool {
+    if !line.contains(&b',') {
+        return false;
+    }
+    line.split(|&b| b == b',').any(is_blank)
 }
 
 /// The line up to the first of the comment characters.
@@ -409,7 +430,7 @@ pub fn vertex1(
         _ => Err(Error::parse(
             path,
             line,
-            format!("expected {what} in 1..={n}, found {}", show_opt(tok)),
+            format!("expected {what} from 1 to {n}, found {}", show_opt(tok)),
         )),
     }
 }

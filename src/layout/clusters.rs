@@ -104,7 +104,14 @@ pub fn median_nn_distance(pos: &[[f32; 3]]) -> f64 {
                             if dx.abs().max(dy.abs()).max(dz.abs()) != r {
                                 continue;
                             }
-                            if let Some(v) = g.get(&(cx + dx, cy + dy, cz + dz)) {
+                            // Saturating: a point far out (a huge coordinate) has
+                            // a cell key at the end of the i64 range.
+                            let k = (
+                                cx.saturating_add(dx),
+                                cy.saturating_add(dy),
+                                cz.saturating_add(dz),
+                            );
+                            if let Some(v) = g.get(&k) {
                                 for &j in v {
                                     if j as usize != i {
                                         best = best.min(dist2(p, &pos[j as usize]));
@@ -164,7 +171,12 @@ pub fn clusters(pos: &[[f32; 3]], params: &ClusterParams) -> Vec<u32> {
         for dx in -1..=1 {
             for dy in -1..=1 {
                 for dz in -kz..=kz {
-                    if let Some(v) = g.get(&(cx + dx, cy + dy, cz + dz)) {
+                    let k = (
+                        cx.saturating_add(dx),
+                        cy.saturating_add(dy),
+                        cz.saturating_add(dz),
+                    );
+                    if let Some(v) = g.get(&k) {
                         for &j in v {
                             if (j as usize) > i && dist2(p, &pos[j as usize]) <= e2 {
                                 let (a, b) = (find(&mut parent, i as u32), find(&mut parent, j));
@@ -273,6 +285,18 @@ pub fn pack_groups(labels: &[u32], pos: &[[f32; 3]], group: usize) -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn points_at_the_edge_of_f32_do_not_overflow() {
+        let pos = vec![
+            [f32::MAX, 0.0, 0.0],
+            [-f32::MAX, 0.0, 0.0],
+            [f32::INFINITY, 1.0, 0.0],
+            [0.0, 0.0, 0.0],
+        ];
+        let l = clusters(&pos, &ClusterParams::default());
+        assert_eq!(l.len(), 4);
+    }
 
     #[test]
     fn two_blobs_and_a_singleton() {

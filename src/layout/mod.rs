@@ -23,6 +23,7 @@ pub mod clusters;
 pub mod gravity;
 pub mod init;
 pub mod multilevel;
+pub mod pack;
 pub mod quality;
 pub mod stopping;
 
@@ -197,8 +198,9 @@ impl LayoutParams {
         if !(self.h > 0.0 && self.h_rel > 0.0 && self.max_step > 0.0) {
             return bad("step sizes must be positive");
         }
-        if !(self.theta >= 0.0 && self.theta < 2.0) {
-            return bad("θ must be in [0, 2)");
+        // The same range as the gravity mappers' `theta` parameter.
+        if !(self.theta >= 0.0 && self.theta <= 2.0) {
+            return bad("θ must be from 0 to 2");
         }
         if self.stop_n == 0 || self.stop_m <= self.stop_n {
             return bad("the stopping rule needs 0 < n < m");
@@ -207,10 +209,41 @@ impl LayoutParams {
     }
 }
 
-/// The layout run: a [`Stepper`], one iteration per step, over the levels of
-/// the hierarchy from coarsest to finest.
+/// The layout run: a [`Stepper`], one iteration per step.
+///
+/// Each connected component of the graph is laid out on its own (a
+/// part: the hierarchy from its coarsest level to its finest, or the
+/// single level), and the components are then packed side by side
+/// ([`pack`]), largest first, so that all of them stay visible and a
+/// disconnected graph costs no quadratic repulsion between its pieces.
+/// Components of one or two points need no forces: a point, or a segment of
+/// the layout's typical edge length. A connected graph is one part, laid out
+/// exactly as before. One step advances every running part by one
+/// iteration (so its cost is that of one iteration over the whole graph).
 #[derive(Clone, Debug)]
 pub struct Layout {
+    params: LayoutParams,
+    n: usize,
+    /// Component of every process, and the number of components.
+    comp: Vec<u32>,
+    ncomp: usize,
+    /// Index of every process inside its component.
+    local: Vec<u32>,
+    /// The part laying out each component, if it needs forces (≥ 3 points).
+    part_of: Vec<Option<u32>>,
+    parts: Vec<Part>,
+    /// Members of each component (global ids, ascending).
+    members: Vec<Vec<u32>>,
+    /// Pack offset (x, y) of every component, updated after each step.
+    offsets: Vec<[f32; 2]>,
+    iterations: usize,
+    state: LayoutState,
+}
+
+/// One connected component's layout: its hierarchy from the coarsest level
+/// to the finest (or the single level), one iteration per step.
+#[derive(Clone, Debug)]
+struct Part {
     params: LayoutParams,
     hierarchy: Hierarchy,
     level: usize,
@@ -225,7 +258,280 @@ impl Layout {
     pub fn new(graph: &CommGraph, params: LayoutParams) -> Result<Self> {
         params.check()?;
         let n = graph.n();
+        let given = match &params.init {
+            Init::Given(xyz) => {
+                if xyz.len() != n {
+                    return Err(Error::Unsupported(format!(
+                        "{} initial positions given for {n} processes",
+                        xyz.len()
+                    )));
+                }
+                // The layout computes in f32: a start beyond its range would
+                // be infinite.
+                if let Some(i) = xyz
+                    .iter()
+                    .position(|p| p.iter().any(|&x| !(x as f32).is_finite()))
+                {
+                    return Err(Error::Unsupported(format!(
+                        "expected initial positions within ±{:e} (the layout computes in f32), \
+                         found process {i} at ({}, {}, {})",
+                        f32::MAX,
+                        xyz[i][0],
+                        xyz[i][1],
+                        xyz[i][2]
+                    )));
+                }
+                Some(xyz)
+            }
+            _ => None,
+        };
         let fg = ForceGraph::from_comm(graph, params.norm);
+        let (comp, ncomp) = graph.components();
+        let mut members: Vec<Vec<u32>> = vec![Vec::new(); ncomp];
+        let mut local = vec![0u32; n];
+        for (i, &c) in comp.iter().enumerate() {
+            local[i] = members[c as usize].len() as u32;
+            members[c as usize].push(i as u32);
+        }
+        let mut part_of = vec![None; ncomp];
+        let mut parts = Vec::new();
+        if ncomp == 1 {
+            // Connected: the whole graph is one part, as it always was.
+            parts.push(Part::new(fg, n, &params)?);
+            part_of[0] = Some(0);
+        } else {
+            for (c, m) in members.iter().enumerate() {
+                if m.len() < 3 {
+                    continue;
+                }
+                let sub = pack::subgraph(&fg, m, &local);
+                let mut p = params.clone();
+                // A different seed per component, same for a given input.
+                p.seed = params.seed ^ (c as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                if let Some(xyz) = given {
+                    p.init = Init::Given(m.iter().map(|&i| xyz[i as usize]).collect());
+                }
+                part_of[c] = Some(parts.len() as u32);
+                parts.push(Part::new(sub, m.len(), &p)?);
+            }
+        }
+        let mut l = Layout {
+            offsets: vec![[0.0; 2]; ncomp],
+            state: if parts.iter().all(|p| p.state != StepState::Running) {
+                StepState::Stopped(Stop::Converged)
+            } else {
+                StepState::Running
+            },
+            params,
+            n,
+            comp,
+            ncomp,
+            local,
+            part_of,
+            parts,
+            members,
+            iterations: 0,
+        };
+        l.repack();
+        Ok(l)
+    }
+
+    pub fn params(&self) -> &LayoutParams {
+        &self.params
+    }
+    /// Number of processes.
+    pub fn n(&self) -> usize {
+        self.n
+    }
+    /// Number of connected components (each laid out on its own).
+    pub fn components(&self) -> usize {
+        self.ncomp
+    }
+    /// The part of the largest component (the whole graph when connected).
+    fn main_part(&self) -> Option<&Part> {
+        self.parts.iter().max_by_key(|p| p.n())
+    }
+    /// Current level (0 = the processes themselves) and the number of
+    /// levels: of the coarsest part still coarse, and the most any part has.
+    pub fn level(&self) -> (usize, usize) {
+        let cur = self.parts.iter().map(|p| p.level).max().unwrap_or(0);
+        let levels = self
+            .parts
+            .iter()
+            .map(|p| p.hierarchy.levels())
+            .max()
+            .unwrap_or(1);
+        (cur, levels)
+    }
+    /// The hierarchy of the largest component (the whole graph when connected).
+    pub fn hierarchy(&self) -> Option<&Hierarchy> {
+        self.main_part().map(|p| &p.hierarchy)
+    }
+    /// The engine of the largest component's current level.
+    pub fn engine(&self) -> Option<&GravityLayout> {
+        self.main_part().map(|p| &p.inner)
+    }
+    /// Total iterations (steps that did work).
+    pub fn iterations(&self) -> usize {
+        self.iterations
+    }
+    /// Positions of the largest component's current-level points.
+    pub fn level_positions(&self) -> &[[f32; 3]] {
+        self.main_part().map_or(&[], |p| p.inner.positions())
+    }
+    /// A typical edge length, for the size of trivial components and the
+    /// margin between components.
+    fn spacing(&self) -> f32 {
+        self.main_part().map_or(1.0, |p| {
+            gravity::length_scale(p.inner.graph(), p.inner.positions()) as f32
+        })
+    }
+    /// Position of component `c`'s member with local index `k`, before
+    /// packing; `spacing` sizes the components without forces.
+    fn raw(
+        &self,
+        c: usize,
+        k: usize,
+        part_pos: &[std::borrow::Cow<'_, [[f32; 3]]>],
+        spacing: f32,
+    ) -> [f32; 3] {
+        match self.part_of[c] {
+            Some(pi) => part_pos[pi as usize][k],
+            // One point at the origin; two points a typical edge apart.
+            None => [if k == 1 { spacing } else { 0.0 }, 0.0, 0.0],
+        }
+    }
+    /// Position of every process: its own on the finest level, its coarse
+    /// ancestor's before; components packed side by side. O(n · levels).
+    pub fn positions(&self) -> std::borrow::Cow<'_, [[f32; 3]]> {
+        if self.ncomp == 1 && self.parts.len() == 1 {
+            return self.parts[0].positions();
+        }
+        let part_pos: Vec<std::borrow::Cow<'_, [[f32; 3]]>> =
+            self.parts.iter().map(|p| p.positions()).collect();
+        let spacing = self.spacing();
+        std::borrow::Cow::Owned(
+            (0..self.n)
+                .map(|i| {
+                    let c = self.comp[i] as usize;
+                    let mut p = self.raw(c, self.local[i] as usize, &part_pos, spacing);
+                    p[0] += self.offsets[c][0];
+                    p[1] += self.offsets[c][1];
+                    p
+                })
+                .collect(),
+        )
+    }
+    /// Move of every process in the last iteration (the paper's green
+    /// segments; on a coarse level, its ancestor's move; 0 for components
+    /// without forces).
+    pub fn displacements(&self) -> std::borrow::Cow<'_, [[f32; 3]]> {
+        if self.ncomp == 1 && self.parts.len() == 1 {
+            return self.parts[0].displacements();
+        }
+        let d: Vec<std::borrow::Cow<'_, [[f32; 3]]>> =
+            self.parts.iter().map(|p| p.displacements()).collect();
+        std::borrow::Cow::Owned(
+            (0..self.n)
+                .map(|i| match self.part_of[self.comp[i] as usize] {
+                    Some(pi) => d[pi as usize][self.local[i] as usize],
+                    None => [0.0; 3],
+                })
+                .collect(),
+        )
+    }
+    /// Σ|F| over the parts' current levels after the last iteration.
+    pub fn force_norm(&self) -> f64 {
+        self.parts.iter().map(|p| p.inner.force_norm()).sum()
+    }
+    /// Σ|F|² over the parts' current levels.
+    pub fn energy(&self) -> f64 {
+        self.parts.iter().map(|p| p.inner.energy()).sum()
+    }
+    /// The §5 stopping-rule value: of the one part when connected, else the
+    /// largest over the parts that have one.
+    pub fn stop_value(&self) -> Option<f64> {
+        self.parts
+            .iter()
+            .filter_map(|p| p.inner.stop_value())
+            .fold(None, |a: Option<f64>, v| Some(a.map_or(v, |a| a.max(v))))
+    }
+    /// Pin process `i` at `p` (only on the finest level of its component;
+    /// ignored before, and for components without forces).
+    pub fn pin(&mut self, i: usize, p: [f32; 3]) {
+        let c = self.comp[i] as usize;
+        if let Some(pi) = self.part_of[c] {
+            let q = [p[0] - self.offsets[c][0], p[1] - self.offsets[c][1], p[2]];
+            let part = &mut self.parts[pi as usize];
+            if part.pin(self.local[i] as usize, q) {
+                self.state = StepState::Running;
+            }
+        }
+    }
+    pub fn unpin(&mut self, i: usize) {
+        let c = self.comp[i] as usize;
+        if let Some(pi) = self.part_of[c]
+            && self.parts[pi as usize].unpin(self.local[i] as usize)
+        {
+            self.state = StepState::Running;
+        }
+    }
+    /// The finished positions as coordinates (f64).
+    pub fn coords(&self) -> Coords {
+        let p = self.positions();
+        Coords::new(
+            self.params.dim,
+            p.iter()
+                .map(|q| [q[0] as f64, q[1] as f64, q[2] as f64])
+                .collect(),
+        )
+    }
+
+    /// Recompute the pack offsets from the parts' current positions.
+    fn repack(&mut self) {
+        if self.ncomp <= 1 {
+            return;
+        }
+        let spacing = self.spacing();
+        let part_pos: Vec<std::borrow::Cow<'_, [[f32; 3]]>> =
+            self.parts.iter().map(|p| p.positions()).collect();
+        // Bounding boxes per component, from the unpacked positions.
+        let mut lo = vec![[f32::INFINITY; 2]; self.ncomp];
+        let mut hi = vec![[f32::NEG_INFINITY; 2]; self.ncomp];
+        for (c, m) in self.members.iter().enumerate() {
+            for k in 0..m.len() {
+                let p = self.raw(c, k, &part_pos, spacing);
+                for a in 0..2 {
+                    let v = if p[a].is_finite() { p[a] } else { 0.0 };
+                    lo[c][a] = lo[c][a].min(v);
+                    hi[c][a] = hi[c][a].max(v);
+                }
+            }
+        }
+        let sizes: Vec<[f32; 2]> = (0..self.ncomp)
+            .map(|c| {
+                [
+                    (hi[c][0] - lo[c][0]).max(0.0),
+                    (hi[c][1] - lo[c][1]).max(0.0),
+                ]
+            })
+            .collect();
+        let corner = pack::pack_boxes(&sizes, spacing);
+        drop(part_pos);
+        for c in 0..self.ncomp {
+            let l = if lo[c][0].is_finite() {
+                lo[c]
+            } else {
+                [0.0; 2]
+            };
+            self.offsets[c] = [corner[c][0] - l[0], corner[c][1] - l[1]];
+        }
+    }
+}
+
+impl Part {
+    /// Start the layout of one connected component (`fg`, `n` points).
+    fn new(fg: ForceGraph, n: usize, params: &LayoutParams) -> Result<Self> {
         let multi = match params.multilevel {
             MultilevelMode::On => true,
             MultilevelMode::Off => false,
@@ -235,7 +541,8 @@ impl Layout {
         let top = hierarchy.levels() - 1;
         let ntop = hierarchy.graphs[top].n();
         let pos = if multi {
-            // Multilevel: the coarsest level starts from classical MDS.
+            // Multilevel: the coarsest level starts from classical MDS
+            // (a seeded random start above its point cap).
             multilevel::mds_positions(
                 &hierarchy.graphs[top],
                 params.dim,
@@ -249,16 +556,16 @@ impl Layout {
         let mut inner = GravityLayout::new(
             hierarchy.graphs[top].clone(),
             pos,
-            &level_params(&params, ntop, top > 0),
+            &level_params(params, ntop, top > 0),
         );
         if top > 0 {
             // The coarsest layout fixes the global shape and is cheap: give
             // it ten times the budget of a level.
             inner.set_budget(params.level_iterations * 10, true);
         }
-        Ok(Layout {
+        Ok(Part {
             rng: Rng::new(params.seed ^ 0x0070_726F_6C6F_6E67),
-            params,
+            params: params.clone(),
             hierarchy,
             level: top,
             inner,
@@ -271,35 +578,11 @@ impl Layout {
         })
     }
 
-    pub fn params(&self) -> &LayoutParams {
-        &self.params
-    }
-    /// Number of processes.
-    pub fn n(&self) -> usize {
+    fn n(&self) -> usize {
         self.hierarchy.graphs[0].n()
     }
-    /// Current level (0 = the processes themselves) and the number of levels.
-    pub fn level(&self) -> (usize, usize) {
-        (self.level, self.hierarchy.levels())
-    }
-    pub fn hierarchy(&self) -> &Hierarchy {
-        &self.hierarchy
-    }
-    /// The engine of the current level.
-    pub fn engine(&self) -> &GravityLayout {
-        &self.inner
-    }
-    /// Total iterations over all levels.
-    pub fn iterations(&self) -> usize {
-        self.iterations
-    }
-    /// Positions of the current level's points.
-    pub fn level_positions(&self) -> &[[f32; 3]] {
-        self.inner.positions()
-    }
-    /// Position of every process: its own on the finest level, its coarse
-    /// ancestor's before. O(n) on the finest level, O(n · levels) before.
-    pub fn positions(&self) -> std::borrow::Cow<'_, [[f32; 3]]> {
+
+    fn positions(&self) -> std::borrow::Cow<'_, [[f32; 3]]> {
         if self.level == 0 {
             std::borrow::Cow::Borrowed(self.inner.positions())
         } else {
@@ -308,9 +591,8 @@ impl Layout {
             std::borrow::Cow::Owned(anc.iter().map(|&a| p[a as usize]).collect())
         }
     }
-    /// Move of every process in the last iteration (the paper's green
-    /// segments; on a coarse level, its ancestor's move).
-    pub fn displacements(&self) -> std::borrow::Cow<'_, [[f32; 3]]> {
+
+    fn displacements(&self) -> std::borrow::Cow<'_, [[f32; 3]]> {
         if self.level == 0 {
             std::borrow::Cow::Borrowed(self.inner.displacements())
         } else {
@@ -319,44 +601,28 @@ impl Layout {
             std::borrow::Cow::Owned(anc.iter().map(|&a| d[a as usize]).collect())
         }
     }
-    /// Σ|F| on the current level after the last iteration.
-    pub fn force_norm(&self) -> f64 {
-        self.inner.force_norm()
-    }
-    /// Σ|F|² on the current level.
-    pub fn energy(&self) -> f64 {
-        self.inner.energy()
-    }
-    /// The §5 stopping-rule value on the current level.
-    pub fn stop_value(&self) -> Option<f64> {
-        self.inner.stop_value()
-    }
-    /// Pin process `i` at `p` (only on the finest level; ignored before).
-    pub fn pin(&mut self, i: usize, p: [f32; 3]) {
+
+    /// Pin on the finest level; true when a converged part runs again.
+    fn pin(&mut self, i: usize, p: [f32; 3]) -> bool {
         if self.level == 0 {
             self.inner.pin(i, p);
             if self.state == StepState::Stopped(Stop::Converged) {
                 self.state = StepState::Running;
+                return true;
             }
         }
+        false
     }
-    pub fn unpin(&mut self, i: usize) {
+
+    fn unpin(&mut self, i: usize) -> bool {
         if self.level == 0 {
             self.inner.unpin(i);
             if self.state == StepState::Stopped(Stop::Converged) {
                 self.state = StepState::Running;
+                return true;
             }
         }
-    }
-    /// The finished positions as coordinates (f64).
-    pub fn coords(&self) -> Coords {
-        let p = self.positions();
-        Coords::new(
-            self.params.dim,
-            p.iter()
-                .map(|q| [q[0] as f64, q[1] as f64, q[2] as f64])
-                .collect(),
-        )
+        false
     }
 
     fn descend(&mut self) {
@@ -388,6 +654,23 @@ impl Layout {
         self.inner = inner;
         self.level = fine;
     }
+
+    /// One iteration; false when the part had already stopped.
+    fn step(&mut self) -> bool {
+        if self.state != StepState::Running {
+            return false;
+        }
+        self.inner.step();
+        self.iterations += 1;
+        if self.inner.is_stopped() {
+            if self.level > 0 {
+                self.descend();
+            } else {
+                self.state = self.inner.state();
+            }
+        }
+        true
+    }
 }
 
 /// Coarse levels up to this size are cheap: they get a larger budget and a
@@ -409,14 +692,27 @@ impl Stepper for Layout {
         if self.state != StepState::Running {
             return self.state;
         }
-        self.inner.step();
-        self.iterations += 1;
-        if self.inner.is_stopped() {
-            if self.level > 0 {
-                self.descend();
+        let mut any = false;
+        for p in self.parts.iter_mut() {
+            any |= p.step();
+        }
+        if any {
+            self.iterations += 1;
+        }
+        if self.parts.len() > 1 {
+            self.repack();
+        }
+        if self.parts.iter().all(|p| p.state != StepState::Running) {
+            // Converged only when every part converged.
+            self.state = if self
+                .parts
+                .iter()
+                .all(|p| p.state == StepState::Stopped(Stop::Converged))
+            {
+                StepState::Stopped(Stop::Converged)
             } else {
-                self.state = self.inner.state();
-            }
+                StepState::Stopped(Stop::IterationLimit)
+            };
         }
         self.state
     }

@@ -23,6 +23,11 @@ use crate::rng::Rng;
 /// Coarsening stops at or below this many points.
 pub const COARSEST: usize = 64;
 
+/// Largest point count [`mds_positions`] runs classical MDS on: its
+/// distance matrix is n² entries (12 MB at 1000) and its power iterations
+/// n² work each.
+pub const MDS_MAX_POINTS: usize = 1000;
+
 /// One coarsening round. Returns the coarse graph and the fine → coarse map,
 /// or None when the round would remove under 10% of the points.
 pub fn coarsen(g: &ForceGraph, rng: &mut Rng) -> Option<(ForceGraph, Vec<u32>)> {
@@ -188,6 +193,10 @@ pub fn prolong(
 /// inverse-square law: with attraction energy `A·s` and repulsion energy
 /// `R/s` at scale `s`, `s = sqrt(R/A)`. O(n·(n + m) + n²·iterations); meant
 /// for the coarsest level (tens to a few hundred points).
+///
+/// Its O(n²) memory and time are capped: above [`MDS_MAX_POINTS`] points (a
+/// coarsening that stalled, e.g. on a star) the start is the seeded random
+/// one of [`super::init`] instead, at about one point per unit area.
 pub fn mds_positions(
     g: &ForceGraph,
     dim: usize,
@@ -198,6 +207,10 @@ pub fn mds_positions(
     let n = g.n();
     if n == 0 {
         return Vec::new();
+    }
+    if n > MDS_MAX_POINTS {
+        return super::init::initial_positions(&super::init::Init::Random, n, dim, seed)
+            .unwrap_or_else(|_| vec![[0.0; 3]; n]);
     }
     // All-pairs hop distances by BFS.
     let mut d = vec![u32::MAX; n * n];
@@ -348,6 +361,22 @@ mod tests {
         let inc = (0..9).all(|i| p[i + 1][0] > p[i][0]);
         let dec = (0..9).all(|i| p[i + 1][0] < p[i][0]);
         assert!(inc || dec, "{p:?}");
+    }
+
+    #[test]
+    fn mds_is_capped() {
+        // A star cannot be coarsened below half its points; above the cap
+        // the start is random (and allocates O(n), not O(n²)).
+        let n = MDS_MAX_POINTS + 1;
+        let mut b = GraphBuilder::new(n, false);
+        for i in 1..n {
+            b.add(0, i, 1.0);
+        }
+        let g = ForceGraph::from_comm(&b.build().unwrap(), WeightNorm::Max);
+        let p = mds_positions(&g, 2, 1.0, 1.0, 7);
+        assert_eq!(p.len(), n);
+        assert!(p.iter().all(|q| q[2] == 0.0 && q[0].is_finite()));
+        assert_eq!(p, mds_positions(&g, 2, 1.0, 1.0, 7));
     }
 
     #[test]

@@ -13,6 +13,7 @@
 //! reject unknown keys and out-of-range values before any work.
 
 pub mod affn;
+pub mod analytical;
 pub mod background;
 pub mod bft;
 pub mod cdl;
@@ -27,6 +28,7 @@ pub mod permutation;
 pub mod phased;
 pub mod pipeline;
 pub mod random;
+pub mod recursive;
 pub mod scotch;
 
 pub use pipeline::{
@@ -153,6 +155,11 @@ pub trait MapperRun: Stepper + Send {
     fn hop_bytes_trace(&self) -> &[f64] {
         &[]
     }
+    /// The bipartition tree so far, for recursive-bipartitioning mappers
+    /// (each finished subproblem: level, processes, node domain).
+    fn bipartition_tree(&self) -> &[recursive::drb::TreeNode] {
+        &[]
+    }
     /// The finished mapping (None until done).
     fn result(&self) -> Option<Mapping>;
     /// Why a run that stopped with [`crate::step::Stop::Failed`] failed.
@@ -170,6 +177,12 @@ pub trait MapperRun: Stepper + Send {
     /// Phases finished so far (phased runs; 0 for single-phase mappers).
     fn phases_done(&self) -> usize {
         0
+    }
+    /// The concrete run, for views that show a mapper's own state (the
+    /// analytical view downcasts to `analytical::Analytical` or
+    /// `analytical::AnalyticalPairs`; see `analytical::state_of`).
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        None
     }
     /// Guided mode: one sentence on what the last step did, in the terms of
     /// the mapper's paper and citing its section ("MHT took process 41 from
@@ -365,6 +378,10 @@ pub fn registry() -> Vec<MapperInfo> {
     ]);
     // Bobrik & Popova: the gravitational layout.
     v.extend([gravity::info(), gravity::info_greedy()]);
+    // Wu et al.: analytical mapping (and PAIRS from it).
+    v.extend([analytical::info(), analytical::info_pairs()]);
+    // Beyond the seeds: dual recursive bipartitioning (Scotch) + VieM refinement.
+    v.extend([recursive::info(), recursive::info_refine()]);
     // External peers (run only when their tool is installed: `available`).
     v.push(scotch::info());
     v

@@ -80,6 +80,10 @@ pub const FROM_CHOICES: &[&str] = &[
     "coce+mht",
     "gravity",
     "gravity-greedy",
+    "analytical",
+    "analytical+pairs",
+    "recursive",
+    "recursive+refine",
     "scotch",
 ];
 

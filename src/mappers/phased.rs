@@ -250,7 +250,9 @@ pub fn explain_layout(layout: &Layout) -> String {
     } else {
         String::new()
     };
-    let eps = layout.engine().params().stop_eps;
+    let eps = layout
+        .engine()
+        .map_or(layout.params().stop_eps, |e| e.params().stop_eps);
     let rule = match layout.stop_value() {
         Some(v) => format!(
             "stopping-rule value {v:.4} (the layout stops once it is below ε = {eps})"

@@ -156,6 +156,8 @@ pub fn prepare(info: &MapperInfo, input: &MapperInput) -> Result<Box<dyn MapperR
     let mut input = input.clone();
     input.params = with_defaults(info, &input.params)?;
     input.check_fits()?;
+    // A network too large for the mapper's per-node state: refused up front.
+    crate::mapping::check_mapper_network(info.id, &input.topo)?;
     let infer = input.param("coords") == Some("infer");
     if info.needs_coords && !infer && input.graph.coords().is_none() {
         return Err(Error::Unsupported(format!(

@@ -459,10 +459,9 @@ impl Running {
 }
 
 /// Write a scratch file in the run's private temporary directory (the
-/// tools' inputs). The one place this mapper writes files: when the
-/// atomic-write helper (`io::atomic`) is in, this calls it.
+/// tools' inputs), through the project's atomic-write helper.
 fn write_scratch(path: &Path, bytes: &[u8]) -> Result<()> {
-    std::fs::write(path, bytes).map_err(io_err(path))
+    crate::io::atomic::write_bytes_atomic(path, bytes)
 }
 
 impl Drop for Running {

@@ -49,7 +49,7 @@ impl Grid {
             ));
         }
         if cores == 0 || cores > 1024 {
-            return Err(Error::spec("topology", &spec, "cores must be 1..=1024"));
+            return Err(Error::spec("topology", &spec, "cores must be 1 to 1024"));
         }
         let mut strides = Vec::with_capacity(dims.len());
         let mut nodes: usize = 1;

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Compare hopmap's no-coordinate mappers with Scotch's gmap (issue 11).
+#
+# Usage: scripts/vs_scotch.sh [HOPMAP] [MAPPERS] [CASES...]
+#   HOPMAP   path of the hopmap binary (default target/release/hopmap)
+#   MAPPERS  comma-separated hopmap mapper ids (default recursive,recursive+refine,pairs)
+#   CASES    P:DIM:TOPOLOGY[:SEED] (default: the issue's table below)
+#
+# Needs scotch_gmap (Debian package `scotch`) and python3; hopmap itself never
+# needs Scotch. For each case: `hopmap generate unstructured:P:DIM --seed S`
+# writes a METIS graph, which is converted to Scotch's .grf (same integer
+# weights); gmap maps it with `-b0 -Cd` (strict balance, deterministic) onto
+# the torus3D/mesh2D/… target (cores per node: the node graph is the target
+# and -b0 puts P/nodes processes on each); both mappings are evaluated by
+# `hopmap eval --json` (dimension-order routing). Times are wall-clock seconds
+# of the whole command (reading the graph included), one run each.
+# Prints one TSV row per case and mapper.
+set -euo pipefail
+HOPMAP=${1:-target/release/hopmap}
+MAPPERS=${2:-recursive,recursive+refine,pairs}
+shift 2 || true
+CASES=("$@")
+if [ ${#CASES[@]} -eq 0 ]; then
+  CASES=(
+    512:3d:torus:8x8x8
+    1024:3d:torus:8x8x16
+    4096:3d:torus:16x16x16
+    16384:3d:torus:16x32x32
+    1024:2d:mesh:32x32
+    4096:2d:mesh:64x64
+    512:2d:torus:8x8x8
+    4096:2d:torus:16x16x16
+    4096:3d:torus:8x8x16:cores=4
+    2048:3d:torus:8x8x8:cores=4
+    1024:2d:torus:4x8x8:cores=4
+  )
+fi
+command -v scotch_gmap >/dev/null || { echo "scotch_gmap not found (apt-get install scotch)" >&2; exit 1; }
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+now() { date +%s.%N; }
+printf "case\tmapper\thop_bytes\tmax_link_load\tseconds\thb_vs_gmap\tload_vs_gmap\ttime_vs_gmap\n"
+for c in "${CASES[@]}"; do
+  IFS=: read -r P DIM KIND DIMS REST <<<"$c"
+  SEED=1
+  TOPO="$KIND:$DIMS"
+  case "$REST" in cores=*) TOPO="$TOPO:$REST";; "") ;; *) SEED=$REST;; esac
+  g="$W/g.graph"
+  "$HOPMAP" generate "unstructured:$P:$DIM" --seed "$SEED" -o "$g" >/dev/null 2>&1
+  python3 - "$g" "$W/g.grf" <<'EOF'
+import sys
+src, dst = sys.argv[1], sys.argv[2]
+rows = []
+with open(src) as f:
+    lines = [l for l in f if not l.startswith('%')]
+n, m = map(int, lines[0].split()[:2])
+for i in range(n):
+    t = lines[1 + i].split() if 1 + i < len(lines) else []
+    rows.append([(int(t[k]) - 1, int(t[k + 1])) for k in range(0, len(t), 2)])
+arcs = sum(len(r) for r in rows)
+with open(dst, 'w') as f:
+    f.write(f"0\n{n} {arcs}\n0 010\n")
+    for r in rows:
+        f.write(str(len(r)) + ''.join(f" {w} {v}" for v, w in r) + "\n")
+EOF
+  IFS=x read -r -a D <<<"$DIMS"
+  case "$KIND:${#D[@]}" in
+    torus:2) TGT="torus2D ${D[*]}";;
+    torus:3) TGT="torus3D ${D[*]}";;
+    mesh:2) TGT="mesh2D ${D[*]}";;
+    mesh:3) TGT="mesh3D ${D[*]}";;
+    *) echo "unsupported target $KIND $DIMS" >&2; exit 1;;
+  esac
+  echo "$TGT" >"$W/t.tgt"
+  t0=$(now)
+  scotch_gmap "$W/g.grf" "$W/t.tgt" "$W/s.out" -b0 -Cd
+  t1=$(now)
+  gsec=$(python3 -c "print(f'{$t1-$t0:.3f}')")
+  # gmap output: count, then "vertex<TAB>terminal"; terminals are X-fastest node ids.
+  python3 - "$W/s.out" "$W/s.map" <<'EOF'
+import sys
+lines = open(sys.argv[1]).read().split('\n')
+n = int(lines[0])
+node = [0] * n
+for l in lines[1:1 + n]:
+    v, t = l.split()
+    node[int(v)] = int(t)
+open(sys.argv[2], 'w').write(''.join(f"{t}\n" for t in node))
+EOF
+  read -r ghb gml < <("$HOPMAP" eval "$g" --topology "$TOPO" --mapping "$W/s.map" --json |
+    python3 -c "import json,sys; m=json.load(sys.stdin); m=m.get('metrics',m); print(m['hop_bytes'], m['max_link_load'])")
+  printf "%s\t%s\t%.0f\t%.0f\t%s\t1\t1\t1\n" "$c" "scotch-gmap" "$ghb" "$gml" "$gsec"
+  IFS=, read -r -a MS <<<"$MAPPERS"
+  for m in "${MS[@]}"; do
+    t0=$(now)
+    "$HOPMAP" map "$g" --topology "$TOPO" --mapper "$m" -o "$W/h.map" --format plain >/dev/null
+    t1=$(now)
+    sec=$(python3 -c "print(f'{$t1-$t0:.3f}')")
+    read -r hb ml < <("$HOPMAP" eval "$g" --topology "$TOPO" --mapping "$W/h.map" --json |
+      python3 -c "import json,sys; m=json.load(sys.stdin); m=m.get('metrics',m); print(m['hop_bytes'], m['max_link_load'])")
+    python3 -c "print('\t'.join(['$c','$m','%.0f'%$hb,'%.0f'%$ml,'$sec','%.3f'%($hb/$ghb),'%.3f'%($ml/$gml),'%.2f'%($sec/max($gsec,1e-3))]))"
+  done
+done

@@ -1,0 +1,308 @@
+//! Dual recursive bipartitioning (Pellegrini, "Static mapping by dual
+//! recursive bipartitioning of process and architecture graphs", SHPCC'94;
+//! the method of Scotch's `gmap`). Beyond the seed papers.
+//!
+//! A subproblem is a set of processes and a domain of nodes that must hold
+//! them. Its domain is cut in two ([`super::domain`]), and its processes are
+//! bisected with [`crate::partition::bisect`] so that each half fits its
+//! half-domain's slots (nodes × cores, exactly proportional when there are
+//! fewer processes than slots) at the smallest cost
+//!
+//! `Σ_{cut pairs} c_uv + Σ_{u, external partners v} c_uv · dist(dom v, half u) / dist(half 0, half 1)`
+//!
+//! i.e. communication inside the subproblem is cut as little as possible and
+//! a process is pulled towards the half nearer to the domains where its
+//! other partners already are (Scotch's handling of external edges). The
+//! two halves become subproblems, handled breadth-first (a whole level of
+//! the tree before the next, so external partners are known as precisely as
+//! possible), down to one node, whose processes fill its cores in rank
+//! order. When the processes fit in a part of the machine, the first steps
+//! shrink the root domain to the first half that holds them all, so a small
+//! job is packed compactly (unless packing is turned off: then the
+//! processes spread over the machine in proportion to the slots, which
+//! loads the links less).
+//!
+//! One step bisects one subproblem (one-node leaves are finished in the same
+//! step). Total cost O(m log N) for N nodes, plus the partitioner's
+//! coarsest-level work per subproblem. [`Drb::tree`] exposes every finished
+//! subproblem (level, processes, domain) for drawing.
+
+use super::domain::{Centre, Domain, centre_distance};
+use crate::graph::CommGraph;
+use crate::mapping::Mapping;
+use crate::partition::{BisectParams, WGraph, bisect};
+use crate::topology::Topology;
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+const NONE: u32 = u32::MAX;
+
+/// A finished subproblem of the bipartition tree.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TreeNode {
+    /// Depth in the tree (root = 0).
+    pub level: u32,
+    /// The subproblem's processes.
+    pub processes: Vec<u32>,
+    /// Its node domain (use [`Domain::nodes`] for the node ids).
+    pub domain: Domain,
+}
+
+struct Job {
+    procs: Vec<u32>,
+    dom: u32,
+    level: u32,
+    /// The root, while it can still shrink to a half.
+    shrink: bool,
+}
+
+/// A dual recursive bipartitioning run.
+pub struct Drb {
+    graph: Arc<CommGraph>,
+    topo: Arc<Topology>,
+    vol: Arc<Vec<f64>>,
+    cores: usize,
+    params: BisectParams,
+    seed: u64,
+    domains: Vec<(Domain, Centre)>,
+    dom_of: Vec<u32>,
+    queue: VecDeque<Job>,
+    local: Vec<u32>,
+    node_of: Vec<u32>,
+    core_of: Vec<u32>,
+    placement: Vec<Option<u32>>,
+    overflow: Vec<u32>,
+    tree: Vec<TreeNode>,
+    bisections: usize,
+    placed: usize,
+    done: bool,
+}
+
+impl Drb {
+    /// Cheap: no partitioning happens before the first step.
+    pub fn new(
+        graph: Arc<CommGraph>,
+        topo: Arc<Topology>,
+        vol: Arc<Vec<f64>>,
+        params: BisectParams,
+        seed: u64,
+    ) -> Self {
+        let n = graph.n();
+        let root = Domain::whole(&topo);
+        let centre = root.centre(&topo);
+        let mut queue = VecDeque::new();
+        if n > 0 {
+            queue.push_back(Job {
+                procs: (0..n as u32).collect(),
+                dom: 0,
+                level: 0,
+                shrink: true,
+            });
+        }
+        Drb {
+            cores: topo.cores(),
+            graph,
+            topo,
+            vol,
+            params,
+            seed,
+            domains: vec![(root, centre)],
+            dom_of: vec![0; n],
+            queue,
+            local: vec![NONE; n],
+            node_of: vec![0; n],
+            core_of: vec![0; n],
+            placement: vec![None; n],
+            overflow: Vec::new(),
+            tree: Vec::new(),
+            bisections: 0,
+            placed: 0,
+            done: n == 0,
+        }
+    }
+
+    /// Start from another root domain instead of the whole topology (e.g. a
+    /// [`Domain::Set`] of every node, which cuts by the generic graph
+    /// bisection even on a mesh; tests use it).
+    /// Whether a job smaller than the machine is packed into the smallest
+    /// first half that holds it (default) or spread over the whole machine
+    /// in proportion to the slots (less hop-bytes against less contention).
+    pub fn with_packing(mut self, pack: bool) -> Self {
+        if let Some(j) = self.queue.front_mut() {
+            j.shrink = pack;
+        }
+        self
+    }
+
+    pub fn with_root(mut self, root: Domain) -> Self {
+        let c = root.centre(&self.topo);
+        self.domains[0] = (root, c);
+        self
+    }
+
+    pub fn is_done(&self) -> bool {
+        self.done
+    }
+    pub fn placement(&self) -> &[Option<u32>] {
+        &self.placement
+    }
+    /// Every finished subproblem so far, in the order they were cut.
+    pub fn tree(&self) -> &[TreeNode] {
+        &self.tree
+    }
+    /// Bisections done and processes placed so far.
+    pub fn counts(&self) -> (usize, usize) {
+        (self.bisections, self.placed)
+    }
+    /// The mapping once done.
+    pub fn result(&self) -> Option<Mapping> {
+        self.done
+            .then(|| Mapping::new(self.node_of.clone(), self.core_of.clone()))
+    }
+
+    /// One bisection (plus any one-node leaves met on the way).
+    pub fn step(&mut self) {
+        while let Some(job) = self.queue.pop_front() {
+            if job.procs.is_empty() {
+                continue;
+            }
+            let dom = self.domains[job.dom as usize].0.clone();
+            if dom.num_nodes() <= 1 {
+                self.leaf(&job, &dom);
+                continue;
+            }
+            self.cut(job, dom);
+            self.bisections += 1;
+            return;
+        }
+        self.finish();
+    }
+
+    fn leaf(&mut self, job: &Job, dom: &Domain) {
+        let node = dom.first_node(&self.topo) as u32;
+        for (k, &p) in job.procs.iter().enumerate() {
+            if k < self.cores {
+                self.node_of[p as usize] = node;
+                self.core_of[p as usize] = k as u32;
+                self.placement[p as usize] = Some(node * self.cores as u32 + k as u32);
+                self.placed += 1;
+            } else {
+                self.overflow.push(p);
+            }
+        }
+        self.tree.push(TreeNode {
+            level: job.level,
+            processes: job.procs.clone(),
+            domain: dom.clone(),
+        });
+    }
+
+    fn cut(&mut self, job: Job, dom: Domain) {
+        let seed = self
+            .seed
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .wrapping_add(self.bisections as u64);
+        let Some((d0, d1)) = dom.split(&self.topo, seed) else {
+            self.leaf(&job, &dom);
+            return;
+        };
+        let cores = self.cores as f64;
+        let caps = [d0.num_nodes() as f64 * cores, d1.num_nodes() as f64 * cores];
+        let np = job.procs.len() as f64;
+        if job.shrink && caps[0] >= np {
+            // Pack a small job into the first half that holds it.
+            let c = d0.centre(&self.topo);
+            self.domains[job.dom as usize] = (d0, c);
+            self.queue.push_front(job);
+            return;
+        }
+        let c0 = d0.centre(&self.topo);
+        let c1 = d1.centre(&self.topo);
+        let d01 = centre_distance(&self.topo, &c0, &c1).max(1e-9);
+        for (i, &p) in job.procs.iter().enumerate() {
+            self.local[p as usize] = i as u32;
+        }
+        let g = WGraph::induced(&self.graph, &self.vol, &job.procs, &self.local);
+        // External edges: pull towards the half nearer to the partner's domain.
+        let off = self.graph.offsets();
+        let mut bias = vec![[0.0f64; 2]; job.procs.len()];
+        let mut any = false;
+        for (i, &p) in job.procs.iter().enumerate() {
+            let p = p as usize;
+            for (k, &v) in self.graph.neighbors(p).iter().enumerate() {
+                if self.local[v as usize] != NONE {
+                    continue;
+                }
+                let c = self.vol[off[p] + k];
+                let cv = &self.domains[self.dom_of[v as usize] as usize].1;
+                bias[i][0] += c * centre_distance(&self.topo, cv, &c0) / d01;
+                bias[i][1] += c * centre_distance(&self.topo, cv, &c1) / d01;
+                any = true;
+            }
+        }
+        let r = bisect(&g, caps, any.then_some(bias.as_slice()), &self.params, seed);
+        for &p in &job.procs {
+            self.local[p as usize] = NONE;
+        }
+        let mut halves: [Vec<u32>; 2] = [Vec::new(), Vec::new()];
+        for (i, &p) in job.procs.iter().enumerate() {
+            halves[r.side[i] as usize].push(p);
+        }
+        let id0 = self.domains.len() as u32;
+        self.domains.push((d0, c0));
+        self.domains.push((d1, c1));
+        for (s, h) in halves.iter().enumerate() {
+            for &p in h {
+                self.dom_of[p as usize] = id0 + s as u32;
+            }
+        }
+        let [h0, h1] = halves;
+        self.tree.push(TreeNode {
+            level: job.level,
+            processes: job.procs,
+            domain: dom,
+        });
+        for (s, h) in [(0u32, h0), (1, h1)] {
+            self.queue.push_back(Job {
+                procs: h,
+                dom: id0 + s,
+                level: job.level + 1,
+                shrink: false,
+            });
+        }
+    }
+
+    /// Place any process a leaf could not hold (only if a bisection missed
+    /// its capacity) on the nearest free slot, and finish.
+    fn finish(&mut self) {
+        if !self.overflow.is_empty() {
+            let slots = self.topo.num_slots();
+            let mut used = vec![false; slots];
+            for p in self.placement.iter().flatten() {
+                used[*p as usize] = true;
+            }
+            for p in std::mem::take(&mut self.overflow) {
+                let want = self.domains[self.dom_of[p as usize] as usize]
+                    .0
+                    .first_node(&self.topo);
+                let mut best: Option<(u32, usize)> = None;
+                for (s, &u) in used.iter().enumerate() {
+                    if !u {
+                        let d = self.topo.distance(want, s / self.cores);
+                        if best.is_none_or(|(bd, _)| d < bd) {
+                            best = Some((d, s));
+                        }
+                    }
+                }
+                if let Some((_, s)) = best {
+                    used[s] = true;
+                    self.node_of[p as usize] = (s / self.cores) as u32;
+                    self.core_of[p as usize] = (s % self.cores) as u32;
+                    self.placement[p as usize] = Some(s as u32);
+                    self.placed += 1;
+                }
+            }
+        }
+        self.done = true;
+    }
+}

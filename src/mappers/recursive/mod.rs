@@ -1,0 +1,687 @@
+//! `recursive` and `recursive+refine`: general mappers that need no
+//! coordinates and run on every topology (meshes, tori, several cores per
+//! node, and any topology that answers `distance`/`neighbors`). They go
+//! beyond the seed papers:
+//!
+//! * construction — dual recursive bipartitioning (Pellegrini; the method
+//!   of Scotch's `gmap`), [`drb`]: the communication graph is bisected by
+//!   the multilevel partitioner of [`crate::partition`] in step with the
+//!   topology ([`domain`]), down to single nodes whose cores are filled by
+//!   the processes that reached them. Moh et al.'s BM (§4.2) is the same
+//!   scheme with Kernighan–Lin on both graphs; it reuses
+//!   [`crate::partition::bisect`].
+//! * refinement — swap/move local search on the true objective (hop-bytes,
+//!   or channel loads under dimension-order routing) over the nodes of each
+//!   process's partners (VieM's N_C^d, Schulz & Träff), [`refine`], started
+//!   from the recursive mapping.
+//!
+//! As steppers: one construction step = one bisection of one subproblem;
+//! one refinement step = one batch of processes. `start()` only allocates.
+//! The GUI reads the bipartition tree so far with [`Recursive::tree`] and the
+//! falling hop-bytes with [`MapperRun::hop_bytes_trace`].
+
+pub mod domain;
+pub mod drb;
+pub mod refine;
+
+use super::{MapperInfo, MapperInput, MapperRun, ParamKind, ParamSpec, StepEvent};
+use crate::error::{Error, Result};
+use crate::mapping::Mapping;
+use crate::partition::{BisectParams, pair_volumes};
+use crate::step::{Progress, StepState, Stepper, Stop};
+use drb::{Drb, TreeNode};
+use refine::{Objective, Refine, RefineParams, RefineStop};
+use std::sync::Arc;
+use std::time::Duration;
+
+pub fn info() -> MapperInfo {
+    MapperInfo {
+        id: "recursive",
+        name: "Recursive bipartitioning (dual, no coordinates)",
+        paper: "beyond the seeds: Pellegrini's dual recursive bipartitioning (Scotch gmap); \
+                Moh et al. §4.2 (BM) uses the same core",
+        doc: "Cut the machine in two halves and the communication graph in two parts that fit \
+              them, with as little traffic between the parts as possible (multilevel: coarsen \
+              by heavy-edge matching, grow an initial cut, refine with Fiduccia–Mattheyses); \
+              a process whose partners already sit on one side is pulled to that side. Repeat \
+              on each half until a half is one node, whose cores take the processes that reached \
+              it. Needs no coordinates; works on meshes, tori, multicore nodes and any network \
+              with distances. Params: runs, pack, tries, imbalance.",
+        needs_coords: false,
+        randomized: true,
+        params: CONSTRUCT_PARAMS,
+        start: start_plain,
+    }
+}
+
+pub fn info_refine() -> MapperInfo {
+    MapperInfo {
+        id: "recursive+refine",
+        name: "Recursive bipartitioning + swap refinement",
+        paper: "beyond the seeds: Pellegrini's dual recursive bipartitioning (Scotch gmap), then \
+                VieM's N_C^d swap local search (Schulz & Träff)",
+        doc: "Build the recursive-bipartitioning mapping, then improve it by local search on the \
+              real objective: for each process, try moving it to a free core or swapping it \
+              with a process on the nodes of its partners (and their neighbours, `depth`), and \
+              keep the best exchange that lowers the objective. `objective=hopbytes` (default), \
+              `sqload` (sum of squared channel loads under dimension-order routing) or \
+              `maxload` (the busiest channel) for users who care about congestion. Stops at a \
+              local optimum or when a sweep gains less than `tol`. Small inputs are mapped `runs` \
+              times with different seeds and the best is kept. Params: objective, depth, sweeps, \
+              batch, time_ms, tol, runs, pack, tries, imbalance.",
+        needs_coords: false,
+        randomized: true,
+        params: REFINE_PARAMS,
+        start: start_refine,
+    }
+}
+
+const PACK: ParamSpec = ParamSpec {
+    key: "pack",
+    kind: ParamKind::Choice(&["yes", "no"]),
+    default: "yes",
+    help: "with fewer processes than slots: `yes` packs them into the smallest part of the \
+           machine that holds them (least hop-bytes), `no` spreads them over the whole machine \
+           (less link contention); recursive+refine defaults to `no` for the load objectives",
+};
+
+const TRIES: ParamSpec = ParamSpec {
+    key: "tries",
+    kind: ParamKind::Int { min: 1, max: 64 },
+    default: "8",
+    help: "initial cuts grown from this many seeds on each coarsest graph (best kept)",
+};
+
+const IMBALANCE: ParamSpec = ParamSpec {
+    key: "imbalance",
+    kind: ParamKind::Float { min: 0.0, max: 0.5 },
+    default: "0",
+    help: "when there are fewer processes than slots: allowed deviation from the proportional \
+           share of each half, as a fraction (slot capacities are always respected)",
+};
+
+const CONSTRUCT_PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        key: "runs",
+        kind: ParamKind::Int { min: 1, max: 64 },
+        default: "1",
+        help: "independent constructions with different seeds; the one of least hop-bytes is kept",
+    },
+    PACK,
+    TRIES,
+    IMBALANCE,
+];
+
+const REFINE_PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        key: "objective",
+        kind: ParamKind::Choice(&["hopbytes", "maxload", "sqload"]),
+        default: "hopbytes",
+        help: "what the refinement lowers: hop-bytes, the largest channel load, or the sum of \
+               squared channel loads (both under dimension-order routing)",
+    },
+    ParamSpec {
+        key: "depth",
+        kind: ParamKind::Choice(&["auto", "0", "1", "2", "3"]),
+        default: "auto",
+        help: "candidate nodes: the partners' nodes and every node within this many hops of \
+               them (auto: 0 when several runs are made, else 1)",
+    },
+    ParamSpec {
+        key: "sweeps",
+        kind: ParamKind::Int {
+            min: 0,
+            max: 1_000_000,
+        },
+        default: "30",
+        help: "at most this many sweeps over all processes (0 = keep the recursive mapping)",
+    },
+    ParamSpec {
+        key: "batch",
+        kind: ParamKind::Int {
+            min: 1,
+            max: 1_000_000,
+        },
+        default: "256",
+        help: "processes tried per step (one point of the hop-bytes plot)",
+    },
+    ParamSpec {
+        key: "time_ms",
+        kind: ParamKind::Int {
+            min: 0,
+            max: 86_400_000,
+        },
+        default: "0",
+        help: "stop refining after this many milliseconds (0 = no budget; a budget makes the \
+               result depend on the machine's speed)",
+    },
+    ParamSpec {
+        key: "tol",
+        kind: ParamKind::Float { min: 0.0, max: 1.0 },
+        default: "0.001",
+        help: "stop when a sweep lowers the objective by less than this fraction (0 = only at a \
+               local optimum)",
+    },
+    ParamSpec {
+        key: "runs",
+        kind: ParamKind::Int { min: 0, max: 64 },
+        default: "0",
+        help: "independent construction + refinement runs with different seeds, the best kept \
+               (0 = automatic: 4096 / processes, between 1 and 4)",
+    },
+    PACK,
+    TRIES,
+    IMBALANCE,
+];
+
+fn bisect_params(input: &MapperInput) -> Result<BisectParams> {
+    Ok(BisectParams {
+        tries: input.num_param("tries", 8usize)?.max(1),
+        imbalance: input.num_param("imbalance", 0.0f64)?,
+        ..BisectParams::default()
+    })
+}
+
+fn start_plain(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
+    input.check_fits()?;
+    Ok(Box::new(Recursive::new(
+        input,
+        None,
+        input.num_param("runs", 1usize)?,
+    )?))
+}
+
+fn start_refine(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
+    input.check_fits()?;
+    let objective = match input.param("objective") {
+        None => Objective::HopBytes,
+        Some(s) => Objective::parse(s).ok_or_else(|| {
+            Error::spec(
+                "mapper parameter",
+                &format!("objective={s}"),
+                "expected hopbytes, maxload or sqload",
+            )
+        })?,
+    };
+    let time_ms: u64 = input.num_param("time_ms", 0u64)?;
+    let rp = RefineParams {
+        objective,
+        sweeps: input.num_param("sweeps", 30usize)?,
+        batch: input.num_param("batch", 256usize)?.max(1),
+        depth: match input.param("depth").map(str::trim) {
+            None | Some("auto") => u32::MAX,
+            Some(_) => input.num_param("depth", 1u32)?,
+        },
+        time: (time_ms > 0).then(|| Duration::from_millis(time_ms)),
+        seed: input.seed,
+        tol: input.num_param("tol", 0.001f64)?,
+    };
+    Ok(Box::new(Recursive::new(
+        input,
+        Some(rp),
+        input.num_param("runs", 0usize)?,
+    )?))
+}
+
+/// The recursive mapper as a stepper: construction, then (optionally)
+/// refinement; repeated `runs` times with different seeds, the best result
+/// kept.
+pub struct Recursive {
+    input: MapperInput,
+    vol: Arc<Vec<f64>>,
+    bparams: BisectParams,
+    pack: bool,
+    drb: Drb,
+    refine_params: Option<RefineParams>,
+    refine: Option<Refine>,
+    runs: usize,
+    run: usize,
+    /// (objective, hop-bytes, mapping) of the best finished run.
+    best: Option<(f64, f64, Mapping)>,
+    trace: Vec<f64>,
+    /// The best mapping's slots, once done (before: the current run's).
+    placement: Vec<Option<u32>>,
+    event: Option<StepEvent>,
+    done: bool,
+    /// Why the last run's refinement stopped (Complete for construction only).
+    stop: Stop,
+}
+
+fn run_seed(seed: u64, run: usize) -> u64 {
+    seed.wrapping_add((run as u64).wrapping_mul(0xA076_1D64_78BD_642F))
+}
+
+impl Recursive {
+    /// Cheap: the pair volumes (O(m)) and empty state. `runs` = 0 picks
+    /// the number of runs from the size (see [`auto_runs`]).
+    pub fn new(input: &MapperInput, refine: Option<RefineParams>, runs: usize) -> Result<Self> {
+        let vol = Arc::new(pair_volumes(&input.graph));
+        let bparams = bisect_params(input)?;
+        let contention = refine.is_some_and(|r| r.objective != Objective::HopBytes);
+        let pack = match input.param("pack") {
+            None => !contention,
+            Some(v) => v.trim().eq_ignore_ascii_case("yes"),
+        };
+        let drb = Drb::new(
+            input.graph.clone(),
+            input.topo.clone(),
+            vol.clone(),
+            bparams,
+            input.seed,
+        )
+        .with_packing(pack);
+        let runs = if runs == 0 {
+            auto_runs(input.graph.n())
+        } else {
+            runs
+        };
+        // depth auto (u32::MAX): 0 with several runs, else 1.
+        let refine = refine.map(|r| RefineParams {
+            depth: match r.depth {
+                u32::MAX if runs > 1 => 0,
+                u32::MAX => 1,
+                d => d,
+            },
+            ..r
+        });
+        Ok(Recursive {
+            input: input.clone(),
+            vol,
+            bparams,
+            pack,
+            drb,
+            refine_params: refine,
+            refine: None,
+            runs,
+            run: 0,
+            best: None,
+            trace: Vec::new(),
+            placement: vec![None; input.graph.n()],
+            event: None,
+            done: input.graph.n() == 0,
+            stop: Stop::Complete,
+        })
+    }
+
+    /// The bipartition tree of the current run so far (finished
+    /// subproblems, breadth-first).
+    pub fn tree(&self) -> &[TreeNode] {
+        self.drb.tree()
+    }
+
+    /// The refinement's objective after each step of the current run.
+    pub fn objective_trace(&self) -> &[f64] {
+        self.refine.as_ref().map_or(&[], |r| r.objective_trace())
+    }
+
+    /// Whether the construction is over and the refinement (if any) runs.
+    pub fn refining(&self) -> bool {
+        self.refine.is_some()
+    }
+
+    /// The run in progress (0-based) and the number of runs.
+    pub fn runs(&self) -> (usize, usize) {
+        (self.run, self.runs)
+    }
+
+    fn end_run(&mut self, obj: f64, hb: f64, m: Mapping) {
+        if self
+            .best
+            .as_ref()
+            .is_none_or(|(bo, bh, _)| obj < *bo || (obj == *bo && hb < *bh))
+        {
+            self.best = Some((obj, hb, m));
+        }
+        self.refine = None;
+        self.run += 1;
+        if self.run >= self.runs {
+            self.done = true;
+            if let Some((_, _, m)) = &self.best {
+                let c = self.input.topo.cores();
+                for (p, slot) in self.placement.iter_mut().enumerate() {
+                    *slot = Some(m.slot(p, c) as u32);
+                }
+            }
+        } else {
+            self.drb = Drb::new(
+                self.input.graph.clone(),
+                self.input.topo.clone(),
+                self.vol.clone(),
+                self.bparams,
+                run_seed(self.input.seed, self.run),
+            )
+            .with_packing(self.pack);
+        }
+    }
+}
+
+/// Runs by default: 4096 / n, between 1 and 4 (so small inputs, where one
+/// run is cheap and local optima are many, get several tries, and the time
+/// stays within that of Scotch's gmap on the same input; measured in
+/// `scripts/vs_scotch.sh`).
+pub fn auto_runs(n: usize) -> usize {
+    (4096 / n.max(1)).clamp(1, 4)
+}
+
+impl Stepper for Recursive {
+    fn step(&mut self) -> StepState {
+        if self.done {
+            return self.state();
+        }
+        if let Some(r) = self.refine.as_mut() {
+            r.step();
+            self.trace.push(r.hop_bytes());
+            self.event = Some(StepEvent::Swaps {
+                swapped: r.last_swaps().to_vec(),
+                hop_bytes: r.hop_bytes(),
+            });
+            if r.is_done() {
+                self.stop = match r.stopped() {
+                    Some(RefineStop::LocalOptimum) => Stop::LocalOptimum,
+                    Some(RefineStop::Converged) => Stop::Converged,
+                    Some(RefineStop::TimeLimit) => Stop::TimeLimit,
+                    _ => Stop::IterationLimit,
+                };
+                let (obj, hb, m) = (r.objective(), r.hop_bytes(), r.mapping());
+                self.end_run(obj, hb, m);
+            }
+        } else {
+            self.drb.step();
+            self.event = Some(StepEvent::Whole);
+            if self.drb.is_done()
+                && let Some(m) = self.drb.result()
+            {
+                match self.refine_params {
+                    Some(rp) => {
+                        let rp = RefineParams {
+                            seed: run_seed(rp.seed, self.run),
+                            ..rp
+                        };
+                        let r = Refine::new(
+                            self.input.graph.clone(),
+                            self.input.topo.clone(),
+                            self.vol.clone(),
+                            m,
+                            rp,
+                        );
+                        self.trace.push(r.hop_bytes());
+                        self.refine = Some(r);
+                    }
+                    None => {
+                        let hb = crate::metrics::hop_bytes(&self.input.graph, &self.input.topo, &m);
+                        self.end_run(hb, hb, m);
+                    }
+                }
+            }
+        }
+        self.state()
+    }
+    fn state(&self) -> StepState {
+        if self.done {
+            StepState::Stopped(self.stop)
+        } else {
+            StepState::Running
+        }
+    }
+    fn progress(&self) -> Progress {
+        // Per run: n placements, then the refinement's sweep budget.
+        let n = self.input.graph.n();
+        let rt = self.refine_params.map_or(0, |p| p.sweeps.saturating_mul(n));
+        let per = n + rt;
+        let within = match &self.refine {
+            None => self.drb.counts().1,
+            Some(r) => n + r.progress().0,
+        };
+        Progress {
+            done: if self.done {
+                per * self.runs
+            } else {
+                per * self.run + within
+            },
+            total: Some(per * self.runs),
+            phase: if self.refine.is_some() {
+                "refinement"
+            } else {
+                "bipartitioning"
+            },
+        }
+    }
+}
+
+impl MapperRun for Recursive {
+    fn placement(&self) -> &[Option<u32>] {
+        match &self.refine {
+            _ if self.done => &self.placement,
+            Some(r) => r.placement(),
+            None => self.drb.placement(),
+        }
+    }
+    fn last_event(&self) -> Option<&StepEvent> {
+        self.event.as_ref()
+    }
+    fn hop_bytes_trace(&self) -> &[f64] {
+        &self.trace
+    }
+    fn bipartition_tree(&self) -> &[TreeNode] {
+        self.drb.tree()
+    }
+    fn result(&self) -> Option<Mapping> {
+        if !self.done {
+            return None;
+        }
+        match &self.best {
+            Some((_, _, m)) => Some(m.clone()),
+            None => Some(Mapping::new(Vec::new(), Vec::new())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::domain::Domain;
+    use super::*;
+    use crate::graph::{CommGraph, GraphBuilder};
+    use crate::metrics::{evaluate, hop_bytes};
+    use crate::routing::Routing;
+    use crate::topology::Topology;
+    use proptest::prelude::*;
+
+    fn input(g: CommGraph, topo: &str, seed: u64, params: &[(&str, &str)]) -> MapperInput {
+        let mut i = MapperInput::new(Arc::new(g), Arc::new(Topology::parse(topo).unwrap()), seed);
+        i.params = params
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        i
+    }
+
+    fn ring(n: usize) -> CommGraph {
+        let mut b = GraphBuilder::new(n, false);
+        for i in 0..n {
+            b.add(i, (i + 1) % n, 3.0);
+        }
+        b.build().unwrap()
+    }
+
+    #[test]
+    fn a_ring_of_8_on_a_2x4_mesh_reaches_the_optimum() {
+        // A 2×4 mesh has a Hamiltonian cycle, so every ring pair can be one
+        // hop apart: hop-bytes = 8 pairs × volume × 1.
+        let g = ring(8);
+        let opt = 8.0 * g.volume(0, 1);
+        for id in ["recursive", "recursive+refine"] {
+            for seed in 0..4 {
+                let inp = input(ring(8), "mesh:2x4", seed, &[]);
+                let m = crate::mappers::run(&super::super::find(id).unwrap(), &inp).unwrap();
+                assert_eq!(
+                    hop_bytes(&inp.graph, &inp.topo, &m),
+                    opt,
+                    "{id} seed {seed}"
+                );
+            }
+        }
+    }
+
+    fn two_cliques() -> CommGraph {
+        let mut b = GraphBuilder::new(8, false);
+        for c in [0, 4] {
+            for i in 0..4 {
+                for j in i + 1..4 {
+                    b.add(c + i, c + j, 10.0);
+                }
+            }
+        }
+        b.add(3, 4, 1.0);
+        b.build().unwrap()
+    }
+
+    #[test]
+    fn two_cliques_each_get_their_own_node() {
+        for id in ["recursive", "recursive+refine"] {
+            for seed in 0..4 {
+                let inp = input(two_cliques(), "mesh:2:cores=4", seed, &[]);
+                let m = crate::mappers::run(&super::super::find(id).unwrap(), &inp).unwrap();
+                assert!(m.node[..4].iter().all(|&x| x == m.node[0]), "{id} {m:?}");
+                assert!(m.node[4..].iter().all(|&x| x == m.node[4]), "{id} {m:?}");
+                assert_ne!(m.node[0], m.node[4]);
+            }
+        }
+    }
+
+    #[test]
+    fn a_small_job_is_packed_into_a_corner_of_a_big_machine() {
+        // 8 processes on a 16×16 torus with 2 cores: 4 nodes suffice.
+        let inp = input(ring(8), "torus:16x16:cores=2", 1, &[]);
+        let m = crate::mappers::run(&info(), &inp).unwrap();
+        let mut nodes = m.node.clone();
+        nodes.sort_unstable();
+        nodes.dedup();
+        assert_eq!(nodes.len(), 4);
+        assert_eq!(
+            hop_bytes(&inp.graph, &inp.topo, &m),
+            4.0 * inp.graph.volume(0, 1)
+        );
+    }
+
+    #[test]
+    fn the_tree_lists_every_subproblem_level_by_level() {
+        let inp = input(ring(16), "torus:4x4", 3, &[]);
+        let mut r = Recursive::new(&inp, None, 1).unwrap();
+        let mut steps = 0;
+        while !r.is_stopped() {
+            r.step();
+            steps += 1;
+        }
+        let t = r.tree();
+        // 15 bisections (16 nodes, one process each) and 16 one-node leaves.
+        assert_eq!(t.len(), 31);
+        assert!(steps >= 15);
+        assert_eq!(t[0].level, 0);
+        assert_eq!(t[0].processes.len(), 16);
+        assert!(t.windows(2).all(|w| w[0].level <= w[1].level));
+        for node in t {
+            let cap = node.domain.num_nodes();
+            assert!(node.processes.len() <= cap);
+        }
+    }
+
+    #[test]
+    fn the_generic_node_set_path_maps_a_grid_well() {
+        // Cutting the torus as a plain node set (as on switch fabrics) must
+        // still give a valid, compact mapping of a ring.
+        let g = Arc::new(ring(16));
+        let topo = Arc::new(Topology::parse("torus:4x4").unwrap());
+        let vol = Arc::new(crate::partition::pair_volumes(&g));
+        let mut d = Drb::new(g.clone(), topo.clone(), vol, BisectParams::default(), 1)
+            .with_root(Domain::whole_set(&topo));
+        while !d.is_done() {
+            d.step();
+        }
+        let m = d.result().unwrap();
+        m.validate(16, &topo).unwrap();
+        assert!(hop_bytes(&g, &topo, &m) <= 1.5 * 16.0 * g.volume(0, 1));
+    }
+
+    fn random_graph(n: usize, seed: u64) -> CommGraph {
+        let mut rng = crate::rng::Rng::new(seed);
+        let mut b = GraphBuilder::new(n, rng.below(2) == 0);
+        for i in 0..n {
+            for _ in 0..rng.below(4) {
+                let j = rng.below(n);
+                b.add(i, j, 1.0 + rng.below(100) as f64);
+            }
+        }
+        b.build().unwrap()
+    }
+
+    fn objective_of(g: &CommGraph, t: &Topology, m: &Mapping, o: Objective) -> f64 {
+        match o {
+            Objective::HopBytes => hop_bytes(g, t, m),
+            Objective::MaxLoad => evaluate(g, t, m, &Routing::Dor).metrics.max_link_load,
+            Objective::SqLoad => evaluate(g, t, m, &Routing::Dor)
+                .links
+                .load
+                .iter()
+                .map(|l| l * l)
+                .sum(),
+        }
+    }
+
+    const TOPOS: &[&str] = &[
+        "mesh:3x4",
+        "torus:4x4:cores=2",
+        "torus:3x2x3",
+        "mesh:5:cores=3",
+        "mesh:2x2x2:wrap=101:cores=2",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+        #[test]
+        fn valid_and_deterministic(k in 0..TOPOS.len(), fill in 0.1f64..=1.0, seed in 0u64..1000) {
+            let topo = Topology::parse(TOPOS[k]).unwrap();
+            let n = ((topo.num_slots() as f64 * fill) as usize).max(1);
+            for id in ["recursive", "recursive+refine"] {
+                let inp = input(random_graph(n, seed), TOPOS[k], seed, &[]);
+                let info = super::super::find(id).unwrap();
+                let a = crate::mappers::run(&info, &inp).unwrap();
+                a.validate(n, &topo).unwrap();
+                prop_assert_eq!(&a, &crate::mappers::run(&info, &inp).unwrap());
+            }
+        }
+
+        #[test]
+        fn refinement_never_increases_its_objective(
+            k in 0..TOPOS.len(), fill in 0.2f64..=1.0, seed in 0u64..1000, o in 0usize..3
+        ) {
+            let objective = [Objective::HopBytes, Objective::MaxLoad, Objective::SqLoad][o];
+            let topo = Arc::new(Topology::parse(TOPOS[k]).unwrap());
+            let n = ((topo.num_slots() as f64 * fill) as usize).max(2);
+            let g = Arc::new(random_graph(n, seed));
+            let start = crate::mappers::run(
+                &super::super::random::info(),
+                &MapperInput::new(g.clone(), topo.clone(), seed),
+            ).unwrap();
+            let before = objective_of(&g, &topo, &start, objective);
+            let params = RefineParams {
+                objective, sweeps: 50, batch: 3, depth: 1, time: None, seed, tol: 0.0,
+            };
+            let vol = Arc::new(crate::partition::pair_volumes(&g));
+            let mut r = Refine::new(g.clone(), topo.clone(), vol, start, params);
+            prop_assert!((r.objective() - before).abs() <= 1e-6 * before.max(1.0));
+            while !r.is_done() {
+                r.step();
+            }
+            let tr = r.objective_trace();
+            prop_assert!(tr.windows(2).all(|w| w[1] <= w[0] * (1.0 + 1e-9) + 1e-9), "{:?}", tr);
+            let m = r.mapping();
+            m.validate(n, &topo).unwrap();
+            let after = objective_of(&g, &topo, &m, objective);
+            prop_assert!(after <= before * (1.0 + 1e-9) + 1e-9, "{} > {}", after, before);
+            prop_assert!((after - r.objective()).abs() <= 1e-6 * after.max(1.0));
+            let hb = hop_bytes(&g, &topo, &m);
+            prop_assert!((hb - r.hop_bytes()).abs() <= 1e-6 * hb.max(1.0));
+        }
+    }
+}

@@ -1,0 +1,625 @@
+//! Swap-and-move local search on the true mapping objective, in the
+//! neighbourhood of each process's partners' nodes (VieM's N_C^d, Schulz &
+//! Träff, "Better process mapping and sparse quadratic assignment", SEA
+//! 2017, §4). Beyond the seed papers; PAIRS (Bhatele & Kale §VII-B) is the
+//! same kind of search around one centroid ball.
+//!
+//! For a process `p` on node `a`, the candidate nodes are the nodes of its
+//! partners and, for `depth` d ≥ 1, every node within d hops of them
+//! (breadth-first over [`Topology::neighbors`], so it works on any
+//! topology). On each candidate node `b` the search tries a move into a free
+//! core and a swap with every process `q` there, and applies the best
+//! exchange that lowers the objective:
+//!
+//! * `hopbytes`: Σ_pairs c_uv · d(φu, φv), the change computed from the two
+//!   processes' edges only (as in PAIRS):
+//!   `Δ = Σ_v c_pv (d(b,φv) − d(a,φv)) + Σ_v c_qv (d(a,φv) − d(b,φv)) + 2 c_pq d(a,b)`.
+//! * `sqload`: Σ over directed channels of load², loads under
+//!   dimension-order routing ([`Routing::Dor`]); the change is computed by
+//!   re-routing only the messages of p and q. Only exchanges that do not
+//!   raise hop-bytes are tried (Σ loads = hop-bytes, so this keeps the
+//!   total traffic from growing while it is spread more evenly).
+//! * `maxload`: the largest channel load. An exchange is kept when it lowers
+//!   Σ load² and leaves every channel it touches at or below the largest
+//!   load at the start of the batch, so the maximum never rises.
+//!
+//! One step tries a batch of `batch` processes (a seeded random order per
+//! sweep) and records hop-bytes and the objective after it
+//! ([`Refine::hop_bytes_trace`], [`Refine::objective_trace`]). The run stops
+//! at a local optimum (a full sweep without an exchange), after `sweeps`
+//! sweeps, or at the optional time budget. The objective never increases.
+//! Cost per process: O(|candidates| · cores · deg) distance calls for
+//! hop-bytes, times the route length for the load objectives.
+
+use crate::graph::CommGraph;
+use crate::mapping::Mapping;
+use crate::rng::Rng;
+use crate::routing::Routing;
+use crate::topology::Topology;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+const FREE: u32 = u32::MAX;
+
+/// Hop distance with the node coordinates of a mesh/torus tabulated (no
+/// divisions per call); other topologies ask [`Topology::distance`].
+struct Dist {
+    topo: Arc<Topology>,
+    nd: usize,
+    coords: Vec<u32>,
+    dims: [u32; 6],
+    wrap: [bool; 6],
+}
+
+impl Dist {
+    fn new(topo: Arc<Topology>) -> Self {
+        let mut d = Dist {
+            nd: 0,
+            coords: Vec::new(),
+            dims: [0; 6],
+            wrap: [false; 6],
+            topo,
+        };
+        if let Some(g) = d.topo.as_grid() {
+            d.nd = g.ndims();
+            for k in 0..d.nd {
+                d.dims[k] = g.dims()[k];
+                d.wrap[k] = g.wraps(k);
+            }
+            d.coords = Vec::with_capacity(g.num_nodes() * d.nd);
+            for u in 0..g.num_nodes() {
+                d.coords.extend_from_slice(&g.coord(u)[..d.nd]);
+            }
+        }
+        d
+    }
+    #[inline]
+    fn get(&self, a: usize, b: usize) -> u32 {
+        if self.nd == 0 {
+            return self.topo.distance(a, b);
+        }
+        let (ca, cb) = (
+            &self.coords[a * self.nd..(a + 1) * self.nd],
+            &self.coords[b * self.nd..(b + 1) * self.nd],
+        );
+        let mut h = 0;
+        for k in 0..self.nd {
+            let x = ca[k].abs_diff(cb[k]);
+            h += if self.wrap[k] {
+                x.min(self.dims[k] - x)
+            } else {
+                x
+            };
+        }
+        h
+    }
+}
+
+/// What the refinement minimizes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Objective {
+    HopBytes,
+    MaxLoad,
+    SqLoad,
+}
+
+impl Objective {
+    pub fn parse(s: &str) -> Option<Objective> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "hopbytes" => Some(Objective::HopBytes),
+            "maxload" => Some(Objective::MaxLoad),
+            "sqload" => Some(Objective::SqLoad),
+            _ => None,
+        }
+    }
+}
+
+/// Settings of [`Refine`].
+#[derive(Clone, Copy, Debug)]
+pub struct RefineParams {
+    pub objective: Objective,
+    pub sweeps: usize,
+    pub batch: usize,
+    pub depth: u32,
+    pub time: Option<Duration>,
+    pub seed: u64,
+    /// Stop after a sweep that lowered the objective by less than this
+    /// fraction of its value at the sweep's start (0 = only at a local optimum).
+    pub tol: f64,
+}
+
+/// Why a refinement stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RefineStop {
+    LocalOptimum,
+    /// A sweep improved the objective by less than `tol`.
+    Converged,
+    SweepLimit,
+    TimeLimit,
+}
+
+/// A local-search run over an initial mapping.
+pub struct Refine {
+    graph: Arc<CommGraph>,
+    topo: Arc<Topology>,
+    dist: Dist,
+    vol: Arc<Vec<f64>>,
+    cores: usize,
+    node_of: Vec<u32>,
+    core_of: Vec<u32>,
+    owner: Vec<u32>,
+    placement: Vec<Option<u32>>,
+    hb: f64,
+    /// Improvements smaller than this are rounding noise (1e-12 of the bytes).
+    hb_eps: f64,
+    load: Vec<f64>,
+    sq: f64,
+    batch_max: f64,
+    trace: Vec<f64>,
+    obj_trace: Vec<f64>,
+    order: Vec<u32>,
+    pos: usize,
+    sweep: usize,
+    since_improve: usize,
+    sweep_start_obj: f64,
+    params: RefineParams,
+    rng: Rng,
+    deadline: Option<Instant>,
+    stop: Option<RefineStop>,
+    stamp: Vec<u32>,
+    stamp_id: u32,
+    cand: Vec<usize>,
+    frontier: Vec<usize>,
+    deltas: Vec<(usize, f64)>,
+    last: Vec<(usize, usize)>,
+    /// Scratch: (node, volume) of the partners of the process being improved.
+    partners: Vec<(usize, f64)>,
+}
+
+impl Refine {
+    /// Start from `initial` (a valid mapping). O(m · route length) for the
+    /// load objectives, O(m) otherwise.
+    pub fn new(
+        graph: Arc<CommGraph>,
+        topo: Arc<Topology>,
+        vol: Arc<Vec<f64>>,
+        initial: Mapping,
+        params: RefineParams,
+    ) -> Self {
+        let n = graph.n();
+        let cores = topo.cores();
+        let mut owner = vec![FREE; topo.num_slots()];
+        for p in 0..n {
+            owner[initial.slot(p, cores)] = p as u32;
+        }
+        let placement = (0..n)
+            .map(|p| Some(initial.slot(p, cores) as u32))
+            .collect();
+        let nodes = topo.num_nodes();
+        let mut me = Refine {
+            cores,
+            node_of: initial.node,
+            core_of: initial.core,
+            owner,
+            placement,
+            hb: 0.0,
+            hb_eps: 0.0,
+            load: Vec::new(),
+            sq: 0.0,
+            batch_max: 0.0,
+            trace: Vec::new(),
+            obj_trace: Vec::new(),
+            order: (0..n as u32).collect(),
+            pos: n,
+            sweep: 0,
+            since_improve: 0,
+            sweep_start_obj: 0.0,
+            params,
+            rng: Rng::new(params.seed ^ 0x7265_6669_6e65),
+            deadline: params.time.map(|t| Instant::now() + t),
+            stop: None,
+            stamp: vec![0; nodes],
+            stamp_id: 0,
+            cand: Vec::new(),
+            frontier: Vec::new(),
+            deltas: Vec::new(),
+            last: Vec::new(),
+            partners: Vec::new(),
+            dist: Dist::new(topo.clone()),
+            graph,
+            topo,
+            vol,
+        };
+        me.hb = me.total_hop_bytes();
+        me.hb_eps = 1e-12 * me.graph.total_bytes().max(1.0);
+        if params.objective != Objective::HopBytes {
+            me.load = vec![0.0; me.topo.channel_slots()];
+            for (u, v, b) in me.graph.messages() {
+                let (a, c) = (me.node_of[u] as usize, me.node_of[v] as usize);
+                let load = &mut me.load;
+                Routing::Dor.route(&me.topo, a, c, b, &mut |ch, x| load[ch] += x);
+            }
+            me.sq = me.load.iter().map(|l| l * l).sum();
+        }
+        me.trace.push(me.hb);
+        let o = me.objective();
+        me.obj_trace.push(o);
+        if n < 2 || params.sweeps == 0 {
+            me.stop = Some(RefineStop::SweepLimit);
+        }
+        me
+    }
+
+    /// Hop-bytes recomputed from scratch. O(m).
+    pub fn total_hop_bytes(&self) -> f64 {
+        let g = &self.graph;
+        let off = g.offsets();
+        let mut s = 0.0;
+        for u in 0..g.n() {
+            let a = self.node_of[u] as usize;
+            for (k, &v) in g.neighbors(u).iter().enumerate() {
+                if (v as usize) > u {
+                    let b = self.node_of[v as usize] as usize;
+                    s += self.vol[off[u] + k] * self.topo.distance(a, b) as f64;
+                }
+            }
+        }
+        s
+    }
+
+    /// The current value of the objective.
+    pub fn objective(&self) -> f64 {
+        match self.params.objective {
+            Objective::HopBytes => self.hb,
+            Objective::SqLoad => self.sq,
+            Objective::MaxLoad => self.load.iter().cloned().fold(0.0, f64::max),
+        }
+    }
+
+    pub fn hop_bytes(&self) -> f64 {
+        self.hb
+    }
+    pub fn hop_bytes_trace(&self) -> &[f64] {
+        &self.trace
+    }
+    /// The objective after each step (equal to the hop-bytes trace for
+    /// `hopbytes`).
+    pub fn objective_trace(&self) -> &[f64] {
+        &self.obj_trace
+    }
+    pub fn placement(&self) -> &[Option<u32>] {
+        &self.placement
+    }
+    /// Exchanges kept by the last step (`(p, p)` = a move into a free core).
+    pub fn last_swaps(&self) -> &[(usize, usize)] {
+        &self.last
+    }
+    pub fn stopped(&self) -> Option<RefineStop> {
+        self.stop
+    }
+    pub fn is_done(&self) -> bool {
+        self.stop.is_some()
+    }
+    /// Processes tried so far and the sweep budget in processes.
+    pub fn progress(&self) -> (usize, usize) {
+        let n = self.graph.n();
+        (
+            self.sweep.saturating_sub(1) * n + self.pos.min(n),
+            self.params.sweeps.saturating_mul(n),
+        )
+    }
+    pub fn mapping(&self) -> Mapping {
+        Mapping::new(self.node_of.clone(), self.core_of.clone())
+    }
+
+    fn move_gain(&self, p: usize, from: usize, to: usize) -> f64 {
+        let off = self.graph.offsets()[p];
+        let mut s = 0.0;
+        for (k, &v) in self.graph.neighbors(p).iter().enumerate() {
+            let nv = self.node_of[v as usize] as usize;
+            s +=
+                self.vol[off + k] * (self.dist.get(to, nv) as f64 - self.dist.get(from, nv) as f64);
+        }
+        s
+    }
+
+    fn pair_volume(&self, p: usize, q: usize) -> f64 {
+        match self.graph.neighbors(p).binary_search(&(q as u32)) {
+            Ok(k) => self.vol[self.graph.offsets()[p] + k],
+            Err(_) => 0.0,
+        }
+    }
+
+    /// Candidate nodes of `p` (not its own node `a`) into `self.cand`.
+    fn candidates(&mut self, p: usize, a: usize) {
+        self.stamp_id = self.stamp_id.wrapping_add(1);
+        if self.stamp_id == 0 {
+            self.stamp.iter_mut().for_each(|s| *s = 0);
+            self.stamp_id = 1;
+        }
+        let id = self.stamp_id;
+        self.cand.clear();
+        self.stamp[a] = id;
+        for &v in self.graph.neighbors(p) {
+            let nv = self.node_of[v as usize] as usize;
+            if self.stamp[nv] != id {
+                self.stamp[nv] = id;
+                self.cand.push(nv);
+            }
+        }
+        let mut lo = 0;
+        for _ in 0..self.params.depth {
+            let hi = self.cand.len();
+            for i in lo..hi {
+                let u = self.cand[i];
+                self.frontier.clear();
+                if let Some(g) = self.topo.as_grid() {
+                    g.neighbors_into(u, &mut self.frontier);
+                } else {
+                    self.frontier = self.topo.neighbors(u);
+                }
+                for k in 0..self.frontier.len() {
+                    let w = self.frontier[k];
+                    if self.stamp[w] != id {
+                        self.stamp[w] = id;
+                        self.cand.push(w);
+                    }
+                }
+            }
+            lo = hi;
+        }
+    }
+
+    /// Channel-load changes of moving p a→b and (if some) q b→a, merged by
+    /// channel into `self.deltas`.
+    fn load_deltas(&mut self, p: usize, a: usize, b: usize, q: Option<usize>) {
+        let mut d = std::mem::take(&mut self.deltas);
+        d.clear();
+        let topo = &self.topo;
+        let g = &self.graph;
+        let mut push = |src: usize, dst: usize, bytes: f64, sign: f64| {
+            Routing::Dor.route(topo, src, dst, bytes, &mut |ch, x| d.push((ch, sign * x)));
+        };
+        for (x, from, to, other) in [(Some(p), a, b, q), (q, b, a, Some(p))] {
+            let Some(x) = x else { continue };
+            for (k, &v) in g.neighbors(x).iter().enumerate() {
+                let v = v as usize;
+                if Some(v) == other {
+                    continue;
+                }
+                let nv = self.node_of[v] as usize;
+                let out = g.sent_row(x)[k];
+                let inn = g.sent_between(v, x);
+                if out > 0.0 {
+                    push(from, nv, out, -1.0);
+                    push(to, nv, out, 1.0);
+                }
+                if inn > 0.0 {
+                    push(nv, from, inn, -1.0);
+                    push(nv, to, inn, 1.0);
+                }
+            }
+        }
+        if let Some(q) = q {
+            let pq = g.sent_between(p, q);
+            let qp = g.sent_between(q, p);
+            if pq > 0.0 {
+                push(a, b, pq, -1.0);
+                push(b, a, pq, 1.0);
+            }
+            if qp > 0.0 {
+                push(b, a, qp, -1.0);
+                push(a, b, qp, 1.0);
+            }
+        }
+        d.sort_unstable_by_key(|&(c, _)| c);
+        let mut w = 0;
+        for i in 0..d.len() {
+            if w > 0 && d[w - 1].0 == d[i].0 {
+                d[w - 1].1 += d[i].1;
+            } else {
+                d[w] = d[i];
+                w += 1;
+            }
+        }
+        d.truncate(w);
+        self.deltas = d;
+    }
+
+    /// (Δ Σ load², largest new load among the touched channels).
+    fn load_change(&self) -> (f64, f64) {
+        let mut dsq = 0.0;
+        let mut mx = 0.0f64;
+        for &(c, x) in &self.deltas {
+            let l = self.load[c];
+            let nl = l + x;
+            dsq += nl * nl - l * l;
+            mx = mx.max(nl);
+        }
+        (dsq, mx)
+    }
+
+    /// Try to improve `p`; the exchange kept, if any.
+    fn improve(&mut self, p: usize) -> Option<(usize, usize)> {
+        if self.graph.degree(p) == 0 {
+            return None;
+        }
+        let a = self.node_of[p] as usize;
+        self.candidates(p, a);
+        let cand = std::mem::take(&mut self.cand);
+        let mut partners = std::mem::take(&mut self.partners);
+        partners.clear();
+        let off = self.graph.offsets()[p];
+        let mut base = 0.0;
+        for (k, &v) in self.graph.neighbors(p).iter().enumerate() {
+            let nv = self.node_of[v as usize] as usize;
+            let c = self.vol[off + k];
+            base += c * self.dist.get(a, nv) as f64;
+            partners.push((nv, c));
+        }
+        let hb_eps = self.hb_eps;
+        // (objective delta, hop-bytes delta, slot)
+        let mut best: Option<(f64, f64, usize)> = None;
+        let contention = self.params.objective != Objective::HopBytes;
+        for &b in &cand {
+            let gp = partners
+                .iter()
+                .map(|&(nv, c)| c * self.dist.get(b, nv) as f64)
+                .sum::<f64>()
+                - base;
+            let mut free_tried = false;
+            for s in b * self.cores..(b + 1) * self.cores {
+                let q = self.owner[s];
+                let (dhb, qo) = if q == FREE {
+                    if free_tried {
+                        continue;
+                    }
+                    free_tried = true;
+                    (gp, None)
+                } else {
+                    let q = q as usize;
+                    (
+                        gp + self.move_gain(q, b, a)
+                            + 2.0 * self.pair_volume(p, q) * self.dist.get(a, b) as f64,
+                        Some(q),
+                    )
+                };
+                let dobj = if !contention {
+                    dhb
+                } else {
+                    if dhb > hb_eps {
+                        continue;
+                    }
+                    self.load_deltas(p, a, b, qo);
+                    let (dsq, mx) = self.load_change();
+                    if self.params.objective == Objective::MaxLoad
+                        && mx > self.batch_max * (1.0 + 1e-12)
+                    {
+                        continue;
+                    }
+                    dsq
+                };
+                if best.is_none_or(|(d, _, _)| dobj < d) {
+                    best = Some((dobj, dhb, s));
+                }
+            }
+        }
+        self.cand = cand;
+        self.partners = partners;
+        let (dobj, dhb, s) = best?;
+        let eps = if contention {
+            1e-12 * self.sq.max(1.0)
+        } else {
+            hb_eps
+        };
+        if dobj >= -eps {
+            return None;
+        }
+        let b = s / self.cores;
+        let sp = a * self.cores + self.core_of[p] as usize;
+        let q = self.owner[s];
+        let qo = (q != FREE).then_some(q as usize);
+        if contention {
+            self.load_deltas(p, a, b, qo);
+            for &(c, x) in &self.deltas {
+                self.load[c] += x;
+            }
+            self.sq += dobj;
+        }
+        self.owner[s] = p as u32;
+        self.owner[sp] = q;
+        self.node_of[p] = b as u32;
+        self.core_of[p] = (s % self.cores) as u32;
+        self.placement[p] = Some(s as u32);
+        self.hb += dhb;
+        match qo {
+            None => Some((p, p)),
+            Some(q) => {
+                self.node_of[q] = a as u32;
+                self.core_of[q] = (sp % self.cores) as u32;
+                self.placement[q] = Some(sp as u32);
+                Some((p, q))
+            }
+        }
+    }
+
+    fn finish(&mut self, why: RefineStop) {
+        self.stop = Some(why);
+        self.hb = self.total_hop_bytes();
+        if let Some(l) = self.trace.last_mut() {
+            *l = self.hb;
+        }
+        if self.params.objective == Objective::SqLoad {
+            self.sq = self.load.iter().map(|l| l * l).sum();
+            let o = self.sq;
+            if let Some(l) = self.obj_trace.last_mut() {
+                // Remove accumulated rounding drift.
+                *l = o;
+            }
+        }
+    }
+
+    /// The objective without the O(channels) scan of `maxload` (Σ load²
+    /// stands in for it, for the convergence test only).
+    fn objective_fast(&self) -> f64 {
+        match self.params.objective {
+            Objective::HopBytes => self.hb,
+            _ => self.sq,
+        }
+    }
+
+    /// Whether the sweep just completed gained less than `tol`.
+    fn converged_sweep(&self) -> bool {
+        self.sweep > 0
+            && self.params.tol > 0.0
+            && self.sweep_start_obj - self.objective_fast()
+                < self.params.tol * self.sweep_start_obj.abs()
+    }
+
+    /// One batch of processes.
+    pub fn step(&mut self) {
+        if self.stop.is_some() {
+            return;
+        }
+        let n = self.graph.n();
+        if self.params.objective == Objective::MaxLoad {
+            self.batch_max = self.load.iter().cloned().fold(0.0, f64::max);
+        }
+        self.last.clear();
+        for _ in 0..self.params.batch.max(1) {
+            if self.pos == n {
+                if self.sweep == self.params.sweeps || self.converged_sweep() {
+                    break;
+                }
+                self.sweep_start_obj = self.objective_fast();
+                self.rng.shuffle(&mut self.order);
+                self.pos = 0;
+                self.sweep += 1;
+            }
+            let p = self.order[self.pos] as usize;
+            self.pos += 1;
+            match self.improve(p) {
+                Some(x) => {
+                    self.last.push(x);
+                    self.since_improve = 0;
+                }
+                None => self.since_improve += 1,
+            }
+            if self.since_improve >= n {
+                break;
+            }
+        }
+        self.trace.push(self.hb);
+        let o = self.objective();
+        self.obj_trace.push(o);
+        if self.since_improve >= n {
+            self.finish(RefineStop::LocalOptimum);
+        } else if self.pos == n && self.sweep == self.params.sweeps {
+            self.finish(RefineStop::SweepLimit);
+        } else if self.pos == n && self.converged_sweep() {
+            self.finish(RefineStop::Converged);
+        } else if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            self.finish(RefineStop::TimeLimit);
+        }
+    }
+}

@@ -1,0 +1,593 @@
+//! Multilevel graph bisection with per-vertex side costs (see the module
+//! doc of [`crate::partition`] for the objective and the balance rule).
+//!
+//! The scheme is the classic multilevel one (Hendrickson & Leland; Karypis &
+//! Kumar's METIS; Pellegrini's Scotch uses the same for its bipartitioning
+//! jobs):
+//! 1. **Coarsening** by heavy-edge matching: vertices in a seeded random
+//!    order each match their unmatched neighbour of heaviest edge (merged
+//!    weight capped so no coarse vertex dominates), until the graph has at
+//!    most [`BisectParams::coarsest`] vertices or stops shrinking by 10%.
+//!    Edge weights and biases add up. O(m) per level.
+//! 2. **Initial bisection** of the coarsest graph by greedy graph growing:
+//!    from a random seed vertex, repeatedly move the vertex of best gain to
+//!    the growing side until the share is reached; [`BisectParams::tries`]
+//!    seeds, growing either side, each refined by FM; the best is kept.
+//! 3. **Uncoarsening**: project the sides back level by level and refine
+//!    each with Fiduccia–Mattheyses passes (boundary vertices in two gain
+//!    heaps, single-vertex moves that keep the weight within the window plus
+//!    one vertex, each vertex moved once per pass, the best prefix of the
+//!    move sequence kept; a pass stops after a run of moves without a new
+//!    best). The finest level's FM also restores the exact window when a
+//!    coarse level could not meet it.
+//!
+//! Cost: O(m · (levels + passes)) plus O(tries · c²) at the coarsest level
+//! (c ≤ `coarsest`). Deterministic for a given seed.
+
+use super::WGraph;
+use crate::rng::Rng;
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+/// Settings of [`bisect`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BisectParams {
+    /// Extra room around the proportional share, as a fraction of the total
+    /// vertex weight (0 = as exact as vertex weights allow). The hard
+    /// capacities are never exceeded.
+    pub imbalance: f64,
+    /// Greedy-growing seeds tried on the coarsest graph.
+    pub tries: usize,
+    /// Stop coarsening at this many vertices.
+    pub coarsest: usize,
+    /// At most this many FM passes per level.
+    pub passes: usize,
+}
+
+impl Default for BisectParams {
+    fn default() -> Self {
+        BisectParams {
+            imbalance: 0.0,
+            tries: 8,
+            coarsest: 96,
+            passes: 6,
+        }
+    }
+}
+
+/// The result of [`bisect`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Bisection {
+    /// Side (0 or 1) of every vertex.
+    pub side: Vec<u8>,
+    /// Vertex weight on each side.
+    pub weights: [f64; 2],
+    /// Σ cut edge weights + Σ bias[v][side v].
+    pub cost: f64,
+}
+
+/// A f64 ordered totally (for the gain heaps).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Key(f64);
+impl Eq for Key {}
+impl PartialOrd for Key {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Key {
+    fn cmp(&self, o: &Self) -> Ordering {
+        self.0.total_cmp(&o.0)
+    }
+}
+
+/// The weight window for side 0: `[lo, hi]`.
+#[derive(Clone, Copy, Debug)]
+struct Window {
+    lo: f64,
+    hi: f64,
+}
+
+impl Window {
+    fn dist(&self, w0: f64) -> f64 {
+        if w0 < self.lo {
+            self.lo - w0
+        } else if w0 > self.hi {
+            w0 - self.hi
+        } else {
+            0.0
+        }
+    }
+    fn widen(&self, s: f64) -> Window {
+        Window {
+            lo: self.lo - s,
+            hi: self.hi + s,
+        }
+    }
+}
+
+/// Bisect `g` into two sides of at most `caps[0]` and `caps[1]` vertex
+/// weight, minimizing cut weight + bias (see [`crate::partition`]).
+/// `bias[v] = [cost of v on side 0, cost on side 1]`, or None for a plain
+/// min-cut bisection.
+pub fn bisect(
+    g: &WGraph,
+    caps: [f64; 2],
+    bias: Option<&[[f64; 2]]>,
+    params: &BisectParams,
+    seed: u64,
+) -> Bisection {
+    let n = g.n();
+    let total = g.total_weight();
+    let win = window(total, caps, params.imbalance);
+    let mut rng = Rng::new(seed ^ 0x6269_7365_6374);
+    let bias0: Vec<[f64; 2]> = match bias {
+        Some(b) => b.to_vec(),
+        None => vec![[0.0; 2]; n],
+    };
+    if n == 0 {
+        return Bisection {
+            side: Vec::new(),
+            weights: [0.0; 2],
+            cost: 0.0,
+        };
+    }
+    // Coarsening.
+    let maxvw = (1.5 * total / params.coarsest.max(2) as f64).max(1.0);
+    let mut levels: Vec<(WGraph, Vec<[f64; 2]>, Vec<u32>)> = Vec::new();
+    loop {
+        let (cg, cb) = match levels.last() {
+            Some((cg, cb, _)) => (cg, cb),
+            None => (g, &bias0),
+        };
+        if cg.n() <= params.coarsest {
+            break;
+        }
+        let Some((ng, nb, cmap)) = coarsen(cg, cb, maxvw, &mut rng) else {
+            break;
+        };
+        // Store the coarse graph with the map from the finer level.
+        levels.push((ng, nb, cmap));
+    }
+    // Initial bisection on the coarsest graph.
+    let (cg, cb) = match levels.last() {
+        Some((cg, cb, _)) => (cg, cb.as_slice()),
+        None => (g, bias0.as_slice()),
+    };
+    let mut side = initial(cg, cb, win, params, &mut rng);
+    // Uncoarsening: levels[i] is coarse of (levels[i-1] or g) via levels[i].2.
+    for i in (0..levels.len()).rev() {
+        let cmap = &levels[i].2;
+        let fine: Vec<u8> = cmap.iter().map(|&c| side[c as usize]).collect();
+        side = fine;
+        let (fg, fb) = if i == 0 {
+            (g, bias0.as_slice())
+        } else {
+            (&levels[i - 1].0, levels[i - 1].1.as_slice())
+        };
+        fm(fg, fb, &mut side, level_window(fg, win), params.passes);
+    }
+    let (weights, cost) = weights_and_cost(g, &bias0, &side);
+    Bisection {
+        side,
+        weights,
+        cost,
+    }
+}
+
+fn window(total: f64, caps: [f64; 2], imbalance: f64) -> Window {
+    let csum = caps[0] + caps[1];
+    let t0 = if csum > 0.0 {
+        total * caps[0] / csum
+    } else {
+        0.0
+    };
+    let room = imbalance.max(0.0) * total;
+    let mut lo = (t0 - room).floor().max(total - caps[1]).max(0.0);
+    let mut hi = (t0 + room).ceil().min(caps[0]).min(total);
+    if lo > hi {
+        // Infeasible capacities: aim at the proportional share.
+        lo = t0;
+        hi = t0;
+    }
+    Window { lo, hi }
+}
+
+/// The window at a level: widened by the heaviest vertex minus one (unit
+/// weights: exact), since heavy coarse vertices cannot meet it exactly.
+fn level_window(g: &WGraph, win: Window) -> Window {
+    let maxvw = g.vw.iter().cloned().fold(0.0, f64::max);
+    win.widen((maxvw - 1.0).max(0.0))
+}
+
+fn weights_and_cost(g: &WGraph, bias: &[[f64; 2]], side: &[u8]) -> ([f64; 2], f64) {
+    let mut w = [0.0; 2];
+    let mut cost = 0.0;
+    for u in 0..g.n() {
+        let s = side[u] as usize;
+        w[s] += g.vw[u];
+        cost += bias[u][s];
+        for (v, ew) in g.edges(u) {
+            if v > u && side[v] != side[u] {
+                cost += ew;
+            }
+        }
+    }
+    (w, cost)
+}
+
+/// One level of heavy-edge matching. None when the graph barely shrinks.
+fn coarsen(
+    g: &WGraph,
+    bias: &[[f64; 2]],
+    maxvw: f64,
+    rng: &mut Rng,
+) -> Option<(WGraph, Vec<[f64; 2]>, Vec<u32>)> {
+    let n = g.n();
+    let mut order: Vec<u32> = (0..n as u32).collect();
+    rng.shuffle(&mut order);
+    const NONE: u32 = u32::MAX;
+    let mut mate = vec![NONE; n];
+    for &u in &order {
+        let u = u as usize;
+        if mate[u] != NONE {
+            continue;
+        }
+        let mut best: Option<(f64, f64, usize)> = None;
+        for (v, w) in g.edges(u) {
+            if mate[v] != NONE || g.vw[u] + g.vw[v] > maxvw {
+                continue;
+            }
+            let better = match best {
+                None => true,
+                Some((bw, bvw, _)) => w > bw || (w == bw && g.vw[v] < bvw),
+            };
+            if better {
+                best = Some((w, g.vw[v], v));
+            }
+        }
+        match best {
+            Some((_, _, v)) => {
+                mate[u] = v as u32;
+                mate[v] = u as u32;
+            }
+            None => mate[u] = u as u32,
+        }
+    }
+    let mut cmap = vec![NONE; n];
+    let mut nc = 0u32;
+    for u in 0..n {
+        if cmap[u] == NONE {
+            cmap[u] = nc;
+            cmap[mate[u] as usize] = nc;
+            nc += 1;
+        }
+    }
+    let nc = nc as usize;
+    if nc as f64 > 0.9 * n as f64 {
+        return None;
+    }
+    let mut vw = vec![0.0; nc];
+    let mut cb = vec![[0.0; 2]; nc];
+    // Members of each coarse vertex: u and mate[u].
+    let mut first = vec![NONE; nc];
+    for u in 0..n {
+        let c = cmap[u] as usize;
+        vw[c] += g.vw[u];
+        cb[c][0] += bias[u][0];
+        cb[c][1] += bias[u][1];
+        if first[c] == NONE {
+            first[c] = u as u32;
+        }
+    }
+    let mut xadj = Vec::with_capacity(nc + 1);
+    xadj.push(0);
+    let mut adj: Vec<u32> = Vec::with_capacity(g.adj.len());
+    let mut ew: Vec<f64> = Vec::with_capacity(g.adj.len());
+    let mut pos = vec![usize::MAX; nc];
+    for c in 0..nc {
+        let u = first[c] as usize;
+        let m = mate[u] as usize;
+        let start = adj.len();
+        let members: &[usize] = if m == u { &[u][..] } else { &[u, m][..] };
+        for &x in members {
+            for (v, w) in g.edges(x) {
+                let cv = cmap[v] as usize;
+                if cv == c {
+                    continue;
+                }
+                if pos[cv] == usize::MAX || pos[cv] < start {
+                    pos[cv] = adj.len();
+                    adj.push(cv as u32);
+                    ew.push(w);
+                } else {
+                    ew[pos[cv]] += w;
+                }
+            }
+        }
+        xadj.push(adj.len());
+    }
+    Some((WGraph { xadj, adj, ew, vw }, cb, cmap))
+}
+
+/// Greedy graph growing from several seeds, each followed by FM; the best
+/// (inside the window first, then cheapest) is returned.
+fn initial(
+    g: &WGraph,
+    bias: &[[f64; 2]],
+    win: Window,
+    params: &BisectParams,
+    rng: &mut Rng,
+) -> Vec<u8> {
+    let n = g.n();
+    let lwin = level_window(g, win);
+    let total = g.total_weight();
+    let mut best: Option<(f64, f64, Vec<u8>)> = None;
+    let tries = params.tries.max(1);
+    for t in 0..tries {
+        // Grow side `to` from a seed; everything starts on the other side.
+        let to = (t % 2) as u8;
+        let from = 1 - to;
+        let mut side = vec![from; n];
+        let mut w0 = if from == 0 { total } else { 0.0 };
+        let mid = 0.5 * (win.lo + win.hi);
+        // gain of moving v from `from` to `to`.
+        let mut gain: Vec<f64> = (0..n)
+            .map(|v| {
+                let int: f64 = g.edges(v).map(|(_, w)| w).sum();
+                bias[v][from as usize] - bias[v][to as usize] - int
+            })
+            .collect();
+        let mut first = Some(rng.below(n));
+        loop {
+            let need_more = if to == 1 { w0 > mid } else { w0 < mid };
+            if !need_more {
+                break;
+            }
+            let v = match first.take() {
+                Some(v) => v,
+                None => {
+                    let mut b: Option<usize> = None;
+                    for v in 0..n {
+                        if side[v] == from && b.is_none_or(|bv| gain[v] > gain[bv]) {
+                            b = Some(v);
+                        }
+                    }
+                    match b {
+                        Some(v) => v,
+                        None => break,
+                    }
+                }
+            };
+            // Do not overshoot further from the middle than we are now.
+            let nw0 = if to == 1 { w0 - g.vw[v] } else { w0 + g.vw[v] };
+            if (nw0 - mid).abs() > (w0 - mid).abs() && lwin.dist(w0) == 0.0 {
+                break;
+            }
+            side[v] = to;
+            w0 = nw0;
+            for (x, w) in g.edges(v) {
+                if side[x] == from {
+                    gain[x] += 2.0 * w;
+                }
+            }
+        }
+        fm(g, bias, &mut side, lwin, params.passes);
+        let (ws, cost) = weights_and_cost(g, bias, &side);
+        let d = lwin.dist(ws[0]);
+        let better = match &best {
+            None => true,
+            Some((bd, bc, _)) => d < *bd || (d == *bd && cost < *bc),
+        };
+        if better {
+            best = Some((d, cost, side));
+        }
+    }
+    best.map(|b| b.2).unwrap_or_else(|| vec![0; n])
+}
+
+/// Fiduccia–Mattheyses refinement of `side` within window `win` (see the
+/// module doc). Moves may leave the window by one vertex weight; the kept
+/// prefix is the best state inside the window (or, when none is, the one
+/// closest to it).
+fn fm(g: &WGraph, bias: &[[f64; 2]], side: &mut [u8], win: Window, passes: usize) {
+    let n = g.n();
+    if n < 2 {
+        return;
+    }
+    let maxvw = g.vw.iter().cloned().fold(0.0, f64::max);
+    let slack = maxvw.max(1.0);
+    let limit = (n / 20).clamp(50, 400);
+    let mut gain = vec![0.0f64; n];
+    let mut locked = vec![false; n];
+    let mut heaps: [BinaryHeap<(Key, u32)>; 2] = [BinaryHeap::new(), BinaryHeap::new()];
+    let mut moves: Vec<u32> = Vec::new();
+    for _pass in 0..passes.max(1) {
+        // Gains and weights from scratch.
+        let mut w0 = 0.0;
+        let mut cost = 0.0;
+        let mut boundary = vec![false; 0];
+        boundary.resize(n, false);
+        for u in 0..n {
+            let s = side[u];
+            if s == 0 {
+                w0 += g.vw[u];
+            }
+            let mut ext = 0.0;
+            let mut int = 0.0;
+            for (v, w) in g.edges(u) {
+                if side[v] == s {
+                    int += w;
+                } else {
+                    ext += w;
+                    if v > u {
+                        cost += w;
+                    }
+                }
+            }
+            cost += bias[u][s as usize];
+            let bg = bias[u][s as usize] - bias[u][1 - s as usize];
+            gain[u] = ext - int + bg;
+            boundary[u] = ext > 0.0 || bg > 0.0;
+            locked[u] = false;
+        }
+        let start_dist = win.dist(w0);
+        let heavy: Option<u8> = if start_dist > 0.0 {
+            Some(if w0 > win.hi { 0 } else { 1 })
+        } else {
+            None
+        };
+        heaps[0].clear();
+        heaps[1].clear();
+        for u in 0..n {
+            if boundary[u] || heavy == Some(side[u]) {
+                heaps[side[u] as usize].push((Key(gain[u]), u as u32));
+            }
+        }
+        moves.clear();
+        let start_cost = cost;
+        let mut best = (start_dist, cost, 0usize);
+        let mut since = 0usize;
+        loop {
+            // Top valid candidate of each heap.
+            let mut cand: [Option<usize>; 2] = [None, None];
+            for s in 0..2 {
+                while let Some(&(Key(gk), v)) = heaps[s].peek() {
+                    let v = v as usize;
+                    if locked[v] || side[v] as usize != s || gk != gain[v] {
+                        heaps[s].pop();
+                        continue;
+                    }
+                    cand[s] = Some(v);
+                    break;
+                }
+            }
+            let dist_now = win.dist(w0);
+            let allowed = |s: usize, v: usize| -> bool {
+                let nw0 = if s == 0 { w0 - g.vw[v] } else { w0 + g.vw[v] };
+                let nd = win.dist(nw0);
+                nd <= slack + 1e-9 || nd < dist_now
+            };
+            let mut pick: Option<(usize, usize)> = None;
+            for s in 0..2 {
+                if let Some(v) = cand[s]
+                    && allowed(s, v)
+                    && pick.is_none_or(|(_, pv)| gain[v] > gain[pv])
+                {
+                    pick = Some((s, v));
+                }
+            }
+            let Some((s, v)) = pick else { break };
+            heaps[s].pop();
+            // Move v from s to 1-s.
+            let t = 1 - s as u8;
+            side[v] = t;
+            if s == 0 {
+                w0 -= g.vw[v];
+            } else {
+                w0 += g.vw[v];
+            }
+            cost -= gain[v];
+            gain[v] = -gain[v];
+            locked[v] = true;
+            moves.push(v as u32);
+            for (x, w) in g.edges(v) {
+                if locked[x] {
+                    continue;
+                }
+                if side[x] == t {
+                    gain[x] -= 2.0 * w;
+                } else {
+                    gain[x] += 2.0 * w;
+                }
+                heaps[side[x] as usize].push((Key(gain[x]), x as u32));
+            }
+            let d = win.dist(w0);
+            if d < best.0 - 1e-9
+                || (d <= best.0 + 1e-9 && cost < best.1 - 1e-9 * cost.abs().max(1.0))
+            {
+                best = (d, cost, moves.len());
+                since = 0;
+            } else {
+                since += 1;
+                if since > limit {
+                    break;
+                }
+            }
+        }
+        // Roll back past the best prefix.
+        for &v in moves[best.2..].iter().rev() {
+            let v = v as usize;
+            side[v] = 1 - side[v];
+        }
+        let improved =
+            best.0 < start_dist - 1e-9 || best.1 < start_cost - 1e-9 * start_cost.abs().max(1.0);
+        if !improved {
+            break;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn grid_graph(w: usize, h: usize) -> WGraph {
+        let mut e = Vec::new();
+        for y in 0..h {
+            for x in 0..w {
+                let u = (x + w * y) as u32;
+                if x + 1 < w {
+                    e.push((u, u + 1, 1.0));
+                }
+                if y + 1 < h {
+                    e.push((u, u + w as u32, 1.0));
+                }
+            }
+        }
+        WGraph::from_edges(vec![1.0; w * h], &e)
+    }
+
+    #[test]
+    fn bisects_a_grid_with_a_straight_cut() {
+        // A 16×8 grid: the best balanced cut is the vertical line of 8 edges.
+        let g = grid_graph(16, 8);
+        let b = bisect(&g, [64.0, 64.0], None, &BisectParams::default(), 1);
+        assert_eq!(b.weights, [64.0, 64.0]);
+        assert_eq!(b.cost, 8.0);
+    }
+
+    #[test]
+    fn honours_unequal_capacities_exactly() {
+        let g = grid_graph(10, 10);
+        for caps in [[30.0, 70.0], [1.0, 99.0], [50.0, 60.0], [100.0, 0.0]] {
+            let b = bisect(&g, caps, None, &BisectParams::default(), 3);
+            assert!(
+                b.weights[0] <= caps[0] && b.weights[1] <= caps[1],
+                "{caps:?} {b:?}"
+            );
+            let t0 = 100.0 * caps[0] / (caps[0] + caps[1]);
+            assert!((b.weights[0] - t0).abs() < 1.0, "{caps:?} {:?}", b.weights);
+        }
+    }
+
+    #[test]
+    fn bias_pulls_vertices_to_their_side() {
+        // A path of 4; vertex 0 strongly prefers side 1.
+        let g = WGraph::from_edges(vec![1.0; 4], &[(0, 1, 1.0), (1, 2, 1.0), (2, 3, 1.0)]);
+        let bias = [[10.0, 0.0], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0]];
+        let b = bisect(&g, [2.0, 2.0], Some(&bias), &BisectParams::default(), 0);
+        assert_eq!(b.side, vec![1, 1, 0, 0]);
+        assert_eq!(b.cost, 1.0);
+    }
+
+    #[test]
+    fn deterministic_for_a_seed() {
+        let g = grid_graph(30, 20);
+        let p = BisectParams::default();
+        let a = bisect(&g, [300.0, 300.0], None, &p, 7);
+        let b = bisect(&g, [300.0, 300.0], None, &p, 7);
+        assert_eq!(a, b);
+        assert!(a.cost <= 24.0, "{}", a.cost);
+    }
+}
