@@ -108,6 +108,14 @@ fn cli_compare_and_gui_give_the_same_mapping_for_every_mapper() {
 
     let mut cases: Vec<(String, Vec<&str>)> = mappers::registry()
         .iter()
+        .filter(|i| match i.available() {
+            Ok(()) => true,
+            Err(why) => {
+                // An external peer whose tool is not installed (scotch).
+                eprintln!("skipped {}: {why}", i.id);
+                false
+            }
+        })
         .map(|i| (i.id.to_string(), vec![]))
         .collect();
     cases.push(("ZYXT".into(), vec![]));

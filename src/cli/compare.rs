@@ -1,6 +1,9 @@
 //! `hopmap compare GRAPH --topology SPEC --mappers all|id,…`: run several
 //! mappers and print one row each, best (least hop-bytes) first. The work is
-//! done by `hopmap::compare`.
+//! done by `hopmap::compare`. With `--report DIR`, every graph (GRAPH and
+//! each `--graph`) × every topology (`--topology` repeated or comma-separated)
+//! is compared and `hopmap::report` writes CSV, JSON, SVG charts and an
+//! index.html into DIR.
 
 use super::common::{GraphArgs, parse_routing, parse_topology};
 use hopmap::{Routing, Topology};
@@ -12,8 +15,18 @@ pub struct Args {
     #[command(flatten)]
     pub graph: GraphArgs,
     /// Network: mesh:AxB[xC], torus:AxBxC[:cores=N], mesh:…:wrap=110, bgp:512…32768, or a switch fabric (fabric:S,H,k,r[,seed], fabric:moh-fig2, fattree:K[:L], dragonfly:A,P,H[,G], ibnetdiscover:PATH, slurm:PATH, a fabric file; :cores=N :root=… :roots=FILE :job=… :sort=name).
-    #[arg(long, short = 't', value_parser = parse_topology)]
-    pub topology: Topology,
+    /// With --report: repeat it for several networks.
+    #[arg(long, short = 't', value_parser = parse_topology, required = true)]
+    pub topology: Vec<Topology>,
+    /// More graphs to compare (with --report; read like GRAPH, with --format
+    /// and --one-based; --coords applies to GRAPH only).
+    #[arg(long = "graph", value_name = "FILE")]
+    pub more_graphs: Vec<std::path::PathBuf>,
+    /// Write a report of every graph × topology × mapper into DIR: runs.csv,
+    /// runs.json, SVG bar charts (hop-bytes, max link load, max flows, time)
+    /// and index.html.
+    #[arg(long, value_name = "DIR")]
+    pub report: Option<std::path::PathBuf>,
     /// `all`, or mapper ids separated by commas (permutation orders such as TZXY too).
     #[arg(long, default_value = "all")]
     pub mappers: String,
@@ -39,15 +52,21 @@ const CSV_COLUMNS: &str = "mapper,seconds,hop_bytes,avg_hops_per_byte,max_dilati
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let selected = hopmap::compare::parse_list(&args.mappers)?;
-    hopmap::metrics::check_evaluable(&args.topology)?;
+    if let Some(dir) = &args.report {
+        return report(&args, &selected, dir);
+    }
+    if args.topology.len() != 1 || !args.more_graphs.is_empty() {
+        anyhow::bail!("several graphs or topologies are compared only with --report DIR");
+    }
+    hopmap::metrics::check_evaluable(&args.topology[0])?;
     let graph = super::common::infer_coords_if_asked(
         args.graph.load()?,
-        &args.topology,
+        &args.topology[0],
         args.seed,
         args.infer_coords,
     )?;
     let graph = Arc::new(graph);
-    let topo = Arc::new(args.topology.clone());
+    let topo = Arc::new(args.topology[0].clone());
     // A network too small for the graph: one line, as `map` says it, not a
     // note per mapper.
     hopmap::mappers::MapperInput::new(graph.clone(), topo.clone(), args.seed).check_fits()?;
@@ -134,6 +153,84 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     if cmp.rows.is_empty() {
         anyhow::bail!("no mapper could run on this input");
+    }
+    Ok(())
+}
+
+/// `--report DIR`: every graph × topology × mapper, written by the library.
+fn report(args: &Args, selected: &[hopmap::compare::Selected], dir: &std::path::Path) -> anyhow::Result<()> {
+    let name = |p: &std::path::Path| {
+        p.file_name()
+            .map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned())
+    };
+    // Coordinates are inferred (when asked) in the first topology's dimension.
+    let first = super::common::infer_coords_if_asked(
+        args.graph.load()?,
+        &args.topology[0],
+        args.seed,
+        args.infer_coords,
+    )?;
+    let mut graphs = vec![(name(&args.graph.graph), Arc::new(first))];
+    for p in &args.more_graphs {
+        let ga = super::common::GraphArgs {
+            graph: p.clone(),
+            coords: None,
+            ..args.graph.clone()
+        };
+        let g = super::common::infer_coords_if_asked(
+            ga.load()?,
+            &args.topology[0],
+            args.seed,
+            args.infer_coords,
+        )?;
+        graphs.push((name(p), Arc::new(g)));
+    }
+    for t in &args.topology {
+        hopmap::metrics::check_evaluable(t)?;
+    }
+    let topos: Vec<Arc<Topology>> = args.topology.iter().cloned().map(Arc::new).collect();
+    let cancel = AtomicBool::new(false);
+    let live = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let cases = hopmap::report::run(
+        &graphs,
+        &topos,
+        selected,
+        &args.routing,
+        args.seed,
+        &cancel,
+        &mut |k, n, i, m, id| {
+            if live {
+                eprint!("\r[case {}/{n}, mapper {}/{m}] {id:<12}", k + 1, i + 1);
+            }
+        },
+    )?;
+    if live {
+        eprintln!();
+    }
+    let files = hopmap::report::write(dir, &cases)?;
+    let runs: usize = cases
+        .iter()
+        .filter_map(|c| c.outcome.as_ref().ok())
+        .map(|c| c.rows.len())
+        .sum();
+    println!(
+        "{} cases, {runs} runs; wrote {} files into {} (open index.html)",
+        cases.len(),
+        files.len(),
+        dir.display()
+    );
+    for c in &cases {
+        match &c.outcome {
+            Err(e) => eprintln!("note: {} on {} not run: {e}", c.graph, c.topology),
+            Ok(cmp) => {
+                for s in &cmp.skipped {
+                    eprintln!("note: {} on {}: {} left out: {}", c.graph, c.topology, s.mapper, s.reason);
+                }
+            }
+        }
+    }
+    if runs == 0 {
+        anyhow::bail!("no mapper could run on any case");
     }
     Ok(())
 }

@@ -66,6 +66,9 @@ pub struct Snapshot {
     pub result: Option<Result<Mapping, String>>,
     /// A note on what the run chose (e.g. CDL's order).
     pub summary: Option<String>,
+    /// Guided mode: the sentence on the last step taken
+    /// ([`super::MapperRun::explain_last_step`]).
+    pub explanation: Option<String>,
     /// Wall time spent stepping, in seconds.
     pub seconds: f64,
     /// Whether the worker is currently stepping (playing, or steps pending).
@@ -200,6 +203,7 @@ impl Snapshot {
             partial: true,
             result: Some(Err(msg)),
             summary: None,
+            explanation: None,
             seconds: 0.0,
             active: false,
         }
@@ -388,6 +392,7 @@ impl Worker {
             partial: self.partial,
             result,
             summary: self.run.summary(),
+            explanation: self.run.explain_last_step(),
             seconds: self.busy.as_secs_f64(),
             active,
         };

@@ -48,6 +48,9 @@ pub struct Bft {
     cursor: usize,
     restart: usize,
     last_node: usize,
+    /// The parent of the last process placed (None: a restart), for the
+    /// guided-mode sentence.
+    last_parent: Option<usize>,
 }
 
 impl Bft {
@@ -58,6 +61,7 @@ impl Bft {
             cursor: 0,
             restart: 0,
             last_node: 0,
+            last_parent: None,
         }
     }
 }
@@ -80,6 +84,7 @@ impl Policy for Bft {
                     let v = nb[self.cursor] as usize;
                     self.cursor += 1;
                     if !pl.is_placed(v) {
+                        self.last_parent = Some(u);
                         let at = pl.node(u).unwrap_or(0);
                         pl.node_pos_into(at, desired);
                         return Some(v);
@@ -98,6 +103,7 @@ impl Policy for Bft {
             if self.restart == pl.n() {
                 return None;
             }
+            self.last_parent = None;
             pl.node_pos_into(self.last_node, desired);
             return Some(self.restart);
         }
@@ -105,6 +111,20 @@ impl Policy for Bft {
     fn placed(&mut self, p: usize, _graph: &CommGraph, pl: &Placer) {
         self.queue.push_back(p);
         self.last_node = pl.node(p).unwrap_or(0);
+    }
+    fn explain(&self, _graph: &CommGraph, pl: &Placer, p: usize) -> Option<(String, &'static str)> {
+        let head = match self.last_parent {
+            Some(u) => format!(
+                "BFT placed process {p}, an unmapped partner of process {u} (the front of the \
+                 queue), near {u}'s node"
+            ),
+            None if pl.num_placed() == 1 => format!("BFT starts the traversal with process {p} on node 0"),
+            None => format!(
+                "BFT's queue ran dry: process {p}, the smallest unmapped id, starts a new \
+                 traversal near the last node used"
+            ),
+        };
+        Some((head, "Bhatele & Kale §IV, Heuristic 1"))
     }
     fn frontier(&self, _pl: &Placer) -> Vec<usize> {
         self.parent

@@ -240,6 +240,26 @@ impl MapperRun for CdlRun {
     fn last_event(&self) -> Option<&StepEvent> {
         self.event.as_ref()
     }
+    fn explain_last_step(&self) -> Option<String> {
+        let s = self.scores.last()?;
+        let best = self.best()?;
+        let verdict = if std::ptr::eq(s, best) {
+            "the best so far".to_string()
+        } else {
+            format!("the best so far stays {}", best.order)
+        };
+        let done = if self.done {
+            format!("; all {} orders scored, CDL picks {}", self.scores.len(), best.order)
+        } else {
+            String::new()
+        };
+        Some(format!(
+            "CDL scored order {} under minimal adaptive routing: busiest link {} bytes with {} \
+             messages, hop-bytes {}: {verdict}{done} (Balaji et al. §3: least contention, then \
+             fewest messages on the busiest link, then fewest hop-bytes)",
+            s.order, s.max_link_load, s.max_link_flows, s.hop_bytes
+        ))
+    }
     /// Hop-bytes of each candidate evaluated so far.
     fn hop_bytes_trace(&self) -> &[f64] {
         &self.hop_trace

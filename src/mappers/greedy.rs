@@ -413,6 +413,47 @@ pub trait Policy: Send {
     fn frontier(&self, _pl: &Placer) -> Vec<usize> {
         Vec::new()
     }
+    /// Guided mode: the first half of the sentence on the placement of `p`
+    /// (just placed: why `p` was chosen, in the paper's terms) and the
+    /// citation. None: [`GreedyRun`]'s generic greedy sentence.
+    fn explain(&self, _graph: &CommGraph, _pl: &Placer, _p: usize) -> Option<(String, &'static str)> {
+        None
+    }
+}
+
+/// `(3, 4, 1)`.
+pub fn fmt_coord(grid: &Grid, node: usize) -> String {
+    let c = grid.coord(node);
+    let v: Vec<String> = (0..grid.ndims()).map(|d| c[d].to_string()).collect();
+    format!("({})", v.join(", "))
+}
+
+/// The second half of a greedy placement's sentence: where the process
+/// wanted to go (the desired position rounded to a node) and what
+/// findNearest chose, with the search radius (the hop distance from the
+/// wanted node to the chosen one: the shell in which the spiral search
+/// found a free core; the k-d tree finds the same node).
+pub fn explain_placement(grid: &Grid, desired: &[f64], slot: usize) -> String {
+    let cores = grid.cores() as usize;
+    let (node, core) = (slot / cores, slot % cores);
+    let want = grid.node(&crate::find_nearest::round_to_coord(grid, desired)[..grid.ndims()]);
+    let integral = desired.iter().all(|x| x.fract() == 0.0);
+    let wanted = if integral {
+        format!("it wants node {}", fmt_coord(grid, want))
+    } else {
+        let v: Vec<String> = desired.iter().map(|x| format!("{x:.2}")).collect();
+        format!("it wants ({}), node {}", v.join(", "), fmt_coord(grid, want))
+    };
+    let r = grid.distance(want, node);
+    let core = if cores > 1 { format!(", core {core}") } else { String::new() };
+    if r == 0 {
+        format!("{wanted}, which had a free core: findNearest chose it{core}")
+    } else {
+        format!(
+            "{wanted}; it is full, so findNearest searched radius {r} and chose {}{core}",
+            fmt_coord(grid, node)
+        )
+    }
 }
 
 /// A greedy placement run: one step places one process.
@@ -510,6 +551,24 @@ impl<P: Policy> MapperRun for GreedyRun<P> {
     }
     fn result(&self) -> Option<Mapping> {
         self.placer.mapping()
+    }
+    fn explain_last_step(&self) -> Option<String> {
+        let Some(StepEvent::Placed {
+            process,
+            desired,
+            slot,
+        }) = &self.event
+        else {
+            return None;
+        };
+        let tail = explain_placement(self.placer.grid(), desired, *slot);
+        Some(match self.policy.explain(&self.graph, &self.placer, *process) {
+            Some((head, cite)) => format!("{head}; {tail} ({cite})"),
+            None => format!(
+                "The greedy placement took process {process}: {tail} (Bhatele & Kale §II: select \
+                 an object, find a desirable processor, else the nearest free one)"
+            ),
+        })
     }
 }
 

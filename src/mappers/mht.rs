@@ -62,6 +62,9 @@ pub struct Mht {
     mapped_nbrs: Vec<u32>,
     by_degree: Vec<u32>,
     restart: usize,
+    /// Whether the last process came from the heap (else it started a
+    /// component at the centre), for the guided-mode sentence.
+    from_heap: bool,
 }
 
 impl Mht {
@@ -88,6 +91,7 @@ impl Mht {
             mapped_nbrs: vec![0; n],
             by_degree,
             restart: 0,
+            from_heap: false,
         }
     }
 
@@ -119,7 +123,9 @@ impl Policy for Mht {
         pl: &Placer,
         desired: &mut Vec<f64>,
     ) -> Option<usize> {
+        self.from_heap = false;
         if let Some(p) = self.pop(pl) {
+            self.from_heap = true;
             let nb = graph.neighbors(p).iter().map(|&v| v as usize);
             if !pl.centroid_into(nb, desired) {
                 pl.centre_into(desired);
@@ -148,6 +154,22 @@ impl Policy for Mht {
                 self.top = self.top.max(c);
             }
         }
+    }
+    fn explain(&self, graph: &CommGraph, pl: &Placer, p: usize) -> Option<(String, &'static str)> {
+        let deg = graph.degree(p);
+        let placed = graph.neighbors(p).iter().filter(|&&v| pl.is_placed(v as usize)).count();
+        let head = if self.from_heap {
+            format!(
+                "MHT took process {p} from the top of the heap: {placed} of its {deg} partners are \
+                 placed, and it goes near the centroid of their nodes"
+            )
+        } else {
+            format!(
+                "MHT started with process {p}, the unplaced process with the most partners \
+                 ({deg}), at the centre of the machine"
+            )
+        };
+        Some((head, "Bhatele & Kale §IV, Heuristic 2, Algorithm 1"))
     }
     fn frontier(&self, pl: &Placer) -> Vec<usize> {
         let mut out = Vec::new();

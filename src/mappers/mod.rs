@@ -30,6 +30,7 @@ pub mod pipeline;
 pub mod random;
 pub mod recursive;
 pub mod sm;
+pub mod scotch;
 
 pub use pipeline::{
     Selected, finish, parse_param, parse_params, prepare, resolve, run, run_cancellable,
@@ -184,6 +185,13 @@ pub trait MapperRun: Stepper + Send {
     fn as_any(&self) -> Option<&dyn std::any::Any> {
         None
     }
+    /// Guided mode: one sentence on what the last step did, in the terms of
+    /// the mapper's paper and citing its section ("MHT took process 41 from
+    /// the top of the heap: …"). None when the mapper has no sentence for
+    /// it (or no step was taken). Computed on demand, so steps stay cheap.
+    fn explain_last_step(&self) -> Option<String> {
+        None
+    }
 }
 
 /// A registry entry.
@@ -298,6 +306,18 @@ pub const COORDS_PARAM: ParamSpec = ParamSpec {
 };
 
 impl MapperInfo {
+    /// Whether this mapper can run on this machine. Every built-in mapper
+    /// can; an external peer (`scotch`) needs its program on `PATH`, and the
+    /// error says how to install it. Front ends show an unavailable entry
+    /// disabled with this message; `start` fails with the same message.
+    /// An external peer adds its check here, keyed by its id.
+    pub fn available(&self) -> std::result::Result<(), String> {
+        match self.id {
+            "scotch" => scotch::available(),
+            _ => Ok(()),
+        }
+    }
+
     /// The spec of parameter `key`, if the mapper has one.
     pub fn param_spec(&self, key: &str) -> Option<&'static ParamSpec> {
         self.params.iter().find(|p| p.key == key)
@@ -365,6 +385,8 @@ pub fn registry() -> Vec<MapperInfo> {
     v.extend([recursive::info(), recursive::info_refine()]);
     // Moh et al.: switch fabrics.
     v.push(sm::info());
+    // External peers (run only when their tool is installed: `available`).
+    v.push(scotch::info());
     v
 }
 
@@ -435,6 +457,9 @@ impl MapperRun for OneShot {
         self.mapping.clone()
     }
 }
+
+#[cfg(test)]
+mod guided_tests;
 
 #[cfg(test)]
 mod tests {

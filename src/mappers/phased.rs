@@ -233,4 +233,36 @@ impl MapperRun for Phased {
     fn phases_done(&self) -> usize {
         self.finished_phases
     }
+    fn explain_last_step(&self) -> Option<String> {
+        match &self.stage {
+            Stage::Layout { layout, .. } => Some(explain_layout(layout)),
+            _ => self.run().and_then(|r| r.explain_last_step()),
+        }
+    }
+}
+
+/// Guided mode: the sentence for the layout's last iteration — the total
+/// force Σ|F| and the §5 stopping-rule value against its threshold ε.
+pub fn explain_layout(layout: &Layout) -> String {
+    let (level, levels) = layout.level();
+    let at = if levels > 1 {
+        format!(" (level {} of {levels}, 1 = the processes)", level + 1)
+    } else {
+        String::new()
+    };
+    let eps = layout
+        .engine()
+        .map_or(layout.params().stop_eps, |e| e.params().stop_eps);
+    let rule = match layout.stop_value() {
+        Some(v) => format!(
+            "stopping-rule value {v:.4} (the layout stops once it is below ε = {eps})"
+        ),
+        None => "the stopping rule's moving averages are still filling".to_string(),
+    };
+    format!(
+        "layout iteration {}{at}: Σ|F| = {:.4}; {rule} (Bobrik & Popova §4: pairs attract by \
+         their bytes, all repel; §5: the stopping rule on moving averages of the positions)",
+        layout.iterations(),
+        layout.force_norm()
+    )
 }

@@ -1,0 +1,171 @@
+//! Guided mode: the sentences of [`super::MapperRun::explain_last_step`] on
+//! tiny hand cases.
+
+use super::{MapperInput, MapperRun, find, prepare};
+use crate::graph::{CommGraph, GraphBuilder};
+use crate::topology::Topology;
+use std::sync::Arc;
+
+fn run(id: &str, g: Arc<CommGraph>, spec: &str, params: &[(&str, &str)]) -> Box<dyn MapperRun> {
+    let t = Arc::new(Topology::parse(spec).unwrap());
+    let mut input = MapperInput::new(g, t, 0);
+    input.params = params
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    prepare(&find(id).unwrap(), &input).unwrap()
+}
+
+/// 3 has degree 3; 4 is adjacent to 0 and 1 (MHT's own test graph).
+fn star() -> Arc<CommGraph> {
+    let mut b = GraphBuilder::new(5, false);
+    for (u, v) in [(3, 0), (3, 1), (3, 2), (0, 4), (1, 4)] {
+        b.add(u, v, 1.0);
+    }
+    Arc::new(b.build().unwrap())
+}
+
+#[test]
+fn mht_says_where_each_process_came_from_and_where_it_went() {
+    let mut r = run("mht", star(), "torus:5x5", &[]);
+    assert_eq!(r.explain_last_step(), None);
+    r.step();
+    assert_eq!(
+        r.explain_last_step().unwrap(),
+        "MHT started with process 3, the unplaced process with the most partners (3), at the \
+         centre of the machine; it wants node (2, 2), which had a free core: findNearest chose \
+         it (Bhatele & Kale §IV, Heuristic 2, Algorithm 1)"
+    );
+    r.step();
+    // 0's partners: 3 (placed on (2, 2)) and 4.
+    assert_eq!(
+        r.explain_last_step().unwrap(),
+        "MHT took process 0 from the top of the heap: 1 of its 2 partners are placed, and it \
+         goes near the centroid of their nodes; it wants node (2, 2); it is full, so findNearest \
+         searched radius 1 and chose (2, 1) (Bhatele & Kale §IV, Heuristic 2, Algorithm 1)"
+    );
+    r.step();
+    r.step();
+    // 4 now has two placed partners, 0 on (2, 1) and 1: the heap's top.
+    let s = r.explain_last_step().unwrap();
+    assert!(
+        s.starts_with("MHT took process 4 from the top of the heap: 2 of its 2 partners"),
+        "{s}"
+    );
+}
+
+#[test]
+fn bft_names_the_parent_and_the_restart() {
+    // Star 0-{1,2,3}, plus a separate edge 4-5 (BFT's own test graph).
+    let mut b = GraphBuilder::new(6, false);
+    for v in 1..4 {
+        b.add(0, v, 1.0);
+    }
+    b.add(4, 5, 1.0);
+    let mut r = run("bft", Arc::new(b.build().unwrap()), "mesh:3x3", &[]);
+    r.step();
+    assert_eq!(
+        r.explain_last_step().unwrap(),
+        "BFT starts the traversal with process 0 on node 0; it wants node (0, 0), which had a \
+         free core: findNearest chose it (Bhatele & Kale §IV, Heuristic 1)"
+    );
+    r.step();
+    assert_eq!(
+        r.explain_last_step().unwrap(),
+        "BFT placed process 1, an unmapped partner of process 0 (the front of the queue), near \
+         0's node; it wants node (0, 0); it is full, so findNearest searched radius 1 and chose \
+         (1, 0) (Bhatele & Kale §IV, Heuristic 1)"
+    );
+    r.step();
+    r.step();
+    r.step();
+    let s = r.explain_last_step().unwrap();
+    assert!(
+        s.starts_with("BFT's queue ran dry: process 4, the smallest unmapped id"),
+        "{s}"
+    );
+}
+
+#[test]
+fn pairs_reports_the_swap_and_the_change_in_hop_bytes() {
+    assert_eq!(
+        super::pairs::explain_swaps(&[(17, 230)], 1000.0, 988.0, 256),
+        "PAIRS swapped 17 and 230: hop-bytes −1.2% (1000 → 988) (Bhatele & Kale §VII-B; \
+         Bokhari's pairwise exchange)"
+    );
+    assert_eq!(
+        super::pairs::explain_swaps(&[(5, 5), (1, 2), (3, 4)], 10.0, 9.0, 256),
+        "PAIRS moved 5 to a free core and kept 2 more exchanges: hop-bytes −10.0% (10 → 9) \
+         (Bhatele & Kale §VII-B; Bokhari's pairwise exchange)"
+    );
+    assert_eq!(
+        super::pairs::explain_swaps(&[], 9.0, 9.0, 4),
+        "PAIRS tried 4 processes and found no exchange that lowers hop-bytes (9) (Bhatele & \
+         Kale §VII-B; Bokhari's pairwise exchange)"
+    );
+    // From a bad start (default on a shuffled ring) the first batch swaps.
+    let mut b = GraphBuilder::new(8, false);
+    let ring = [0, 5, 2, 7, 4, 1, 6, 3];
+    for i in 0..8 {
+        b.add(ring[i], ring[(i + 1) % 8], 1.0);
+    }
+    let mut r = run(
+        "pairs",
+        Arc::new(b.build().unwrap()),
+        "torus:8",
+        &[("from", "default")],
+    );
+    // The starting mapper's one step, then the first batch of exchanges.
+    while r.hop_bytes_trace().len() < 2 {
+        r.step();
+    }
+    let s = r.explain_last_step().unwrap();
+    assert!(
+        s.starts_with("PAIRS swapped ") && s.contains("hop-bytes −"),
+        "{s}"
+    );
+}
+
+#[test]
+fn cdl_scores_each_order_against_the_best() {
+    let mut b = GraphBuilder::new(4, false);
+    for i in 0..4 {
+        b.add(i, (i + 1) % 4, 2.0);
+    }
+    let mut r = run("cdl", Arc::new(b.build().unwrap()), "mesh:2x2", &[]);
+    r.step();
+    let s = r.explain_last_step().unwrap();
+    assert!(
+        s.starts_with("CDL scored order ") && s.contains(": the best so far"),
+        "{s}"
+    );
+    assert!(s.ends_with("(Balaji et al. §3: least contention, then fewest messages on the busiest link, then fewest hop-bytes)"), "{s}");
+    r.run_to_end();
+    let s = r.explain_last_step().unwrap();
+    assert!(s.contains("orders scored, CDL picks "), "{s}");
+}
+
+#[test]
+fn the_gravity_layout_explains_its_iterations_then_the_placement() {
+    let g = crate::generate::generate("clusters:2x10", &crate::generate::GenOptions::default())
+        .unwrap();
+    let mut r = run("gravity-greedy", Arc::new(g), "mesh:5x4", &[]);
+    r.step(); // builds the layout
+    r.step(); // one iteration
+    let s = r.explain_last_step().unwrap();
+    assert!(s.starts_with("layout iteration 1"), "{s}");
+    assert!(
+        s.contains("Σ|F| = ") && s.contains("Bobrik & Popova §4") && s.contains("§5"),
+        "{s}"
+    );
+    // Past the layout, the placement phase speaks.
+    while r.phases_done() == 0 && r.state().is_running() {
+        r.step();
+    }
+    r.step();
+    let s = r.explain_last_step().unwrap();
+    assert!(
+        s.contains("findNearest") || s.contains("which had a free core"),
+        "{s}"
+    );
+}
