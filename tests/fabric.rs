@@ -363,6 +363,11 @@ proptest! {
         let g = Arc::new(random_graph(n, seed));
         let input = MapperInput::new(g, t.clone(), seed);
         for info in mappers::registry() {
+            // Scotch needs its tool, and its fabric target (amk_grf) is not
+            // deterministic: its own tests cover it.
+            if info.id == "scotch" {
+                continue;
+            }
             let r = mappers::run(&info, &input);
             if FABRIC_MAPPERS.contains(&info.id) {
                 let m = r.map_err(|e| TestCaseError::fail(format!("{}: {e}", info.id)))?;

@@ -115,7 +115,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "{} processes on {}, routing {}; sorted by hop-bytes, * = best",
             n,
             topo.spec(),
-            args.routing.resolve(&args.topology)
+            args.routing.resolve(&topo)
         );
         crate::outln!(
             "  {:<10} {:>14} {:>9} {:>8} {:>14} {:>9} {:>10}",

@@ -392,7 +392,16 @@ pub fn registry() -> Vec<MapperInfo> {
 
 /// Ids of the registered mappers that run on switch fabrics (the others need
 /// a mesh/torus and say so when started on a fabric).
-pub const FABRIC_MAPPERS: &[&str] = &["default", "random", "bft", "mht", "sm"];
+pub const FABRIC_MAPPERS: &[&str] = &[
+    "default",
+    "random",
+    "bft",
+    "mht",
+    "sm",
+    "recursive",
+    "recursive+refine",
+    "scotch",
+];
 
 /// Find a mapper by id (case-insensitive).
 pub fn find(id: &str) -> Option<MapperInfo> {

@@ -91,7 +91,14 @@ pub fn groups_of_size(graph: &CommGraph, size: usize, seed: u64) -> Result<Group
     Ok(Groups { part, k })
 }
 
+/// METIS keeps its random state in globals: two calls at once on two
+/// threads disturb each other's sequence (and so the result). Calls are
+/// serialized; each one seeds the state afresh, so the same input and seed
+/// give the same groups.
+static METIS_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn metis_partition(graph: &CommGraph, k: usize, seed: u64) -> Result<Vec<u32>> {
+    let _guard = METIS_LOCK.lock().unwrap_or_else(|e| e.into_inner());
     let n = graph.n();
     let too_big = || Error::Unsupported(format!("{n} processes are too many for METIS"));
     let mut xadj: Vec<metis::Idx> = Vec::with_capacity(n + 1);

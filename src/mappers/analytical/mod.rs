@@ -276,8 +276,23 @@ pub fn grid_for(topo: &Topology) -> Result<Grid> {
     })
 }
 
-fn start(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
+/// The model has one bin per node and legalizes on the network's
+/// Laplacian, so its cost follows the network: a job far smaller than the
+/// machine is refused (it would spend its time on empty bins) with a
+/// pointer to the mappers whose cost follows the job.
+fn check_size(input: &MapperInput) -> Result<()> {
     input.check_fits()?;
+    let (n, nodes) = (input.graph.n(), input.topo.num_nodes());
+    if nodes > 16 * n.max(1) + 4096 {
+        return Err(Error::Unsupported(format!(
+            "the analytical mapper keeps one bin per node and solves on the whole network;              {nodes} nodes for {n} processes is too sparse a job (at most 16 nodes per process              above 4096): use `recursive` or `mht`, whose cost follows the job"
+        )));
+    }
+    Ok(())
+}
+
+fn start(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
+    check_size(input)?;
     let settings = Settings::from_input(input)?;
     Ok(Box::new(Analytical::new(
         input.graph.clone(),
@@ -287,7 +302,7 @@ fn start(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
 }
 
 fn start_pairs(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
-    input.check_fits()?;
+    check_size(input)?;
     let settings = Settings::from_input(input)?;
     let time_ms: u64 = input.num_param("time_ms", 0u64)?;
     let pp = PairsParams {
