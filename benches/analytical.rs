@@ -29,10 +29,13 @@ fn input(params: &[(&str, &str)]) -> MapperInput {
     i
 }
 
+/// A case: its name, the mapper id and its parameters.
+type Case<'a> = (&'a str, &'a str, &'a [(&'a str, &'a str)]);
+
 fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("analytical_8192_on_8x8x32x4");
     group.sample_size(10);
-    let cases: &[(&str, &str, &[(&str, &str)])] = &[
+    let cases: &[Case] = &[
         ("default", "analytical", &[]),
         ("group_cholesky", "analytical", &[("solver", "cholesky")]),
         ("bins_pcg", "analytical", &[("multicore", "bins")]),

@@ -2,7 +2,7 @@
 //! mappers (Scotch's dual recursive bipartitioning, Pellegrini; Moh et al.'s
 //! BM, §4.2, which bisects both the process graph and the network).
 //!
-//! The one entry point is [`bisect`]: split a weighted undirected graph
+//! The one entry point is [`bisect()`]: split a weighted undirected graph
 //! ([`WGraph`]) into two sides whose vertex weights fit two capacities, with
 //! the smallest cost
 //!
@@ -12,7 +12,7 @@
 //! side 0 or side 1 (the mapper uses it for the edges that leave the
 //! subproblem: a process whose partners are already placed to the left pays
 //! to go right). Without a bias this is the classic balanced min-cut
-//! bisection. The method is multilevel ([`bisect`] in `bisect.rs`):
+//! bisection. The method is multilevel ([`bisect()`] in `bisect.rs`):
 //! heavy-edge matching coarsening, greedy graph growing from several seeds
 //! on the coarsest graph, Fiduccia–Mattheyses refinement at every level of
 //! the uncoarsening, and a final exact rebalancing pass.

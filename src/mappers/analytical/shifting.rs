@@ -8,7 +8,7 @@
 //! Shifting, one dimension at a time (the paper: "we group the cubic bins into
 //! Y × Z sets … resize the segments into unequal lengths according to their
 //! workloads … shifted proportionally"). The paper refers to Sect. V of its
-//! ref. [37] (FastPlace) for the resizing rule; we use FastPlace's cell
+//! ref. \[37\] (FastPlace) for the resizing rule; we use FastPlace's cell
 //! shifting: with old boundaries `OB_j = j − ½` and utilisations
 //! `U_j = w_j / ū` (ū = items per node on average), the boundary between
 //! bins `j−1` and `j` moves to

@@ -12,7 +12,7 @@
 //!   distance between their (fractional) centres, the shorter way round each
 //!   wrapped ring. O(D) per call.
 //! * On any other topology (switch fabrics) a domain is a node list. It is
-//!   cut by [`crate::partition::bisect`] on the graph the nodes induce
+//!   cut by [`crate::partition::bisect()`] on the graph the nodes induce
 //!   through [`Topology::neighbors`], with a bias that pulls each node to
 //!   the nearer of two far-apart poles (found by two farthest-node sweeps
 //!   with [`Topology::distance`]), so halves stay compact also when the

@@ -4,7 +4,7 @@
 //!
 //! A subproblem is a set of processes and a domain of nodes that must hold
 //! them. Its domain is cut in two ([`super::domain`]), and its processes are
-//! bisected with [`crate::partition::bisect`] so that each half fits its
+//! bisected with [`crate::partition::bisect()`] so that each half fits its
 //! half-domain's slots (nodes × cores, exactly proportional when there are
 //! fewer processes than slots) at the smallest cost
 //!

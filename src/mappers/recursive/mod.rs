@@ -9,7 +9,7 @@
 //!   topology ([`domain`]), down to single nodes whose cores are filled by
 //!   the processes that reached them. Moh et al.'s BM (§4.2) is the same
 //!   scheme with Kernighan–Lin on both graphs; it reuses
-//!   [`crate::partition::bisect`].
+//!   [`crate::partition::bisect()`].
 //! * refinement — swap/move local search on the true objective (hop-bytes,
 //!   or channel loads under dimension-order routing) over the nodes of each
 //!   process's partners (VieM's N_C^d, Schulz & Träff), [`refine`], started
