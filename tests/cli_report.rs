@@ -68,7 +68,14 @@ fn a_report_covers_every_graph_topology_and_mapper() {
         serde_json::from_str(&std::fs::read_to_string(dir.join("runs.json")).unwrap()).unwrap();
     assert_eq!(json["runs"].as_array().unwrap().len(), 12);
     // Lists without --report are refused; the single form still works.
-    let (code, _, err) = hopmap(&["compare", a.to_str().unwrap(), "-t", "torus:4x4", "-t", "mesh:4x4"]);
+    let (code, _, err) = hopmap(&[
+        "compare",
+        a.to_str().unwrap(),
+        "-t",
+        "torus:4x4",
+        "-t",
+        "mesh:4x4",
+    ]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("--report"), "{err}");
     let (code, out, _) = hopmap(&[

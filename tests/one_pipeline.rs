@@ -123,7 +123,11 @@ fn cli_compare_and_gui_give_the_same_mapping_for_every_mapper() {
     cases.push(("mht".into(), vec!["find=spiral"]));
     for (id, params) in &cases {
         // Switch-fabric mappers run on the paper's example fabric instead.
-        let spec = if id == "sm" { "fabric:moh-fig2:job=all:cores=4" } else { spec };
+        let spec = if id == "sm" {
+            "fabric:moh-fig2:job=all:cores=4"
+        } else {
+            spec
+        };
         let out = dir.join(format!("{}.map", id.replace('+', "_")));
         // The binary reads the graph and its coordinates from files.
         let o = Command::new(BIN)

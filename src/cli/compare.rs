@@ -158,10 +158,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 }
 
 /// `--report DIR`: every graph × topology × mapper, written by the library.
-fn report(args: &Args, selected: &[hopmap::compare::Selected], dir: &std::path::Path) -> anyhow::Result<()> {
+fn report(
+    args: &Args,
+    selected: &[hopmap::compare::Selected],
+    dir: &std::path::Path,
+) -> anyhow::Result<()> {
     let name = |p: &std::path::Path| {
-        p.file_name()
-            .map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned())
+        p.file_name().map_or_else(
+            || p.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        )
     };
     // Coordinates are inferred (when asked) in the first topology's dimension.
     let first = super::common::infer_coords_if_asked(
@@ -224,7 +230,10 @@ fn report(args: &Args, selected: &[hopmap::compare::Selected], dir: &std::path::
             Err(e) => eprintln!("note: {} on {} not run: {e}", c.graph, c.topology),
             Ok(cmp) => {
                 for s in &cmp.skipped {
-                    eprintln!("note: {} on {}: {} left out: {}", c.graph, c.topology, s.mapper, s.reason);
+                    eprintln!(
+                        "note: {} on {}: {} left out: {}",
+                        c.graph, c.topology, s.mapper, s.reason
+                    );
                 }
             }
         }

@@ -4,5 +4,5 @@
 pub mod balaji;
 pub mod bhatele;
 pub mod bobrik;
-pub mod wu;
 pub mod moh;
+pub mod wu;

@@ -118,7 +118,9 @@ impl Policy for Bft {
                 "BFT placed process {p}, an unmapped partner of process {u} (the front of the \
                  queue), near {u}'s node"
             ),
-            None if pl.num_placed() == 1 => format!("BFT starts the traversal with process {p} on node 0"),
+            None if pl.num_placed() == 1 => {
+                format!("BFT starts the traversal with process {p} on node 0")
+            }
             None => format!(
                 "BFT's queue ran dry: process {p}, the smallest unmapped id, starts a new \
                  traversal near the last node used"

@@ -249,7 +249,11 @@ impl MapperRun for CdlRun {
             format!("the best so far stays {}", best.order)
         };
         let done = if self.done {
-            format!("; all {} orders scored, CDL picks {}", self.scores.len(), best.order)
+            format!(
+                "; all {} orders scored, CDL picks {}",
+                self.scores.len(),
+                best.order
+            )
         } else {
             String::new()
         };

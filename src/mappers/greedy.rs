@@ -43,16 +43,12 @@ const UNPLACED: u32 = u32::MAX;
 
 /// The grid of a mapper input, or a clear `Unsupported` error.
 pub fn grid_of(input: &MapperInput, mapper: &str) -> Result<Grid> {
-    input
-        .topo
-        .as_grid()
-        .cloned()
-        .ok_or_else(|| {
-            Error::Unsupported(format!(
-                "{mapper} needs a mesh or torus topology: it places by grid coordinates, which a \
+    input.topo.as_grid().cloned().ok_or_else(|| {
+        Error::Unsupported(format!(
+            "{mapper} needs a mesh or torus topology: it places by grid coordinates, which a \
                  switch fabric does not have"
-            ))
-        })
+        ))
+    })
 }
 
 /// The `find=spiral|tree` parameter (default tree).
@@ -222,7 +218,9 @@ impl Placer {
 /// up*/down* distance to a switch with hosts is smallest (lowest index on
 /// ties). O(S²).
 pub fn fabric_centre(f: &Fabric) -> usize {
-    let used: Vec<usize> = (0..f.num_switches()).filter(|&s| !f.hosts_on(s).is_empty()).collect();
+    let used: Vec<usize> = (0..f.num_switches())
+        .filter(|&s| !f.hosts_on(s).is_empty())
+        .collect();
     let ud = f.updown();
     let best = used
         .iter()
@@ -235,7 +233,11 @@ pub fn fabric_centre(f: &Fabric) -> usize {
 /// The switch medoid of some hosts (see the module docs), as its lowest-id
 /// host among them, written into `out`; false when there are none.
 /// O(k²) for k distinct switches.
-pub fn fabric_medoid_into(f: &Fabric, nodes: impl Iterator<Item = usize>, out: &mut Vec<f64>) -> bool {
+pub fn fabric_medoid_into(
+    f: &Fabric,
+    nodes: impl Iterator<Item = usize>,
+    out: &mut Vec<f64>,
+) -> bool {
     // (switch, count, lowest host)
     let mut sw: Vec<(usize, u32, usize)> = Vec::new();
     for n in nodes {
@@ -252,7 +254,14 @@ pub fn fabric_medoid_into(f: &Fabric, nodes: impl Iterator<Item = usize>, out: &
     let best = sw.iter().min_by_key(|a| {
         let cost: u64 = sw
             .iter()
-            .map(|b| b.1 as u64 * if a.0 == b.0 { 0 } else { ud.dist(a.0, b.0) as u64 })
+            .map(|b| {
+                b.1 as u64
+                    * if a.0 == b.0 {
+                        0
+                    } else {
+                        ud.dist(a.0, b.0) as u64
+                    }
+            })
             .sum();
         (cost, a.0)
     });
@@ -416,7 +425,12 @@ pub trait Policy: Send {
     /// Guided mode: the first half of the sentence on the placement of `p`
     /// (just placed: why `p` was chosen, in the paper's terms) and the
     /// citation. None: [`GreedyRun`]'s generic greedy sentence.
-    fn explain(&self, _graph: &CommGraph, _pl: &Placer, _p: usize) -> Option<(String, &'static str)> {
+    fn explain(
+        &self,
+        _graph: &CommGraph,
+        _pl: &Placer,
+        _p: usize,
+    ) -> Option<(String, &'static str)> {
         None
     }
 }
@@ -442,10 +456,18 @@ pub fn explain_placement(grid: &Grid, desired: &[f64], slot: usize) -> String {
         format!("it wants node {}", fmt_coord(grid, want))
     } else {
         let v: Vec<String> = desired.iter().map(|x| format!("{x:.2}")).collect();
-        format!("it wants ({}), node {}", v.join(", "), fmt_coord(grid, want))
+        format!(
+            "it wants ({}), node {}",
+            v.join(", "),
+            fmt_coord(grid, want)
+        )
     };
     let r = grid.distance(want, node);
-    let core = if cores > 1 { format!(", core {core}") } else { String::new() };
+    let core = if cores > 1 {
+        format!(", core {core}")
+    } else {
+        String::new()
+    };
     if r == 0 {
         format!("{wanted}, which had a free core: findNearest chose it{core}")
     } else {
@@ -562,13 +584,15 @@ impl<P: Policy> MapperRun for GreedyRun<P> {
             return None;
         };
         let tail = explain_placement(self.placer.grid(), desired, *slot);
-        Some(match self.policy.explain(&self.graph, &self.placer, *process) {
-            Some((head, cite)) => format!("{head}; {tail} ({cite})"),
-            None => format!(
-                "The greedy placement took process {process}: {tail} (Bhatele & Kale §II: select \
+        Some(
+            match self.policy.explain(&self.graph, &self.placer, *process) {
+                Some((head, cite)) => format!("{head}; {tail} ({cite})"),
+                None => format!(
+                    "The greedy placement took process {process}: {tail} (Bhatele & Kale §II: select \
                  an object, find a desirable processor, else the nearest free one)"
-            ),
-        })
+                ),
+            },
+        )
     }
 }
 
@@ -583,7 +607,10 @@ pub fn start_greedy_any<P: Policy + 'static>(
         return start_greedy(input, mapper, make);
     };
     input.check_fits()?;
-    if input.param("find").is_some_and(|k| !k.eq_ignore_ascii_case("tree")) {
+    if input
+        .param("find")
+        .is_some_and(|k| !k.eq_ignore_ascii_case("tree"))
+    {
         return Err(Error::Unsupported(format!(
             "{mapper}: on a switch fabric findNearest searches by routing distance; find=spiral \
              applies to meshes and tori"
@@ -591,7 +618,11 @@ pub fn start_greedy_any<P: Policy + 'static>(
     }
     let placer = Placer::new_fabric(input.graph.n(), f);
     let policy = make(&placer)?;
-    Ok(Box::new(GreedyRun::new(input.graph.clone(), placer, policy)))
+    Ok(Box::new(GreedyRun::new(
+        input.graph.clone(),
+        placer,
+        policy,
+    )))
 }
 
 /// Start a greedy run: checks the grid, the fit and the `find` parameter.

@@ -157,7 +157,11 @@ impl Policy for Mht {
     }
     fn explain(&self, graph: &CommGraph, pl: &Placer, p: usize) -> Option<(String, &'static str)> {
         let deg = graph.degree(p);
-        let placed = graph.neighbors(p).iter().filter(|&&v| pl.is_placed(v as usize)).count();
+        let placed = graph
+            .neighbors(p)
+            .iter()
+            .filter(|&&v| pl.is_placed(v as usize))
+            .count();
         let head = if self.from_heap {
             format!(
                 "MHT took process {p} from the top of the heap: {placed} of its {deg} partners are \

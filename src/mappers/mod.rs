@@ -29,8 +29,8 @@ pub mod phased;
 pub mod pipeline;
 pub mod random;
 pub mod recursive;
-pub mod sm;
 pub mod scotch;
+pub mod sm;
 
 pub use pipeline::{
     Selected, finish, parse_param, parse_params, prepare, resolve, run, run_cancellable,

@@ -470,7 +470,12 @@ impl MapperRun for Pairs {
             0 | 1 => *hop_bytes,
             k => self.trace[k - 2],
         };
-        Some(explain_swaps(swapped, before, *hop_bytes, self.params.batch))
+        Some(explain_swaps(
+            swapped,
+            before,
+            *hop_bytes,
+            self.params.batch,
+        ))
     }
     fn result(&self) -> Option<Mapping> {
         self.stop

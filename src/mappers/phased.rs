@@ -254,9 +254,9 @@ pub fn explain_layout(layout: &Layout) -> String {
         .engine()
         .map_or(layout.params().stop_eps, |e| e.params().stop_eps);
     let rule = match layout.stop_value() {
-        Some(v) => format!(
-            "stopping-rule value {v:.4} (the layout stops once it is below ε = {eps})"
-        ),
+        Some(v) => {
+            format!("stopping-rule value {v:.4} (the layout stops once it is below ε = {eps})")
+        }
         None => "the stopping rule's moving averages are still filling".to_string(),
     };
     format!(
