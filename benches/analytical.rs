@@ -51,7 +51,7 @@ fn bench(c: &mut Criterion) {
         let inp = input(params);
         group.bench_function(*name, |b| {
             b.iter(|| {
-                let mut r = (info.start)(&inp).expect("start");
+                let mut r = hopmap::mappers::prepare(&info, &inp).expect("start");
                 r.run_to_end();
                 black_box(r.result())
             })

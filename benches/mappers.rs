@@ -50,7 +50,7 @@ fn bench(c: &mut Criterion) {
         let info = mappers::find(id).expect("registered");
         group.bench_function(id, |b| {
             b.iter(|| {
-                let mut r = (info.start)(&tree).expect("start");
+                let mut r = hopmap::mappers::prepare(&info, &tree).expect("start");
                 r.run_to_end();
                 black_box(r.result())
             })
@@ -60,7 +60,7 @@ fn bench(c: &mut Criterion) {
     let affn = mappers::find("affn").expect("registered");
     group.bench_function("affn_spiral", |b| {
         b.iter(|| {
-            let mut r = (affn.start)(&spiral).expect("start");
+            let mut r = hopmap::mappers::prepare(&affn, &spiral).expect("start");
             r.run_to_end();
             black_box(r.result())
         })
@@ -74,7 +74,7 @@ fn bench(c: &mut Criterion) {
         let info = mappers::find(id).expect("registered");
         group.bench_function(id, |b| {
             b.iter(|| {
-                let mut r = (info.start)(&hole_free).expect("start");
+                let mut r = hopmap::mappers::prepare(&info, &hole_free).expect("start");
                 r.run_to_end();
                 black_box(r.result())
             })
@@ -124,7 +124,7 @@ fn bench(c: &mut Criterion) {
         let info = mappers::find(id).expect("registered");
         group.bench_function(id, |b| {
             b.iter(|| {
-                let mut r = (info.start)(&rin).expect("start");
+                let mut r = hopmap::mappers::prepare(&info, &rin).expect("start");
                 r.run_to_end();
                 black_box(r.result())
             })

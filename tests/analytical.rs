@@ -191,7 +191,7 @@ fn the_state_is_exposed_through_the_registry_run() {
         ("multicore".into(), "bins".into()),
         ("gamma".into(), "1".into()),
     ];
-    let mut r = (mappers::find("analytical").unwrap().start)(&input).unwrap();
+    let mut r = mappers::prepare(&mappers::find("analytical").unwrap(), &input).unwrap();
     r.step();
     r.step();
     r.step();

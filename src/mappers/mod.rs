@@ -95,19 +95,6 @@ impl MapperInput {
             )
         })
     }
-    /// A numeric parameter, or `default` when it is not given.
-    pub fn num_param<T: std::str::FromStr>(&self, key: &str, default: T) -> Result<T> {
-        match self.param(key) {
-            None => Ok(default),
-            Some(v) => v.trim().parse().map_err(|_| {
-                Error::spec(
-                    "mapper parameter",
-                    &format!("{key}={v}"),
-                    "expected a number",
-                )
-            }),
-        }
-    }
     /// Fails unless the graph fits in the topology's slots.
     pub fn check_fits(&self) -> Result<()> {
         if self.graph.n() > self.topo.num_slots() {

@@ -235,31 +235,33 @@ impl Default for Settings {
 
 impl Settings {
     pub fn from_input(input: &MapperInput) -> Result<Self> {
-        let word = |k: &str, d: &str| -> String {
-            input.param(k).unwrap_or(d).trim().to_ascii_lowercase()
+        // Defaults come from the registry's schema (one place).
+        let p = ANALYTICAL_PARAMS;
+        let word = |k: &str| -> Result<String> {
+            Ok(input.get::<String>(p, k)?.trim().to_ascii_lowercase())
         };
         Ok(Settings {
-            gamma: input.num_param("gamma", 4u32)?.max(1),
-            fixed: if word("fixed", "rcm") == "bft" {
+            gamma: input.get::<u32>(p, "gamma")?.max(1),
+            fixed: if word("fixed")? == "bft" {
                 FixedKind::Bft
             } else {
                 FixedKind::Rcm
             },
-            solver: if word("solver", "pcg") == "cholesky" {
+            solver: if word("solver")? == "cholesky" {
                 SolverKind::Cholesky
             } else {
                 SolverKind::Pcg
             },
-            multicore: if word("multicore", "bins") == "group" {
+            multicore: if word("multicore")? == "group" {
                 MulticoreMode::Group
             } else {
                 MulticoreMode::Bins
             },
-            max_global: input.num_param("max_global", 100usize)?.max(1),
-            stall: input.num_param("stall", 10usize)?.max(1),
-            max_legal: input.num_param("max_legal", 100usize)?.max(1),
-            beta_scale: input.num_param("beta_scale", 1.0f64)?,
-            torus_cut: word("torus", "box") == "cut",
+            max_global: input.get::<usize>(p, "max_global")?.max(1),
+            stall: input.get::<usize>(p, "stall")?.max(1),
+            max_legal: input.get::<usize>(p, "max_legal")?.max(1),
+            beta_scale: input.get(p, "beta_scale")?,
+            torus_cut: word("torus")? == "cut",
             seed: input.seed,
         })
     }
@@ -304,11 +306,12 @@ fn start(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
 fn start_pairs(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
     check_size(input)?;
     let settings = Settings::from_input(input)?;
-    let time_ms: u64 = input.num_param("time_ms", 0u64)?;
+    let p = ANALYTICAL_PAIRS_PARAMS;
+    let time_ms: u64 = input.get(p, "time_ms")?;
     let pp = PairsParams {
-        sweeps: input.num_param("sweeps", 100usize)?,
-        batch: input.num_param("batch", 256usize)?.max(1),
-        radius: input.num_param("radius", 1u32)?,
+        sweeps: input.get(p, "sweeps")?,
+        batch: input.get::<usize>(p, "batch")?.max(1),
+        radius: input.get(p, "radius")?,
         time: (time_ms > 0).then(|| Duration::from_millis(time_ms)),
         seed: input.seed,
     };

@@ -177,8 +177,8 @@ const REFINE_PARAMS: &[ParamSpec] = &[
 
 fn bisect_params(input: &MapperInput) -> Result<BisectParams> {
     Ok(BisectParams {
-        tries: input.num_param("tries", 8usize)?.max(1),
-        imbalance: input.num_param("imbalance", 0.0f64)?,
+        tries: input.get::<usize>(CONSTRUCT_PARAMS, "tries")?.max(1),
+        imbalance: input.get(CONSTRUCT_PARAMS, "imbalance")?,
         ..BisectParams::default()
     })
 }
@@ -188,7 +188,7 @@ fn start_plain(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
     Ok(Box::new(Recursive::new(
         input,
         None,
-        input.num_param("runs", 1usize)?,
+        input.get(CONSTRUCT_PARAMS, "runs")?,
     )?))
 }
 
@@ -204,23 +204,25 @@ fn start_refine(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
             )
         })?,
     };
-    let time_ms: u64 = input.num_param("time_ms", 0u64)?;
+    // Defaults come from the registry's schema (one place).
+    let p = REFINE_PARAMS;
+    let time_ms: u64 = input.get(p, "time_ms")?;
     let rp = RefineParams {
         objective,
-        sweeps: input.num_param("sweeps", 30usize)?,
-        batch: input.num_param("batch", 256usize)?.max(1),
-        depth: match input.param("depth").map(str::trim) {
-            None | Some("auto") => u32::MAX,
-            Some(_) => input.num_param("depth", 1u32)?,
+        sweeps: input.get(p, "sweeps")?,
+        batch: input.get::<usize>(p, "batch")?.max(1),
+        depth: match input.get::<String>(p, "depth")?.trim() {
+            "auto" => u32::MAX,
+            _ => input.get(p, "depth")?,
         },
         time: (time_ms > 0).then(|| Duration::from_millis(time_ms)),
         seed: input.seed,
-        tol: input.num_param("tol", 0.001f64)?,
+        tol: input.get(p, "tol")?,
     };
     Ok(Box::new(Recursive::new(
         input,
         Some(rp),
-        input.num_param("runs", 0usize)?,
+        input.get(p, "runs")?,
     )?))
 }
 
