@@ -68,6 +68,7 @@ pub fn info() -> MapperInfo {
 pub const FROM_CHOICES: &[&str] = &[
     "mht",
     "sm",
+    "bm",
     "default",
     "random",
     "perm",
