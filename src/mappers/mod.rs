@@ -385,6 +385,8 @@ pub const FABRIC_MAPPERS: &[&str] = &[
     "random",
     "bft",
     "mht",
+    "pairs",
+    "gravity-greedy",
     "sm",
     "bm",
     "recursive",
