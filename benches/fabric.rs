@@ -10,8 +10,8 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use hopmap::Topology;
 use hopmap::generate::{GenOptions, generate};
 use hopmap::mappers::{self, MapperInput};
-use std::sync::Arc;
 use hopmap::routing::fabric_route::{self, Mode};
+use std::sync::Arc;
 
 const IRREGULAR: &str = "fabric:2000,8000,12,0.75,1";
 

@@ -95,7 +95,11 @@ fn start(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
         ));
     }
     input.check_fits()?;
-    let pull = input.get::<String>(PARAMS, "pull")?.trim().to_ascii_lowercase() != "no";
+    let pull = input
+        .get::<String>(PARAMS, "pull")?
+        .trim()
+        .to_ascii_lowercase()
+        != "no";
     let params = BisectParams {
         tries: input.get::<usize>(PARAMS, "tries")?.max(1),
         ..BisectParams::default()
@@ -280,7 +284,11 @@ mod tests {
                 }
             }
         }
-        let rest: Vec<u32> = nodes.iter().copied().filter(|h| !init.contains(h)).collect();
+        let rest: Vec<u32> = nodes
+            .iter()
+            .copied()
+            .filter(|h| !init.contains(h))
+            .collect();
         assert!(cost(&a, &b) >= cost(&init, &rest));
         // At most one switch is split between the halves... or KL found a
         // better cut: in any case every host is on exactly one side.
@@ -302,8 +310,11 @@ mod tests {
         let hb = |m: &Mapping| crate::metrics::hop_bytes(&g, &t, m);
         let mut rm = 0.0;
         for s in 0..10 {
-            let r = mappers::run(&mappers::find("random").unwrap(), &MapperInput::new(g.clone(), t.clone(), s))
-                .unwrap();
+            let r = mappers::run(
+                &mappers::find("random").unwrap(),
+                &MapperInput::new(g.clone(), t.clone(), s),
+            )
+            .unwrap();
             rm += hb(&r) / 10.0;
         }
         assert!(hb(&m) < 0.8 * rm, "{} vs RM {}", hb(&m), rm);

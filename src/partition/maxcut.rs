@@ -87,27 +87,23 @@ pub fn kl_max_cut(
     let cut = |c1: &[f64], n0: &[u32]| -> f64 { (0..g).map(|i| n0[i] as f64 * c1[i]).sum() };
     let initial = cut(&c1, &n0);
     // Move one vertex of group i from side `from` to the other side.
-    let mv = |i: usize,
-              from: usize,
-              n0: &mut [u32],
-              n1: &mut [u32],
-              c0: &mut [f64],
-              c1: &mut [f64]| {
-        let (cf, ct) = if from == 0 {
-            n0[i] -= 1;
-            n1[i] += 1;
-            (c0, c1)
-        } else {
-            n1[i] -= 1;
-            n0[i] += 1;
-            (c1, c0)
+    let mv =
+        |i: usize, from: usize, n0: &mut [u32], n1: &mut [u32], c0: &mut [f64], c1: &mut [f64]| {
+            let (cf, ct) = if from == 0 {
+                n0[i] -= 1;
+                n1[i] += 1;
+                (c0, c1)
+            } else {
+                n1[i] -= 1;
+                n0[i] += 1;
+                (c1, c0)
+            };
+            for j in 0..g {
+                let dij = d(j, i);
+                cf[j] -= dij;
+                ct[j] += dij;
+            }
         };
-        for j in 0..g {
-            let dij = d(j, i);
-            cf[j] -= dij;
-            ct[j] += dij;
-        }
-    };
     let total0: u32 = n0.iter().sum();
     let total1: u32 = n1.iter().sum();
     let max_swaps = total0.min(total1) as usize;
@@ -254,7 +250,10 @@ mod tests {
                     dm[i.min(j) * g + i.max(j)]
                 }
             };
-            let init: Vec<u32> = size.iter().map(|&s| rng.below(s as usize + 1) as u32).collect();
+            let init: Vec<u32> = size
+                .iter()
+                .map(|&s| rng.below(s as usize + 1) as u32)
+                .collect();
             let r = kl_max_cut(&size, &init, d, &KlParams::default());
             assert!(r.cost >= r.initial - 1e-9);
             assert_eq!(

@@ -107,7 +107,14 @@ pub fn switch_route_det(
 /// hops left to `sb`: the productive move to the lowest switch, then the
 /// lowest link. `(switch, link, phase)`.
 #[inline]
-fn det_next(f: &Fabric, mode: Mode, u: usize, phase: u8, r: u16, sb: usize) -> Option<(u32, u32, u8)> {
+fn det_next(
+    f: &Fabric,
+    mode: Mode,
+    u: usize,
+    phase: u8,
+    r: u16,
+    sb: usize,
+) -> Option<(u32, u32, u8)> {
     for &(v, l) in f.switch_adj(u) {
         if let Some(p) = mode.step(l, v, phase)
             && mode.rem(f, v as usize, p, sb) == r - 1

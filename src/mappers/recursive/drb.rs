@@ -230,8 +230,12 @@ impl Drb {
         let split = match (&dom, self.splitter) {
             (Domain::Set { nodes, .. }, Some(f)) if nodes.len() >= 2 => {
                 let (a, b) = f(&self.topo, nodes, seed);
-                (!a.is_empty() && !b.is_empty())
-                    .then(|| (Domain::from_nodes(&self.topo, a), Domain::from_nodes(&self.topo, b)))
+                (!a.is_empty() && !b.is_empty()).then(|| {
+                    (
+                        Domain::from_nodes(&self.topo, a),
+                        Domain::from_nodes(&self.topo, b),
+                    )
+                })
             }
             _ => dom.split(&self.topo, seed),
         };
