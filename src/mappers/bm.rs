@@ -95,11 +95,10 @@ fn start(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
         ));
     }
     input.check_fits()?;
-    let pull = input
+    let pull = !input
         .get::<String>(PARAMS, "pull")?
         .trim()
-        .to_ascii_lowercase()
-        != "no";
+        .eq_ignore_ascii_case("no");
     let params = BisectParams {
         tries: input.get::<usize>(PARAMS, "tries")?.max(1),
         ..BisectParams::default()

@@ -194,7 +194,7 @@ fn start(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
 /// The network PAIRS exchanges on: a mesh/torus (with its spiral for the
 /// ball around the centroid) or a switch fabric.
 enum Net {
-    Grid(Grid, Spiral),
+    Grid(Grid, Box<Spiral>),
     Fabric(Fabric),
 }
 
@@ -203,7 +203,7 @@ impl Net {
         // Exhaustive on purpose: a new kind of topology must say how PAIRS
         // finds its candidates.
         match topo {
-            Topology::Grid(g) => Net::Grid(g.clone(), Spiral::new(g)),
+            Topology::Grid(g) => Net::Grid(g.clone(), Box::new(Spiral::new(g))),
             Topology::Fabric(f) => Net::Fabric(f.clone()),
         }
     }
@@ -319,7 +319,7 @@ impl Pairs {
     pub fn new(graph: Arc<CommGraph>, grid: &Grid, initial: Mapping, params: PairsParams) -> Self {
         Self::with_net(
             graph,
-            Net::Grid(grid.clone(), Spiral::new(grid)),
+            Net::Grid(grid.clone(), Box::new(Spiral::new(grid))),
             initial,
             params,
         )
