@@ -525,6 +525,29 @@ mod tests {
     }
 
     #[test]
+    fn gravity_greedy_runs_on_a_fabric_and_gravity_says_why_not() {
+        // 256 processes on the paper's default fabric.
+        let inp = input("stencil:16x16", "fabric:75,256,8,0.75,1");
+        let m = super::super::run(&info_greedy(), &inp).unwrap();
+        m.validate(256, &inp.topo).unwrap();
+        assert_eq!(m, super::super::run(&info_greedy(), &inp).unwrap());
+        let mut rm = 0.0;
+        for s in 0..5 {
+            let mut i = inp.clone();
+            i.seed = s;
+            let r = super::super::run(&super::super::random::info(), &i).unwrap();
+            rm += hop_bytes(&inp.graph, &inp.topo, &r) / 5.0;
+        }
+        let hb = hop_bytes(&inp.graph, &inp.topo, &m);
+        assert!(hb < 0.8 * rm, "gravity-greedy {hb} vs random {rm}");
+        let e = super::super::run(&info(), &inp).unwrap_err().to_string();
+        assert!(e.contains("mesh or torus"), "{e}");
+        let mut spiral = inp.clone();
+        spiral.params.push(("find".into(), "spiral".into()));
+        assert!(super::super::run(&info_greedy(), &spiral).is_err());
+    }
+
+    #[test]
     fn gravity_mappers_beat_random_on_a_stencil() {
         let inp = input("stencil:16x16", "mesh:16x16");
         let rnd = super::super::run(&super::super::random::info(), &inp).unwrap();

@@ -679,6 +679,58 @@ mod tests {
     }
 
     #[test]
+    fn pairs_runs_on_switch_fabrics_and_never_increases_hop_bytes() {
+        for (spec, seed) in [
+            ("fabric:moh-fig2:job=all:cores=2", 1u64),
+            ("fabric:12,30,6,0.8,2", 2),
+        ] {
+            let topo = Arc::new(Topology::parse(spec).unwrap());
+            let g = Arc::new(ring_graph(30, seed));
+            let mut input = MapperInput::new(g.clone(), topo.clone(), seed);
+            input.params.push(("batch".into(), "5".into()));
+            let mht = super::super::run(&super::super::mht::info(), &input).unwrap();
+            let mht_hb = hop_bytes(&g, &topo, &mht);
+            let mut r = start(&input).unwrap();
+            r.run_to_end();
+            let tr = r.hop_bytes_trace().to_vec();
+            assert!((tr[0] - mht_hb).abs() < 1e-9, "{spec}");
+            assert!(tr.windows(2).all(|w| w[1] <= w[0] + 1e-9), "{tr:?}");
+            let m = r.result().unwrap();
+            m.validate(30, &topo).unwrap();
+            let end = hop_bytes(&g, &topo, &m);
+            assert!((end - tr.last().unwrap()).abs() < 1e-6, "{spec}");
+            assert!(end <= mht_hb, "{spec}");
+            assert_eq!(super::super::run(&info(), &input).unwrap(), m);
+        }
+    }
+
+    #[test]
+    fn fabric_candidates_are_the_hosts_around_the_partners_medoid() {
+        // Fig. 2 with every processor: partners on switch 0 (heavy) and one
+        // light partner elsewhere; radius 0: the hosts of switch 0 and of
+        // the process's own switch.
+        let t = Topology::parse("fabric:moh-fig2:job=all").unwrap();
+        let f = t.as_fabric().unwrap();
+        let s0 = f.hosts_on(0).to_vec();
+        let other = (1..f.num_switches())
+            .find(|&s| !f.hosts_on(s).is_empty())
+            .unwrap();
+        let far = f.hosts_on(other)[0] as usize;
+        let partners = [(s0[0] as usize, 10.0), (s0[1] as usize, 10.0), (far, 1.0)];
+        let me = far;
+        let mut out = Vec::new();
+        fabric_candidates(f, partners.into_iter(), 0, me, &mut out);
+        out.sort_unstable();
+        let mut want: Vec<usize> = s0
+            .iter()
+            .chain(f.hosts_on(other))
+            .map(|&h| h as usize)
+            .collect();
+        want.sort_unstable();
+        assert_eq!(out, want);
+    }
+
+    #[test]
     fn pairs_from_another_mapper_improves_on_it() {
         let topo = Arc::new(Topology::parse("torus:4x4x2").unwrap());
         let g = ring_graph(32, 4);
