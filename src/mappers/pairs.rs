@@ -687,8 +687,8 @@ mod tests {
             let topo = Arc::new(Topology::parse(spec).unwrap());
             let g = Arc::new(ring_graph(30, seed));
             let mut input = MapperInput::new(g.clone(), topo.clone(), seed);
-            input.params.push(("batch".into(), "5".into()));
             let mht = super::super::run(&super::super::mht::info(), &input).unwrap();
+            input.params.push(("batch".into(), "5".into()));
             let mht_hb = hop_bytes(&g, &topo, &mht);
             let mut r = start(&input).unwrap();
             r.run_to_end();
