@@ -135,7 +135,8 @@ impl HopmapApp {
             }
             return;
         }
-        let waiting = self.model.busy();
+        // A run paused after `--steps` steps is not waited for.
+        let waiting = self.model.load_job.is_some() || self.model.stepping();
         if !h.requested && !waiting && self.frame_no >= h.frames as u64 {
             h.requested = true;
             let path = h.path.clone();
