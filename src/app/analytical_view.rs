@@ -657,7 +657,7 @@ impl AnalyticalView {
             }
         }
         if legal.is_some() && self.show_migrations {
-            let c = Color32::from_rgb(255, 60, 220);
+            let c = Color32::from_rgba_unmultiplied(255, 60, 220, 210);
             let st = d.migrations.len().div_ceil(MAX_ARROWS).max(1);
             for &(_, from, to) in d.migrations.iter().step_by(st) {
                 let (from, to) = (from as usize, to as usize);
@@ -668,17 +668,10 @@ impl AnalyticalView {
                 let (bx, by) = node_xy(&d.dims, to);
                 let (a, b) = (fr.at(ax, ay), fr.at(bx, by));
                 if (b - a).length() < 1.0 {
-                    // A move along the sliced dimension: a ring on the node.
-                    add_dot(&mut mesh, a, (fr.s * 0.3).max(3.0), c);
+                    // A move along the sliced (folded) dimension: a small dot.
+                    add_dot(&mut mesh, a, (fr.s * 0.09).clamp(2.0, 5.0), c);
                 } else {
-                    add_arrow(
-                        &mut mesh,
-                        a,
-                        b,
-                        (lw * 1.8).max(1.5),
-                        (fr.s * 0.3).clamp(5.0, 12.0),
-                        c,
-                    );
+                    add_arrow(&mut mesh, a, b, lw * 1.3, (fr.s * 0.22).clamp(4.0, 10.0), c);
                 }
             }
         }

@@ -11,7 +11,7 @@
 //!   current part (colour mode "bipartition part", chosen automatically when
 //!   a recursive run starts: [`auto_color`]), and the network view outlines
 //!   each current part's node domain in its colour while the construction
-//!   runs ([`paint_on_network`]).
+//!   runs ([`paint_on_network`]; the parts still to be cut, up to [`MAX_OUTLINED`]).
 //! * The refinement's hop-bytes per step (all runs; each run starts again
 //!   from its own construction). The metrics panel's "hop-bytes over the
 //!   mapper's steps" shows the same trace.
@@ -347,9 +347,16 @@ impl BipartitionView {
     }
 }
 
+/// Pending parts outlined on the network at most (more: none, the parts
+/// are then a few nodes each and the nodes' colours show them).
+pub const MAX_OUTLINED: usize = 512;
+/// Node rings / slice rectangles drawn at most by the overlay per frame.
+const MAX_NODE_MARKS: usize = 4096;
+
 /// The network view's overlay while a recursive construction runs: each
-/// current part's node domain outlined (and, in the flat drawings, tinted)
-/// in the part's colour. O(current parts) for boxes, O(nodes) for node sets.
+/// part waiting to be cut has its node domain outlined (and, in the flat
+/// drawings, tinted) in the part's colour. At most [`MAX_OUTLINED`] parts
+/// and [`MAX_NODE_MARKS`] node marks per frame.
 pub fn paint_on_network(painter: &egui::Painter, proj: &Projector, geom: &Geometry, model: &Model) {
     let Some(d) = detail(model) else {
         return;
@@ -359,7 +366,14 @@ pub fn paint_on_network(painter: &egui::Painter, proj: &Projector, geom: &Geomet
     }
     let flat = !proj.is_3d();
     let nd = geom.dims.len();
-    for (_, p) in d.frontier() {
+    // The parts still to be cut (one-node leaves show as their nodes'
+    // colours); past MAX_OUTLINED they are too small to outline usefully.
+    let pending = d.parts.iter().filter(|p| p.state == PartState::Pending);
+    if pending.clone().count() > MAX_OUTLINED {
+        return;
+    }
+    let mut budget = MAX_NODE_MARKS;
+    for p in pending {
         let c = part_color(&model.topo, p);
         match &p.domain {
             Domain::Box { lo, len } if nd <= 3 && !geom.dims.is_empty() => {
@@ -372,6 +386,10 @@ pub fn paint_on_network(painter: &egui::Painter, proj: &Projector, geom: &Geomet
                 if flat {
                     let collapse = matches!(proj, Projector::Flat(l) if l.collapse);
                     let zs = if collapse || nd < 3 { 1 } else { len[2] };
+                    if zs as usize > budget {
+                        return;
+                    }
+                    budget -= zs as usize;
                     for k in 0..zs {
                         let z = (lo[2] + k) as f32;
                         let p0 = proj.at(Vec3::new(a.x, a.y, z)).0;
@@ -400,7 +418,12 @@ pub fn paint_on_network(painter: &egui::Painter, proj: &Projector, geom: &Geomet
                 }
             }
             dom => {
-                for v in dom.nodes(&model.topo) {
+                let nodes = dom.nodes(&model.topo);
+                if nodes.len() > budget {
+                    return;
+                }
+                budget -= nodes.len();
+                for v in nodes {
                     if let Some(&w) = geom.world.get(v as usize) {
                         let (q, unit) = proj.at(w);
                         painter.circle_stroke(

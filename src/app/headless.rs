@@ -25,7 +25,7 @@ pub struct GuiOptions {
     pub frames: u32,
     /// Stop the mapper after this many steps (shows a placement in progress).
     pub steps: Option<usize>,
-    /// The central view: split, graph, network, matrix or compare.
+    /// The central view: split, graph, network, matrix, compare, analytical or bipartition.
     pub view: Option<String>,
     /// Per-process coordinates (`x y [z]` per line) replacing the graph's own.
     pub coords: Option<PathBuf>,
