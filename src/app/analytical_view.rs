@@ -61,6 +61,9 @@ pub const TIP_W: &str = "W(Φ) (Wu et al. §3.3, Eq. 2): Σ c_ij |Φ_i − Φ_j|
 pub const TIP_HOP: &str = "Estimated hop-bytes: the hop-bytes Φ would give if every item went to \
     its bin's node now (torus distances); during legalization, the current hop-bytes.";
 
+/// Cell labels: position and text.
+type Labels = Vec<(Pos2, String)>;
+
 /// The view's state.
 pub struct AnalyticalView {
     /// The slice shown (3D and higher networks).
@@ -76,7 +79,7 @@ pub struct AnalyticalView {
     pub plotted: usize,
     /// Mesh rebuilds so far (benches check the cache).
     pub rebuilds: u64,
-    cache: Option<(Vec<u64>, Arc<Mesh>, Vec<(Pos2, String)>)>,
+    cache: Option<(Vec<u64>, Arc<Mesh>, Labels)>,
     /// The run (by start time) whose setup steps the Step button sent.
     setup_sent: Option<std::time::Instant>,
 }
@@ -512,7 +515,7 @@ impl AnalyticalView {
     }
 
     /// The picture as one mesh, plus the cell labels.
-    fn build(&self, d: &AnalyticalDetail, fr: Frame) -> (Mesh, Vec<(Pos2, String)>) {
+    fn build(&self, d: &AnalyticalDetail, fr: Frame) -> (Mesh, Labels) {
         let mut mesh = Mesh::default();
         let mut labels = Vec::new();
         let (nx, ny, slices) = plane(&d.dims);
