@@ -351,7 +351,7 @@ impl BipartitionView {
 /// are then a few nodes each and the nodes' colours show them).
 pub const MAX_OUTLINED: usize = 512;
 /// Node rings / slice rectangles drawn at most by the overlay per frame.
-const MAX_NODE_MARKS: usize = 4096;
+pub const MAX_NODE_MARKS: usize = 4096;
 
 /// The network view's overlay while a recursive construction runs: each
 /// part waiting to be cut has its node domain outlined (and, in the flat
