@@ -232,14 +232,28 @@ fn analytical_view(c: &mut Criterion) {
         let _ = ctx.tessellate(out.shapes, out.pixels_per_point);
         times.push(f0.elapsed().as_secs_f64() * 1e3);
     }
+    let slowest = times
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1.total_cmp(b.1))
+        .map_or(0, |(i, _)| i);
+    let n = times.len();
     times.sort_by(f64::total_cmp);
+    let q = |f: f64| {
+        times
+            .get(((n as f64 * f) as usize).min(n.saturating_sub(1)))
+            .copied()
+            .unwrap_or(0.0)
+    };
     eprintln!(
-        "analytical view while playing 8,192 processes: {} frames in {:.2} s, median {:.2} ms, \
-         max {:.2} ms, {} mesh rebuilds",
-        times.len(),
+        "analytical view while playing 8,192 processes: {n} frames in {:.2} s; ms: median {:.2}, \
+         p90 {:.2}, p99 {:.2}, max {:.2} (frame #{slowest}); over 33.3 ms: {}; {} mesh rebuilds",
         t0.elapsed().as_secs_f64(),
-        times.get(times.len() / 2).copied().unwrap_or(0.0),
+        q(0.5),
+        q(0.9),
+        q(0.99),
         times.last().copied().unwrap_or(0.0),
+        times.iter().filter(|&&t| t > 33.3).count(),
         app.analytical_view.rebuilds
     );
 }

@@ -124,3 +124,50 @@ fn bipartition_three_steps_show_four_parts_on_the_graph() {
     let distinct: HashSet<_> = colors.iter().collect();
     assert_eq!(distinct.len(), 4);
 }
+
+#[test]
+fn recursive_refine_trace_is_the_metrics_curve_and_the_views_plot() {
+    assert!(
+        mappers::find("recursive+refine").is_some(),
+        "recursive+refine is not registered"
+    );
+    let mut h = harness();
+    h.get_by_label("recursive+refine").click();
+    h.run_steps(1);
+    h.get_by_label("Bipartition").click();
+    h.run_steps(1);
+    // Map (the panel's button may be scrolled out of view under this
+    // mapper's many parameters): the same call the button makes.
+    let seed = h.state().mapper.seed;
+    h.state_mut().model.start_map("recursive+refine", seed, "");
+    h.run_steps(1);
+    step_until(&mut h, |a| {
+        a.model.run.is_none() && a.model.mapping_label == "recursive+refine"
+    });
+    let app = h.state();
+    let d = app
+        .model
+        .run_detail
+        .as_ref()
+        .and_then(|d| d.recursive())
+        .unwrap();
+    // Every run's construction value, then one value per refinement step.
+    assert!(
+        d.trace.len() >= 2 * d.runs,
+        "{} values for {} runs",
+        d.trace.len(),
+        d.runs
+    );
+    // The metrics panel's "hop-bytes over the mapper's steps" is that trace…
+    let shown: Vec<f64> = app.model.trace.iter().map(|p| p[1]).collect();
+    assert_eq!(shown, d.trace);
+    // …and so is the Bipartition view's refinement plot.
+    assert_eq!(app.bipartition_view.plotted, d.trace.len());
+    // The mapping kept is the best run's: no worse than the last value.
+    let hb = app.model.eval.as_ref().unwrap().metrics.hop_bytes;
+    let best = d.trace.iter().copied().fold(f64::INFINITY, f64::min);
+    assert!(
+        hb <= d.trace.last().copied().unwrap() + 1e-6 && hb >= best - 1e-6,
+        "{hb} vs {best}"
+    );
+}
