@@ -75,8 +75,11 @@ pub fn part_color(topo: &Topology, part: &TreePart) -> Color32 {
     }
 }
 
-/// Colour of every process by its current part (grey: no recursive run).
+/// Colour of every process by its current part; None when no recursive
+/// run is in progress (a finished run's mapping may be another run's than
+/// the tree kept, so its processes take their nodes' colours).
 pub fn process_part_colors(model: &Model) -> Option<Vec<Color32>> {
+    model.run.as_ref()?;
     let d = detail(model)?;
     let cols: Vec<Color32> = d.parts.iter().map(|p| part_color(&model.topo, p)).collect();
     Some(

@@ -205,7 +205,8 @@ pub enum ColorMode {
     /// By weighted degree (viridis, log scale).
     Degree,
     /// By the part of the recursive bipartitioning that holds them now
-    /// (the part's colour is its node domain's centre's; otherwise as Node).
+    /// while a recursive run is in progress (the part's colour is its node
+    /// domain's centre's); otherwise as Node.
     Part,
 }
 
