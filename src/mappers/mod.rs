@@ -30,6 +30,7 @@ pub mod phased;
 pub mod pipeline;
 pub mod random;
 pub mod recursive;
+pub mod run_detail;
 pub mod scotch;
 pub mod sm;
 
