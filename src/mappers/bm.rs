@@ -204,6 +204,16 @@ impl Bm {
     pub fn tree(&self) -> &[TreeNode] {
         self.drb.tree()
     }
+
+    /// The recursive core's state (tree, pending subproblems, counts).
+    pub fn drb(&self) -> &Drb {
+        &self.drb
+    }
+
+    /// The number of processes.
+    pub fn num_processes(&self) -> usize {
+        self.n
+    }
 }
 
 impl Stepper for Bm {
@@ -243,6 +253,9 @@ impl MapperRun for Bm {
     }
     fn bipartition_tree(&self) -> &[TreeNode] {
         self.drb.tree()
+    }
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
     }
     fn result(&self) -> Option<Mapping> {
         self.drb.result()
