@@ -304,14 +304,12 @@ impl HopmapApp {
                 .ui(ui, &mut self.model, &colors, self.colors_gen),
             Tab::Matrix => self.matrix_view.ui(ui, &mut self.model),
             Tab::Compare => self.compare.ui(ui, &mut self.model, &self.mapper),
-            Tab::Analytical => {
-                self.analytical_view
-                    .ui(ui, &mut self.model, &mut self.mapper)
-            }
-            Tab::Bipartition => {
-                self.bipartition_view
-                    .ui(ui, &mut self.model, &mut self.mapper)
-            }
+            Tab::Analytical => self
+                .analytical_view
+                .ui(ui, &mut self.model, &mut self.mapper),
+            Tab::Bipartition => self
+                .bipartition_view
+                .ui(ui, &mut self.model, &mut self.mapper),
         }
         self.colors = colors;
     }
