@@ -49,16 +49,20 @@ pub enum Prim {
         color: Color32,
         class: &'static str,
     },
+    /// A disc or ring; `class` is `disc` for a mesh's node disc, else `circle`.
     Circle {
         c: Pos2,
         r: f32,
         fill: Color32,
         stroke: (f32, Color32),
+        class: &'static str,
     },
+    /// `class` is `square` for a mesh's square, else `rect`.
     Rect {
         rect: Rect,
         fill: Color32,
         stroke: (f32, Color32),
+        class: &'static str,
     },
     /// A filled convex polygon (a triangle of a mesh that is none of the above).
     Poly { pts: Vec<Pos2>, fill: Color32 },
@@ -74,6 +78,10 @@ pub enum Prim {
         size: f32,
         color: Color32,
     },
+    /// The start of one mesh's pieces (an SVG group `<g class="mesh">`).
+    Begin,
+    /// The end of a group.
+    End,
 }
 
 /// What a view drew: its canvas and its primitives, in drawing order.
@@ -184,11 +192,13 @@ fn shape_prims(s: &Shape, out: &mut Vec<Prim>) {
             r: c.radius,
             fill: c.fill,
             stroke: (c.stroke.width, c.stroke.color),
+            class: "circle",
         }),
         Shape::Rect(r) => out.push(Prim::Rect {
             rect: r.rect,
             fill: r.fill,
             stroke: (r.stroke.width, r.stroke.color),
+            class: "rect",
         }),
         Shape::Path(p) => {
             let color = match &p.stroke.color {
@@ -222,7 +232,11 @@ fn shape_prims(s: &Shape, out: &mut Vec<Prim>) {
                 color,
             });
         }
-        Shape::Mesh(m) => mesh_prims(m, out),
+        Shape::Mesh(m) => {
+            out.push(Prim::Begin);
+            mesh_prims(m, out);
+            out.push(Prim::End);
+        }
         _ => {}
     }
 }
@@ -266,6 +280,7 @@ fn mesh_prims(m: &Mesh, out: &mut Vec<Prim>) {
                 rect: Rect::from_two_pos(at(lo), at(lo + 3)),
                 fill: col,
                 stroke: (0.0, Color32::TRANSPARENT),
+                class: "square",
             });
         } else if nv >= 7 && group.len() == nv - 1 && group.iter().all(|t| t[0] == lo) {
             // A disc: the centre, then its rim.
@@ -275,6 +290,7 @@ fn mesh_prims(m: &Mesh, out: &mut Vec<Prim>) {
                 r: (at(lo + 1) - c).length(),
                 fill: col,
                 stroke: (0.0, Color32::TRANSPARENT),
+                class: "disc",
             });
         } else {
             for t in group {
@@ -345,7 +361,13 @@ pub fn to_svg(cap: &Capture) -> String {
                     paint("stroke", *color)
                 );
             }
-            Prim::Circle { c, r, fill, stroke } => {
+            Prim::Circle {
+                c,
+                r,
+                fill,
+                stroke,
+                class,
+            } => {
                 let (cx, cy) = p(*c);
                 let f = if fill.a() > 0 {
                     paint("fill", *fill)
@@ -359,10 +381,15 @@ pub fn to_svg(cap: &Capture) -> String {
                 };
                 let _ = writeln!(
                     s,
-                    "<circle class=\"node\" cx=\"{cx:.2}\" cy=\"{cy:.2}\" r=\"{r:.2}\" {f}{st}/>"
+                    "<circle class=\"{class}\" cx=\"{cx:.2}\" cy=\"{cy:.2}\" r=\"{r:.2}\" {f}{st}/>"
                 );
             }
-            Prim::Rect { rect, fill, stroke } => {
+            Prim::Rect {
+                rect,
+                fill,
+                stroke,
+                class,
+            } => {
                 let (x, y) = p(rect.min);
                 let f = if fill.a() > 0 {
                     paint("fill", *fill)
@@ -376,7 +403,7 @@ pub fn to_svg(cap: &Capture) -> String {
                 };
                 let _ = writeln!(
                     s,
-                    "<rect class=\"cell\" x=\"{x:.2}\" y=\"{y:.2}\" width=\"{:.2}\" \
+                    "<rect class=\"{class}\" x=\"{x:.2}\" y=\"{y:.2}\" width=\"{:.2}\" \
                      height=\"{:.2}\" {f}{st}/>",
                     rect.width(),
                     rect.height()
@@ -423,6 +450,8 @@ pub fn to_svg(cap: &Capture) -> String {
                     esc(text)
                 );
             }
+            Prim::Begin => s.push_str("<g class=\"mesh\">\n"),
+            Prim::End => s.push_str("</g>\n"),
         }
     }
     s.push_str("</svg>\n");
@@ -455,7 +484,9 @@ pub fn rasterize(cap: &Capture, scale: f32) -> image::RgbImage {
             Prim::Line { a, b, w: lw, color, .. } => {
                 line(&mut img, tr(*a), tr(*b), (lw * scale).max(1.0), *color)
             }
-            Prim::Circle { c, r, fill, stroke } => {
+            Prim::Circle {
+                c, r, fill, stroke, ..
+            } => {
                 let (c, r) = (tr(*c), r * scale);
                 if fill.a() > 0 {
                     disc(&mut img, c, r, None, *fill);
@@ -465,7 +496,9 @@ pub fn rasterize(cap: &Capture, scale: f32) -> image::RgbImage {
                     disc(&mut img, c, r + sw * 0.5, Some(r - sw * 0.5), stroke.1);
                 }
             }
-            Prim::Rect { rect, fill, stroke } => {
+            Prim::Rect {
+                rect, fill, stroke, ..
+            } => {
                 let (a, b) = (tr(rect.min), tr(rect.max));
                 if fill.a() > 0 {
                     poly(
@@ -504,6 +537,7 @@ pub fn rasterize(cap: &Capture, scale: f32) -> image::RgbImage {
                     );
                 }
             }
+            Prim::Begin | Prim::End => {}
         }
     }
     img

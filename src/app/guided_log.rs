@@ -90,19 +90,17 @@ impl GuidedLog {
         self.pull(model);
         ui.horizontal(|ui| {
             let mut on = model.guided;
-            if ui
-                .checkbox(&mut on, "guided mode")
-                .on_hover_text(
-                    "Each step of the mapper writes a sentence on what it did, in its paper's \
-                     terms: use Step in the Mapper panel",
-                )
-                .changed()
-            {
+            let r = ui.checkbox(&mut on, "guided mode");
+            if r.changed() {
                 model.guided = on;
                 if let Some(r) = &model.run {
                     r.set_guided(on);
                 }
             }
+            r.on_hover_text(
+                "Each step of the mapper writes a sentence on what it did, in its paper's terms: \
+                 use Step in the Mapper panel",
+            );
             ui.weak(format!("{} lines", self.lines.len()));
             if ui.small_button("Clear log").clicked() {
                 self.clear();

@@ -111,7 +111,7 @@ impl HopmapApp {
 
     pub(super) fn lesson_ui(&mut self, ui: &mut egui::Ui) {
         let mut go: Option<(usize, usize)> = None;
-        ui.horizontal(|ui| {
+        ui.horizontal_wrapped(|ui| {
             ui.label("Lesson");
             let cur = self.teach.lesson.lesson.min(LESSONS.len() - 1);
             egui::ComboBox::from_id_salt("lesson_pick")
@@ -128,7 +128,7 @@ impl HopmapApp {
             let n = lesson.steps.len();
             let k = self.teach.lesson.step;
             if ui
-                .add_enabled(k > 0, egui::Button::new("◀ Back"))
+                .add_enabled(k > 0, egui::Button::new("Back"))
                 .on_hover_text("The previous step of the lesson")
                 .clicked()
             {
@@ -136,7 +136,7 @@ impl HopmapApp {
             }
             ui.label(format!("step {} of {n}", k + 1));
             if ui
-                .add_enabled(k + 1 < n, egui::Button::new("Next ▶"))
+                .add_enabled(k + 1 < n, egui::Button::new("Next"))
                 .on_hover_text("Apply the next step of the lesson")
                 .clicked()
             {
@@ -153,7 +153,7 @@ impl HopmapApp {
         });
         let lesson = self.teach.lesson.current();
         if let Some(s) = lesson.steps.get(self.teach.lesson.step) {
-            ui.strong(s.title);
+            ui.label(egui::RichText::new(s.title).strong().size(15.0));
             egui::ScrollArea::vertical()
                 .id_salt("lesson_text")
                 .auto_shrink([false, false])

@@ -52,9 +52,10 @@ impl HopmapApp {
         }
         egui::Panel::bottom("teach_panel")
             .resizable(true)
-            .default_size(190.0)
+.default_size(180.0)
+            .min_size(150.0)
             .show(ui, |ui| {
-                ui.horizontal(|ui| {
+                ui.horizontal_wrapped(|ui| {
                     let t = &mut self.teach.tab;
                     ui.selectable_value(t, BottomTab::Lesson, "Lesson");
                     ui.selectable_value(
@@ -77,6 +78,8 @@ impl HopmapApp {
                     BottomTab::Log => self.teach.log.ui(ui, &mut self.model),
                     BottomTab::Glossary => self.teach.glossary.ui(ui),
                 }
+                // Keep the panel's height whatever the tab holds.
+                ui.allocate_space(ui.available_size());
             });
     }
 
