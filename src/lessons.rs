@@ -303,22 +303,24 @@ pub const LESSONS: &[Lesson] = &[
                     "TXYZ: the system default",
                     "A 32×32 process grid where each process talks to its 8 surrounding \
                      neighbours, on a 4×8×8 torus with 4 cores per node (Balaji's example at a \
-                     quarter size). TXYZ fills a node's 4 cores, then walks X, Y, Z. A row of \
-                     32 processes spans 8 nodes in X, but the row above lands 8 nodes further \
-                     on, a whole X line away: vertical partners are far apart and their \
-                     messages share the same few links. Links are coloured by flows (messages \
-                     per channel, adaptive routing): see the hot lines and Metrics' max flows.",
+                     quarter size). TXYZ fills a node's 4 cores, then walks X, Y, Z: a row of \
+                     32 processes fills 8 nodes, two X lines of 4, and the row above starts 8 \
+                     nodes further on, two Y steps away. Every vertical and diagonal message \
+                     crosses Y links, and the Y links carry the messages of many rows at once. \
+                     Links are coloured by flows (messages per channel, adaptive routing): see \
+                     the hot Y lines and Metrics' max flows.",
                 )
             },
             LessonStep {
                 mapper: Some(("TZXY", "")),
                 ..LessonStep::new(
                     "TZXY: cores, then Z",
-                    "TZXY fills a node's cores, then walks Z first. A row of the process grid \
-                     now runs along Z and then X, so vertical neighbours sit on adjacent nodes \
-                     and traffic spreads over more dimensions: fewer flows share the busiest \
-                     channel (§3.2 counts 6 for TZXY against 24 for TXYZ). Compare max flows \
-                     and max link load with the previous step.",
+                    "TZXY fills a node's cores, then walks Z first: a row of 32 processes \
+                     fills exactly one Z line of 8 nodes, and the row above the neighbouring Z \
+                     line (X + 1). Vertical partners are now one hop apart and the traffic \
+                     spreads over X and Z links: fewer flows share the busiest channel (§3.2 \
+                     counts 6 for TZXY against 24 for TXYZ). Compare max flows and max link \
+                     load with the previous step.",
                 )
             },
             LessonStep {
@@ -378,7 +380,7 @@ pub const LESSONS: &[Lesson] = &[
                      repel. Each step is one iteration; the log gives the total force Σ|F|, \
                      which falls as the two cliques pull apart into two clumps. Step on, or \
                      press Map: the greedy placement (§7) then maps processes close in the \
-                     layout to close nodes, one clique per half of the mesh.",
+                     layout to close nodes, so each clique gathers in its own region.",
                 )
             },
             LessonStep {
@@ -467,5 +469,15 @@ mod tests {
                 .max_link_flows
         };
         assert!(flows("TZXY") < flows("TXYZ"));
+        // Shuffled clusters: the gravity mapper beats default (Bobrik).
+        let l = find("bobrik-gravity").unwrap();
+        let g = std::sync::Arc::new(l.state_at(1).graph.load().unwrap());
+        let t = std::sync::Arc::new(Topology::parse(l.state_at(1).topology).unwrap());
+        let hb = |id: &str| {
+            let input = crate::mappers::MapperInput::new(g.clone(), t.clone(), 0);
+            let m = crate::mappers::run(&crate::mappers::find(id).unwrap(), &input).unwrap();
+            crate::metrics::hop_bytes(&g, &t, &m)
+        };
+        assert!(hb("gravity-greedy") < hb("default"));
     }
 }

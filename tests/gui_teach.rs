@@ -117,8 +117,9 @@ fn the_app_opens_on_a_lesson_and_next_applies_the_next_step() {
 #[test]
 fn the_guided_log_grows_by_one_sentence_per_step() {
     let mut h = harness_plain();
-    h.state_mut().teach.tab = BottomTab::Log;
-    h.run_steps(1);
+    h.get_by_label("Guided log (0)").click();
+    // Let the layout settle (the panel's first frames with the new tab).
+    h.run_steps(3);
     h.get_by_role_and_label(Role::CheckBox, "guided mode").click();
     h.run_steps(2);
     assert!(h.state().model.guided);
@@ -342,4 +343,36 @@ fn an_svg_export_has_one_element_per_drawn_link_and_node() {
     let cap = h.state().teach.export.captured.clone().unwrap();
     assert_eq!(img.width(), (cap.canvas.width() * 2.0).round() as u32);
     assert_eq!(img.height(), (cap.canvas.height() * 2.0).round() as u32);
+}
+
+#[test]
+fn a_guided_lesson_step_fills_the_log_with_the_layouts_sentences() {
+    let mut h = harness_plain();
+    let i = hopmap::lessons::LESSONS
+        .iter()
+        .position(|l| l.id == "bobrik-gravity")
+        .unwrap();
+    h.state_mut().open_lesson(i, 2).unwrap();
+    h.run_steps(1);
+    step_until(&mut h, "the guided steps", |a| {
+        a.model.run.as_ref().is_some() && !a.model.playing && a.teach.log.lines.len() >= 10
+    });
+    let a = h.state();
+    assert!(a.model.guided);
+    assert_eq!(a.teach.tab, BottomTab::Log);
+    assert_eq!(a.model.run_id, "gravity-greedy");
+    let it: Vec<&str> = a
+        .teach
+        .log
+        .lines
+        .iter()
+        .map(|l| l.text.as_str())
+        .filter(|t| t.starts_with("layout iteration "))
+        .collect();
+    assert!(it.len() >= 9, "{:?}", a.teach.log.lines);
+    assert!(it[0].contains("Bobrik & Popova §4"), "{}", it[0]);
+    // The log tab is on screen with the sentences.
+    let last = a.teach.log.lines.back().unwrap().clone();
+    assert!(last.text.starts_with("layout iteration "), "{}", last.text);
+    h.get_by_label_contains(&format!("gravity-greedy #{}: layout iteration", last.step));
 }

@@ -12,6 +12,9 @@ use super::export::{self, Format, ViewKind};
 use super::{HopmapApp, Tab, glossary_panel, guided_log, lesson_panel, report_dialog};
 use std::path::PathBuf;
 
+/// The teaching panel's height (fixed, so that tabs do not move it).
+pub const PANEL_HEIGHT: f32 = 185.0;
+
 /// The tabs of the teaching panel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum BottomTab {
@@ -55,7 +58,7 @@ impl HopmapApp {
 .default_size(180.0)
             .min_size(150.0)
             .show(ui, |ui| {
-                ui.horizontal_wrapped(|ui| {
+                ui.horizontal(|ui| {
                     let t = &mut self.teach.tab;
                     ui.selectable_value(t, BottomTab::Lesson, "Lesson");
                     ui.selectable_value(
@@ -66,11 +69,9 @@ impl HopmapApp {
                     ui.selectable_value(t, BottomTab::Glossary, "Glossary");
                     ui.separator();
                     self.file_actions(ui);
-                    ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                        if ui.small_button("hide").clicked() {
-                            self.teach.hidden = true;
-                        }
-                    });
+                    if ui.small_button("hide").clicked() {
+                        self.teach.hidden = true;
+                    }
                 });
                 ui.separator();
                 match self.teach.tab {
@@ -78,38 +79,45 @@ impl HopmapApp {
                     BottomTab::Log => self.teach.log.ui(ui, &mut self.model),
                     BottomTab::Glossary => self.teach.glossary.ui(ui),
                 }
-                // Keep the panel's height whatever the tab holds.
-                ui.allocate_space(ui.available_size());
             });
     }
 
     fn file_actions(&mut self, ui: &mut egui::Ui) {
-        if ui
-            .button("Open workspace…")
-            .on_hover_text("Open a .hopmap workspace")
-            .clicked()
-            && let Some(p) = rfd::FileDialog::new()
-                .add_filter("hopmap workspace", &[crate::workspace::EXTENSION])
-                .pick_file()
-            && let Err(e) = self.load_workspace(&p)
-        {
-            self.model.error = Some(e);
-        }
-        if ui
-            .button("Save workspace…")
-            .on_hover_text(
-                "Save graph, network, mapper, mapping, layout and view settings as a .hopmap file",
-            )
-            .clicked()
-            && let Some(p) = rfd::FileDialog::new()
-                .add_filter("hopmap workspace", &[crate::workspace::EXTENSION])
-                .set_file_name("session.hopmap")
-                .save_file()
-            && let Err(e) = self.save_workspace(&p)
-        {
-            self.model.error = Some(e);
-        }
-        ui.menu_button("Export view", |ui| {
+        ui.menu_button("Workspace", |ui| {
+            if ui
+                .button("Open workspace…")
+                .on_hover_text("Open a .hopmap workspace")
+                .clicked()
+            {
+                ui.close();
+                if let Some(p) = rfd::FileDialog::new()
+                    .add_filter("hopmap workspace", &[crate::workspace::EXTENSION])
+                    .pick_file()
+                    && let Err(e) = self.load_workspace(&p)
+                {
+                    self.model.error = Some(e);
+                }
+            }
+            if ui
+                .button("Save workspace…")
+                .on_hover_text(
+                    "Save graph, network, mapper, mapping, layout and view settings as a \
+                     .hopmap file",
+                )
+                .clicked()
+            {
+                ui.close();
+                if let Some(p) = rfd::FileDialog::new()
+                    .add_filter("hopmap workspace", &[crate::workspace::EXTENSION])
+                    .set_file_name("session.hopmap")
+                    .save_file()
+                    && let Err(e) = self.save_workspace(&p)
+                {
+                    self.model.error = Some(e);
+                }
+            }
+        });
+        ui.menu_button("Export", |ui| {
             for (view, format, what, file) in [
                 (ViewKind::Network, Format::Svg, "network view as SVG", "network.svg"),
                 (ViewKind::Graph, Format::Svg, "graph view as SVG", "graph.svg"),
@@ -138,7 +146,12 @@ impl HopmapApp {
         }
         if let Some(r) = &self.teach.export.last {
             match r {
-                Ok(p) => ui.weak(format!("exported {}", p.display())),
+                Ok(p) => ui
+                    .weak(format!(
+                        "exported {}",
+                        p.file_name().map_or(String::new(), |f| f.to_string_lossy().into_owned())
+                    ))
+                    .on_hover_text(p.display().to_string()),
                 Err(e) => ui.colored_label(egui::Color32::from_rgb(255, 110, 90), e),
             };
         }
