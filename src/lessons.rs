@@ -464,9 +464,14 @@ mod tests {
             );
             input.params = sel.with_params(&[]).unwrap();
             let m = crate::mappers::run(&sel.info, &input).unwrap();
-            crate::metrics::evaluate(&g, &t, &m, &crate::routing::Routing::parse("adaptive").unwrap())
-                .metrics
-                .max_link_flows
+            crate::metrics::evaluate(
+                &g,
+                &t,
+                &m,
+                &crate::routing::Routing::parse("adaptive").unwrap(),
+            )
+            .metrics
+            .max_link_flows
         };
         assert!(flows("TZXY") < flows("TXYZ"));
         // Shuffled clusters: the gravity mapper beats default (Bobrik).

@@ -170,7 +170,9 @@ impl EmbeddedGraph {
             }
             b.add(u as usize, v as usize, w);
         }
-        let g = b.build().map_err(|e| bad(format!("expected a valid graph: {e}")))?;
+        let g = b
+            .build()
+            .map_err(|e| bad(format!("expected a valid graph: {e}")))?;
         match &self.coords {
             Some(c) => g
                 .with_coords(Some(Coords::new(c.dim, c.xyz.clone())))
@@ -247,8 +249,15 @@ pub fn parse(text: &str, path: &Path) -> Result<Workspace> {
     };
     // The version first, so that a newer file is named as such even when
     // its fields changed.
-    let v: serde_json::Value = serde_json::from_str(text)
-        .map_err(|e| at(e.line(), format!("expected a hopmap workspace (JSON), found {}", strip_pos(&e))))?;
+    let v: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+        at(
+            e.line(),
+            format!(
+                "expected a hopmap workspace (JSON), found {}",
+                strip_pos(&e)
+            ),
+        )
+    })?;
     let version_line = text
         .lines()
         .position(|l| l.contains("\"hopmap_workspace\""))
@@ -278,8 +287,12 @@ pub fn parse(text: &str, path: &Path) -> Result<Workspace> {
         }
         _ => {}
     }
-    serde_json::from_str(text)
-        .map_err(|e| at(e.line(), format!("expected a hopmap workspace, found {}", strip_pos(&e))))
+    serde_json::from_str(text).map_err(|e| {
+        at(
+            e.line(),
+            format!("expected a hopmap workspace, found {}", strip_pos(&e)),
+        )
+    })
 }
 
 /// serde_json's message without its " at line L column C" tail.
@@ -356,14 +369,22 @@ mod tests {
         let e = parse("{\n  \"hopmap_workspace\": 1,\n  \"graph\": 5\n}", p)
             .unwrap_err()
             .to_string();
-        assert!(e.starts_with("w.hopmap:3: expected a hopmap workspace, found "), "{e}");
-        let e = parse("{\n \"hopmap_workspace\": 9\n}", p).unwrap_err().to_string();
+        assert!(
+            e.starts_with("w.hopmap:3: expected a hopmap workspace, found "),
+            "{e}"
+        );
+        let e = parse("{\n \"hopmap_workspace\": 9\n}", p)
+            .unwrap_err()
+            .to_string();
         assert!(
             e.starts_with("w.hopmap:2: expected workspace version 1 or older, found version 9"),
             "{e}"
         );
         let e = parse("{\"a\":", p).unwrap_err().to_string();
-        assert!(e.starts_with("w.hopmap:1: expected a hopmap workspace (JSON), found "), "{e}");
+        assert!(
+            e.starts_with("w.hopmap:1: expected a hopmap workspace (JSON), found "),
+            "{e}"
+        );
         let e = parse("[]", p).unwrap_err().to_string();
         assert!(e.contains("without a \"hopmap_workspace\" version"), "{e}");
     }
@@ -385,7 +406,10 @@ mod tests {
         assert_eq!((g.n(), note), (3, None));
         std::fs::write(&gp, "0 1 5\n1 2 6\n").unwrap();
         let (_, note) = ws.load_graph(&wp).unwrap();
-        assert!(note.unwrap().contains("changed since the workspace was saved"));
+        assert!(
+            note.unwrap()
+                .contains("changed since the workspace was saved")
+        );
         std::fs::remove_dir_all(&dir).ok();
     }
 }

@@ -120,7 +120,8 @@ fn the_guided_log_grows_by_one_sentence_per_step() {
     h.get_by_label("Guided log (0)").click();
     // Let the layout settle (the panel's first frames with the new tab).
     h.run_steps(3);
-    h.get_by_role_and_label(Role::CheckBox, "guided mode").click();
+    h.get_by_role_and_label(Role::CheckBox, "guided mode")
+        .click();
     h.run_steps(2);
     assert!(h.state().model.guided);
     h.get_by_label("mht").click();
@@ -134,11 +135,18 @@ fn the_guided_log_grows_by_one_sentence_per_step() {
         let l = a.teach.log.lines.back().unwrap();
         assert_eq!(l.step, k);
         if k == 1 {
-            assert!(l.text.starts_with("MHT started with process "), "{}", l.text);
+            assert!(
+                l.text.starts_with("MHT started with process "),
+                "{}",
+                l.text
+            );
         } else {
             assert!(l.text.starts_with("MHT took process "), "{}", l.text);
         }
-        assert!(l.text.ends_with("(Bhatele & Kale §IV, Heuristic 2, Algorithm 1)"));
+        assert!(
+            l.text
+                .ends_with("(Bhatele & Kale §IV, Heuristic 2, Algorithm 1)")
+        );
     }
     // The sentence is on screen (as the log line's label).
     let last = h.state().teach.log.lines.back().unwrap().text.clone();

@@ -131,9 +131,8 @@ impl Export {
         };
         let layer = ui.layer_id();
         let shapes: Vec<ClippedShape> = ui.ctx().graphics(|g| {
-            g.get(layer).map_or_else(Vec::new, |l| {
-                l.all_entries().skip(from).cloned().collect()
-            })
+            g.get(layer)
+                .map_or_else(Vec::new, |l| l.all_entries().skip(from).cloned().collect())
         });
         let cap = capture_shapes(&shapes);
         let r = match format {
@@ -256,7 +255,10 @@ fn mesh_prims(m: &Mesh, out: &mut Vec<Prim>) {
         let lo = *tris[i].iter().min().unwrap_or(&0);
         let mut hi = *tris[i].iter().max().unwrap_or(&0);
         let mut j = i + 1;
-        while j < tris.len() && *tris[j].iter().min().unwrap_or(&0) >= lo && *tris[j].iter().min().unwrap_or(&0) <= hi {
+        while j < tris.len()
+            && *tris[j].iter().min().unwrap_or(&0) >= lo
+            && *tris[j].iter().min().unwrap_or(&0) <= hi
+        {
             hi = hi.max(*tris[j].iter().max().unwrap_or(&0));
             j += 1;
         }
@@ -375,7 +377,11 @@ pub fn to_svg(cap: &Capture) -> String {
                     "fill=\"none\"".into()
                 };
                 let st = if stroke.0 > 0.0 && stroke.1.a() > 0 {
-                    format!(" stroke-width=\"{:.2}\" {}", stroke.0, paint("stroke", stroke.1))
+                    format!(
+                        " stroke-width=\"{:.2}\" {}",
+                        stroke.0,
+                        paint("stroke", stroke.1)
+                    )
                 } else {
                     String::new()
                 };
@@ -397,7 +403,11 @@ pub fn to_svg(cap: &Capture) -> String {
                     "fill=\"none\"".into()
                 };
                 let st = if stroke.0 > 0.0 && stroke.1.a() > 0 {
-                    format!(" stroke-width=\"{:.2}\" {}", stroke.0, paint("stroke", stroke.1))
+                    format!(
+                        " stroke-width=\"{:.2}\" {}",
+                        stroke.0,
+                        paint("stroke", stroke.1)
+                    )
                 } else {
                     String::new()
                 };
@@ -417,7 +427,12 @@ pub fn to_svg(cap: &Capture) -> String {
                         format!("{x:.2},{y:.2}")
                     })
                     .collect();
-                let _ = writeln!(s, "<polygon points=\"{}\" {}/>", v.join(" "), paint("fill", *fill));
+                let _ = writeln!(
+                    s,
+                    "<polygon points=\"{}\" {}/>",
+                    v.join(" "),
+                    paint("fill", *fill)
+                );
             }
             Prim::Polyline { pts, w, color } => {
                 let v: Vec<String> = pts
@@ -481,9 +496,9 @@ pub fn rasterize(cap: &Capture, scale: f32) -> image::RgbImage {
     let tr = |q: Pos2| Pos2::new((q.x - o.x) * scale, (q.y - o.y) * scale);
     for prim in &cap.prims {
         match prim {
-            Prim::Line { a, b, w: lw, color, .. } => {
-                line(&mut img, tr(*a), tr(*b), (lw * scale).max(1.0), *color)
-            }
+            Prim::Line {
+                a, b, w: lw, color, ..
+            } => line(&mut img, tr(*a), tr(*b), (lw * scale).max(1.0), *color),
             Prim::Circle {
                 c, r, fill, stroke, ..
             } => {
@@ -521,10 +536,18 @@ pub fn rasterize(cap: &Capture, scale: f32) -> image::RgbImage {
             }
             Prim::Polyline { pts, w: lw, color } => {
                 for k in 1..pts.len() {
-                    line(&mut img, tr(pts[k - 1]), tr(pts[k]), (lw * scale).max(1.0), *color);
+                    line(
+                        &mut img,
+                        tr(pts[k - 1]),
+                        tr(pts[k]),
+                        (lw * scale).max(1.0),
+                        *color,
+                    );
                 }
             }
-            Prim::Text { pos, text, color, .. } => {
+            Prim::Text {
+                pos, text, color, ..
+            } => {
                 let q = tr(*pos);
                 let [r, g, b, _] = color.to_srgba_unmultiplied();
                 if q.x >= 0.0 && q.y >= 0.0 {
@@ -644,16 +667,30 @@ mod tests {
     #[test]
     fn meshes_split_back_into_segments_discs_and_squares() {
         let mut m = Mesh::default();
-        add_segment(&mut m, Pos2::new(0.0, 0.0), Pos2::new(10.0, 0.0), 2.0, Color32::RED);
+        add_segment(
+            &mut m,
+            Pos2::new(0.0, 0.0),
+            Pos2::new(10.0, 0.0),
+            2.0,
+            Color32::RED,
+        );
         add_disc(&mut m, Pos2::new(5.0, 5.0), 4.0, Color32::GREEN, false);
         add_disc(&mut m, Pos2::new(9.0, 9.0), 4.0, Color32::BLUE, true);
-        add_segment(&mut m, Pos2::new(0.0, 10.0), Pos2::new(0.0, 20.0), 1.0, Color32::WHITE);
+        add_segment(
+            &mut m,
+            Pos2::new(0.0, 10.0),
+            Pos2::new(0.0, 20.0),
+            1.0,
+            Color32::WHITE,
+        );
         let mut out = Vec::new();
         mesh_prims(&m, &mut out);
         assert_eq!(out.len(), 4, "{out:?}");
         match &out[0] {
             Prim::Line { a, b, w, .. } => {
-                assert!((a.x - 0.0).abs() < 1e-4 && (b.x - 10.0).abs() < 1e-4 && (w - 2.0).abs() < 1e-4)
+                assert!(
+                    (a.x - 0.0).abs() < 1e-4 && (b.x - 10.0).abs() < 1e-4 && (w - 2.0).abs() < 1e-4
+                )
             }
             p => panic!("{p:?}"),
         }

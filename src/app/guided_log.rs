@@ -126,10 +126,7 @@ impl GuidedLog {
                     let l = &self.lines[i];
                     let text = format!("{} #{}: {}", l.run, l.step, l.text);
                     let r = ui
-                        .add(
-                            egui::Button::selectable(self.pinned == Some(i), text)
-                                .truncate(),
-                        )
+                        .add(egui::Button::selectable(self.pinned == Some(i), text).truncate())
                         .on_hover_text(&l.text);
                     if r.hovered() {
                         hovered = Some(i);

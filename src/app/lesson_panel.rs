@@ -61,7 +61,8 @@ impl HopmapApp {
                 self.network_view.reset_camera();
             }
             let same_graph = self
-                .teach.lesson
+                .teach
+                .lesson
                 .shown_graph
                 .is_some_and(|(g, gen_)| g == st.graph && gen_ == self.model.graph_gen);
             if !same_graph {

@@ -168,7 +168,8 @@ impl ReportDialog {
                 );
                 ui.horizontal_wrapped(|ui| {
                     for (on, (name, help)) in self.samples.iter_mut().zip(SAMPLES) {
-                        ui.checkbox(on, format!("sample {name}")).on_hover_text(*help);
+                        ui.checkbox(on, format!("sample {name}"))
+                            .on_hover_text(*help);
                     }
                 });
                 ui.label("more graph files, one per line:");
@@ -198,16 +199,12 @@ impl ReportDialog {
                     let mut cancel = false;
                     ui.horizontal(|ui| {
                         let f = j.ctl.fraction();
-                        ui.add(
-                            egui::ProgressBar::new(f)
-                                .desired_width(300.0)
-                                .text(format!(
-                                    "{} of {} runs — {:.1} s",
-                                    j.ctl.done.load(Ordering::Relaxed),
-                                    j.ctl.total.load(Ordering::Relaxed),
-                                    j.elapsed().as_secs_f32()
-                                )),
-                        );
+                        ui.add(egui::ProgressBar::new(f).desired_width(300.0).text(format!(
+                            "{} of {} runs — {:.1} s",
+                            j.ctl.done.load(Ordering::Relaxed),
+                            j.ctl.total.load(Ordering::Relaxed),
+                            j.elapsed().as_secs_f32()
+                        )));
                         cancel = ui.button("Cancel report").clicked();
                     });
                     if cancel {
@@ -223,7 +220,10 @@ impl ReportDialog {
                         ui.label(format!(
                             "wrote {} files; open {}",
                             files.len(),
-                            files.last().map(|p| p.display().to_string()).unwrap_or_default()
+                            files
+                                .last()
+                                .map(|p| p.display().to_string())
+                                .unwrap_or_default()
                         ));
                     }
                     Some(Err(e)) => {

@@ -47,7 +47,10 @@ impl HopmapApp {
         self.teach.report.window(&ctx, &mut self.model);
         if self.teach.hidden {
             egui::Panel::bottom("teach_panel_hidden").show(ui, |ui| {
-                if ui.small_button("show lessons, guided log, glossary").clicked() {
+                if ui
+                    .small_button("show lessons, guided log, glossary")
+                    .clicked()
+                {
                     self.teach.hidden = false;
                 }
             });
@@ -55,7 +58,7 @@ impl HopmapApp {
         }
         egui::Panel::bottom("teach_panel")
             .resizable(true)
-.default_size(180.0)
+            .default_size(180.0)
             .min_size(150.0)
             .show(ui, |ui| {
                 ui.horizontal(|ui| {
@@ -119,10 +122,30 @@ impl HopmapApp {
         });
         ui.menu_button("Export", |ui| {
             for (view, format, what, file) in [
-                (ViewKind::Network, Format::Svg, "network view as SVG", "network.svg"),
-                (ViewKind::Graph, Format::Svg, "graph view as SVG", "graph.svg"),
-                (ViewKind::Network, Format::Png2x, "network view as PNG (2×)", "network.png"),
-                (ViewKind::Graph, Format::Png2x, "graph view as PNG (2×)", "graph.png"),
+                (
+                    ViewKind::Network,
+                    Format::Svg,
+                    "network view as SVG",
+                    "network.svg",
+                ),
+                (
+                    ViewKind::Graph,
+                    Format::Svg,
+                    "graph view as SVG",
+                    "graph.svg",
+                ),
+                (
+                    ViewKind::Network,
+                    Format::Png2x,
+                    "network view as PNG (2×)",
+                    "network.png",
+                ),
+                (
+                    ViewKind::Graph,
+                    Format::Png2x,
+                    "graph view as PNG (2×)",
+                    "graph.png",
+                ),
             ] {
                 if ui.button(what).clicked() {
                     ui.close();
@@ -149,7 +172,8 @@ impl HopmapApp {
                 Ok(p) => ui
                     .weak(format!(
                         "exported {}",
-                        p.file_name().map_or(String::new(), |f| f.to_string_lossy().into_owned())
+                        p.file_name()
+                            .map_or(String::new(), |f| f.to_string_lossy().into_owned())
                     ))
                     .on_hover_text(p.display().to_string()),
                 Err(e) => ui.colored_label(egui::Color32::from_rgb(255, 110, 90), e),

@@ -12,8 +12,7 @@ use crate::metrics::evaluate;
 use crate::routing::Routing;
 use crate::topology::Topology;
 use crate::workspace::{
-    EmbeddedGraph, GraphSource, MapperChoice, NamedMapping, VERSION, ViewSettings, Workspace,
-    fnv64,
+    EmbeddedGraph, GraphSource, MapperChoice, NamedMapping, VERSION, ViewSettings, Workspace, fnv64,
 };
 use std::path::Path;
 
@@ -103,8 +102,12 @@ impl HopmapApp {
         let mut mappings = Vec::new();
         for nm in &ws.mappings {
             let m = nm.mapping();
-            m.validate(graph.n(), &topo)
-                .map_err(|e| bad(format!("expected a valid mapping \"{}\", found {e}", nm.name)))?;
+            m.validate(graph.n(), &topo).map_err(|e| {
+                bad(format!(
+                    "expected a valid mapping \"{}\", found {e}",
+                    nm.name
+                ))
+            })?;
             mappings.push((nm.name.clone(), m));
         }
         if let Some(l) = &ws.layout
@@ -153,9 +156,7 @@ impl HopmapApp {
         }
         self.network_view.by_flows = v.heat_by_flows;
         self.matrix_view.by_mapping = v.matrix_by_mapping;
-        self.teach.pending_layout = ws
-            .layout
-            .map(|l| (self.model.graph_gen, l));
+        self.teach.pending_layout = ws.layout.map(|l| (self.model.graph_gen, l));
         match ws
             .lesson
             .as_ref()

@@ -77,7 +77,12 @@ impl Policy for Affn {
         Some(p)
     }
     fn placed(&mut self, _p: usize, _graph: &CommGraph, _pl: &Placer) {}
-    fn explain(&self, _graph: &CommGraph, _pl: &Placer, p: usize) -> Option<(String, &'static str)> {
+    fn explain(
+        &self,
+        _graph: &CommGraph,
+        _pl: &Placer,
+        p: usize,
+    ) -> Option<(String, &'static str)> {
         Some((
             format!(
                 "AFFN took process {p} (the next id) at coordinates {}, stretched by the affine \

@@ -558,8 +558,16 @@ mod tests {
         }
         let steps: Vec<usize> = lines.iter().map(|l| l.step).collect();
         assert_eq!(steps, (1..=7).collect::<Vec<_>>());
-        assert!(lines[0].text.starts_with("MHT started with process "), "{}", lines[0].text);
-        assert!(lines[1].text.starts_with("MHT took process "), "{}", lines[1].text);
+        assert!(
+            lines[0].text.starts_with("MHT started with process "),
+            "{}",
+            lines[0].text
+        );
+        assert!(
+            lines[1].text.starts_with("MHT took process "),
+            "{}",
+            lines[1].text
+        );
         assert!(matches!(lines[1].event, Some(StepEvent::Placed { .. })));
         // Off: no sentences.
         bg.set_guided(false);

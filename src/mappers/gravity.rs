@@ -477,7 +477,10 @@ impl Policy for Proximity {
                  to the layout's centre, at its stretched position"
             ),
         };
-        Some((head, "Bobrik & Popova §7 (Euclidean proximity in greedy algorithms)"))
+        Some((
+            head,
+            "Bobrik & Popova §7 (Euclidean proximity in greedy algorithms)",
+        ))
     }
     fn placed(&mut self, p: usize, _g: &CommGraph, pl: &Placer) {
         for &j in &self.knn[p] {
