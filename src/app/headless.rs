@@ -94,6 +94,13 @@ impl HopmapApp {
             self.model.error = None;
             self.model.set_graph(graph, &name);
             self.data.sample = name;
+            // A graph file (not a sample) is what a saved workspace points to.
+            let path = std::path::Path::new(g);
+            let sample = g == "sample" || data_panel::SAMPLES.iter().any(|(n, _)| n == g);
+            let plain = opts.coords.is_none() && !opts.read.one_based && opts.read.format.is_none();
+            if plain && !sample && path.is_file() {
+                self.model.graph_path = Some(path.to_path_buf());
+            }
         }
         if let Some(m) = &opts.mapper {
             let sel = mappers::resolve(m).map_err(|e| e.to_string())?;

@@ -235,3 +235,43 @@ impl ReportDialog {
         self.open = open;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_dialog_writes_the_same_report_as_the_command_line() {
+        let g = crate::generate::generate("stencil:4x4", &Default::default()).unwrap();
+        let model = Model::new(g, "s4", Topology::parse("mesh:4x4").unwrap());
+        let dir = std::env::temp_dir().join(format!("hopmap-report-dialog-{}", std::process::id()));
+        let mut d = ReportDialog {
+            mappers: "default,mht".into(),
+            topologies: "mesh:4x4\ntorus:4x4".into(),
+            dir: dir.display().to_string(),
+            ..Default::default()
+        };
+        // Bad inputs: an error, and nothing starts.
+        let mut bad = ReportDialog {
+            topologies: "mesh:4x4".into(),
+            mappers: "nonesuch".into(),
+            ..Default::default()
+        };
+        let e = bad.start(&model).unwrap_err();
+        assert!(e.contains("nonesuch"), "{e}");
+        assert!(!bad.busy());
+        d.start(&model).unwrap();
+        let t0 = std::time::Instant::now();
+        while d.busy() {
+            d.poll();
+            assert!(t0.elapsed() < std::time::Duration::from_secs(60));
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let files = d.last.clone().unwrap().unwrap();
+        assert!(files.last().unwrap().ends_with("index.html"));
+        let csv = std::fs::read_to_string(dir.join("runs.csv")).unwrap();
+        // Header + 1 graph × 2 networks × 2 mappers.
+        assert_eq!(csv.lines().count(), 5, "{csv}");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}

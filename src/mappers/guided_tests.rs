@@ -240,3 +240,37 @@ fn coce_pins_corners_then_fills_inward() {
         "{s}"
     );
 }
+
+#[test]
+fn analytical_explains_setup_global_mapping_and_legalization() {
+    let g =
+        crate::generate::generate("stencil:4x4", &crate::generate::GenOptions::default()).unwrap();
+    let mut r = run("analytical", Arc::new(g), "torus:4x4", &[]);
+    r.step();
+    let s = r.explain_last_step().unwrap();
+    assert!(
+        s.starts_with("analytical grouped 16 processes into 16 items"),
+        "{s}"
+    );
+    r.step();
+    let s = r.explain_last_step().unwrap();
+    assert!(s.starts_with("analytical set up 16 items"), "{s}");
+    r.step();
+    let s = r.explain_last_step().unwrap();
+    assert!(
+        s.starts_with("global mapping iteration 1: ") && s.contains("Wu et al. §3.3"),
+        "{s}"
+    );
+    let mut saw_legal = false;
+    while r.state().is_running() {
+        r.step();
+        let s = r.explain_last_step().unwrap();
+        saw_legal |= s.starts_with("legalization iteration ") || s.starts_with("legal: ");
+    }
+    assert!(saw_legal);
+    assert!(
+        r.explain_last_step()
+            .unwrap()
+            .starts_with("legal: every node within capacity")
+    );
+}
