@@ -153,7 +153,14 @@ impl HopmapApp {
             ui.weak(lesson.seed);
         });
         let lesson = self.teach.lesson.current();
-        if let Some(s) = lesson.steps.get(self.teach.lesson.step) {
+        if !self.teach.lesson.open {
+            ui.horizontal(|ui| {
+                if ui.button("Start this lesson").clicked() {
+                    go = Some((self.teach.lesson.lesson.min(LESSONS.len() - 1), 0));
+                }
+                ui.weak("It loads its own graph and network.");
+            });
+        } else if let Some(s) = lesson.steps.get(self.teach.lesson.step) {
             ui.label(egui::RichText::new(s.title).strong().size(15.0));
             egui::ScrollArea::vertical()
                 .id_salt("lesson_text")

@@ -86,7 +86,7 @@ impl HopmapApp {
     }
 
     fn file_actions(&mut self, ui: &mut egui::Ui) {
-        ui.menu_button("Workspace", |ui| {
+        ui.menu_button("File", |ui| {
             if ui
                 .button("Open workspace…")
                 .on_hover_text("Open a .hopmap workspace")
@@ -119,31 +119,30 @@ impl HopmapApp {
                     self.model.error = Some(e);
                 }
             }
-        });
-        ui.menu_button("Export", |ui| {
+            ui.separator();
             for (view, format, what, file) in [
                 (
                     ViewKind::Network,
                     Format::Svg,
-                    "network view as SVG",
+                    "Export network view as SVG…",
                     "network.svg",
                 ),
                 (
                     ViewKind::Graph,
                     Format::Svg,
-                    "graph view as SVG",
+                    "Export graph view as SVG…",
                     "graph.svg",
                 ),
                 (
                     ViewKind::Network,
                     Format::Png2x,
-                    "network view as PNG (2×)",
+                    "Export network view as PNG (2×)…",
                     "network.png",
                 ),
                 (
                     ViewKind::Graph,
                     Format::Png2x,
-                    "graph view as PNG (2×)",
+                    "Export graph view as PNG (2×)…",
                     "graph.png",
                 ),
             ] {
@@ -159,14 +158,16 @@ impl HopmapApp {
                     }
                 }
             }
+            ui.separator();
+            if ui
+                .button("Experiment report…")
+                .on_hover_text("Compare mappers on graphs × networks and write a report folder")
+                .clicked()
+            {
+                ui.close();
+                self.teach.report.show(&self.model);
+            }
         });
-        if ui
-            .button("Report…")
-            .on_hover_text("Compare mappers on graphs × networks and write a report folder")
-            .clicked()
-        {
-            self.teach.report.show(&self.model);
-        }
         if let Some(r) = &self.teach.export.last {
             match r {
                 Ok(p) => ui
