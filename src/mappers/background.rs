@@ -95,6 +95,9 @@ pub struct Snapshot {
     pub seconds: f64,
     /// Whether the worker is currently stepping (playing, or steps pending).
     pub active: bool,
+    /// The mapper's internals for the views that animate them (analytical,
+    /// recursive); shared, O(1) to clone ([`super::run_detail`]).
+    pub detail: Option<super::run_detail::RunDetail>,
 }
 
 /// A run owned by a worker thread; see the module doc.
@@ -150,6 +153,7 @@ impl BackgroundRun {
                     guided: guided_w,
                     lines: Vec::new(),
                     dropped: 0,
+                    detail: Default::default(),
                 }
                 .main(rx)
             })
@@ -251,6 +255,7 @@ impl Snapshot {
             guided_dropped: 0,
             seconds: 0.0,
             active: false,
+            detail: None,
         }
     }
 }
@@ -274,6 +279,7 @@ struct Worker {
     /// Guided sentences since the last snapshot.
     lines: Vec<GuidedLine>,
     dropped: usize,
+    detail: super::run_detail::DetailCache,
 }
 
 /// What the worker is doing between commands.
@@ -466,6 +472,9 @@ impl Worker {
             guided_dropped,
             seconds: self.busy.as_secs_f64(),
             active,
+            detail: self
+                .detail
+                .get(self.run.as_ref(), &self.input.topo, self.steps),
         };
         if let Ok(mut g) = self.shared.lock() {
             if let Some(old) = g.as_mut()
