@@ -24,8 +24,10 @@
 //! view.
 
 pub mod colormap;
+pub mod compare_charts;
 pub mod compare_panel;
 pub mod data_panel;
+pub mod diff_view;
 pub mod error;
 pub mod graph_view;
 pub mod headless;
@@ -36,7 +38,9 @@ pub mod metrics_panel;
 pub mod model;
 pub mod network_panel;
 pub mod network_view;
+pub mod race;
 pub mod settings;
+pub mod side_by_side;
 pub mod top_bar;
 pub mod worker;
 

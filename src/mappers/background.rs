@@ -40,6 +40,9 @@ pub enum Command {
     RunToEnd,
     /// Stop for good: the run ends as [`Stop::Cancelled`].
     Cancel,
+    /// Step for this long (time spent in steps, at least one step), then
+    /// pause: race mode's equal time budgets.
+    StepFor(Duration),
 }
 
 /// The state of the run after the worker's last slice.
@@ -236,6 +239,7 @@ enum Mode {
         last: Instant,
     },
     ToEnd,
+    Budget(Duration),
 }
 
 impl Worker {
@@ -275,6 +279,7 @@ impl Worker {
                     }
                 }
                 Some(Command::RunToEnd) => mode = Mode::ToEnd,
+                Some(Command::StepFor(d)) => mode = Mode::Budget(d),
                 None => {}
             }
             if self.run.is_stopped() {
@@ -296,6 +301,19 @@ impl Worker {
                         }
                     }
                     if *k == 0 {
+                        mode = Mode::Idle;
+                    }
+                }
+                Mode::Budget(left) => {
+                    let limit = SLICE.min(*left);
+                    loop {
+                        self.steps += 1;
+                        if !self.run.step().is_running() || slice_start.elapsed() >= limit {
+                            break;
+                        }
+                    }
+                    *left = left.saturating_sub(slice_start.elapsed());
+                    if left.is_zero() {
                         mode = Mode::Idle;
                     }
                 }
@@ -446,6 +464,21 @@ mod tests {
         assert_eq!(m, super::super::run(&info, &inp).unwrap());
         assert_eq!(s.state, StepState::Stopped(Stop::Complete));
         assert!(!s.partial);
+    }
+
+    #[test]
+    fn a_time_budget_steps_then_pauses() {
+        let inp = input();
+        let info = super::super::find("mht").unwrap();
+        let run = super::super::prepare(&info, &inp).unwrap();
+        let mut bg = BackgroundRun::spawn(&info, "mht", run, inp, Routing::Dor, Box::new(|| {}));
+        bg.send(Command::StepFor(Duration::from_nanos(1)));
+        // A budget shorter than a step still takes one, then pauses.
+        let s = bg
+            .wait_for(Duration::from_secs(30), |s| s.steps >= 1 && !s.active)
+            .unwrap();
+        assert_eq!(s.steps, 1);
+        assert!(s.result.is_none());
     }
 
     #[test]
