@@ -40,24 +40,13 @@ pub fn bar_chart(
     let default = bars.iter().find(|b| b.0 == "default").map(|b| b.1);
     let max = bars.iter().map(|b| b.1).fold(0.0, f64::max);
     ui.strong(format!("{title} (lower is better; best first)"));
-    let name_w = bars
-        .iter()
-        .map(|b| b.0.len())
-        .max()
-        .unwrap_or(4)
-        .clamp(4, 22) as f32
-        * 7.0;
     egui::Grid::new(("bars", title))
         .num_columns(3)
         .spacing(vec2(6.0, 2.0))
         .show(ui, |ui| {
-            let bar_w = (ui.available_width() - name_w - 190.0).max(60.0);
+            let bar_w = (ui.available_width() - 360.0).clamp(80.0, 320.0);
             for (name, v) in bars {
-                ui.allocate_ui_with_layout(
-                    vec2(name_w, 14.0),
-                    egui::Layout::right_to_left(egui::Align::Center),
-                    |ui| ui.label(egui::RichText::new(name).small()),
-                );
+                ui.label(egui::RichText::new(name).small());
                 let (rect, resp) = ui.allocate_exact_size(vec2(bar_w, 14.0), Sense::hover());
                 let frac = if max > 0.0 { (v / max).clamp(0.0, 1.0) } else { 0.0 } as f32;
                 let painter = ui.painter_at(rect);

@@ -547,7 +547,7 @@ impl ComparePanel {
             .find(|r| r.mapper == "default")
             .map(|r| col_value(r, metric));
         let mut show: Option<usize> = None;
-        egui::ScrollArea::vertical()
+        egui::ScrollArea::both()
             .id_salt("compare_table_scroll")
             .max_height((ui.available_height() * 0.45).max(160.0))
             .show(ui, |ui| {
@@ -557,7 +557,7 @@ impl ComparePanel {
                     .show(ui, |ui| {
                         for (c, title) in COLUMNS.iter().enumerate() {
                             let arrow = if self.sort_col == c {
-                                if self.sort_desc { " ⏷" } else { " ⏶" }
+                                if self.sort_desc { " (desc)" } else { " (asc)" }
                             } else {
                                 ""
                             };
@@ -637,19 +637,18 @@ impl ComparePanel {
                 _ => Box::new(|v| format!("{v:.0}")),
             }
         };
-        egui::ScrollArea::vertical()
+        egui::ScrollArea::both()
             .id_salt("compare_charts_scroll")
             .show(ui, |ui| {
-                ui.columns(2, |cols| {
-                    for (ci, c) in [metric, other].into_iter().enumerate() {
-                        let bars: Vec<(String, f64)> = self
-                            .rows
-                            .iter()
-                            .map(|r| (r.mapper.clone(), col_value(r, c)))
-                            .collect();
-                        bar_chart(&mut cols[ci], COLUMNS[c], &bars, &*fmt_of(c));
-                    }
-                });
+                for c in [metric, other] {
+                    let bars: Vec<(String, f64)> = self
+                        .rows
+                        .iter()
+                        .map(|r| (r.mapper.clone(), col_value(r, c)))
+                        .collect();
+                    bar_chart(ui, COLUMNS[c], &bars, &*fmt_of(c));
+                    ui.add_space(6.0);
+                }
             });
     }
 }

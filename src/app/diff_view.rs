@@ -15,15 +15,19 @@ use super::Model;
 use super::colormap::{diverging, fmt_bytes};
 use super::network_view::{LinkDelta, NetworkView, ViewMode, ViewSync};
 use super::side_by_side::{
-    Evaluated, PANE_HEADER, Pane, draw_panes, eval_job, grid_cells, pane_model, reference_colors,
-    sync_toolbar,
+    Evaluated, LEGEND_H, PANE_HEADER, Pane, color_bar, draw_panes, eval_job, grid_cells,
+    pane_model, reference_colors, sync_toolbar,
 };
 use super::worker::{Job, Poll};
 use crate::compare::Row;
-use egui::{Color32, Rect, pos2, vec2};
+use egui::{Color32, Rect, pos2};
 
 /// Rows of each hottest-links table.
 pub const HOT_ROWS: usize = 10;
+/// Colour of a moved process in the change view (green: not on the diverging map).
+pub const MOVED: Color32 = Color32::from_rgb(70, 220, 120);
+/// Up to this many moved processes also get a ring.
+pub const MOVED_RINGS: usize = 64;
 
 #[derive(Default)]
 pub struct DiffView {
@@ -45,6 +49,8 @@ pub struct DiffView {
     built: u64,
     colors: Vec<Color32>,
     colors_gen: u64,
+    /// The change view's process colours: moved processes amber.
+    moved_colors: Vec<Color32>,
 }
 
 impl DiffView {
@@ -113,6 +119,11 @@ impl DiffView {
         self.diff_model = Some(dm);
         self.diff_view = Some(NetworkView::new(ViewMode::Auto, false));
         self.colors = reference_colors(&model.topo, &a.mapping, model.graph.n());
+        let mut mc = vec![Color32::from_gray(85); model.graph.n()];
+        for &p in &self.moved {
+            mc[p] = MOVED;
+        }
+        self.moved_colors = mc;
         self.colors_gen += 1;
         self.built += 1;
     }
@@ -170,7 +181,7 @@ impl DiffView {
                         ui.selectable_value(&mut b, r.mapper.clone(), &r.mapper);
                     }
                 });
-            if ui.button("⇄ swap").clicked() {
+            if ui.button("swap A and B").clicked() {
                 std::mem::swap(&mut a, &mut b);
             }
             if (a != self.a || b != self.b) && self.job.is_none() {
@@ -196,7 +207,10 @@ impl DiffView {
 
         let avail = ui.available_rect_before_wrap();
         let tables_h = (avail.height() * 0.3).clamp(120.0, 230.0);
-        let grid = Rect::from_min_max(avail.min, pos2(avail.max.x, avail.max.y - tables_h - 22.0));
+        let grid = Rect::from_min_max(
+            avail.min,
+            pos2(avail.max.x, avail.max.y - tables_h - LEGEND_H),
+        );
         let cells = grid_cells(grid, 3);
         // The delta, when A, B or what a link's value is changed.
         let view_rect = Rect::from_min_max(pos2(cells[0].min.x, cells[0].min.y + PANE_HEADER), cells[0].max);
@@ -207,7 +221,11 @@ impl DiffView {
         if self.delta_key != dk {
             self.delta_key = dk;
             let b = &self.panes[1];
-            let mut nodes: Vec<u32> = self.moved.iter().map(|&p| b.mapping.node[p]).collect();
+            let mut nodes: Vec<u32> = if self.moved.len() <= MOVED_RINGS {
+                self.moved.iter().map(|&p| b.mapping.node[p]).collect()
+            } else {
+                Vec::new()
+            };
             nodes.sort_unstable();
             nodes.dedup();
             self.delta = LinkDelta::new(
@@ -257,7 +275,7 @@ impl DiffView {
             let (ha, hb) = (hb(&self.panes[0]), hb(&self.panes[1]));
             cu.label(
                 egui::RichText::new(format!(
-                    "hop-bytes {:+.1} % · largest change ±{} · rings: moved processes",
+                    "hop-bytes {:+.1} % · largest change ±{} · green: moved processes",
                     if ha > 0.0 { (hb - ha) / ha * 100.0 } else { 0.0 },
                     fmt(self.delta.max_abs)
                 ))
@@ -270,7 +288,7 @@ impl DiffView {
             dv.ui_synced(
                 &mut cu,
                 dm,
-                &self.colors,
+                &self.moved_colors,
                 self.colors_gen,
                 &mut self.sync,
                 Some(&self.delta),
@@ -289,7 +307,7 @@ impl DiffView {
                 let ui = &mut cols[k];
                 ui.strong(format!("Hottest links of {}", this.label));
                 let hot: Vec<u32> = this.view.stats().hottest(HOT_ROWS).to_vec();
-                egui::ScrollArea::vertical()
+                egui::ScrollArea::both()
                     .id_salt(("diff_hot", k))
                     .max_height(ui.available_height())
                     .show(ui, |ui| {
@@ -323,38 +341,19 @@ impl DiffView {
 
 /// The diverging colour bar of the change view.
 fn diverging_legend(ui: &mut egui::Ui, max_abs: f64, fmt: &dyn Fn(f64) -> String, a: &str, b: &str) {
-    let (rect, _) = ui.allocate_exact_size(vec2(ui.available_width(), 18.0), egui::Sense::hover());
-    let painter = ui.painter_at(rect);
-    let bar = Rect::from_min_size(pos2(rect.min.x + 80.0, rect.min.y + 3.0), vec2(220.0, 12.0));
-    let steps = 44;
-    for k in 0..steps {
-        let x0 = bar.min.x + bar.width() * k as f32 / steps as f32;
-        let x1 = bar.min.x + bar.width() * (k + 1) as f32 / steps as f32;
-        let t = (k as f32 + 0.5) / steps as f32 * 2.0 - 1.0;
-        painter.rect_filled(
-            Rect::from_min_max(pos2(x0, bar.min.y), pos2(x1, bar.max.y)),
-            0.0,
-            diverging(t),
+    ui.horizontal_wrapped(|ui| {
+        ui.spacing_mut().item_spacing.x = 4.0;
+        ui.label(egui::RichText::new(format!("−{}", fmt(max_abs))).small());
+        color_bar(ui, 200.0, |t| diverging(t * 2.0 - 1.0));
+        ui.label(egui::RichText::new(format!("+{}", fmt(max_abs))).small());
+        ui.label(
+            egui::RichText::new(format!(
+                "· change of each link's load, {b} − {a}: blue = less in {b}, red = more, centre = \
+                 unchanged (linear) · green nodes: processes {b} put on another node than {a} · \
+                 A and B share one viridis scale"
+            ))
+            .small()
+            .weak(),
         );
-    }
-    let font = egui::FontId::proportional(11.0);
-    let col = Color32::from_gray(200);
-    painter.text(
-        pos2(bar.min.x - 4.0, bar.center().y),
-        egui::Align2::RIGHT_CENTER,
-        format!("−{}", fmt(max_abs)),
-        font.clone(),
-        col,
-    );
-    painter.text(
-        pos2(bar.max.x + 6.0, bar.center().y),
-        egui::Align2::LEFT_CENTER,
-        format!(
-            "+{} · change of each link's load, {b} − {a}: blue = less in {b}, red = more, \
-             centre = unchanged (linear) · A and B share one viridis scale",
-            fmt(max_abs)
-        ),
-        font,
-        col,
-    );
+    });
 }

@@ -275,7 +275,7 @@ impl Race {
                     self.running = !self.running;
                 }
             }
-            if !self.lanes.is_empty() && ui.button("Reset").clicked() {
+            if !self.lanes.is_empty() && ui.button("Stop race").clicked() {
                 self.stop();
             }
             ui.separator();
@@ -315,7 +315,7 @@ impl Race {
         let three = model.topo.as_grid().is_some_and(|g| g.dims().len() >= 3);
         sync_toolbar(ui, &mut self.sync, three);
         let avail = ui.available_rect_before_wrap();
-        let grid = Rect::from_min_max(avail.min, pos2(avail.max.x, avail.max.y - 22.0));
+        let grid = Rect::from_min_max(avail.min, pos2(avail.max.x, avail.max.y - super::side_by_side::LEGEND_H));
         let cells = grid_cells(grid, self.panes.len());
         let infos: Vec<String> = self
             .lanes
@@ -326,10 +326,15 @@ impl Race {
                     Some(s) => s.describe().to_string(),
                     None => "running".to_string(),
                 };
+                let placed = if l.curve.is_empty() {
+                    " (nothing placed yet)"
+                } else {
+                    ""
+                };
                 format!(
-                    "{} steps · {:.2} s · hop-bytes {} · {state}",
+                    "{} steps · {:.1} ms stepping · hop-bytes {}{placed} · {state}",
                     l.steps,
-                    l.seconds,
+                    l.seconds * 1e3,
                     fmt_num(hb)
                 )
             })

@@ -161,24 +161,27 @@ pub fn sync_toolbar(ui: &mut egui::Ui, sync: &mut ViewSync, three_dims: bool) {
     });
 }
 
-/// The one legend under synced views: the shared colour bar.
-pub fn scale_legend(ui: &mut egui::Ui, sync: &ViewSync, views: usize) {
-    let (rect, _) = ui.allocate_exact_size(vec2(ui.available_width(), 18.0), egui::Sense::hover());
-    let painter = ui.painter_at(rect);
-    let bar = Rect::from_min_size(
-        pos2(rect.min.x + 70.0, rect.min.y + 3.0),
-        vec2(200.0, 12.0),
-    );
-    let steps = 32;
+/// Height reserved under a grid of synced views for its legend.
+pub const LEGEND_H: f32 = 34.0;
+
+/// A colour bar of `steps` cells, `color(t)` for t in [0, 1], as a widget.
+pub fn color_bar(ui: &mut egui::Ui, width: f32, color: impl Fn(f32) -> Color32) {
+    let (bar, _) = ui.allocate_exact_size(vec2(width, 12.0), egui::Sense::hover());
+    let painter = ui.painter_at(bar);
+    let steps = 44;
     for k in 0..steps {
         let x0 = bar.min.x + bar.width() * k as f32 / steps as f32;
         let x1 = bar.min.x + bar.width() * (k + 1) as f32 / steps as f32;
         painter.rect_filled(
             Rect::from_min_max(pos2(x0, bar.min.y), pos2(x1, bar.max.y)),
             0.0,
-            viridis(0.12 + 0.88 * (k as f32 + 0.5) / steps as f32),
+            color((k as f32 + 0.5) / steps as f32),
         );
     }
+}
+
+/// The one legend under synced views: the shared colour bar.
+pub fn scale_legend(ui: &mut egui::Ui, sync: &ViewSync, views: usize) {
     let fmt = |v: f64| {
         if sync.by_flows {
             format!("{v:.0} flows")
@@ -186,27 +189,22 @@ pub fn scale_legend(ui: &mut egui::Ui, sync: &ViewSync, views: usize) {
             fmt_bytes(v)
         }
     };
-    let font = egui::FontId::proportional(11.0);
-    let col = Color32::from_gray(200);
     let (lo, hi) = sync.scale.unwrap_or((0.0, 0.0));
-    painter.text(
-        pos2(bar.min.x - 4.0, bar.center().y),
-        egui::Align2::RIGHT_CENTER,
-        fmt(lo),
-        font.clone(),
-        col,
-    );
-    painter.text(
-        pos2(bar.max.x + 6.0, bar.center().y),
-        egui::Align2::LEFT_CENTER,
-        format!(
-            "{} · one colour scale for all {views} views: the busiest link over the shown mappings \
-             (log scale, colour, width and opacity) · drag/wheel moves every view · hover rings a node or link in all",
-            fmt(hi)
-        ),
-        font,
-        col,
-    );
+    ui.horizontal_wrapped(|ui| {
+        ui.spacing_mut().item_spacing.x = 4.0;
+        ui.label(egui::RichText::new(fmt(lo)).small());
+        color_bar(ui, 160.0, |t| viridis(0.12 + 0.88 * t));
+        ui.label(egui::RichText::new(fmt(hi)).small());
+        ui.label(
+            egui::RichText::new(format!(
+                "· one colour scale for all {views} views, up to the busiest link of the shown \
+                 mappings (log scale; colour, width, opacity) · drag or wheel moves every view · \
+                 hovering a node or link rings it in all"
+            ))
+            .small()
+            .weak(),
+        );
+    });
 }
 
 /// One view of the grid.
@@ -232,6 +230,8 @@ pub struct SideBySide {
     key: (u64, u64),
     colors: Vec<Color32>,
     colors_gen: u64,
+    /// Where the panes were drawn in the last frame.
+    pub cells: Vec<Rect>,
 }
 
 impl SideBySide {
@@ -359,8 +359,9 @@ impl SideBySide {
             .map(|r| r.metrics.hop_bytes)
             .fold(f64::INFINITY, f64::min);
         let avail = ui.available_rect_before_wrap();
-        let grid = Rect::from_min_max(avail.min, pos2(avail.max.x, avail.max.y - 22.0));
+        let grid = Rect::from_min_max(avail.min, pos2(avail.max.x, avail.max.y - LEGEND_H));
         let cells = grid_cells(grid, self.panes.len());
+        self.cells = cells.clone();
         draw_panes(
             ui,
             &mut self.panes,

@@ -132,6 +132,11 @@ impl NetworkView {
         self.geom.link_mid(i)
     }
 
+    /// Where node `v` was drawn in the last frame (tests: hover, click).
+    pub fn node_screen(&self, v: usize) -> Option<egui::Pos2> {
+        self.drawn.as_ref()?.screen.get(v).map(|s| s.0)
+    }
+
     /// Select link `i` and frame it in the next frame.
     pub fn select_link(&mut self, i: usize) {
         if i < self.geom.links.len() {
