@@ -304,6 +304,8 @@ fn race_mode_steps_two_mappers_in_lockstep() {
     step_until(&mut h, "20 steps each", |a| {
         a.compare.race.lanes.iter().all(|l| l.steps >= 20)
     });
+    // The views show the newest snapshots within a few frames.
+    h.run_steps(4);
     let race = &h.state().compare.race;
     // The same number of steps per tick: the lanes never drift apart.
     let s: Vec<usize> = race.lanes.iter().map(|l| l.steps).collect();

@@ -16,7 +16,7 @@ use super::colormap::{category, node_colors};
 use super::metrics_panel::fmt_num;
 use super::network_view::{NetworkView, ViewMode, ViewSync};
 use super::side_by_side::{MAX_PANES, Pane, blank_model, draw_panes, grid_cells, scale_legend, sync_toolbar};
-use crate::mappers::background::{BackgroundRun, Command};
+use crate::mappers::background::{BackgroundRun, Command, Snapshot};
 use crate::mapping::Mapping;
 use crate::step::StepState;
 use egui::{Color32, Rect, pos2};
@@ -42,11 +42,16 @@ pub struct Lane {
     pub seconds: f64,
     /// Waiting for the worker to use its share of the tick.
     pending: bool,
+    /// The worker's first snapshot arrived (published before it reads any
+    /// command, so it must not be taken as the answer to a tick).
+    ready: bool,
     pub done: bool,
     /// (steps, seconds, hop-bytes of the placed processes).
     pub curve: Vec<[f64; 3]>,
     pub state: StepState,
     place_key: u64,
+    /// The newest snapshot not yet shown in the lane's view.
+    unshown: Option<Snapshot>,
 }
 
 pub struct Race {
@@ -63,6 +68,8 @@ pub struct Race {
     pub sync: ViewSync,
     /// Ticks handed out so far.
     pub ticks: u64,
+    /// The lane whose view is refreshed next (one view per frame).
+    next_shown: usize,
     key: (u64, u64),
     node_colors: Vec<Color32>,
     pub error: Option<String>,
@@ -87,6 +94,7 @@ impl Race {
             x_time: false,
             sync: ViewSync::default(),
             ticks: 0,
+            next_shown: 0,
             key: (0, 0),
             node_colors: Vec::new(),
             error: None,
@@ -121,10 +129,12 @@ impl Race {
                 steps: 0,
                 seconds: 0.0,
                 pending: false,
+                ready: false,
                 done: false,
                 curve: Vec::new(),
                 state: StepState::Running,
                 place_key: 0,
+                unshown: None,
             });
             self.panes.push(Pane {
                 label: id.clone(),
@@ -155,12 +165,19 @@ impl Race {
     }
 
     /// Take the newest snapshots, and hand out the next tick when every
-    /// lane has used its share. Called once per frame.
+    /// lane has used its share. Called once per frame. To bound a frame's
+    /// work, one lane's view takes its newest snapshot per frame (round
+    /// robin; a finished run's at once), so four lanes each refresh at a
+    /// quarter of the frame rate.
     pub fn poll(&mut self) {
-        for (l, p) in self.lanes.iter_mut().zip(self.panes.iter_mut()) {
+        for l in self.lanes.iter_mut() {
             let Some(r) = l.run.as_mut() else { continue };
             let Some(snap) = r.take() else { continue };
-            l.pending = snap.active;
+            // The first snapshot precedes every command; later ones answer them.
+            if l.ready {
+                l.pending = snap.active;
+            }
+            l.ready = true;
             l.steps = snap.steps;
             l.seconds = snap.seconds;
             l.state = snap.state;
@@ -171,11 +188,27 @@ impl Race {
                     .push([snap.steps as f64, snap.seconds, e.metrics.hop_bytes]);
             }
             let finished = snap.result.is_some();
-            p.model.apply_snapshot(snap);
+            l.unshown = Some(snap);
             if finished {
                 l.done = true;
                 l.pending = false;
                 l.run = None;
+            }
+        }
+        let n = self.lanes.len();
+        let mut shown_one = false;
+        for k in 0..n {
+            let i = (self.next_shown + k) % n;
+            let (l, p) = (&mut self.lanes[i], &mut self.panes[i]);
+            let last = l.unshown.as_ref().is_some_and(|s| s.result.is_some());
+            if l.unshown.is_some() && (last || !shown_one) {
+                if let Some(s) = l.unshown.take() {
+                    p.model.apply_snapshot(s);
+                }
+                if !last && !shown_one {
+                    shown_one = true;
+                    self.next_shown = (i + 1) % n;
+                }
             }
         }
         // Process colours follow each lane's placement.
@@ -203,7 +236,7 @@ impl Race {
             self.running = false;
             return;
         }
-        if self.running && self.lanes.iter().all(|l| l.done || !l.pending) {
+        if self.running && self.lanes.iter().all(|l| l.done || (l.ready && !l.pending)) {
             let cmd = match self.pace() {
                 Pace::Steps(k) => Command::Step(k),
                 Pace::Budget(ms) => Command::StepFor(Duration::from_secs_f64(ms as f64 / 1000.0)),
