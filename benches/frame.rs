@@ -197,7 +197,12 @@ fn frames_while_racing(_c: &mut Criterion) {
             r.budget_ms = 4.0;
         }
         app.compare.race.start(&app.model, &ids, 1, "");
-        assert_eq!(app.compare.race.lanes.len(), ids.len(), "{:?}", app.compare.race.error);
+        assert_eq!(
+            app.compare.race.lanes.len(),
+            ids.len(),
+            "{:?}",
+            app.compare.race.error
+        );
         let t0 = std::time::Instant::now();
         let mut times = Vec::new();
         while app.compare.race.running && t0.elapsed().as_secs() < 20 {
@@ -208,17 +213,33 @@ fn frames_while_racing(_c: &mut Criterion) {
         }
         let raw = times.clone();
         times.sort_by(f64::total_cmp);
-        let at = |q: f64| times.get(((times.len() as f64 - 1.0) * q) as usize).copied().unwrap_or(0.0);
+        let at = |q: f64| {
+            times
+                .get(((times.len() as f64 - 1.0) * q) as usize)
+                .copied()
+                .unwrap_or(0.0)
+        };
         let steps: Vec<String> = app
             .compare
             .race
             .lanes
             .iter()
-            .map(|l| format!("{} {}{}", l.id, l.steps, if l.done { " (done)" } else { "" }))
+            .map(|l| {
+                format!(
+                    "{} {}{}",
+                    l.id,
+                    l.steps,
+                    if l.done { " (done)" } else { "" }
+                )
+            })
             .collect();
         eprintln!(
             "{:<18} {:>7} {:>10.2} {:>10.2} {:>10.2} {:>7}  {}",
-            if steps_pace { "16 steps/tick" } else { "4 ms/tick" },
+            if steps_pace {
+                "16 steps/tick"
+            } else {
+                "4 ms/tick"
+            },
             times.len(),
             at(0.5),
             at(0.95),

@@ -146,7 +146,9 @@ fn difference_view_counts_the_processes_that_moved() {
     let mut h = harness();
     compare_three(&mut h);
     sub(&mut h, "Difference");
-    step_until(&mut h, "the difference", |a| a.compare.diff.panes.len() == 2);
+    step_until(&mut h, "the difference", |a| {
+        a.compare.diff.panes.len() == 2
+    });
     h.run_steps(2);
     let app = h.state();
     let d = &app.compare.diff;
@@ -167,7 +169,11 @@ fn difference_view_counts_the_processes_that_moved() {
     assert_eq!(ma.moved_processes(mb).len(), want);
     assert!(want > 0);
     // The count is on screen.
-    assert!(h.query_by_label(&d.moved_text()).is_some(), "{}", d.moved_text());
+    assert!(
+        h.query_by_label(&d.moved_text()).is_some(),
+        "{}",
+        d.moved_text()
+    );
     assert!(d.moved_text().starts_with(&format!("{want} of 512")));
     // One delta per link of the network, with something changed.
     assert_eq!(d.delta.vals.len(), app.model.topo.links().len());
@@ -175,7 +181,8 @@ fn difference_view_counts_the_processes_that_moved() {
     // Both hottest tables are shown.
     for p in &d.panes {
         assert!(
-            h.query_by_label(&format!("Hottest links of {}", p.label)).is_some()
+            h.query_by_label(&format!("Hottest links of {}", p.label))
+                .is_some()
         );
     }
 }
@@ -316,12 +323,14 @@ fn race_mode_steps_two_mappers_in_lockstep() {
         assert!(placed >= 20, "{}: {placed} placed", l.id);
         assert!(p.view.rebuilds >= 1);
     }
-    // The same time budget: both still step.
+    // The same time budget: both still step, many steps per tick (an MHT
+    // step takes microseconds, the budget is 20 ms).
     let steps0: Vec<usize> = race.lanes.iter().map(|l| l.steps).collect();
+    let ticks0 = race.ticks;
     {
         let r = &mut h.state_mut().compare.race;
         r.pace_steps = false;
-        r.budget_ms = 0.5;
+        r.budget_ms = 20.0;
     }
     step_until(&mut h, "both lanes to step on a budget", |a| {
         a.compare
@@ -331,6 +340,13 @@ fn race_mode_steps_two_mappers_in_lockstep() {
             .zip(&steps0)
             .all(|(l, &s0)| l.steps > s0 + 5 || l.done)
     });
+    let race = &h.state().compare.race;
+    let ticks = race.ticks - ticks0;
+    let gained = race.lanes[0].steps - steps0[0];
+    assert!(
+        race.lanes[0].done || gained > 2 * ticks as usize,
+        "{gained} steps in {ticks} ticks of 20 ms"
+    );
     h.get_by_label("Stop race").click();
     h.run_steps(1);
     assert!(h.state().compare.race.lanes.is_empty());

@@ -166,7 +166,11 @@ const RDBU: [[u8; 3]; 11] = [
 /// Diverging colour of `t` in [−1, 1] (RdBu, interpolated in sRGB): −1 dark
 /// blue (less), 0 the neutral centre, +1 dark red (more). NaN gives the centre.
 pub fn diverging(t: f32) -> Color32 {
-    let t = if t.is_finite() { t.clamp(-1.0, 1.0) } else { 0.0 };
+    let t = if t.is_finite() {
+        t.clamp(-1.0, 1.0)
+    } else {
+        0.0
+    };
     let x = (t + 1.0) * 5.0;
     let i = (x.floor() as usize).min(9);
     let f = x - i as f32;

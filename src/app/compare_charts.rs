@@ -48,7 +48,11 @@ pub fn bar_chart(
             for (name, v) in bars {
                 ui.label(egui::RichText::new(name).small());
                 let (rect, resp) = ui.allocate_exact_size(vec2(bar_w, 14.0), Sense::hover());
-                let frac = if max > 0.0 { (v / max).clamp(0.0, 1.0) } else { 0.0 } as f32;
+                let frac = if max > 0.0 {
+                    (v / max).clamp(0.0, 1.0)
+                } else {
+                    0.0
+                } as f32;
                 let painter = ui.painter_at(rect);
                 painter.rect_filled(rect, 2.0, Color32::from_gray(35));
                 painter.rect_filled(

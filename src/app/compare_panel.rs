@@ -166,7 +166,11 @@ impl ComparePanel {
     /// Read a mapping file (`eval --mapping`'s format, any tool's) and add
     /// it as a row named after the file; read and evaluated on a worker.
     pub fn load_mapping_file(&mut self, path: &Path, model: &Model) {
-        let (g, t, r) = (model.graph.clone(), model.topo.clone(), model.routing.clone());
+        let (g, t, r) = (
+            model.graph.clone(),
+            model.topo.clone(),
+            model.routing.clone(),
+        );
         let path = path.to_path_buf();
         let base = format!(
             "file:{}",
@@ -188,7 +192,8 @@ impl ComparePanel {
         }
         self.load_job = Some(Job::spawn("load mapping", move |_| {
             let m = crate::io::read_mapping(&path, &t, g.n()).map_err(|e| e.to_string())?;
-            m.validate(g.n(), &t).map_err(|e| format!("{}: {e}", path.display()))?;
+            m.validate(g.n(), &t)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
             let e = evaluate(&g, &t, &m, &r);
             Ok(Row {
                 mapper: name,
@@ -229,7 +234,11 @@ impl ComparePanel {
             }
             "race" => {
                 self.sub = CompareSub::Race;
-                self.race.chosen = ids.iter().take(super::side_by_side::MAX_PANES).cloned().collect();
+                self.race.chosen = ids
+                    .iter()
+                    .take(super::side_by_side::MAX_PANES)
+                    .cloned()
+                    .collect();
                 let chosen = self.race.chosen.clone();
                 self.race.start(model, &chosen, seed, params);
             }
@@ -501,7 +510,10 @@ impl ComparePanel {
                 }
             }
             if ui
-                .add_enabled(self.load_job.is_none(), egui::Button::new("Load mapping file…"))
+                .add_enabled(
+                    self.load_job.is_none(),
+                    egui::Button::new("Load mapping file…"),
+                )
                 .on_hover_text(
                     "A mapping from any tool, in `hopmap eval --mapping`'s format (a node index \
                      or coordinates x y z [t] per process, in rank order): one more row",

@@ -133,9 +133,7 @@ impl DiffView {
         format!(
             "{} of {} processes moved (on another node in {} than in {})",
             self.moved.len(),
-            self.panes
-                .first()
-                .map_or(0, |p| p.model.graph.n()),
+            self.panes.first().map_or(0, |p| p.model.graph.n()),
             self.b,
             self.a
         )
@@ -213,7 +211,10 @@ impl DiffView {
         );
         let cells = grid_cells(grid, 3);
         // The delta, when A, B or what a link's value is changed.
-        let view_rect = Rect::from_min_max(pos2(cells[0].min.x, cells[0].min.y + PANE_HEADER), cells[0].max);
+        let view_rect = Rect::from_min_max(
+            pos2(cells[0].min.x, cells[0].min.y + PANE_HEADER),
+            cells[0].max,
+        );
         for p in self.panes.iter_mut() {
             p.view.link_range(&p.model, &self.sync, view_rect);
         }
@@ -251,7 +252,12 @@ impl DiffView {
             &self.colors,
             self.colors_gen,
             |_, p| {
-                let m = p.model.eval.as_ref().map(|e| e.metrics.clone()).unwrap_or_default();
+                let m = p
+                    .model
+                    .eval
+                    .as_ref()
+                    .map(|e| e.metrics.clone())
+                    .unwrap_or_default();
                 format!(
                     "hop-bytes {} · max load {} · max flows {}",
                     super::metrics_panel::fmt_num(m.hop_bytes),
@@ -276,7 +282,11 @@ impl DiffView {
             cu.label(
                 egui::RichText::new(format!(
                     "hop-bytes {:+.1} % · largest change ±{} · green: moved processes",
-                    if ha > 0.0 { (hb - ha) / ha * 100.0 } else { 0.0 },
+                    if ha > 0.0 {
+                        (hb - ha) / ha * 100.0
+                    } else {
+                        0.0
+                    },
                     fmt(self.delta.max_abs)
                 ))
                 .small(),
@@ -311,28 +321,37 @@ impl DiffView {
                     .id_salt(("diff_hot", k))
                     .max_height(ui.available_height())
                     .show(ui, |ui| {
-                        egui::Grid::new(("diff_hot_grid", k)).striped(true).show(ui, |ui| {
-                            ui.label("#");
-                            ui.label(&this.label);
-                            ui.label(format!("in {}", other.label));
-                            ui.label("link");
-                            ui.end_row();
-                            for (r, &i) in hot.iter().enumerate() {
-                                let i = i as usize;
-                                let v = this.view.stats().vals[i];
-                                let o = other.view.stats().vals.get(i).copied().unwrap_or(0.0);
-                                ui.label(format!("{}", r + 1));
-                                ui.label(egui::RichText::new(fmt(v)).monospace());
-                                let d = if v > 0.0 { (o - v) / v } else { 0.0 };
-                                ui.label(
-                                    egui::RichText::new(format!("{} ({:+.0} %)", fmt(o), d * 100.0))
+                        egui::Grid::new(("diff_hot_grid", k))
+                            .striped(true)
+                            .show(ui, |ui| {
+                                ui.label("#");
+                                ui.label(&this.label);
+                                ui.label(format!("in {}", other.label));
+                                ui.label("link");
+                                ui.end_row();
+                                for (r, &i) in hot.iter().enumerate() {
+                                    let i = i as usize;
+                                    let v = this.view.stats().vals[i];
+                                    let o = other.view.stats().vals.get(i).copied().unwrap_or(0.0);
+                                    ui.label(format!("{}", r + 1));
+                                    ui.label(egui::RichText::new(fmt(v)).monospace());
+                                    let d = if v > 0.0 { (o - v) / v } else { 0.0 };
+                                    ui.label(
+                                        egui::RichText::new(format!(
+                                            "{} ({:+.0} %)",
+                                            fmt(o),
+                                            d * 100.0
+                                        ))
                                         .monospace()
                                         .color(diverging((d as f32).clamp(-1.0, 1.0) * 0.8)),
-                                );
-                                ui.label(egui::RichText::new(this.view.link_name(&this.model, i)).small());
-                                ui.end_row();
-                            }
-                        });
+                                    );
+                                    ui.label(
+                                        egui::RichText::new(this.view.link_name(&this.model, i))
+                                            .small(),
+                                    );
+                                    ui.end_row();
+                                }
+                            });
                     });
             }
         });
@@ -340,7 +359,13 @@ impl DiffView {
 }
 
 /// The diverging colour bar of the change view.
-fn diverging_legend(ui: &mut egui::Ui, max_abs: f64, fmt: &dyn Fn(f64) -> String, a: &str, b: &str) {
+fn diverging_legend(
+    ui: &mut egui::Ui,
+    max_abs: f64,
+    fmt: &dyn Fn(f64) -> String,
+    a: &str,
+    b: &str,
+) {
     ui.horizontal_wrapped(|ui| {
         ui.spacing_mut().item_spacing.x = 4.0;
         ui.label(egui::RichText::new(format!("−{}", fmt(max_abs))).small());

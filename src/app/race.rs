@@ -15,7 +15,9 @@ use super::Model;
 use super::colormap::{category, node_colors};
 use super::metrics_panel::fmt_num;
 use super::network_view::{NetworkView, ViewMode, ViewSync};
-use super::side_by_side::{MAX_PANES, Pane, blank_model, draw_panes, grid_cells, scale_legend, sync_toolbar};
+use super::side_by_side::{
+    MAX_PANES, Pane, blank_model, draw_panes, grid_cells, scale_legend, sync_toolbar,
+};
 use crate::mappers::background::{BackgroundRun, Command, Snapshot};
 use crate::mapping::Mapping;
 use crate::step::StepState;
@@ -285,7 +287,9 @@ impl Race {
                 egui::DragValue::new(&mut self.steps_per_tick).range(1..=10_000),
             );
             ui.radio_value(&mut self.pace_steps, false, "same time budget per frame")
-                .on_hover_text("each mapper steps for this long per tick (time spent in its steps)");
+                .on_hover_text(
+                    "each mapper steps for this long per tick (time spent in its steps)",
+                );
             ui.add_enabled(
                 !self.pace_steps,
                 egui::DragValue::new(&mut self.budget_ms)
@@ -348,7 +352,10 @@ impl Race {
         let three = model.topo.as_grid().is_some_and(|g| g.dims().len() >= 3);
         sync_toolbar(ui, &mut self.sync, three);
         let avail = ui.available_rect_before_wrap();
-        let grid = Rect::from_min_max(avail.min, pos2(avail.max.x, avail.max.y - super::side_by_side::LEGEND_H));
+        let grid = Rect::from_min_max(
+            avail.min,
+            pos2(avail.max.x, avail.max.y - super::side_by_side::LEGEND_H),
+        );
         let cells = grid_cells(grid, self.panes.len());
         let infos: Vec<String> = self
             .lanes

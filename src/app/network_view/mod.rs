@@ -448,7 +448,10 @@ impl NetworkView {
         let projected = resolved == Resolved::Projection;
         let (threshold, maxv) = match sync.as_ref().and_then(|s| s.scale) {
             Some(r) => r,
-            None => (self.stats.threshold(self.filter, projected), self.stats.maxv),
+            None => (
+                self.stats.threshold(self.filter, projected),
+                self.stats.maxv,
+            ),
         };
         let delta = delta.filter(|d| d.vals.len() == self.geom.links.len());
         let ghost: u8 = if !self.ghosts {
@@ -526,7 +529,7 @@ impl NetworkView {
                 None => {
                     model.selected = None;
                     self.selected_link = None;
-                    if let Some(s) = sync.as_deref_mut() {
+                    if let Some(s) = sync {
                         s.clicked = Some(None);
                     }
                 }
@@ -588,13 +591,7 @@ impl NetworkView {
 
     /// The node or link hovered in any synced view: a cyan ring or outline
     /// with this view's process there or this view's load on the link.
-    fn paint_hover(
-        &self,
-        painter: &egui::Painter,
-        drawn: &Drawn,
-        proj: &Projector,
-        h: Picked,
-    ) {
+    fn paint_hover(&self, painter: &egui::Painter, drawn: &Drawn, proj: &Projector, h: Picked) {
         let cyan = Color32::from_rgb(80, 230, 255);
         let font = egui::FontId::proportional(12.0);
         match h {

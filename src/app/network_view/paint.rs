@@ -113,7 +113,10 @@ pub fn build(sc: &Scene<'_>, key: Vec<u64>) -> Drawn {
                     full: true,
                 };
                 let c = super::super::colormap::diverging(v.signum() as f32 * (0.25 + 0.75 * t));
-                (st, Color32::from_rgba_unmultiplied(c.r(), c.g(), c.b(), st.alpha))
+                (
+                    st,
+                    Color32::from_rgba_unmultiplied(c.r(), c.g(), c.b(), st.alpha),
+                )
             }
             None => {
                 let st = link_style(sc.stats.vals[i], sc.threshold, sc.maxv, sc.ghost);

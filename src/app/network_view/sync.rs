@@ -108,12 +108,7 @@ pub struct LinkDelta {
 impl LinkDelta {
     /// The delta of two views' link values (same topology, same link order).
     pub fn new(a: &LinkStats, b: &LinkStats, moved_nodes: Vec<u32>, generation: u64) -> Self {
-        let vals: Vec<f64> = a
-            .vals
-            .iter()
-            .zip(&b.vals)
-            .map(|(&x, &y)| y - x)
-            .collect();
+        let vals: Vec<f64> = a.vals.iter().zip(&b.vals).map(|(&x, &y)| y - x).collect();
         let max_abs = vals.iter().fold(0.0f64, |m, v| m.max(v.abs()));
         LinkDelta {
             vals,
