@@ -466,6 +466,7 @@ mod tests {
         assert_eq!(c.len(), 3);
         assert!(c.iter().all(|x| x.height() == 406.0 && x.width() == 198.0));
         let c = grid_cells(r, 4);
-        assert_eq!((c[3].min.x, c[3].min.y), (303.0, 203.0));
+        assert_eq!((c[3].min.x, c[3].min.y), (306.0, 206.0));
+        assert_eq!((c[3].width(), c[3].height()), (300.0, 200.0));
     }
 }
