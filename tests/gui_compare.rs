@@ -351,3 +351,49 @@ fn race_mode_steps_two_mappers_in_lockstep() {
     h.run_steps(1);
     assert!(h.state().compare.race.lanes.is_empty());
 }
+
+#[test]
+fn four_views_side_by_side_follow_one_camera() {
+    let mut h = harness();
+    let four = ["default", "mht", "random", "bft"];
+    h.state_mut().compare.chosen = four.iter().map(|s| s.to_string()).collect();
+    h.run_steps(1);
+    h.get_by_label("Run comparison").click();
+    h.run_steps(1);
+    step_until(&mut h, "the comparison", |a| {
+        !a.compare.busy() && a.compare.rows.len() == 4
+    });
+    sub(&mut h, "Side by side");
+    {
+        let app = h.state_mut();
+        let names: Vec<String> = four.iter().map(|s| s.to_string()).collect();
+        let rows = app.compare.rows.clone();
+        app.compare.side.choose(&names, &rows, &app.model);
+    }
+    step_until(&mut h, "four panes", |a| {
+        a.compare.side.panes.len() == 4 && !a.compare.side.busy()
+    });
+    h.run_steps(2);
+    let side = &h.state().compare.side;
+    assert_eq!(side.cells.len(), 4);
+    let yaw0 = side.sync.cam.yaw;
+    let before: Vec<u64> = side.panes.iter().map(|p| p.view.rebuilds).collect();
+    // Drag in the last view (bottom right of the 2 × 2 grid).
+    let c = side.cells[3].center();
+    h.drag_at(c);
+    h.step();
+    h.hover_at(c + vec2(-60.0, 20.0));
+    h.step();
+    h.drop_at(c + vec2(-60.0, 20.0));
+    h.run_steps(2);
+    let side = &h.state().compare.side;
+    assert!((side.sync.cam.yaw - yaw0).abs() > 0.3);
+    for (p, b) in side.panes.iter().zip(before) {
+        assert!(p.view.rebuilds > b, "{} did not turn", p.label);
+    }
+    // Every view draws node 0 at the same place in its cell.
+    let off = |i: usize| side.panes[i].view.node_screen(0).unwrap() - side.cells[i].min;
+    for i in 1..4 {
+        assert!((off(i) - off(0)).length() < 0.5, "view {i}");
+    }
+}
