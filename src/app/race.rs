@@ -259,27 +259,38 @@ impl Race {
         if self.key != (model.graph_gen, model.topo_gen) && !self.lanes.is_empty() {
             self.stop();
         }
-        ui.horizontal_wrapped(|ui| {
-            ui.label("Race (up to 4):");
-            for info in crate::mappers::registry() {
-                if info.available().is_err() {
-                    continue;
-                }
-                let mut on = self.chosen.iter().any(|c| c == info.id);
-                let full = self.chosen.len() >= MAX_PANES && !on;
-                if ui
-                    .add_enabled(!full, egui::Checkbox::new(&mut on, info.id))
-                    .on_hover_text(info.name)
-                    .changed()
-                {
-                    if on {
-                        self.chosen.push(info.id.to_string());
-                    } else {
-                        self.chosen.retain(|c| c != info.id);
+        let chooser = |ui: &mut egui::Ui, chosen: &mut Vec<String>| {
+            ui.horizontal_wrapped(|ui| {
+                ui.label("Race (up to 4):");
+                for info in crate::mappers::registry() {
+                    if info.available().is_err() {
+                        continue;
+                    }
+                    let mut on = chosen.iter().any(|c| c == info.id);
+                    let full = chosen.len() >= MAX_PANES && !on;
+                    if ui
+                        .add_enabled(!full, egui::Checkbox::new(&mut on, info.id))
+                        .on_hover_text(info.name)
+                        .changed()
+                    {
+                        if on {
+                            chosen.push(info.id.to_string());
+                        } else {
+                            chosen.retain(|c| c != info.id);
+                        }
                     }
                 }
-            }
-        });
+            });
+        };
+        if self.lanes.is_empty() {
+            chooser(ui, &mut self.chosen);
+        } else {
+            // While racing, the chooser folds away to leave room for the views.
+            egui::CollapsingHeader::new(format!("Mappers: {}", self.chosen.join(", ")))
+                .id_salt("race_chooser")
+                .default_open(false)
+                .show(ui, |ui| chooser(ui, &mut self.chosen));
+        }
         ui.horizontal_wrapped(|ui| {
             ui.radio_value(&mut self.pace_steps, true, "same steps per frame");
             ui.add_enabled(
@@ -335,7 +346,7 @@ impl Race {
         }
         let x_time = self.x_time;
         Plot::new("race_plot")
-            .height(170.0)
+            .height((ui.available_height() * 0.28).clamp(90.0, 200.0))
             .legend(Legend::default())
             .x_axis_label(if x_time { "seconds stepping" } else { "steps" })
             .y_axis_label("hop-bytes (placed)")
