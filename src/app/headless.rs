@@ -25,9 +25,9 @@ pub struct GuiOptions {
     pub frames: u32,
     /// Stop the mapper after this many steps (shows a placement in progress).
     pub steps: Option<usize>,
-    /// The central view: split, graph, network, matrix or compare; or
-    /// side, diff, race (the Compare view's side by side, difference and
-    /// race, on the `compare` list in its order).
+    /// The central view: split, graph, network, matrix, compare, analytical
+    /// or bipartition; or side, diff, race (the Compare view's side by side,
+    /// difference and race, on the `compare` list in its order).
     pub view: Option<String>,
     /// Mapper ids to compare before showing (comma-separated).
     pub compare: Option<String>,
@@ -169,7 +169,8 @@ impl HopmapApp {
             }
             return;
         }
-        let waiting = self.model.busy();
+        // A run paused after `--steps` steps is not waited for.
+        let waiting = self.model.load_job.is_some() || self.model.stepping();
         if !h.requested && !waiting && self.frame_no >= h.frames as u64 {
             h.requested = true;
             let path = h.path.clone();

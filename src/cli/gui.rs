@@ -23,7 +23,7 @@ pub struct Args {
     /// Stop the mapper after N steps (a placement in progress) instead of running it to the end.
     #[arg(long)]
     pub steps: Option<usize>,
-    /// Central view: split, graph, network, matrix or compare; side, diff or race (the compared mappers side by side, the difference of the first two, a race of them).
+    /// Central view: split, graph, network, matrix, compare, analytical or bipartition; side, diff or race (the compared mappers side by side, the difference of the first two, a race of them).
     #[arg(long)]
     pub view: Option<String>,
     /// Compare these mappers before showing (ids separated by commas).
