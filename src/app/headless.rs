@@ -25,8 +25,14 @@ pub struct GuiOptions {
     pub frames: u32,
     /// Stop the mapper after this many steps (shows a placement in progress).
     pub steps: Option<usize>,
-    /// The central view: split, graph, network, matrix, compare, analytical or bipartition.
+    /// The central view: split, graph, network, matrix, compare, analytical
+    /// or bipartition; or side, diff, race (the Compare view's side by side,
+    /// difference and race, on the `compare` list in its order).
     pub view: Option<String>,
+    /// Mapper ids to compare before showing (comma-separated).
+    pub compare: Option<String>,
+    /// Mapping files to load as named rows of the comparison.
+    pub mappings: Vec<PathBuf>,
     /// Per-process coordinates (`x y [z]` per line) replacing the graph's own.
     pub coords: Option<PathBuf>,
     /// How to read the graph file (format, one-based ids).
@@ -131,8 +137,36 @@ impl HopmapApp {
                 return Err(e.clone().into());
             }
         }
+        let ids: Vec<String> = opts
+            .compare
+            .iter()
+            .flat_map(|l| l.split(','))
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect();
+        if !ids.is_empty() {
+            let (seed, params) = (self.mapper.seed, self.mapper.params.clone());
+            self.compare.start(&self.model, ids.clone(), seed, &params);
+            self.compare.wait(&mut self.model);
+        }
+        for p in &opts.mappings {
+            self.compare.load_mapping_file(p, &self.model);
+            self.compare.wait_jobs(&mut self.model);
+        }
+        if let Some(e) = &self.model.error {
+            return Err(e.clone().into());
+        }
         if let Some(v) = &opts.view {
-            self.tab = Tab::from_key(v);
+            let has_coords = self.model.graph.coords().is_some();
+            let (seed, params) = (self.mapper.seed, self.mapper.effective_params(has_coords));
+            if !self
+                .compare
+                .open_sub(v, &mut self.model, &ids, seed, &params)
+            {
+                self.tab = Tab::from_key(v);
+            } else {
+                self.tab = Tab::Compare;
+            }
         }
         self.headless_from(opts)
     }

@@ -56,6 +56,9 @@ pub enum Command {
     RunToEnd,
     /// Stop for good: the run ends as [`Stop::Cancelled`].
     Cancel,
+    /// Step for this long (time spent in steps, at least one step), then
+    /// pause: race mode's equal time budgets.
+    StepFor(Duration),
 }
 
 /// The state of the run after the worker's last slice.
@@ -292,6 +295,7 @@ enum Mode {
         last: Instant,
     },
     ToEnd,
+    Budget(Duration),
 }
 
 impl Worker {
@@ -331,6 +335,7 @@ impl Worker {
                     }
                 }
                 Some(Command::RunToEnd) => mode = Mode::ToEnd,
+                Some(Command::StepFor(d)) => mode = Mode::Budget(d),
                 None => {}
             }
             if self.run.is_stopped() {
@@ -351,6 +356,18 @@ impl Worker {
                         }
                     }
                     if *k == 0 {
+                        mode = Mode::Idle;
+                    }
+                }
+                Mode::Budget(left) => {
+                    let limit = SLICE.min(*left);
+                    loop {
+                        if !self.step_once().is_running() || slice_start.elapsed() >= limit {
+                            break;
+                        }
+                    }
+                    *left = left.saturating_sub(slice_start.elapsed());
+                    if left.is_zero() {
                         mode = Mode::Idle;
                     }
                 }
@@ -585,6 +602,21 @@ mod tests {
             .wait_for(Duration::from_secs(30), |s| s.steps == 9 && !s.active)
             .unwrap();
         assert!(s.guided.is_empty());
+    }
+
+    #[test]
+    fn a_time_budget_steps_then_pauses() {
+        let inp = input();
+        let info = super::super::find("mht").unwrap();
+        let run = super::super::prepare(&info, &inp).unwrap();
+        let mut bg = BackgroundRun::spawn(&info, "mht", run, inp, Routing::Dor, Box::new(|| {}));
+        bg.send(Command::StepFor(Duration::from_nanos(1)));
+        // A budget shorter than a step still takes one, then pauses.
+        let s = bg
+            .wait_for(Duration::from_secs(30), |s| s.steps >= 1 && !s.active)
+            .unwrap();
+        assert_eq!(s.steps, 1);
+        assert!(s.result.is_none());
     }
 
     #[test]
