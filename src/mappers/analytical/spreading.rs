@@ -195,4 +195,26 @@ mod tests {
         assert!((a.force[0] - 2.0).abs() < 1e-12);
         assert_eq!(a.beta[1], 0.0);
     }
+
+    #[test]
+    fn pins_sit_on_the_targets_with_weight_alpha_times_degree() {
+        // Item 0 (free, degree 2) shifted from 0.5 to 1.0; item 1 fixed.
+        let g = ItemGraph::from_lists(2, vec![vec![(1, 2.0)], vec![(0, 2.0)]]);
+        let mut a = Anchors::default();
+        pins(
+            &g,
+            &[0.5, 0.0],
+            &[1.0, 0.0],
+            &[true, false],
+            &[true],
+            0.25,
+            0.01,
+            &mut a,
+        );
+        assert_eq!(a.point[0], 1.0);
+        assert!((a.beta[0] - 0.5).abs() < 1e-12);
+        assert!((a.force[0] - 0.25).abs() < 1e-12);
+        assert_eq!(a.beta[1], 0.0);
+        assert!(a.point[1].is_nan());
+    }
 }
