@@ -29,6 +29,7 @@ pub mod phased;
 pub mod pipeline;
 pub mod random;
 pub mod recursive;
+pub mod run_detail;
 pub mod scotch;
 pub mod sm;
 

@@ -150,6 +150,13 @@ impl Drb {
     pub fn tree(&self) -> &[TreeNode] {
         &self.tree
     }
+    /// The subproblems waiting to be cut, in queue order: (level,
+    /// processes, node domain). With [`Self::tree`], the whole tree so far.
+    pub fn pending(&self) -> impl Iterator<Item = (u32, &[u32], &Domain)> + '_ {
+        self.queue
+            .iter()
+            .map(|j| (j.level, j.procs.as_slice(), &self.domains[j.dom as usize].0))
+    }
     /// Bisections done and processes placed so far.
     pub fn counts(&self) -> (usize, usize) {
         (self.bisections, self.placed)

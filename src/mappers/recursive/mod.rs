@@ -237,6 +237,8 @@ pub struct Recursive {
     drb: Drb,
     refine_params: Option<RefineParams>,
     refine: Option<Refine>,
+    /// Distance oracle shared by the runs' refinements (built once).
+    dist: Option<Arc<refine::Dist>>,
     runs: usize,
     run: usize,
     /// (objective, hop-bytes, mapping) of the best finished run.
@@ -296,6 +298,7 @@ impl Recursive {
             drb,
             refine_params: refine,
             refine: None,
+            dist: None,
             runs,
             run: 0,
             best: None,
@@ -326,6 +329,27 @@ impl Recursive {
     /// The run in progress (0-based) and the number of runs.
     pub fn runs(&self) -> (usize, usize) {
         (self.run, self.runs)
+    }
+
+    /// The subproblems of the current run still waiting to be cut (level,
+    /// processes, domain), for drawing the tree.
+    pub fn pending(&self) -> impl Iterator<Item = (u32, &[u32], &domain::Domain)> + '_ {
+        self.drb.pending()
+    }
+
+    /// Bisections of the current run so far.
+    pub fn bisections(&self) -> usize {
+        self.drb.counts().0
+    }
+
+    /// The number of processes.
+    pub fn num_processes(&self) -> usize {
+        self.input.graph.n()
+    }
+
+    /// Hop-bytes after each refinement step, over all runs.
+    pub fn trace(&self) -> &[f64] {
+        &self.trace
     }
 
     fn end_run(&mut self, obj: f64, hb: f64, m: Mapping) {
@@ -401,9 +425,16 @@ impl Stepper for Recursive {
                             seed: run_seed(rp.seed, self.run),
                             ..rp
                         };
-                        let r = Refine::new(
+                        let dist = self
+                            .dist
+                            .get_or_insert_with(|| {
+                                Arc::new(refine::Dist::new(self.input.topo.clone()))
+                            })
+                            .clone();
+                        let r = Refine::with_dist(
                             self.input.graph.clone(),
                             self.input.topo.clone(),
+                            dist,
                             self.vol.clone(),
                             m,
                             rp,
@@ -468,6 +499,9 @@ impl MapperRun for Recursive {
     }
     fn bipartition_tree(&self) -> &[TreeNode] {
         self.drb.tree()
+    }
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
     }
     fn result(&self) -> Option<Mapping> {
         if !self.done {
@@ -676,6 +710,7 @@ mod tests {
             prop_assert!((r.objective() - before).abs() <= 1e-6 * before.max(1.0));
             while !r.is_done() {
                 r.step();
+                prop_assert!(r.cost_cache_error() <= 1e-9 * before.max(1.0));
             }
             let tr = r.objective_trace();
             prop_assert!(tr.windows(2).all(|w| w[1] <= w[0] * (1.0 + 1e-9) + 1e-9), "{:?}", tr);
