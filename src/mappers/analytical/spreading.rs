@@ -128,6 +128,7 @@ pub fn anchors(
 /// `x' + (L + B)⁻¹ A (x' − Φ)`, which amplifies the smooth part of the shift
 /// by about `(deg + β)/β` (≈ 10× here), so W doubled every iteration and the
 /// maximum workload oscillated instead of falling.
+#[allow(clippy::too_many_arguments)]
 pub fn pins(
     g: &ItemGraph,
     phi: &[f64],
