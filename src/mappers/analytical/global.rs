@@ -40,9 +40,10 @@
 //! sparse × dense product and up to 100 iterations per dimension and solve
 //! took 0.78 s of solves in 25 global iterations (load ≈ 9); lockstep
 //! dimensions, the caps (40 first / 10 later at 8,192) and the BFS warm
-//! start: 0.26–0.32 s (load ≈ 11), 0.011–0.013 s per global iteration
-//! (Cholesky: 0.107 s). Hop-bytes were unchanged within noise (3.89e9 with
-//! the caps, 3.91e9 with 100/20).
+//! start: 0.26–0.32 s of solves at load ≈ 11 (0.011–0.013 s per global
+//! iteration), 0.14 s at load ≈ 6.6 (0.0064 s per iteration; Cholesky
+//! 0.046 s). Hop-bytes were unchanged within noise (3.89e9 with the caps,
+//! 3.91e9 with 100/20).
 //!
 //! Cost per iteration: Cholesky O(nnz(L) + flops of the refactorisation);
 //! PCG O(iterations · nnz(Q)). Memory: O(nnz(Q)) (+ nnz(L) for Cholesky).

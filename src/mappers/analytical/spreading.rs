@@ -23,9 +23,10 @@
 //! the paper): it was measured that the anchors above amplify the smooth
 //! part of every shift (see [`pins`]): W(Φ) doubled per iteration, the
 //! maximum workload oscillated and global mapping stalled (issue 9: 1.9e8 →
-//! 1.1e9 estimated hop-bytes at 2,048 processes). With the other session-2
-//! changes kept, `spread=paper` gives 2.04e9 hop-bytes and `spread=pin`
-//! 1.70e9 on `unstructured:2048:3d`, torus 8x16x16 (Scotch 1.43e9).
+//! 1.1e9 estimated hop-bytes at 2,048 processes). With the other
+//! defaults kept, `spread=paper` gives 3.18e9 hop-bytes and `spread=pin`
+//! 1.37e9 on `unstructured:2048:3d` (seed 1), torus 8x16x16 (Scotch
+//! 1.43e9).
 //!
 //! Cost O(N · D + m) per iteration. Memory O(N · D).
 
