@@ -31,6 +31,11 @@ pub struct GuiOptions {
     pub coords: Option<PathBuf>,
     /// How to read the graph file (format, one-based ids).
     pub read: crate::io::ReadOptions,
+    /// A `.hopmap` workspace to open (instead of a lesson or a graph).
+    pub workspace: Option<PathBuf>,
+    /// The lesson to open (id); without graph, network, mapper or
+    /// workspace, the app opens on the first lesson.
+    pub lesson: Option<String>,
 }
 
 /// State of a screenshot: taken after `frames` frames (0 = at once, and the
@@ -57,6 +62,26 @@ impl HopmapApp {
     /// Apply `hopmap gui` options: graph, topology, mapper (run to the end
     /// synchronously so that the screenshot shows the result), screenshot.
     pub fn apply_options(&mut self, opts: &GuiOptions) -> Result<(), AppError> {
+        if let Some(w) = &opts.workspace {
+            self.load_workspace(w)?;
+        } else if opts.lesson.is_some()
+            || (opts.graph.is_none() && opts.topology.is_none() && opts.mapper.is_none())
+        {
+            // The app opens on a lesson, not on an arbitrary sample.
+            let lessons = crate::lessons::LESSONS;
+            let i = match &opts.lesson {
+                Some(id) => lessons.iter().position(|l| l.id == id).ok_or_else(|| {
+                    let ids: Vec<&str> = lessons.iter().map(|l| l.id).collect();
+                    format!("no lesson {id}: one of {}", ids.join(", "))
+                })?,
+                None => 0,
+            };
+            self.open_lesson(i, 0)?;
+            if opts.screenshot.is_some() {
+                // Let the headless screenshot show the lesson's mapping.
+                self.wait_for_run();
+            }
+        }
         if let Some(t) = &opts.topology {
             let topo = Topology::parse(t).map_err(|e| e.to_string())?;
             self.model.error = None;
@@ -69,6 +94,13 @@ impl HopmapApp {
             self.model.error = None;
             self.model.set_graph(graph, &name);
             self.data.sample = name;
+            // A graph file (not a sample) is what a saved workspace points to.
+            let path = std::path::Path::new(g);
+            let sample = g == "sample" || data_panel::SAMPLES.iter().any(|(n, _)| n == g);
+            let plain = opts.coords.is_none() && !opts.read.one_based && opts.read.format.is_none();
+            if plain && !sample && path.is_file() {
+                self.model.graph_path = Some(path.to_path_buf());
+            }
         }
         if let Some(m) = &opts.mapper {
             let sel = mappers::resolve(m).map_err(|e| e.to_string())?;
@@ -103,6 +135,18 @@ impl HopmapApp {
             self.tab = Tab::from_key(v);
         }
         self.headless_from(opts)
+    }
+
+    /// Wait for the running mapper to finish (or pause) and show it.
+    fn wait_for_run(&mut self) {
+        if let Some(r) = self.model.run.as_mut() {
+            let snap = r.wait_for(Duration::from_secs(600), |s| {
+                s.result.is_some() || (s.steps > 0 && !s.active)
+            });
+            if let Some(snap) = snap {
+                self.model.apply_snapshot(snap);
+            }
+        }
     }
 
     fn headless_from(&mut self, opts: &GuiOptions) -> Result<(), AppError> {

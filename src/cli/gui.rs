@@ -35,6 +35,12 @@ pub struct Args {
     /// Edge-list ids start at 1 instead of 0.
     #[arg(long)]
     pub one_based: bool,
+    /// Open a saved `.hopmap` workspace.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["graph", "lesson"])]
+    pub workspace: Option<PathBuf>,
+    /// Open a built-in lesson: default-vs-mesh, balaji-tzxy, bobrik-gravity (the default when no graph is given).
+    #[arg(long, value_name = "ID")]
+    pub lesson: Option<String>,
 }
 
 const NO_DISPLAY_HELP: &str = "\
@@ -60,6 +66,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             format: args.format,
             one_based: args.one_based,
         },
+        workspace: args.workspace,
+        lesson: args.lesson,
     };
     hopmap::app::run(opts).map_err(|e| match e {
         hopmap::app::AppError::NoWindow(_) => anyhow::anyhow!("{e}\n\n{NO_DISPLAY_HELP}"),

@@ -185,6 +185,20 @@ pub fn detail_of(run: &dyn MapperRun, topo: &Topology) -> Option<RunDetail> {
         return Some(RunDetail::Analytical(Arc::new(analytical_detail(a))));
     }
     let any = run.as_any()?;
+    if let Some(b) = any.downcast_ref::<super::bm::Bm>() {
+        // BM (Moh et al. §4.2) runs on the same recursive core: its tree.
+        let d = b.drb();
+        let tree = TreeView {
+            tree: d.tree(),
+            pending: d.pending().collect(),
+            n: b.num_processes(),
+            bisections: d.counts().0,
+            runs: (0, 1),
+            refining: false,
+            trace: &[],
+        };
+        return Some(RunDetail::Recursive(Arc::new(tree_detail(&tree, topo))));
+    }
     let r = any.downcast_ref::<recursive::Recursive>()?;
     Some(RunDetail::Recursive(Arc::new(recursive_detail(r, topo))))
 }
@@ -267,9 +281,33 @@ fn centre_of(d: &Domain, topo: &Topology) -> [f32; 3] {
 
 /// The tree of the current run: O(n · depth).
 pub fn recursive_detail(r: &recursive::Recursive, topo: &Topology) -> RecursiveDetail {
+    let tree = TreeView {
+        tree: r.tree(),
+        pending: r.pending().collect(),
+        n: r.num_processes(),
+        bisections: r.bisections(),
+        runs: r.runs(),
+        refining: r.refining(),
+        trace: r.trace(),
+    };
+    tree_detail(&tree, topo)
+}
+
+/// What [`tree_detail`] reads from a recursive-bipartitioning run.
+struct TreeView<'a> {
+    tree: &'a [recursive::drb::TreeNode],
+    pending: Vec<(u32, &'a [u32], &'a Domain)>,
+    n: usize,
+    bisections: usize,
+    runs: (usize, usize),
+    refining: bool,
+    trace: &'a [f64],
+}
+
+fn tree_detail(v: &TreeView, topo: &Topology) -> RecursiveDetail {
     const NONE: u32 = u32::MAX;
-    let tree = r.tree();
-    let n = r.num_processes();
+    let tree = v.tree;
+    let n = v.n;
     let mut owner = vec![NONE; n];
     let mut parts: Vec<TreePart> = Vec::with_capacity(tree.len() + 16);
     let mut push = |level: u32, procs: &[u32], domain: &Domain, state: PartState| {
@@ -307,19 +345,19 @@ pub fn recursive_detail(r: &recursive::Recursive, topo: &Topology) -> RecursiveD
             break;
         }
     }
-    for (level, procs, dom) in r.pending() {
+    for &(level, procs, dom) in &v.pending {
         push(level, procs, dom, PartState::Pending);
     }
-    let (run, runs) = r.runs();
+    let (run, runs) = v.runs;
     RecursiveDetail {
         parts,
         part_of: owner,
         last_cut,
-        bisections: r.bisections(),
+        bisections: v.bisections,
         run,
         runs,
-        refining: r.refining(),
-        trace: r.trace().to_vec(),
+        refining: v.refining,
+        trace: v.trace.to_vec(),
     }
 }
 
@@ -332,6 +370,21 @@ mod tests {
     fn input(graph: &str, topo: &str) -> MapperInput {
         let g = generate(graph, &GenOptions::default()).unwrap();
         MapperInput::new(Arc::new(g), Arc::new(Topology::parse(topo).unwrap()), 0)
+    }
+
+    #[test]
+    fn bm_shows_its_bipartition_tree_too() {
+        let inp = input("stencil:4x4", "fabric:moh-fig2");
+        let mut run = prepare(&find("bm").unwrap(), &inp).unwrap();
+        for step in 1..=3 {
+            run.step();
+            let d = detail_of(run.as_ref(), &inp.topo).unwrap();
+            let d = d.recursive().unwrap();
+            assert_eq!(d.bisections, step);
+            let held: u32 = d.frontier().map(|(_, p)| p.processes).sum();
+            assert_eq!(held, 16);
+            assert!(d.part_of.iter().all(|&p| (p as usize) < d.parts.len()));
+        }
     }
 
     #[test]
