@@ -42,6 +42,10 @@ pub struct AnalyticalBench {
     /// Print every step's max workload, W(Φ) and hop-bytes.
     #[arg(long)]
     pub trace: bool,
+    /// Start the first solve from the box centre (the paper) instead of the
+    /// BFS-distance warm start.
+    #[arg(long)]
+    pub cold: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -207,10 +211,11 @@ fn analytical(b: AnalyticalBench) -> anyhow::Result<()> {
         );
     }
     println!(
-        "{:>9} {:>9} {:>10} {:>9} {:>9} {:>9} {:>12} {:>8} {:>8} {:>14} {:>14}",
+        "{:>9} {:>9} {:>10} {:>9} {:>9} {:>9} {:>9} {:>12} {:>8} {:>8} {:>14} {:>14}",
         "solver",
         "multicore",
         "whole s",
+        "cpu s",
         "setup s",
         "global s",
         "legal s",
@@ -222,6 +227,7 @@ fn analytical(b: AnalyticalBench) -> anyhow::Result<()> {
     );
     for (sname, mname, solver, multicore) in configs {
         let mut whole = Vec::new();
+        let mut cpu = Vec::new();
         let mut phases: Vec<[f64; 4]> = Vec::new();
         let mut solves = Vec::new();
         let mut last = None;
@@ -230,9 +236,11 @@ fn analytical(b: AnalyticalBench) -> anyhow::Result<()> {
                 solver,
                 multicore,
                 seed: 1,
+                warm_start: !b.cold,
                 ..Settings::default()
             };
             let t = Instant::now();
+            let c0 = thread_cpu_seconds();
             let mut a = Analytical::new(g.clone(), topo.clone(), s)?;
             let mut by_phase = [0.0f64; 4];
             while !a.is_stopped() {
@@ -242,6 +250,9 @@ fn analytical(b: AnalyticalBench) -> anyhow::Result<()> {
                 by_phase[ph] += ts.elapsed().as_secs_f64();
             }
             whole.push(t.elapsed().as_secs_f64());
+            if let (Some(a0), Some(a1)) = (c0, thread_cpu_seconds()) {
+                cpu.push(a1 - a0);
+            }
             phases.push(by_phase);
             solves.push(a.solve_time().as_secs_f64());
             let m = a.mapping().cloned().ok_or_else(|| {
@@ -260,10 +271,21 @@ fn analytical(b: AnalyticalBench) -> anyhow::Result<()> {
                     .enumerate()
                 {
                     println!(
-                        "  step {k:>3} {:<15} max workload {mw:>5} W {w:>12.4e} hop-bytes {hb:>12.4e}",
-                        h.phase[k].name()
+                        "  step {k:>3} {:<15} max workload {mw:>5} W {w:>12.4e} hop-bytes {hb:>12.4e} CG its {}",
+                        h.phase[k].name(),
+                        h.solver_iterations[k]
                     );
                 }
+                // Where the fullest bins are at the end of global mapping.
+                let wl = a.workloads();
+                let mut top: Vec<usize> = (0..wl.len()).collect();
+                top.sort_by_key(|&v| std::cmp::Reverse(wl[v]));
+                let empty = wl.iter().filter(|&&x| x == 0).count();
+                print!("  fullest bins (node coordinates: items), {empty} empty bins:");
+                for &v in top.iter().take(8) {
+                    print!(" {:?}:{}", a.grid().coord(v), wl[v]);
+                }
+                println!();
             }
             last = Some((
                 a.global_iterations(),
@@ -274,11 +296,17 @@ fn analytical(b: AnalyticalBench) -> anyhow::Result<()> {
         let (gi, li, hb) = last.expect("repeats ≥ 1");
         let sol = median(solves);
         let ph = |k: usize| median(phases.iter().map(|p| p[k]).collect());
+        let cpu_s = if cpu.is_empty() {
+            "-".to_string()
+        } else {
+            format!("{:.4}", median(cpu))
+        };
         println!(
-            "{:>9} {:>9} {:>10.4} {:>9.4} {:>9.4} {:>9.4} {:>12.4} {:>8} {:>8} {:>14.5} {:>14.4e}",
+            "{:>9} {:>9} {:>10.4} {:>9} {:>9.4} {:>9.4} {:>9.4} {:>12.4} {:>8} {:>8} {:>14.5} {:>14.4e}",
             sname,
             mname,
             median(whole),
+            cpu_s,
             ph(0),
             ph(1),
             ph(2),
@@ -290,4 +318,13 @@ fn analytical(b: AnalyticalBench) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// CPU time of the calling thread (Linux `/proc/thread-self/schedstat`,
+/// nanoseconds on a CPU), None elsewhere: on a shared machine the wall
+/// time also counts the time other jobs held the cores.
+fn thread_cpu_seconds() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: f64 = s.split_whitespace().next()?.parse().ok()?;
+    Some(ns * 1e-9)
 }

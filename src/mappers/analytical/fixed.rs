@@ -13,6 +13,11 @@
 //! dimension has size 1) are fixed there. Two corners that would get the
 //! same item keep the first one.
 //!
+//! The nodes are traversed as the global-mapping box sees them: without a
+//! torus's wrap links (beyond the paper, which does not say; with the wraps,
+//! RCM on `torus:8x16x16` put items that are graph neighbours on opposite
+//! corners of the box).
+//!
 //! Disconnected graphs (beyond the paper): the traversal restarts from the
 //! lowest unvisited id (`bft`) or a new pseudo-peripheral vertex of the
 //! lowest-id unvisited component (`rcm`).
@@ -28,6 +33,8 @@ use crate::topology::Grid;
 pub enum FixedKind {
     Rcm,
     Bft,
+    /// Beyond the paper: far-apart items, oriented to the corners.
+    Far,
 }
 
 /// A graph seen through a neighbour callback (items or topology nodes).
@@ -147,14 +154,14 @@ pub fn order(g: &dyn Adjacency, kind: FixedKind) -> Vec<usize> {
         }
         match kind {
             FixedKind::Bft => bfs(g, next, false, &mut seen, &mut order, &mut level),
-            FixedKind::Rcm => {
+            FixedKind::Rcm | FixedKind::Far => {
                 let s = pseudo_peripheral(g, next);
                 let s = if seen[s] { next } else { s };
                 bfs(g, s, true, &mut seen, &mut order, &mut level);
             }
         }
     }
-    if kind == FixedKind::Rcm {
+    if kind != FixedKind::Bft {
         order.reverse();
     }
     order
@@ -179,14 +186,231 @@ pub fn corner_nodes(grid: &Grid) -> Vec<usize> {
     v
 }
 
+/// BFS hop distances from `s` (u32::MAX: unreachable).
+fn distances(g: &ItemGraph, s: usize) -> Vec<u32> {
+    let mut dist = vec![u32::MAX; g.n()];
+    let mut queue = std::collections::VecDeque::new();
+    dist[s] = 0;
+    queue.push_back(s);
+    while let Some(u) = queue.pop_front() {
+        for &v in g.row(u).0 {
+            let v = v as usize;
+            if dist[v] == u32::MAX {
+                dist[v] = dist[u] + 1;
+                queue.push_back(v);
+            }
+        }
+    }
+    dist
+}
+
+/// `fixed=far` (beyond the paper): the 2^D items are picked by farthest-point
+/// sampling in hop distance (the first is the George–Liu pseudo-peripheral
+/// item of item 0's component, each next one the item farthest from those
+/// already picked, ties: the largest sum of distances to them, then the
+/// lowest id), then given to the corners in the
+/// order that best matches the box: the assignment maximises
+/// `Σ_{a<b} d_G(a, b) · |c_a − c_b|` (hop distance × Euclidean corner
+/// distance; with the scale fitted, this is the least-squares match of the
+/// two distance matrices, as `Σ |c_a − c_b|²` is the same for every
+/// assignment), by trying all `(2^D)!` assignments (40,320 in 3D), or by
+/// pairwise swaps above 8 corners.
+///
+/// Why: RCM/BFT give the corners of the box the items at the same *rank*
+/// of two traversals; items of the same rank sit anywhere on a level set of
+/// the graph, so two box corners that are neighbours can get items far
+/// apart (the box is then twisted). Measured in the module docs of
+/// [`super`].
+///
+/// Cost O(2^D · (n + m) + (2^D)! · 4^D). Memory O(2^D · n).
+pub fn far_items(g: &ItemGraph, grid: &Grid) -> Vec<(usize, usize)> {
+    let n = g.n();
+    let corners = corner_nodes(grid);
+    let k = corners.len();
+    if n < k || k < 2 {
+        return fixed_items(g, grid, FixedKind::Rcm);
+    }
+    let first = pseudo_peripheral(g, 0);
+    let mut picked = vec![first];
+    let mut dist = vec![distances(g, first)];
+    let mut mind: Vec<u32> = dist[0].clone();
+    let mut sum: Vec<u64> = dist[0].iter().map(|&d| d as u64).collect();
+    while picked.len() < k {
+        // Unreachable items (other components) are not candidates. Ties of
+        // the smallest distance go to the largest sum of distances (on a
+        // grid graph's L1 hop metric that is a corner), then the lowest id.
+        let mut best = (0u32, 0u64, usize::MAX);
+        for v in 0..n {
+            let d = mind[v];
+            if d != u32::MAX && d > 0 && (d > best.0 || (d == best.0 && sum[v] > best.1)) {
+                best = (d, sum[v], v);
+            }
+        }
+        if best.2 == usize::MAX {
+            break;
+        }
+        let v = best.2;
+        picked.push(v);
+        let dv = distances(g, v);
+        for ((m, s), &d) in mind.iter_mut().zip(sum.iter_mut()).zip(&dv) {
+            *m = (*m).min(d);
+            *s = s.saturating_add(d as u64);
+        }
+        dist.push(dv);
+    }
+    let kk = picked.len();
+    if kk < k {
+        return fixed_items(g, grid, FixedKind::Rcm);
+    }
+    let nd = grid.ndims();
+    let cc: Vec<Vec<f64>> = corners
+        .iter()
+        .map(|&c| grid.coord(c)[..nd].iter().map(|&x| x as f64).collect())
+        .collect();
+    let db = |a: usize, b: usize| -> f64 {
+        cc[a]
+            .iter()
+            .zip(&cc[b])
+            .map(|(x, y)| (x - y) * (x - y))
+            .sum::<f64>()
+            .sqrt()
+    };
+    let dg: Vec<Vec<f64>> = (0..k)
+        .map(|a| (0..k).map(|b| dist[a][picked[b]] as f64).collect())
+        .collect();
+    let dbm: Vec<Vec<f64>> = (0..k).map(|a| (0..k).map(|b| db(a, b)).collect()).collect();
+    let score = |perm: &[usize]| -> f64 {
+        let mut s = 0.0;
+        for a in 0..k {
+            for b in a + 1..k {
+                s += dg[a][b] * dbm[perm[a]][perm[b]];
+            }
+        }
+        s
+    };
+    let mut perm: Vec<usize> = (0..k).collect();
+    let mut best_perm = perm.clone();
+    let mut best = score(&perm);
+    if k <= 8 {
+        // Heap's algorithm, iterative.
+        let mut c = vec![0usize; k];
+        let mut i = 0;
+        while i < k {
+            if c[i] < i {
+                if i % 2 == 0 {
+                    perm.swap(0, i);
+                } else {
+                    perm.swap(c[i], i);
+                }
+                let sc = score(&perm);
+                if sc > best + 1e-9 {
+                    best = sc;
+                    best_perm.copy_from_slice(&perm);
+                }
+                c[i] += 1;
+                i = 0;
+            } else {
+                c[i] = 0;
+                i += 1;
+            }
+        }
+    } else {
+        let mut improved = true;
+        while improved {
+            improved = false;
+            for a in 0..k {
+                for b in a + 1..k {
+                    best_perm.swap(a, b);
+                    let sc = score(&best_perm);
+                    if sc > best + 1e-9 {
+                        best = sc;
+                        improved = true;
+                    } else {
+                        best_perm.swap(a, b);
+                    }
+                }
+            }
+        }
+    }
+    (0..k).map(|a| (picked[a], corners[best_perm[a]])).collect()
+}
+
+/// A starting Φ for the first solve (beyond the paper, which starts its
+/// solver from scratch): along each dimension `d`, an item sits at
+/// `(k_d − 1) · D₀ / (D₀ + D₁)`, where `D₀`/`D₁` are its hop distances to
+/// the nearest fixed item on the low/high face of `d` (multi-source BFS);
+/// items that reach neither face sit at the centre. It only warm-starts the
+/// conjugate gradients (the solution of Eq. 5 does not depend on it).
+///
+/// Cost O(D · (n + m)). Memory O(n · D).
+pub fn initial_positions(g: &ItemGraph, grid: &Grid, fixed: &[(usize, usize)]) -> Vec<f64> {
+    let n = g.n();
+    let nd = grid.ndims();
+    let mut phi = vec![0.0; n * nd];
+    let multi = |sources: &[usize]| -> Vec<u32> {
+        let mut dist = vec![u32::MAX; n];
+        let mut queue = std::collections::VecDeque::new();
+        for &s in sources {
+            dist[s] = 0;
+            queue.push_back(s);
+        }
+        while let Some(u) = queue.pop_front() {
+            for &v in g.row(u).0 {
+                let v = v as usize;
+                if dist[v] == u32::MAX {
+                    dist[v] = dist[u] + 1;
+                    queue.push_back(v);
+                }
+            }
+        }
+        dist
+    };
+    for d in 0..nd {
+        let k = grid.dims()[d];
+        let centre = (k as f64 - 1.0) / 2.0;
+        let (mut lo, mut hi) = (Vec::new(), Vec::new());
+        for &(i, node) in fixed {
+            let c = grid.coord(node)[d];
+            if c == 0 {
+                lo.push(i);
+            }
+            if c + 1 == k {
+                hi.push(i);
+            }
+        }
+        if k < 2 || lo.is_empty() || hi.is_empty() {
+            for i in 0..n {
+                phi[i * nd + d] = centre;
+            }
+            continue;
+        }
+        let (d0, d1) = (multi(&lo), multi(&hi));
+        for i in 0..n {
+            phi[i * nd + d] = if d0[i] == u32::MAX || d1[i] == u32::MAX {
+                centre
+            } else {
+                let (a, b) = (d0[i] as f64, d1[i] as f64);
+                (k as f64 - 1.0) * a / (a + b).max(1.0)
+            };
+        }
+    }
+    phi
+}
+
 /// `(item, corner node)` pairs: the fixed items and where they sit.
 pub fn fixed_items(g: &ItemGraph, grid: &Grid, kind: FixedKind) -> Vec<(usize, usize)> {
     let n_items = g.n();
     if n_items == 0 {
         return Vec::new();
     }
+    if kind == FixedKind::Far {
+        return far_items(g, grid);
+    }
     let item_order = order(g, kind);
-    let node_order = order(grid, kind);
+    // The box's nodes without wrap links: on a torus the wrap links put
+    // the corner (X−1, 0, 0) next to (0, 0, 0) in any traversal, and the
+    // box model then pins two neighbouring items to opposite faces.
+    let node_order = order(&Grid::mesh(grid.dims()), kind);
     let nodes = grid.num_nodes();
     let mut pos_of_node = vec![0usize; nodes];
     for (r, &v) in node_order.iter().enumerate() {
@@ -269,6 +493,46 @@ mod tests {
             o.sort_unstable();
             assert_eq!(o, (0..7).collect::<Vec<_>>());
         }
+    }
+
+    #[test]
+    fn far_items_put_a_diametral_pair_on_opposite_corners() {
+        // A 4×3 grid graph (item = x + 4y) onto a 4×3 mesh: the first two
+        // far items are the graph's diametral corners 0 and 11 (hop
+        // distance 5); the assignment puts them on opposite box corners.
+        // (Hop distances on a grid are L1, which ties the other corners
+        // with interior items, so only the pair is checked.)
+        let (w, h) = (4usize, 3usize);
+        let rows = (0..w * h)
+            .map(|i| {
+                let (x, y) = (i % w, i / w);
+                let mut r = Vec::new();
+                if x > 0 {
+                    r.push((i as u32 - 1, 1.0));
+                }
+                if x + 1 < w {
+                    r.push((i as u32 + 1, 1.0));
+                }
+                if y > 0 {
+                    r.push(((i - w) as u32, 1.0));
+                }
+                if y + 1 < h {
+                    r.push(((i + w) as u32, 1.0));
+                }
+                r
+            })
+            .collect();
+        let g = ItemGraph::from_lists(w * h, rows);
+        let grid = Grid::mesh(&[4, 3]);
+        let f = fixed_items(&g, &grid, FixedKind::Far);
+        assert_eq!(f.len(), 4, "{f:?}");
+        let mut items: Vec<usize> = f.iter().map(|p| p.0).collect();
+        items.sort_unstable();
+        items.dedup();
+        assert_eq!(items.len(), 4, "{f:?}");
+        let at = |item: usize| f.iter().find(|p| p.0 == item).map(|p| p.1);
+        let (a, b) = (at(0).expect("0 fixed"), at(11).expect("11 fixed"));
+        assert_eq!(a + b, 11, "{f:?}");
     }
 
     #[test]

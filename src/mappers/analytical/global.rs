@@ -19,20 +19,31 @@
 //!   (AMD ordering) once, numeric refactorisation every iteration, then the
 //!   D triangular solves.
 //! * `pcg`: conjugate gradients with the Jacobi preconditioner, warm-started
-//!   from the previous Φ (which changes little between iterations), the
-//!   matrix–vector products by faer's sparse × dense product; stop at a
-//!   relative residual of 10⁻⁴ ([`PCG_TOL`]) or after [`PCG_MAX_ITERATIONS`]
-//!   (beyond the paper: an inexact solve; the next global iteration goes on
-//!   from the same Φ, as the anchors change little).
+//!   from the previous Φ (which changes little between iterations), the D
+//!   dimensions in lockstep (one pass over `Q` per iteration for all D
+//!   right-hand sides, a hand-written CSC product); stop at a relative
+//!   residual of 10⁻⁴ ([`PCG_TOL`]) or at the caps of [`pcg_caps`] (beyond
+//!   the paper: an inexact solve; the next global iteration goes on from the
+//!   same Φ, as the anchors change little). The first solve starts from
+//!   [`super::fixed::initial_positions`] (BFS distances to the fixed items)
+//!   instead of the box centre.
 //!
 //! Measured (release, this shared 2-core machine, medians) on
 //! `unstructured:8192:3d` (8,192 items, no grouping, torus 8x8x32:cores=4),
 //! time in the solves per global iteration (3 dimensions): PCG 0.029 s
 //! (load ≈ 6) / 0.048 s (load ≈ 12); Cholesky refactorisation + solves
 //! 0.047 s / 0.085 s. With grouping (2,048 items): PCG 0.0035–0.0079 s,
-//! Cholesky 0.0075–0.0172 s. PCG is faster in every run and is the default;
-//! Cholesky's exact solves gave 5 % fewer hop-bytes in bins mode (5.46e9 vs
-//! 5.73e9). Reproduce with `hopmap bench analytical --solvers`.
+//! Cholesky 0.0075–0.0172 s. PCG is faster in every run and is the default.
+//! Reproduce with `hopmap bench analytical --solvers`.
+//!
+//! Session 2 (issue 9, speed): one dimension at a time through faer's
+//! sparse × dense product and up to 100 iterations per dimension and solve
+//! took 0.78 s of solves in 25 global iterations (load ≈ 9); lockstep
+//! dimensions, the caps (40 first / 10 later at 8,192) and the BFS warm
+//! start: 0.26–0.32 s of solves at load ≈ 11 (0.011–0.013 s per global
+//! iteration), 0.14 s at load ≈ 6.6 (0.0064 s per iteration; Cholesky
+//! 0.046 s). Hop-bytes were unchanged within noise (3.89e9 with the caps,
+//! 3.91e9 with 100/20).
 //!
 //! Cost per iteration: Cholesky O(nnz(L) + flops of the refactorisation);
 //! PCG O(iterations · nnz(Q)). Memory: O(nnz(Q)) (+ nnz(L) for Cholesky).
@@ -40,7 +51,7 @@
 use crate::error::{Error, Result};
 use faer::sparse::linalg::solvers::{Llt, SymbolicLlt};
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
-use faer::{Accum, MatMut, MatRef, Par, Side};
+use faer::{MatMut, Side};
 
 /// The measured figures quoted in the module docs.
 pub const SOLVER_FIGURES: &str = "8,192 items (unstructured 3D, no grouping, torus 8x8x32, 4 \
@@ -111,9 +122,23 @@ const NONE: u32 = u32::MAX;
 /// PCG's relative residual at which a solve stops.
 pub const PCG_TOL: f64 = 1e-4;
 
-/// PCG iterations per dimension and global iteration at most: an inexact
-/// solve, continued from the same Φ by the next global iteration.
+/// PCG iterations of every solve after the first at most: an inexact solve,
+/// continued from the same Φ by the next global iteration. A work budget:
+/// `PCG_BUDGET / variables`, clamped to 10..=50 (10 at 8,192 items, 50 at
+/// 512, where the solves are cheap and the extra accuracy paid: 512
+/// processes on torus 8x8x8 gave 1.26 × Scotch's hop-bytes with 10, 1.17 ×
+/// with 20).
+pub const PCG_BUDGET: usize = 80_000;
+
+/// The first solve (no anchors yet, the worst conditioned) may take 4 × the
+/// later cap, at least 40, at most [`PCG_MAX_ITERATIONS`].
 pub const PCG_MAX_ITERATIONS: usize = 100;
+
+/// The iteration caps (first solve, later solves) for `nvar` variables.
+pub fn pcg_caps(nvar: usize) -> (usize, usize) {
+    let later = (PCG_BUDGET / nvar.max(1)).clamp(10, 50);
+    ((4 * later).clamp(40, PCG_MAX_ITERATIONS), later)
+}
 
 /// The linear systems of Eq. (5) for one item graph and one set of fixed items.
 pub struct QSystem {
@@ -140,6 +165,8 @@ pub struct QSystem {
     inv_diag: Vec<f64>,
     /// CG iterations of the last solve (sum over dimensions).
     pub last_iterations: usize,
+    /// Solves done.
+    solves: usize,
 }
 
 impl QSystem {
@@ -234,6 +261,7 @@ impl QSystem {
             x: vec![0.0; nvar],
             inv_diag: vec![0.0; nvar],
             last_iterations: 0,
+            solves: 0,
         };
         if kind == SolverKind::Cholesky && nvar > 0 {
             let sym = SymbolicLlt::try_new(me.symbolic_ref(), Side::Lower)
@@ -321,86 +349,137 @@ impl QSystem {
         Ok(())
     }
 
-    fn matvec(&self, x: &[f64], out: &mut [f64]) {
+    /// `out = Q x` for `nd` interleaved vectors (`x[v * nd + d]`): one pass
+    /// over the matrix for all dimensions. Q is stored whole (both
+    /// triangles), so column `v` is also row `v`.
+    fn matvec_multi(&self, x: &[f64], out: &mut [f64]) {
+        let nd = self.ndims;
         let nvar = self.nvar();
-        let mat = SparseColMatRef::new(self.symbolic_ref(), &self.val);
-        let xr = MatRef::from_column_major_slice(x, nvar, 1);
-        let om = MatMut::from_column_major_slice_mut(out, nvar, 1);
-        faer::sparse::linalg::matmul::sparse_dense_matmul(
-            om,
-            Accum::Replace,
-            mat,
-            xr,
-            1.0,
-            Par::Seq,
-        );
+        for v in 0..nvar {
+            let (a, b) = (self.col_ptr[v] as usize, self.col_ptr[v + 1] as usize);
+            let mut acc = [0.0f64; crate::topology::MAX_DIMS];
+            for k in a..b {
+                let c = self.val[k];
+                let u = self.row_idx[k] as usize * nd;
+                for d in 0..nd {
+                    acc[d] += c * x[u + d];
+                }
+            }
+            out[v * nd..(v + 1) * nd].copy_from_slice(&acc[..nd]);
+        }
     }
 
+    /// Jacobi-preconditioned CG on all dimensions in lockstep (one matrix
+    /// pass per iteration for the D right-hand sides), warm-started from
+    /// `phi`, iterations capped by [`pcg_caps`]: global mapping continues
+    /// from the same Φ, so an inexact solve is refined by the next one.
     fn solve_pcg(&mut self, phi: &mut [f64], active: &[bool]) {
         let nvar = self.nvar();
         let nd = self.ndims;
+        let len = nvar * nd;
         for v in 0..nvar {
             self.inv_diag[v] = 1.0 / self.val[self.diag_pos[v]];
         }
-        for d in 0..nd {
-            if !active[d] {
-                continue;
-            }
-            let mut x = std::mem::take(&mut self.x);
-            let mut r = std::mem::take(&mut self.r);
-            let mut z = std::mem::take(&mut self.z);
-            let mut p = std::mem::take(&mut self.p);
-            let mut q = std::mem::take(&mut self.q);
-            for v in 0..nvar {
-                x[v] = phi[self.var_item[v] as usize * nd + d];
-            }
-            self.matvec(&x, &mut q);
-            let mut bnorm2 = 0.0;
-            let mut rz = 0.0;
-            for v in 0..nvar {
-                let b = self.rhs[v * nd + d];
-                bnorm2 += b * b;
-                r[v] = b - q[v];
-                z[v] = r[v] * self.inv_diag[v];
-                p[v] = z[v];
-                rz += r[v] * z[v];
-            }
-            let tol2 = PCG_TOL * PCG_TOL * bnorm2.max(1e-300);
-            let max_it = PCG_MAX_ITERATIONS.min(10 * nvar + 10);
-            for _ in 0..max_it {
-                let rr: f64 = r.iter().map(|a| a * a).sum();
-                if rr <= tol2 {
-                    break;
-                }
-                self.matvec(&p, &mut q);
-                let pq: f64 = p.iter().zip(&q).map(|(a, b)| a * b).sum();
-                if pq <= 0.0 || !pq.is_finite() {
-                    break;
-                }
-                let alpha = rz / pq;
-                let mut rz_new = 0.0;
-                for v in 0..nvar {
-                    x[v] += alpha * p[v];
-                    r[v] -= alpha * q[v];
-                    z[v] = r[v] * self.inv_diag[v];
-                    rz_new += r[v] * z[v];
-                }
-                let beta = rz_new / rz;
-                rz = rz_new;
-                for v in 0..nvar {
-                    p[v] = z[v] + beta * p[v];
-                }
-                self.last_iterations += 1;
-            }
-            for v in 0..nvar {
-                phi[self.var_item[v] as usize * nd + d] = x[v];
-            }
-            self.x = x;
-            self.r = r;
-            self.z = z;
-            self.p = p;
-            self.q = q;
+        let mut x = std::mem::take(&mut self.x);
+        let mut r = std::mem::take(&mut self.r);
+        let mut z = std::mem::take(&mut self.z);
+        let mut p = std::mem::take(&mut self.p);
+        let mut q = std::mem::take(&mut self.q);
+        for buf in [&mut x, &mut r, &mut z, &mut p, &mut q] {
+            buf.resize(len, 0.0);
         }
+        for v in 0..nvar {
+            let i = self.var_item[v] as usize;
+            x[v * nd..(v + 1) * nd].copy_from_slice(&phi[i * nd..(i + 1) * nd]);
+        }
+        self.matvec_multi(&x, &mut q);
+        let mut bnorm2 = [0.0f64; crate::topology::MAX_DIMS];
+        let mut rz = [0.0f64; crate::topology::MAX_DIMS];
+        let mut rr = [0.0f64; crate::topology::MAX_DIMS];
+        for v in 0..nvar {
+            let inv = self.inv_diag[v];
+            for d in 0..nd {
+                let k = v * nd + d;
+                let b = self.rhs[k];
+                bnorm2[d] += b * b;
+                r[k] = if active[d] { b - q[k] } else { 0.0 };
+                z[k] = r[k] * inv;
+                p[k] = z[k];
+                rz[d] += r[k] * z[k];
+                rr[d] += r[k] * r[k];
+            }
+        }
+        let mut live = [false; crate::topology::MAX_DIMS];
+        for d in 0..nd {
+            live[d] = active[d] && rr[d] > PCG_TOL * PCG_TOL * bnorm2[d].max(1e-300);
+        }
+        let (first, later) = pcg_caps(nvar);
+        let cap = if self.solves == 0 { first } else { later };
+        let max_it = cap.min(10 * nvar + 10);
+        for _ in 0..max_it {
+            if !live[..nd].iter().any(|&l| l) {
+                break;
+            }
+            self.matvec_multi(&p, &mut q);
+            let mut pq = [0.0f64; crate::topology::MAX_DIMS];
+            for v in 0..nvar {
+                for d in 0..nd {
+                    pq[d] += p[v * nd + d] * q[v * nd + d];
+                }
+            }
+            let mut alpha = [0.0f64; crate::topology::MAX_DIMS];
+            for d in 0..nd {
+                if live[d] && pq[d] > 0.0 && pq[d].is_finite() {
+                    alpha[d] = rz[d] / pq[d];
+                } else {
+                    live[d] = false;
+                }
+            }
+            let mut rz_new = [0.0f64; crate::topology::MAX_DIMS];
+            let mut rr_new = [0.0f64; crate::topology::MAX_DIMS];
+            for v in 0..nvar {
+                let inv = self.inv_diag[v];
+                for d in 0..nd {
+                    let k = v * nd + d;
+                    x[k] += alpha[d] * p[k];
+                    r[k] -= alpha[d] * q[k];
+                    z[k] = r[k] * inv;
+                    rz_new[d] += r[k] * z[k];
+                    rr_new[d] += r[k] * r[k];
+                }
+            }
+            let mut beta = [0.0f64; crate::topology::MAX_DIMS];
+            for d in 0..nd {
+                if live[d] {
+                    beta[d] = if rz[d] > 0.0 { rz_new[d] / rz[d] } else { 0.0 };
+                    rz[d] = rz_new[d];
+                    self.last_iterations += 1;
+                    if rr_new[d] <= PCG_TOL * PCG_TOL * bnorm2[d].max(1e-300) {
+                        live[d] = false;
+                    }
+                }
+            }
+            for v in 0..nvar {
+                for d in 0..nd {
+                    let k = v * nd + d;
+                    p[k] = if live[d] { z[k] + beta[d] * p[k] } else { 0.0 };
+                }
+            }
+        }
+        for v in 0..nvar {
+            let i = self.var_item[v] as usize;
+            for d in 0..nd {
+                if active[d] {
+                    phi[i * nd + d] = x[v * nd + d];
+                }
+            }
+        }
+        self.solves += 1;
+        self.x = x;
+        self.r = r;
+        self.z = z;
+        self.p = p;
+        self.q = q;
     }
 
     /// Whether item `i` is free (a variable).

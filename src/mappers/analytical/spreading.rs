@@ -19,6 +19,15 @@
 //! taken as at least 0.05 (an item shifted onto the boundary would otherwise
 //! get an infinite β).
 //!
+//! This is `spread=paper`. The default is `spread=pin` ([`pins`], beyond
+//! the paper): it was measured that the anchors above amplify the smooth
+//! part of every shift (see [`pins`]): W(Φ) doubled per iteration, the
+//! maximum workload oscillated and global mapping stalled (issue 9: 1.9e8 →
+//! 1.1e9 estimated hop-bytes at 2,048 processes). With the other
+//! defaults kept, `spread=paper` gives 3.18e9 hop-bytes and `spread=pin`
+//! 1.37e9 on `unstructured:2048:3d` (seed 1), torus 8x16x16 (Scotch
+//! 1.43e9).
+//!
 //! Cost O(N · D + m) per iteration. Memory O(N · D).
 
 use super::global::ItemGraph;
@@ -106,6 +115,58 @@ pub fn anchors(
     }
 }
 
+/// The spreading anchors of `spread=pin` (beyond the paper, after
+/// FastPlace's pseudo pins, ref. \[37\] of Wu et al.): every free item `i`
+/// is tied to its own shifted position `x'_i` with weight
+/// `β_i = α · deg_i` (`deg_i` = Σ_j c_ij, or `α_floor` for an isolated
+/// item), so the solve trades W against the distance to the shifting
+/// targets; the caller grows `α` every iteration. The force vectors are
+/// `β_i (x'_i − Φ_i)`, the pull of the anchor on the item where it is.
+///
+/// Why (measured, see the module docs of [`super`]): with the anchors of
+/// Eqs. 6–9 every item's anchor balances its partners *at their old
+/// positions*; when all items shift at once the solve's answer is
+/// `x' + (L + B)⁻¹ A (x' − Φ)`, which amplifies the smooth part of the shift
+/// by about `(deg + β)/β` (≈ 10× here), so W doubled every iteration and the
+/// maximum workload oscillated instead of falling.
+#[allow(clippy::too_many_arguments)]
+pub fn pins(
+    g: &ItemGraph,
+    phi: &[f64],
+    target: &[f64],
+    free: &[bool],
+    active: &[bool],
+    alpha: f64,
+    alpha_floor: f64,
+    out: &mut Anchors,
+) {
+    let nd = active.len();
+    let n = g.n();
+    out.beta.clear();
+    out.beta.resize(n, 0.0);
+    out.point.clear();
+    out.point.resize(n * nd, f64::NAN);
+    out.force.clear();
+    out.force.resize(n * nd, 0.0);
+    for i in 0..n {
+        if !free[i] {
+            continue;
+        }
+        let deg = g.weighted_degree(i);
+        let beta = (alpha * deg).max(alpha_floor);
+        out.beta[i] = beta;
+        for d in 0..nd {
+            let t = if active[d] {
+                target[i * nd + d]
+            } else {
+                phi[i * nd + d]
+            };
+            out.point[i * nd + d] = t;
+            out.force[i * nd + d] = beta * (t - phi[i * nd + d]);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -135,5 +196,27 @@ mod tests {
         assert!(grad.abs() < 1e-12);
         assert!((a.force[0] - 2.0).abs() < 1e-12);
         assert_eq!(a.beta[1], 0.0);
+    }
+
+    #[test]
+    fn pins_sit_on_the_targets_with_weight_alpha_times_degree() {
+        // Item 0 (free, degree 2) shifted from 0.5 to 1.0; item 1 fixed.
+        let g = ItemGraph::from_lists(2, vec![vec![(1, 2.0)], vec![(0, 2.0)]]);
+        let mut a = Anchors::default();
+        pins(
+            &g,
+            &[0.5, 0.0],
+            &[1.0, 0.0],
+            &[true, false],
+            &[true],
+            0.25,
+            0.01,
+            &mut a,
+        );
+        assert_eq!(a.point[0], 1.0);
+        assert!((a.beta[0] - 0.5).abs() < 1e-12);
+        assert!((a.force[0] - 0.25).abs() < 1e-12);
+        assert_eq!(a.beta[1], 0.0);
+        assert!(a.point[1].is_nan());
     }
 }
