@@ -4,7 +4,8 @@
 //! its workload (items whose Φ falls in it), bins over γ in red with a
 //! white outline; the items as dots at Φ; the shifting targets (§3.3.2) as
 //! cyan lines; the spreading forces (§3.3.3) as orange arrows towards the
-//! fake anchors on the boundary; the fixed corner items as yellow squares;
+//! fake anchors (on the boundary with `spread=paper`, at the shift targets with the default
+//! `spread=pin`); the fixed corner items as yellow squares;
 //! during legalization (§3.4) the items on their nodes and the last step's
 //! migrations as magenta arrows. A 3D (or higher) network is shown one
 //! slice at a time (a slider; slice k = the nodes `k·X·Y … (k+1)·X·Y − 1`,
@@ -46,9 +47,12 @@ pub const TIP_GAMMA: &str = "γ (Wu et al. §3.3, §3.6): the almost-legal bound
     once no bin holds more than γ items (γ·cores processes per node without grouping). Bins \
     over γ are drawn red with a white outline.";
 pub const TIP_ANCHOR: &str = "Fake anchor (Wu et al. §3.3.3, Eqs. 6–9): for every item, a fixed \
-    fake process on the boundary of the box, tied to it by a spring of weight β chosen so that \
-    the item's shifted position becomes its equilibrium. The orange arrows point from an item \
-    to its anchor: the spreading force. Anchors are discarded and recomputed every iteration.";
+    fake process tied to it by a spring, which pulls the item towards its shifted position. \
+    With spread=paper the anchor sits on the boundary of the box with weight β chosen so that \
+    the shifted position becomes the item's equilibrium; with spread=pin (the default, after \
+    FastPlace) it sits at the shifted target itself, with a weight that grows every iteration. \
+    The orange arrows point from an item to its anchor: the spreading force. Anchors are \
+    discarded and recomputed every iteration.";
 pub const TIP_SHIFT: &str = "Shifting (Wu et al. §3.3.2): per row of bins, the bins' segments are \
     resized in proportion to their workload and the items are moved proportionally, keeping \
     their order, so crowded bins spread out. The cyan lines go from Φ to the shifted target.";
@@ -607,7 +611,7 @@ impl AnalyticalView {
             let c = Color32::from_rgba_unmultiplied(255, 160, 40, 150);
             let ca = Color32::from_rgb(255, 160, 40);
             // Arrows from the item towards its anchor, at most 1.5 cells long;
-            // the anchors themselves on the boundary.
+            // the anchors themselves (boundary or shift target, by `spread`).
             for &(i, x, y) in visible.iter().step_by(stride) {
                 let Some(a) = d.anchor.get(i * nd..(i + 1) * nd) else {
                     continue;
