@@ -649,6 +649,15 @@ impl GraphView {
                 Stroke::new(2.5, Color32::WHITE),
             );
         }
+        // The processes of the step shown (guided log): both of an
+        // exchange, a bisection's part, an order's ranks (magenta rings).
+        for p in super::guided_log::step_processes(model) {
+            painter.circle_stroke(
+                xf.to_screen(self.pos[p]),
+                node_r + 4.0,
+                Stroke::new(2.0, Color32::from_rgb(255, 60, 220)),
+            );
+        }
         if let Some(sel) = model.selected.filter(|&s| s < n) {
             painter.circle_stroke(
                 xf.to_screen(self.pos[sel]),

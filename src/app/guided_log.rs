@@ -3,8 +3,9 @@
 //! the paper's terms, citing the section), newest at the bottom, kept for
 //! scrolling back (at most [`MAX_LINES`]). Hovering a line shows the step it
 //! describes in the views (the process placed, where it wanted to go and
-//! the node chosen; for swaps, the first process swapped); clicking keeps
-//! it shown.
+//! the node chosen; for exchanges, both processes of each and their nodes;
+//! for a bisection, the part it cut; for an order, the ranks it names):
+//! clicking keeps it shown. The views ring [`step_processes`].
 //!
 //! Cost per frame: O(new lines) to take them from the model, O(visible
 //! rows) to draw (rows of one height, `show_rows`).
@@ -40,12 +41,34 @@ pub struct GuidedLog {
     saved: Option<(Option<StepEvent>, Option<usize>)>,
 }
 
-/// The process a step concerns: the one placed, or the first one swapped.
+/// The process a step concerns first (the views' selection, which shows
+/// its partners and routes): the one placed, the first one swapped. A
+/// group's processes are ringed instead ([`step_processes`]).
 pub fn event_process(e: &StepEvent) -> Option<usize> {
     match e {
         StepEvent::Placed { process, .. } => Some(*process),
         StepEvent::Swaps { swapped, .. } => swapped.first().map(|s| s.0),
-        StepEvent::Whole => None,
+        StepEvent::Group { .. } | StepEvent::Whole => None,
+    }
+}
+
+/// At most this many processes of a step are ringed in the views.
+pub const MAX_RINGED: usize = 4096;
+
+/// The processes of the step the views show ([`Model`]'s
+/// `last_event`) that the views ring besides a placement's own marks: both
+/// processes of every exchange, a group. At most [`MAX_RINGED`], each below
+/// the graph's size. O(size of the event).
+pub fn step_processes(model: &Model) -> Vec<usize> {
+    match &model.last_event {
+        None | Some(StepEvent::Placed { .. }) | Some(StepEvent::Whole) => Vec::new(),
+        Some(e) => {
+            let n = model.graph.n();
+            let mut v = e.processes();
+            v.retain(|&p| p < n);
+            v.truncate(MAX_RINGED);
+            v
+        }
     }
 }
 

@@ -40,7 +40,7 @@
 //! seeded; the network cut is deterministic, ties to the lower switch).
 
 use super::recursive::domain::Domain;
-use super::recursive::drb::{Drb, TreeNode};
+use super::recursive::drb::{Drb, DrbStep, TreeNode};
 use super::{MapperInfo, MapperInput, MapperRun, ParamKind, ParamSpec, StepEvent};
 use crate::error::{Error, Result};
 use crate::mapping::Mapping;
@@ -109,9 +109,10 @@ fn start(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
 /// BM's network cut (steps 2–3 of §4.2) of the node set `nodes` (sorted
 /// hosts of a fabric): switches largest first into side 0 until it holds
 /// ⌊n/2⌋ hosts, then Kernighan–Lin for the largest cut cost under up*/down*
-/// distances. Both halves sorted and non-empty for n ≥ 2. On a topology
-/// that is not a fabric, every node is its own group and `distance` is used.
-pub fn network_split(topo: &Topology, nodes: &[u32], _seed: u64) -> (Vec<u32>, Vec<u32>) {
+/// distances. Both halves sorted and non-empty for n ≥ 2, and the cut's
+/// cost (Σ distances of the pairs it separates). On a topology that is not a
+/// fabric, every node is its own group and `distance` is used.
+pub fn network_split(topo: &Topology, nodes: &[u32], _seed: u64) -> (Vec<u32>, Vec<u32>, f64) {
     let n = nodes.len();
     // (group key, node) sorted by group: a group is a switch.
     let key = |h: u32| match topo.as_fabric() {
@@ -169,7 +170,7 @@ pub fn network_split(topo: &Topology, nodes: &[u32], _seed: u64) -> (Vec<u32>, V
     }
     a.sort_unstable();
     b.sort_unstable();
-    (a, b)
+    (a, b, r.cost)
 }
 
 /// A run of BM: the shared recursive core with BM's network cut.
@@ -220,7 +221,13 @@ impl Stepper for Bm {
     fn step(&mut self) -> StepState {
         if !self.drb.is_done() {
             self.drb.step();
-            self.event = Some(StepEvent::Whole);
+            // Guided mode highlights the part a bisection cut.
+            self.event = Some(match (self.drb.last_step(), self.drb.tree().last()) {
+                (Some(DrbStep::Cut { .. }), Some(t)) => StepEvent::Group {
+                    processes: t.processes.iter().map(|&p| p as usize).collect(),
+                },
+                _ => StepEvent::Whole,
+            });
         }
         self.state()
     }
@@ -260,6 +267,50 @@ impl MapperRun for Bm {
     fn result(&self) -> Option<Mapping> {
         self.drb.result()
     }
+    fn explain_last_step(&self) -> Option<String> {
+        const CITE: &str = "(Moh et al. §4.2, Binary Mapping)";
+        Some(match self.drb.last_step()? {
+            DrbStep::Cut {
+                level,
+                processes,
+                nodes,
+                cut_bytes,
+                halves,
+                network_cost,
+                leaves,
+            } => {
+                let net = match network_cost {
+                    Some(c) => format!(
+                        "the network cut (steps 2–3: whole switches, largest first, then \
+                     Kernighan–Lin for the largest cost) has cost {c}, the sum of the up*/down* \
+                         switch distances of the processor pairs it separates"
+                    ),
+                    None => "the network cut".to_string(),
+                };
+                let leaves = match leaves {
+                    0 => String::new(),
+                    k => format!("; {k} one-processor parts were mapped on the way"),
+                };
+                format!(
+                    "BM bisected a part of {processes} processes on {nodes} processors (level \
+                     {level}): the process cut (step 1, least communication) leaves {cut_bytes} \
+                     bytes between Q₀ ({} processes) and Q₁ ({}); {net}: R₀ has {} and R₁ {} \
+                     processors, so the cheap process cut falls on the expensive network cut \
+                     (step 4: Q₀ → R₀, Q₁ → R₁){leaves} {CITE}",
+                    halves[0].0, halves[1].0, halves[0].1, halves[1].1
+                )
+            }
+            DrbStep::Shrink { processes, nodes } => format!(
+                "BM packed the {processes} processes into the first half of the processors \
+                     ({nodes}), which holds them all (beyond the paper, which assumes as many \
+                     processes as processors) {CITE}"
+            ),
+            DrbStep::Finished { leaves, .. } => format!(
+                "BM mapped the last {leaves} one-processor parts: every process has its \
+                     processor {CITE}"
+            ),
+        })
+    }
 }
 
 #[cfg(test)]
@@ -273,7 +324,7 @@ mod tests {
         let t = Topology::parse("fabric:moh-fig2:job=all").unwrap();
         let f = t.as_fabric().unwrap();
         let nodes: Vec<u32> = (0..t.num_nodes() as u32).collect();
-        let (a, b) = network_split(&t, &nodes, 0);
+        let (a, b, c) = network_split(&t, &nodes, 0);
         assert_eq!(a.len(), nodes.len() / 2);
         assert_eq!(a.len() + b.len(), nodes.len());
         // The cut's cost is at least that of the initial largest-first split.
@@ -302,6 +353,8 @@ mod tests {
             .filter(|h| !init.contains(h))
             .collect();
         assert!(cost(&a, &b) >= cost(&init, &rest));
+        // The reported cost (guided mode quotes it) is a real cut's.
+        assert!(c > 0.0);
         // At most one switch is split between the halves... or KL found a
         // better cut: in any case every host is on exactly one side.
         let mut all: Vec<u32> = a.iter().chain(&b).copied().collect();

@@ -201,7 +201,10 @@ impl Stepper for CdlRun {
             if better {
                 self.best = Some((i, slots));
             }
-            self.event = Some(StepEvent::Whole);
+            // Guided mode highlights the first run of ranks the order laid out.
+            self.event = Some(StepEvent::Group {
+                processes: super::guided::first_run(order, grid, n),
+            });
             break;
         }
         if self.next >= self.candidates.len() {

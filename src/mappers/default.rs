@@ -24,9 +24,23 @@ pub fn info() -> MapperInfo {
 
 fn start(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
     input.check_fits()?;
-    let slots: Vec<usize> = (0..input.graph.n()).collect();
-    Ok(Box::new(OneShot::new(
-        Mapping::from_slots(&slots, &input.topo),
-        &input.topo,
-    )))
+    let n = input.graph.n();
+    let slots: Vec<usize> = (0..n).collect();
+    // Guided mode: on a grid, default is the order TXYZ…; elsewhere slot order.
+    let (text, hl) = match input.topo.as_grid() {
+        Some(g) => {
+            let mut order = vec![super::permutation::Axis::T];
+            order.extend((0..g.ndims()).map(super::permutation::Axis::Dim));
+            let why = format!(
+                "it is what the launcher does without topology information; {}",
+                super::guided::order_why(&order, g)
+            );
+            super::guided::explain_order("default", &why, &order, g, n)
+        }
+        None => super::guided::explain_linear(&input.topo, n),
+    };
+    Ok(Box::new(
+        OneShot::new(Mapping::from_slots(&slots, &input.topo), &input.topo)
+            .with_explanation(text, hl),
+    ))
 }

@@ -274,3 +274,165 @@ fn analytical_explains_setup_global_mapping_and_legalization() {
             .starts_with("legal: every node within capacity")
     );
 }
+
+/// Whether a sentence names its source: a paper's section, or says it goes
+/// beyond the papers.
+fn cites(s: &str) -> bool {
+    s.contains('§') || s.contains("beyond the seeds") || s.contains("beyond the paper")
+}
+
+/// Step `r` to its end; every step's sentence must be there, non-empty and
+/// cite its source. Returns the sentences.
+fn every_step_explained(id: &str, on: &str, mut r: Box<dyn MapperRun>) -> Vec<String> {
+    let mut out = Vec::new();
+    for k in 0..20_000 {
+        if !r.state().is_running() {
+            break;
+        }
+        r.step();
+        let s = r
+            .explain_last_step()
+            .unwrap_or_else(|| panic!("{id} on {on}: step {k} has no sentence"));
+        assert!(!s.trim().is_empty(), "{id} on {on}: step {k}: empty");
+        assert!(cites(&s), "{id} on {on}: step {k} cites nothing: {s}");
+        out.push(s);
+    }
+    assert!(!r.state().is_running(), "{id} on {on}: did not finish");
+    assert!(!out.is_empty(), "{id} on {on}: no step");
+    out
+}
+
+#[test]
+fn every_registry_mapper_explains_every_step() {
+    let opts = crate::generate::GenOptions::default();
+    let stencil = Arc::new(crate::generate::generate("stencil:4x4", &opts).unwrap());
+    assert!(stencil.coords().is_some());
+    for info in super::registry() {
+        if info.available().is_err() {
+            // An external peer not installed here (its own tests cover it).
+            continue;
+        }
+        let mut ons = vec!["torus:4x4"];
+        if super::FABRIC_MAPPERS.contains(&info.id) {
+            ons.push("fabric:moh-fig2");
+        }
+        for on in ons {
+            let t = Arc::new(Topology::parse(on).unwrap());
+            let input = MapperInput::new(stencil.clone(), t, 3);
+            let r = match prepare(&info, &input) {
+                Ok(r) => r,
+                // A fabric-only mapper on the torus says so when started.
+                Err(e) if on.starts_with("torus") && ["sm", "bm"].contains(&info.id) => {
+                    assert!(e.to_string().contains("mesh or torus"), "{e}");
+                    continue;
+                }
+                Err(e) => panic!("{} on {on}: {e}", info.id),
+            };
+            every_step_explained(info.id, on, r);
+        }
+    }
+}
+
+#[test]
+fn one_shot_mappers_say_which_rank_went_where_and_why() {
+    let g = Arc::new(crate::graph::CommGraph::empty(8));
+    let mut r = run("default", g.clone(), "mesh:2x2:cores=2", &[]);
+    assert_eq!(r.explain_last_step(), None);
+    r.step();
+    let s = r.explain_last_step().unwrap();
+    assert!(
+        s.starts_with(
+            "default laid the 8 ranks out in order TXY, the first letter varying fastest (T = r \
+             mod 2, X = ⌊r/2⌋ mod 2, Y = ⌊r/4⌋ mod 2): ranks 0–1 run along T; rank 0 → (0, 0) \
+             core 0, rank 1 → (0, 0) core 1, rank 2 → (1, 0) core 0, rank 7 → (1, 1) core 1. Why: \
+             it is what the launcher does without topology information; T first fills"
+        ),
+        "{s}"
+    );
+    assert!(s.ends_with("(Balaji et al. §2.2)"), "{s}");
+    assert_eq!(
+        r.last_event().unwrap().processes(),
+        vec![0, 1],
+        "the ranks named"
+    );
+    let mut r = run("tzxy", g.clone(), "torus:2x2x2", &[]);
+    r.step();
+    let s = r.explain_last_step().unwrap();
+    assert!(
+        s.starts_with("TZXY laid the 8 ranks out in order TZXY") && s.contains("run along Z"),
+        "{s}"
+    );
+    // Rank 1 is one step along Z: (0, 0, 1).
+    assert!(s.contains("rank 1 → (0, 0, 1)"), "{s}");
+    let mut r = run("perm", g.clone(), "torus:2x4", &[("order", "YXT")]);
+    r.step();
+    let s = r.explain_last_step().unwrap();
+    assert!(s.contains("Y = r mod 4, X = ⌊r/4⌋ mod 2"), "{s}");
+    assert!(s.contains("rank 4 → (1, 0)"), "{s}");
+    assert_eq!(r.last_event().unwrap().processes(), vec![0, 1, 2, 3]);
+    // RM: the real slots of the seeded shuffle.
+    let mut r = run("random", g.clone(), "torus:4x4", &[]);
+    r.step();
+    let s = r.explain_last_step().unwrap();
+    let m = r.result().unwrap();
+    let t = Topology::parse("torus:4x4").unwrap();
+    let want = format!(
+        "process 0 → {}, process 1 → {}",
+        super::guided::slot_str(&t, m.slot(0, 1)),
+        super::guided::slot_str(&t, m.slot(1, 1))
+    );
+    assert!(s.contains(&want), "{s} / {want}");
+    assert!(s.contains("seeded with 0") && s.contains("Moh et al. §4"), "{s}");
+}
+
+#[test]
+fn recursive_explains_each_bisection_and_each_refinement_batch() {
+    let g = Arc::new(crate::generate::generate("stencil:4x4", &Default::default()).unwrap());
+    let mut r = run("recursive", g.clone(), "torus:4x4", &[]);
+    r.step();
+    let s = r.explain_last_step().unwrap();
+    // The root: 16 processes on 16 nodes, halves of 8 and 8; a 4×4 stencil
+    // cut in two straight halves sends 2 × 4 messages across (both ways).
+    assert!(
+        s.starts_with("recursive bisected a part of 16 processes on 16 nodes (level 0): the node \
+             domain splits into ["),
+        "{s}"
+    );
+    assert!(s.contains("the processes into 8 and 8"), "{s}");
+    assert!(s.contains("beyond the seeds: Pellegrini"), "{s}");
+    // The part it cut is highlighted: all 16.
+    assert_eq!(r.last_event().unwrap().processes().len(), 16);
+    r.step();
+    assert_eq!(r.last_event().unwrap().processes().len(), 8);
+    let mut r = run("recursive+refine", g, "torus:4x4", &[("runs", "1"), ("batch", "4")]);
+    let mut saw = false;
+    while r.state().is_running() {
+        r.step();
+        let s = r.explain_last_step().unwrap();
+        if s.starts_with("recursive+refine refined a batch of up to 4 processes: it kept ") {
+            assert!(s.contains("hop-bytes ") && s.contains("VieM"), "{s}");
+            saw = true;
+        }
+    }
+    assert!(saw);
+}
+
+#[test]
+fn bm_explains_both_cuts() {
+    let g = Arc::new(crate::generate::generate("stencil:4x4", &Default::default()).unwrap());
+    let mut r = run("bm", g, "fabric:moh-fig2", &[]);
+    let mut cuts = 0;
+    while r.state().is_running() {
+        r.step();
+        let s = r.explain_last_step().unwrap();
+        if s.starts_with("BM bisected a part of ") {
+            assert!(
+                s.contains("the process cut (step 1") && s.contains("has cost "),
+                "{s}"
+            );
+            assert!(s.ends_with("(Moh et al. §4.2, Binary Mapping)"), "{s}");
+            cuts += 1;
+        }
+    }
+    assert!(cuts >= 3, "{cuts}");
+}

@@ -23,6 +23,7 @@ pub mod coce_mht;
 pub mod default;
 pub mod gravity;
 pub mod greedy;
+pub mod guided;
 pub mod mht;
 pub mod pairs;
 pub mod permutation;
@@ -129,6 +130,34 @@ pub enum StepEvent {
     },
     /// A whole mapping was produced at once (e.g. a permutation order).
     Whole,
+    /// A step that concerns a group of processes, which guided mode
+    /// highlights: the part a recursive bisection cut, the ranks a
+    /// permutation order (or a random placement) puts down that its sentence
+    /// names, the processes a legalization step migrated.
+    Group { processes: Vec<usize> },
+}
+
+impl StepEvent {
+    /// The processes the step concerns, for highlighting: the one placed,
+    /// both processes of every exchange (once each; a move into a free core
+    /// names its process once), the group. O(size of the event).
+    pub fn processes(&self) -> Vec<usize> {
+        match self {
+            StepEvent::Placed { process, .. } => vec![*process],
+            StepEvent::Swaps { swapped, .. } => {
+                let mut v = Vec::with_capacity(2 * swapped.len());
+                for &(p, q) in swapped {
+                    v.push(p);
+                    if q != p {
+                        v.push(q);
+                    }
+                }
+                v
+            }
+            StepEvent::Group { processes } => processes.clone(),
+            StepEvent::Whole => Vec::new(),
+        }
+    }
 }
 
 /// A mapper in progress. `step()` advances one visible unit of work.
@@ -410,6 +439,8 @@ pub struct OneShot {
     mapping: Option<Mapping>,
     pending: Option<Mapping>,
     event: Option<StepEvent>,
+    /// Guided mode: the sentence on the one step and the processes it names.
+    explanation: Option<(String, Vec<usize>)>,
 }
 
 impl OneShot {
@@ -420,7 +451,15 @@ impl OneShot {
             mapping: None,
             pending: Some(mapping),
             event: None,
+            explanation: None,
         }
+    }
+
+    /// The guided-mode sentence on the one step (built at start: O(1) to
+    /// O(D)), and the processes it names (highlighted in the views).
+    pub fn with_explanation(mut self, text: String, processes: Vec<usize>) -> Self {
+        self.explanation = Some((text, processes));
+        self
     }
 }
 
@@ -431,7 +470,12 @@ impl Stepper for OneShot {
                 .map(|p| Some(m.slot(p, self.cores) as u32))
                 .collect();
             self.mapping = Some(m);
-            self.event = Some(StepEvent::Whole);
+            self.event = Some(match &self.explanation {
+                Some((_, p)) if !p.is_empty() => StepEvent::Group {
+                    processes: p.clone(),
+                },
+                _ => StepEvent::Whole,
+            });
         }
         self.state()
     }
@@ -456,6 +500,10 @@ impl MapperRun for OneShot {
     }
     fn result(&self) -> Option<Mapping> {
         self.mapping.clone()
+    }
+    fn explain_last_step(&self) -> Option<String> {
+        self.event.as_ref()?;
+        self.explanation.as_ref().map(|(t, _)| t.clone())
     }
 }
 

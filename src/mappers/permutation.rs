@@ -199,8 +199,15 @@ fn start(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
 /// Start a run of a fixed order.
 pub fn start_order(input: &MapperInput, order: &[Axis]) -> Result<Box<dyn MapperRun>> {
     input.check_fits()?;
-    let m = order_mapping(order, &input.topo, input.graph.n())?;
-    Ok(Box::new(OneShot::new(m, &input.topo)))
+    let n = input.graph.n();
+    let m = order_mapping(order, &input.topo, n)?;
+    let grid = grid_of(&input.topo)?;
+    let who = order_string(order);
+    let why = super::guided::order_why(order, grid);
+    let (text, hl) = super::guided::explain_order(&who, &why, order, grid, n);
+    Ok(Box::new(
+        OneShot::new(m, &input.topo).with_explanation(text, hl),
+    ))
 }
 
 /// The convenience orders, generalised to any number of dimensions D.

@@ -54,6 +54,9 @@ pub struct Phased {
     error: Option<Error>,
     /// Stages finished so far.
     finished_phases: usize,
+    /// Guided mode: the sentence of the step that finished a phase (the next
+    /// phase has taken no step yet when that step returns).
+    carried: Option<String>,
 }
 
 impl Phased {
@@ -69,6 +72,7 @@ impl Phased {
             empty: vec![None; n],
             error: None,
             finished_phases: 0,
+            carried: None,
         }
     }
 
@@ -83,6 +87,7 @@ impl Phased {
             empty: vec![None; n],
             error: None,
             finished_phases: 0,
+            carried: None,
         }
     }
 
@@ -128,6 +133,10 @@ impl Stepper for Phased {
                     return StepState::Running;
                 }
                 self.finished_phases += 1;
+                self.carried = Some(format!(
+                    "{}; the layout is done and its coordinates go to the mapper",
+                    explain_layout(&layout)
+                ));
                 match then(layout.coords()) {
                     Ok(run) => {
                         self.stage = Stage::Run { run, then: None };
@@ -155,6 +164,7 @@ impl Stepper for Phased {
                     ));
                 };
                 self.finished_phases += 1;
+                self.carried = run.explain_last_step();
                 match then(m) {
                     Ok(next) => {
                         self.stage = Stage::Run {
@@ -236,7 +246,10 @@ impl MapperRun for Phased {
     fn explain_last_step(&self) -> Option<String> {
         match &self.stage {
             Stage::Layout { layout, .. } => Some(explain_layout(layout)),
-            _ => self.run().and_then(|r| r.explain_last_step()),
+            _ => self
+                .run()
+                .and_then(|r| r.explain_last_step())
+                .or_else(|| self.carried.clone()),
         }
     }
 }

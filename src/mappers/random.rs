@@ -26,8 +26,9 @@ fn start(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
     let mut slots: Vec<usize> = (0..input.topo.num_slots()).collect();
     Rng::new(input.seed).shuffle(&mut slots);
     slots.truncate(input.graph.n());
-    Ok(Box::new(OneShot::new(
-        Mapping::from_slots(&slots, &input.topo),
-        &input.topo,
-    )))
+    let (text, hl) = super::guided::explain_random(&input.topo, &slots, input.seed);
+    Ok(Box::new(
+        OneShot::new(Mapping::from_slots(&slots, &input.topo), &input.topo)
+            .with_explanation(text, hl),
+    ))
 }

@@ -881,7 +881,7 @@ impl MapperRun for ScotchRun {
     }
     fn explain_last_step(&self) -> Option<String> {
         let since = self.started.map_or(0.0, |s| s.elapsed().as_secs_f64());
-        Some(match &self.phase {
+        let s: String = match &self.phase {
             Phase::Target if self.dir.is_none() => return None,
             Phase::Write { next, .. } => format!(
                 "Scotch: writing the communication graph as a Scotch source graph ({next} of {} \
@@ -897,15 +897,17 @@ impl MapperRun for ScotchRun {
             ),
             Phase::Gmap(_) => format!(
                 "Scotch: scotch_gmap maps the graph by dual recursive bipartitioning, splitting \
-                 graph and machine in halves together ({since:.1} s; external peer, not a seed \
-                 paper)"
+                 graph and machine in halves together ({since:.1} s)"
             ),
             Phase::Read | Phase::Done => format!(
                 "Scotch: mapping read back; {}",
                 self.note.as_deref().unwrap_or("")
             ),
             Phase::Failed => return None,
-        })
+        };
+        Some(format!(
+            "{s} (beyond the seeds: an external peer, Pellegrini's Scotch)"
+        ))
     }
 }
 

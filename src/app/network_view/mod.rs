@@ -499,6 +499,7 @@ impl NetworkView {
         self.paint_selection(&painter, drawn, &proj, model);
         self.paint_selected_link(&painter, drawn, &proj);
         paint_last_placement(&painter, drawn, &proj, model, three);
+        paint_step_processes(&painter, drawn, model, three);
         super::bipartition_view::paint_on_network(&painter, &proj, &self.geom, model);
         if let Some(d) = delta {
             self.paint_moved(&painter, drawn, three, d);
@@ -787,6 +788,37 @@ impl NetworkView {
             l.a,
             fmt_bytes(lb),
         )
+    }
+}
+
+/// The processes of the step shown (guided log) on their nodes: a magenta
+/// ring per node, and a dashed line between the two nodes of each exchange.
+/// O(processes of the step), capped by [`super::guided_log::MAX_RINGED`].
+fn paint_step_processes(painter: &egui::Painter, drawn: &Drawn, model: &Model, three: bool) {
+    let procs = super::guided_log::step_processes(model);
+    if procs.is_empty() {
+        return;
+    }
+    let mag = Color32::from_rgb(255, 60, 220);
+    let at = |p: usize| {
+        model
+            .node_of(p)
+            .filter(|&v| v < drawn.screen.len())
+            .map(|v| drawn.screen[v])
+    };
+    if let Some(crate::mappers::StepEvent::Swaps { swapped, .. }) = &model.last_event {
+        for &(p, q) in swapped.iter().take(super::guided_log::MAX_RINGED) {
+            if let (Some((a, _)), Some((b, _))) = (at(p), at(q))
+                && p != q
+            {
+                painter.add(Shape::dashed_line(&[a, b], Stroke::new(1.5, mag), 4.0, 3.0));
+            }
+        }
+    }
+    for p in procs {
+        if let Some((pos, unit)) = at(p) {
+            painter.circle_stroke(pos, node_radius(three, unit) + 4.0, Stroke::new(2.0, mag));
+        }
     }
 }
 

@@ -38,10 +38,57 @@ use std::sync::Arc;
 const NONE: u32 = u32::MAX;
 
 /// A custom bisection of node sets ([`Domain::Set`]): the nodes (sorted) and
-/// a seed in, the two halves (both non-empty) out. Moh et al.'s BM plugs its
-/// max-cost Kernighan–Lin cut of the routing topology in here
+/// a seed in, the two halves (both non-empty) and the cut's cost (the
+/// splitter's own measure, reported by guided mode) out. Moh et al.'s BM
+/// plugs its max-cost Kernighan–Lin cut of the routing topology in here
 /// ([`Drb::with_set_splitter`]).
-pub type SetSplitter = fn(&Topology, &[u32], u64) -> (Vec<u32>, Vec<u32>);
+pub type SetSplitter = fn(&Topology, &[u32], u64) -> (Vec<u32>, Vec<u32>, f64);
+
+/// What the last [`Drb::step`] did, for guided mode (recorded during the
+/// step; reading it is O(1)).
+#[derive(Clone, Debug, PartialEq)]
+pub enum DrbStep {
+    /// A part was bisected: its level, processes and nodes; the bytes
+    /// between the two process halves; each half's processes and nodes (and
+    /// a short description of its node domain); the set splitter's cut cost
+    /// when one cut the nodes; one-node leaves filled in the same step.
+    Cut {
+        level: u32,
+        processes: usize,
+        nodes: usize,
+        cut_bytes: f64,
+        halves: [(usize, usize, String); 2],
+        network_cost: Option<f64>,
+        leaves: usize,
+    },
+    /// A small job's root domain shrank to its first half, which holds all
+    /// `processes` (packing).
+    Shrink { processes: usize, nodes: usize },
+    /// The last leaves were filled and the mapping is complete.
+    Finished { leaves: usize, overflow: usize },
+}
+
+/// A node domain in a sentence: a grid box `[0–3]×[0–1]`, else its size.
+pub fn describe_domain(topo: &Topology, d: &Domain) -> String {
+    match (d, topo.as_grid()) {
+        (Domain::Box { lo, len }, Some(g)) => {
+            let v: Vec<String> = (0..g.ndims())
+                .map(|k| {
+                    if len[k] <= 1 {
+                        format!("{}", lo[k])
+                    } else {
+                        format!("{}–{}", lo[k], lo[k] + len[k] - 1)
+                    }
+                })
+                .collect();
+            format!("[{}]", v.join("]×["))
+        }
+        _ => {
+            let k = d.num_nodes();
+            format!("{k} node{}", if k == 1 { "" } else { "s" })
+        }
+    }
+}
 
 /// A finished subproblem of the bipartition tree.
 #[derive(Clone, Debug, PartialEq)]
@@ -84,6 +131,10 @@ pub struct Drb {
     bisections: usize,
     placed: usize,
     done: bool,
+    /// What the last step did (guided mode).
+    last: Option<DrbStep>,
+    /// One-node leaves filled during the current step.
+    leaves_now: usize,
 }
 
 impl Drb {
@@ -128,6 +179,8 @@ impl Drb {
             bisections: 0,
             placed: 0,
             done: n == 0,
+            last: None,
+            leaves_now: 0,
         }
     }
 
@@ -182,6 +235,10 @@ impl Drb {
             .iter()
             .map(|j| (j.level, j.procs.as_slice(), &self.domains[j.dom as usize].0))
     }
+    /// What the last step did (None before the first).
+    pub fn last_step(&self) -> Option<&DrbStep> {
+        self.last.as_ref()
+    }
     /// Bisections done and processes placed so far.
     pub fn counts(&self) -> (usize, usize) {
         (self.bisections, self.placed)
@@ -194,6 +251,7 @@ impl Drb {
 
     /// One bisection (plus any one-node leaves met on the way).
     pub fn step(&mut self) {
+        self.leaves_now = 0;
         while let Some(job) = self.queue.pop_front() {
             if job.procs.is_empty() {
                 continue;
@@ -207,10 +265,16 @@ impl Drb {
             self.bisections += 1;
             return;
         }
+        let overflow = self.overflow.len();
         self.finish();
+        self.last = Some(DrbStep::Finished {
+            leaves: self.leaves_now,
+            overflow,
+        });
     }
 
     fn leaf(&mut self, job: &Job, dom: &Domain) {
+        self.leaves_now += 1;
         let node = dom.first_node(&self.topo) as u32;
         for (k, &p) in job.procs.iter().enumerate() {
             if k < self.cores {
@@ -234,9 +298,11 @@ impl Drb {
             .seed
             .wrapping_mul(0x9E37_79B9_7F4A_7C15)
             .wrapping_add(self.bisections as u64);
+        let mut network_cost = None;
         let split = match (&dom, self.splitter) {
             (Domain::Set { nodes, .. }, Some(f)) if nodes.len() >= 2 => {
-                let (a, b) = f(&self.topo, nodes, seed);
+                let (a, b, cost) = f(&self.topo, nodes, seed);
+                network_cost = Some(cost);
                 (!a.is_empty() && !b.is_empty()).then(|| {
                     (
                         Domain::from_nodes(&self.topo, a),
@@ -255,6 +321,10 @@ impl Drb {
         let np = job.procs.len() as f64;
         if job.shrink && caps[0] >= np {
             // Pack a small job into the first half that holds it.
+            self.last = Some(DrbStep::Shrink {
+                processes: job.procs.len(),
+                nodes: d0.num_nodes(),
+            });
             let c = d0.centre(&self.topo);
             self.domains[job.dom as usize] = (d0, c);
             self.queue.push_front(job);
@@ -295,6 +365,27 @@ impl Drb {
         for (i, &p) in job.procs.iter().enumerate() {
             halves[r.side[i] as usize].push(p);
         }
+        // Guided mode: the bytes between the halves (each edge seen twice).
+        let mut cut_bytes = 0.0;
+        for u in 0..g.n() {
+            for (v, w) in g.edges(u) {
+                if r.side[u] != r.side[v] {
+                    cut_bytes += w;
+                }
+            }
+        }
+        self.last = Some(DrbStep::Cut {
+            level: job.level,
+            processes: job.procs.len(),
+            nodes: dom.num_nodes(),
+            cut_bytes: cut_bytes / 2.0,
+            halves: [
+                (halves[0].len(), d0.num_nodes(), describe_domain(&self.topo, &d0)),
+                (halves[1].len(), d1.num_nodes(), describe_domain(&self.topo, &d1)),
+            ],
+            network_cost,
+            leaves: self.leaves_now,
+        });
         let id0 = self.domains.len() as u32;
         self.domains.push((d0, c0));
         self.domains.push((d1, c1));

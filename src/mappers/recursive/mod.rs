@@ -250,6 +250,26 @@ pub struct Recursive {
     done: bool,
     /// Why the last run's refinement stopped (Complete for construction only).
     stop: Stop,
+    /// Guided mode: what the last step did, and the run it belonged to.
+    last: Option<(usize, LastStep)>,
+}
+
+/// What a step of [`Recursive`] did (guided mode; recorded in O(1) or
+/// O(swaps) during the step).
+#[derive(Clone, Debug)]
+enum LastStep {
+    /// A construction step; when it finished the construction, the
+    /// hop-bytes of the mapping built and whether the refinement starts.
+    Construct(Option<drb::DrbStep>, Option<(f64, bool)>),
+    /// A refinement batch: swaps and moves kept, hop-bytes before and
+    /// after, and whether the refinement stopped.
+    Refine {
+        swaps: usize,
+        moves: usize,
+        before: f64,
+        after: f64,
+        stopped: bool,
+    },
 }
 
 fn run_seed(seed: u64, run: usize) -> u64 {
@@ -307,6 +327,7 @@ impl Recursive {
             event: None,
             done: input.graph.n() == 0,
             stop: Stop::Complete,
+            last: None,
         })
     }
 
@@ -397,8 +418,21 @@ impl Stepper for Recursive {
             return self.state();
         }
         if let Some(r) = self.refine.as_mut() {
+            let before = r.hop_bytes();
             r.step();
             self.trace.push(r.hop_bytes());
+            let sw = r.last_swaps();
+            let moves = sw.iter().filter(|(p, q)| p == q).count();
+            self.last = Some((
+                self.run,
+                LastStep::Refine {
+                    swaps: sw.len() - moves,
+                    moves,
+                    before,
+                    after: r.hop_bytes(),
+                    stopped: r.is_done(),
+                },
+            ));
             self.event = Some(StepEvent::Swaps {
                 swapped: r.last_swaps().to_vec(),
                 hop_bytes: r.hop_bytes(),
@@ -415,7 +449,15 @@ impl Stepper for Recursive {
             }
         } else {
             self.drb.step();
-            self.event = Some(StepEvent::Whole);
+            let run = self.run;
+            let mut built = None;
+            // Guided mode highlights the part a bisection cut.
+            self.event = Some(match (self.drb.last_step(), self.drb.tree().last()) {
+                (Some(drb::DrbStep::Cut { .. }), Some(t)) => StepEvent::Group {
+                    processes: t.processes.iter().map(|&p| p as usize).collect(),
+                },
+                _ => StepEvent::Whole,
+            });
             if self.drb.is_done()
                 && let Some(m) = self.drb.result()
             {
@@ -440,14 +482,26 @@ impl Stepper for Recursive {
                             rp,
                         );
                         self.trace.push(r.hop_bytes());
+                        built = Some((r.hop_bytes(), true));
                         self.refine = Some(r);
                     }
                     None => {
                         let hb = crate::metrics::hop_bytes(&self.input.graph, &self.input.topo, &m);
+                        built = Some((hb, false));
                         self.end_run(hb, hb, m);
                     }
                 }
             }
+            // The finished run's Drb may have been replaced by the next run's.
+            let step = if self.run == run {
+                self.drb.last_step().cloned()
+            } else {
+                Some(drb::DrbStep::Finished {
+                    leaves: 0,
+                    overflow: 0,
+                })
+            };
+            self.last = Some((run, LastStep::Construct(step, built)));
         }
         self.state()
     }
@@ -502,6 +556,102 @@ impl MapperRun for Recursive {
     }
     fn as_any(&self) -> Option<&dyn std::any::Any> {
         Some(self)
+    }
+    fn explain_last_step(&self) -> Option<String> {
+        const CITE: &str = "(beyond the seeds: Pellegrini's dual recursive bipartitioning, the \
+                            method of Scotch's gmap)";
+        const CITE_REFINE: &str = "(beyond the seeds: VieM's N_C^d swap local search, Schulz & \
+                                   Träff)";
+        let (run, last) = self.last.as_ref()?;
+        let who = if self.refine_params.is_some() {
+            "recursive+refine"
+        } else {
+            "recursive"
+        };
+        let of_runs = if self.runs > 1 {
+            format!(", run {} of {}", run + 1, self.runs)
+        } else {
+            String::new()
+        };
+        Some(match last {
+            LastStep::Refine {
+                swaps,
+                moves,
+                before,
+                after,
+                stopped,
+            } => {
+                let change = if *before > 0.0 {
+                    let pct = (after - before) / before * 100.0;
+                    let sign = if pct < 0.0 { '\u{2212}' } else { '+' };
+                    format!("{sign}{:.1}%", pct.abs())
+                } else {
+                    "±0%".to_string()
+                };
+                let batch = self.refine_params.map_or(0, |p| p.batch);
+                let end = if *stopped {
+                    "; the refinement stops here"
+                } else {
+                    ""
+                };
+                format!(
+                    "{who} refined a batch of up to {batch} processes{of_runs}: it kept {swaps} \
+                     swap{} and {moves} move{} to free cores, each the best exchange with a \
+                     process on a partner's node: hop-bytes {change} ({before} → {after}){end} \
+                     {CITE_REFINE}",
+                    if *swaps == 1 { "" } else { "s" },
+                    if *moves == 1 { "" } else { "s" },
+                )
+            }
+            LastStep::Construct(step, built) => {
+                let then = match built {
+                    Some((hb, true)) => {
+                        format!("; the construction is done (hop-bytes {hb}) and the refinement starts")
+                    }
+                    Some((hb, false)) => format!("; the construction is done (hop-bytes {hb})"),
+                    None => String::new(),
+                };
+                match step {
+                    Some(drb::DrbStep::Cut {
+                        level,
+                        processes,
+                        nodes,
+                        cut_bytes,
+                        halves,
+                        leaves,
+                        ..
+                    }) => {
+                        let leaves = match leaves {
+                            0 => String::new(),
+                            k => format!(" ({k} one-node parts were filled on the way)"),
+                        };
+                        format!(
+                            "{who} bisected a part of {processes} processes on {nodes} nodes \
+                             (level {level}{of_runs}): the node domain splits into {} ({} nodes) \
+                             and {} ({} nodes), the processes into {} and {} that fit them, \
+                             cutting {cut_bytes} bytes between the halves (multilevel min-cut, \
+                             Fiduccia–Mattheyses; processes are pulled towards partners already \
+                             placed){leaves} {CITE}",
+                            halves[0].2,
+                            halves[0].1,
+                            halves[1].2,
+                            halves[1].1,
+                            halves[0].0,
+                            halves[1].0
+                        )
+                    }
+                    Some(drb::DrbStep::Shrink { processes, nodes }) => format!(
+                        "{who} packed the {processes} processes into the first half of the \
+                         domain ({nodes} nodes), which holds them all, so a small job sits \
+                         compactly{of_runs} {CITE}"
+                    ),
+                    Some(drb::DrbStep::Finished { .. }) | None => format!(
+                        "{who} filled the last one-node parts{of_runs}: every process has a \
+                         core{then} {CITE}"
+                    ),
+                }
+            }
+        })
     }
     fn result(&self) -> Option<Mapping> {
         if !self.done {
