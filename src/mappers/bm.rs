@@ -296,7 +296,7 @@ impl MapperRun for Bm {
                      {level}): the process cut (step 1, least communication) leaves {cut_bytes} \
                      bytes between Q₀ ({} processes) and Q₁ ({}); {net}: R₀ has {} and R₁ {} \
                      processors, so the cheap process cut falls on the expensive network cut \
-                     (step 4: Q₀ → R₀, Q₁ → R₁){leaves} {CITE}",
+                     (step 4: Q₀ onto R₀, Q₁ onto R₁){leaves} {CITE}",
                     halves[0].0, halves[1].0, halves[0].1, halves[1].1
                 )
             }

@@ -79,7 +79,7 @@ fn pos_str(g: &Grid, slot: usize) -> String {
 /// along the fastest-varying axis that is longer than 1).
 pub fn explain_order(who: &str, why: &str, order: &[Axis], g: &Grid, n: usize) -> (String, Vec<usize>) {
     let os = super::permutation::order_string(order);
-    // Digit formulas of the axes longer than 1: X = r mod 4, Y = ⌊r/4⌋ mod 4.
+    // Digit formulas of the axes longer than 1: X = r mod 4, Y = (r div 4) mod 4.
     let mut parts = Vec::new();
     let mut stride = 1usize;
     let mut runs: Vec<usize> = Vec::new(); // strides of the non-trivial axes
@@ -90,7 +90,7 @@ pub fn explain_order(who: &str, why: &str, order: &[Axis], g: &Grid, n: usize) -
             parts.push(if stride == 1 {
                 format!("{l} = r mod {k}")
             } else {
-                format!("{l} = ⌊r/{stride}⌋ mod {k}")
+                format!("{l} = (r div {stride}) mod {k}")
             });
             runs.push(stride);
         }
@@ -111,7 +111,7 @@ pub fn explain_order(who: &str, why: &str, order: &[Axis], g: &Grid, n: usize) -
     }
     let examples: Vec<String> = named
         .iter()
-        .map(|&r| format!("rank {r} → {}", pos_str(g, rank_slot(order, g, r))))
+        .map(|&r| format!("rank {r} on {}", pos_str(g, rank_slot(order, g, r))))
         .collect();
     let first = order
         .iter()
@@ -169,11 +169,11 @@ pub fn explain_random(topo: &Topology, slots: &[usize], seed: u64) -> (String, V
     let n = slots.len();
     let k = n.min(3);
     let mut ex: Vec<String> = (0..k)
-        .map(|p| format!("process {p} → {}", slot_str(topo, slots[p])))
+        .map(|p| format!("process {p} on {}", slot_str(topo, slots[p])))
         .collect();
     if n > k {
         ex.push(format!(
-            "…, process {} → {}",
+            "…, process {} on {}",
             n - 1,
             slot_str(topo, slots[n - 1])
         ));
@@ -200,9 +200,9 @@ pub fn explain_random(topo: &Topology, slots: &[usize], seed: u64) -> (String, V
 /// Guided sentence of `default` on a topology that is not a grid (a
 /// switch fabric): rank i goes to slot i, hosts in their listed order.
 pub fn explain_linear(topo: &Topology, n: usize) -> (String, Vec<usize>) {
-    let mut ex = vec![format!("rank 0 → {}", slot_str(topo, 0))];
+    let mut ex = vec![format!("rank 0 on {}", slot_str(topo, 0))];
     if n > 1 {
-        ex.push(format!("rank {} → {}", n - 1, slot_str(topo, n - 1)));
+        ex.push(format!("rank {} on {}", n - 1, slot_str(topo, n - 1)));
     }
     let text = format!(
         "default put rank i on slot i: the {n} ranks fill the hosts' cores in the order the \
@@ -247,8 +247,8 @@ mod tests {
         assert_eq!(
             s,
             "XYZT laid the 32 ranks out in order XYZT, the first letter varying fastest (X = r mod \
-             4, Y = ⌊r/4⌋ mod 4, Z = ⌊r/16⌋ mod 2): ranks 0–3 run along X; rank 0 → (0, 0, 0), \
-             rank 1 → (1, 0, 0), rank 4 → (0, 1, 0), rank 31 → (3, 3, 1). Why: because (Balaji \
+             4, Y = (r div 4) mod 4, Z = (r div 16) mod 2): ranks 0–3 run along X; rank 0 on (0, 0, 0), \
+             rank 1 on (1, 0, 0), rank 4 on (0, 1, 0), rank 31 on (3, 3, 1). Why: because (Balaji \
              et al. §2.2)"
         );
         assert_eq!(hl, vec![0, 1, 2, 3]);
@@ -257,8 +257,8 @@ mod tests {
         let o2 = parse_order("TXY", g2).unwrap();
         assert!(order_why(&o2, g2).starts_with("T first fills a node's 2 cores"));
         let (s2, hl2) = explain_order("default", "w", &o2, g2, 8);
-        assert!(s2.contains("rank 1 → (0, 0) core 1"), "{s2}");
-        assert!(s2.contains("rank 2 → (1, 0) core 0"), "{s2}");
+        assert!(s2.contains("rank 1 on (0, 0) core 1"), "{s2}");
+        assert!(s2.contains("rank 2 on (1, 0) core 0"), "{s2}");
         assert_eq!(hl2, vec![0, 1]);
     }
 }

@@ -627,7 +627,7 @@ pub fn explain_swaps(swapped: &[(usize, usize)], before: f64, after: f64, batch:
     } else {
         "±0%".to_string()
     };
-    format!("{what}{more}: hop-bytes {change} ({before} → {after}) {CITE}")
+    format!("{what}{more}: hop-bytes {change} (from {before} to {after}) {CITE}")
 }
 
 #[cfg(test)]

@@ -165,6 +165,76 @@ fn the_guided_log_grows_by_one_sentence_per_step() {
 }
 
 #[test]
+fn clicking_a_pairs_line_highlights_both_processes_of_the_swap() {
+    let mut h = harness_plain();
+    h.get_by_label("Guided log (0)").click();
+    h.run_steps(3);
+    h.get_by_role_and_label(Role::CheckBox, "guided mode")
+        .click();
+    h.run_steps(2);
+    h.get_by_label("pairs").click();
+    h.run_steps(1);
+    // Start from RM (much to improve) and try one process per step, so a
+    // step keeps at most one exchange.
+    h.state_mut().mapper.set_value("from", "random");
+    h.state_mut().mapper.set_value("batch", "1");
+    h.run_steps(1);
+    let mut swap = None;
+    for k in 1..=40 {
+        h.get_by_label("Step").click();
+        h.run_steps(1);
+        step_until(&mut h, "a guided line", |a| a.teach.log.lines.len() >= k);
+        let a = h.state();
+        assert_eq!(a.teach.log.lines.len(), k, "one line per step");
+        let l = a.teach.log.lines.back().unwrap();
+        assert_eq!(l.step, k);
+        if k == 1 {
+            assert!(l.text.starts_with("RM put each of the "), "{}", l.text);
+            continue;
+        }
+        assert!(l.text.starts_with("PAIRS "), "{}", l.text);
+        assert!(
+            l.text
+                .ends_with("(Bhatele & Kale §VII-B; Bokhari's pairwise exchange)"),
+            "{}",
+            l.text
+        );
+        if let Some(hopmap::mappers::StepEvent::Swaps { swapped, .. }) = &l.event
+            && let [(p, q)] = swapped[..]
+            && p != q
+        {
+            assert!(
+                l.text.starts_with(&format!("PAIRS swapped {p} and {q}: hop-bytes ")),
+                "{}",
+                l.text
+            );
+            swap = Some((k, p, q));
+            if k >= 3 {
+                break;
+            }
+        }
+    }
+    let (k, p, q) = swap.expect("a step that swapped two processes");
+    // Click another line first, then the swap's: the views show the swap.
+    h.get_by_label_contains("pairs #1: RM put each").click();
+    h.run_steps(1);
+    assert!(hopmap::app::guided_log::step_processes(&h.state().model).len() <= 4);
+    h.get_by_label_contains(&format!("pairs #{k}: PAIRS swapped {p} and {q}"))
+        .click();
+    h.run_steps(1);
+    let a = h.state();
+    assert_eq!(a.teach.log.pinned, Some(k - 1));
+    assert_eq!(
+        hopmap::app::guided_log::step_processes(&a.model),
+        vec![p, q],
+        "both processes of the swap are ringed"
+    );
+    assert_eq!(a.model.selected, Some(p));
+    // Both are placed, so the network view rings their two nodes.
+    assert!(a.model.node_of(p).is_some() && a.model.node_of(q).is_some());
+}
+
+#[test]
 fn the_glossary_shows_its_eight_terms() {
     let mut h = harness_plain();
     h.get_by_label("Glossary").click();

@@ -902,6 +902,19 @@ impl Analytical {
         let items = self.items.clone().expect("items built");
         let legal = self.legal.as_mut().expect("legalizer");
         let done = legal.step(&items.graph);
+        // Guided mode highlights the processes of the items this step
+        // migrated (at most 4096: O(migrations) and bounded).
+        let mut moved = Vec::new();
+        for m in legal.migrations() {
+            if moved.len() >= 4096 {
+                break;
+            }
+            if let Some(ps) = items.members.get(m.item as usize) {
+                moved.extend(ps.iter().map(|&p| p as usize));
+            }
+        }
+        moved.truncate(4096);
+        self.event = (!moved.is_empty()).then_some(StepEvent::Group { processes: moved });
         let node_of = legal.node_of().to_vec();
         self.max_workload = legal.max_load() as u32;
         // W and hop-bytes of the current (partly legal) assignment.
@@ -1116,10 +1129,11 @@ impl MapperRun for Analytical {
                 self.est_hop_bytes
             ),
             _ => format!(
-                "legalization iteration {}: surplus items migrated by diffusion on the network's \
-                 Laplacian, cheapest first; the fullest node holds {} items (capacity {}), \
-                 hop-bytes {:.4e} (Wu et al. §3.4)",
+                "legalization iteration {}: {} surplus items migrated by diffusion on the \
+                 network's Laplacian, cheapest first; the fullest node holds {} items (capacity \
+                 {}), hop-bytes {:.4e} (Wu et al. §3.4)",
                 self.legal_iterations(),
+                self.migrations().len(),
                 self.max_workload,
                 items.cap,
                 self.est_hop_bytes

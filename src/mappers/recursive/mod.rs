@@ -597,7 +597,7 @@ impl MapperRun for Recursive {
                 format!(
                     "{who} refined a batch of up to {batch} processes{of_runs}: it kept {swaps} \
                      swap{} and {moves} move{} to free cores, each the best exchange with a \
-                     process on a partner's node: hop-bytes {change} ({before} → {after}){end} \
+                     process on a partner's node: hop-bytes {change} (from {before} to {after}){end} \
                      {CITE_REFINE}",
                     if *swaps == 1 { "" } else { "s" },
                     if *moves == 1 { "" } else { "s" },
