@@ -58,7 +58,11 @@ pub fn rank_slot(order: &[Axis], g: &Grid, r: usize) -> usize {
 /// longer than 1 (what guided mode highlights for an order), at most
 /// [`MAX_HIGHLIGHT`]. O(D + run).
 pub fn first_run(order: &[Axis], g: &Grid, n: usize) -> Vec<usize> {
-    let k = order.iter().map(|a| a.size(g)).find(|&k| k > 1).unwrap_or(1);
+    let k = order
+        .iter()
+        .map(|a| a.size(g))
+        .find(|&k| k > 1)
+        .unwrap_or(1);
     (0..k.min(n).min(MAX_HIGHLIGHT)).collect()
 }
 
@@ -77,7 +81,13 @@ fn pos_str(g: &Grid, slot: usize) -> String {
 /// Guided sentence of a permutation order (`who` = the mapper's name, e.g.
 /// "default" or "XYZT"), with the ranks it names (the first run of ranks
 /// along the fastest-varying axis that is longer than 1).
-pub fn explain_order(who: &str, why: &str, order: &[Axis], g: &Grid, n: usize) -> (String, Vec<usize>) {
+pub fn explain_order(
+    who: &str,
+    why: &str,
+    order: &[Axis],
+    g: &Grid,
+    n: usize,
+) -> (String, Vec<usize>) {
     let os = super::permutation::order_string(order);
     // Digit formulas of the axes longer than 1: X = r mod 4, Y = (r div 4) mod 4.
     let mut parts = Vec::new();

@@ -387,7 +387,10 @@ fn one_shot_mappers_say_which_rank_went_where_and_why() {
         super::guided::slot_str(&t, m.slot(1, 1))
     );
     assert!(s.contains(&want), "{s} / {want}");
-    assert!(s.contains("seeded with 0") && s.contains("Moh et al. §4"), "{s}");
+    assert!(
+        s.contains("seeded with 0") && s.contains("Moh et al. §4"),
+        "{s}"
+    );
 }
 
 #[test]
@@ -399,8 +402,10 @@ fn recursive_explains_each_bisection_and_each_refinement_batch() {
     // The root: 16 processes on 16 nodes, halves of 8 and 8; a 4×4 stencil
     // cut in two straight halves sends 2 × 4 messages across (both ways).
     assert!(
-        s.starts_with("recursive bisected a part of 16 processes on 16 nodes (level 0): the node \
-             domain splits into ["),
+        s.starts_with(
+            "recursive bisected a part of 16 processes on 16 nodes (level 0): the node \
+             domain splits into ["
+        ),
         "{s}"
     );
     assert!(s.contains("the processes into 8 and 8"), "{s}");
@@ -409,7 +414,12 @@ fn recursive_explains_each_bisection_and_each_refinement_batch() {
     assert_eq!(r.last_event().unwrap().processes().len(), 16);
     r.step();
     assert_eq!(r.last_event().unwrap().processes().len(), 8);
-    let mut r = run("recursive+refine", g, "torus:4x4", &[("runs", "1"), ("batch", "4")]);
+    let mut r = run(
+        "recursive+refine",
+        g,
+        "torus:4x4",
+        &[("runs", "1"), ("batch", "4")],
+    );
     let mut saw = false;
     while r.state().is_running() {
         r.step();

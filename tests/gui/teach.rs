@@ -204,7 +204,8 @@ fn clicking_a_pairs_line_highlights_both_processes_of_the_swap() {
             && p != q
         {
             assert!(
-                l.text.starts_with(&format!("PAIRS swapped {p} and {q}: hop-bytes ")),
+                l.text
+                    .starts_with(&format!("PAIRS swapped {p} and {q}: hop-bytes ")),
                 "{}",
                 l.text
             );

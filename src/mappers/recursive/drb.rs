@@ -380,8 +380,16 @@ impl Drb {
             nodes: dom.num_nodes(),
             cut_bytes: cut_bytes / 2.0,
             halves: [
-                (halves[0].len(), d0.num_nodes(), describe_domain(&self.topo, &d0)),
-                (halves[1].len(), d1.num_nodes(), describe_domain(&self.topo, &d1)),
+                (
+                    halves[0].len(),
+                    d0.num_nodes(),
+                    describe_domain(&self.topo, &d0),
+                ),
+                (
+                    halves[1].len(),
+                    d1.num_nodes(),
+                    describe_domain(&self.topo, &d1),
+                ),
             ],
             network_cost,
             leaves: self.leaves_now,

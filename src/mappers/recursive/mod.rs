@@ -606,7 +606,9 @@ impl MapperRun for Recursive {
             LastStep::Construct(step, built) => {
                 let then = match built {
                     Some((hb, true)) => {
-                        format!("; the construction is done (hop-bytes {hb}) and the refinement starts")
+                        format!(
+                            "; the construction is done (hop-bytes {hb}) and the refinement starts"
+                        )
                     }
                     Some((hb, false)) => format!("; the construction is done (hop-bytes {hb})"),
                     None => String::new(),
