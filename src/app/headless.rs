@@ -135,7 +135,7 @@ impl HopmapApp {
             }
             return;
         }
-        let waiting = self.model.busy();
+        let waiting = self.model.busy() || self.network_view.busy();
         if !h.requested && !waiting && self.frame_no >= h.frames as u64 {
             h.requested = true;
             let path = h.path.clone();

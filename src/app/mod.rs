@@ -26,10 +26,12 @@
 pub mod colormap;
 pub mod compare_panel;
 pub mod data_panel;
+pub mod fabric_panel;
 pub mod error;
 pub mod graph_view;
 pub mod headless;
 pub mod hopmap_app;
+pub mod mapper_fit;
 pub mod mapper_panel;
 pub mod matrix_view;
 pub mod metrics_panel;
