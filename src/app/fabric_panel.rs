@@ -14,7 +14,7 @@ use super::network_panel::NetworkPanel;
 /// Fabric presets shown as buttons.
 pub const FABRIC_PRESETS: &[&str] = &[
     "fabric:moh-fig2",
-    "fabric:75,256,8,0.75",
+    "fabric:75,256,8,0.75,1",
     "fattree:4:3",
     "fattree:16:3",
     "fattree:48:3",
