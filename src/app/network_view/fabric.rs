@@ -307,11 +307,20 @@ fn build(sc: &Scene<'_>, key: Vec<u64>) -> FabDrawn {
         let (col, w, dashed) = if st.full {
             (link_color(st.t, st.alpha), 1.0 * st.width, false)
         } else if unused && v <= 0.0 {
-            (
-                Color32::from_rgba_unmultiplied(150, 120, 110, 90),
-                1.0,
-                true,
-            )
+            // Faded; dashed while there are few enough links to tell dashes.
+            if shown.len() <= 3000 {
+                (
+                    Color32::from_rgba_unmultiplied(150, 120, 110, 90),
+                    1.0,
+                    true,
+                )
+            } else {
+                (
+                    Color32::from_rgba_unmultiplied(150, 120, 110, 12),
+                    0.6,
+                    false,
+                )
+            }
         } else if st.alpha == 0 {
             continue;
         } else {
@@ -725,24 +734,6 @@ impl NetworkView {
             return;
         };
 
-        // Level labels.
-        for (l, lv) in lay.levels.iter().enumerate() {
-            painter.text(
-                pos2(full.min.x + 6.0, frame.y(l as u32) - 3.0),
-                Align2::LEFT_BOTTOM,
-                if l == 0 {
-                    format!(
-                        "level 0 (root{}): {}",
-                        if lv.len() > 1 { "s" } else { "" },
-                        lv.len()
-                    )
-                } else {
-                    format!("level {l}: {}", lv.len())
-                },
-                FontId::proportional(10.0),
-                Color32::from_gray(120),
-            );
-        }
         painter.add(Shape::mesh(drawn.links.clone()));
         // Routes of the selected host (or process).
         if model.selected.is_some() {
@@ -764,6 +755,27 @@ impl NetworkView {
         painter.add(Shape::mesh(drawn.boxes.clone()));
         for (p, t, c) in &drawn.labels {
             painter.text(*p, Align2::CENTER_CENTER, t, FontId::proportional(10.0), *c);
+        }
+        // Level labels, over the drawing on a dark plate.
+        for (l, lv) in lay.levels.iter().enumerate() {
+            let text = if l == 0 {
+                format!(
+                    "level 0 (root{}): {}",
+                    if lv.len() > 1 { "s" } else { "" },
+                    lv.len()
+                )
+            } else {
+                format!("level {l}: {}", lv.len())
+            };
+            let galley =
+                painter.layout_no_wrap(text, FontId::proportional(10.0), Color32::from_gray(150));
+            let at = pos2(full.min.x + 4.0, frame.y(l as u32) - 4.0 - galley.size().y);
+            painter.rect_filled(
+                Rect::from_min_size(at, galley.size()).expand(2.0),
+                2.0,
+                Color32::from_rgba_unmultiplied(14, 14, 14, 200),
+            );
+            painter.galley(at, galley, Color32::from_gray(150));
         }
         self.fabric_paint_selection(&painter, drawn, f, model);
         if let Some(i) = self.selected_link {
