@@ -108,6 +108,60 @@ impl Default for FabricPanel {
 }
 
 impl FabricPanel {
+    /// Set the fields from a fabric's spec (what Apply or a preset loaded),
+    /// so that the controls show the network in use. Options other than
+    /// the source's own stay as they were, except `cores`.
+    pub fn load(&mut self, topo: &crate::topology::Topology) {
+        let Some(f) = topo.as_fabric() else { return };
+        self.cores = f.cores();
+        let spec = topo.spec();
+        let head = spec.split(":cores=").next().unwrap_or(&spec).to_string();
+        let nums = |body: &str| -> Vec<f64> {
+            body.split([',', ':'])
+                .map_while(|x| x.trim().parse::<f64>().ok())
+                .collect()
+        };
+        if head.starts_with("fabric:moh-fig2") {
+            self.source = Source::MohFig2;
+        } else if let Some(b) = head.strip_prefix("fabric:") {
+            let v = nums(b);
+            if v.len() >= 4 {
+                self.source = Source::Moh;
+                (self.switches, self.hosts, self.ports) = (v[0] as u32, v[1] as u32, v[2] as u32);
+                self.ratio = v[3];
+                self.seed = v.get(4).map_or(1, |&x| x as u64);
+            }
+        } else if let Some(b) = head.strip_prefix("fattree:") {
+            let v = nums(b);
+            if v.len() >= 2 {
+                self.source = Source::FatTree;
+                (self.ft_k, self.ft_l) = (v[0] as u32, v[1] as u32);
+            }
+        } else if let Some(b) = head.strip_prefix("dragonfly:") {
+            let v = nums(b);
+            if v.len() >= 3 {
+                self.source = Source::Dragonfly;
+                self.df = [
+                    v[0] as u32,
+                    v[1] as u32,
+                    v[2] as u32,
+                    v.get(3).map_or(0, |&x| x as u32),
+                ];
+            }
+        } else {
+            self.source = Source::File;
+            let (fmt, path) = if let Some(p) = head.strip_prefix("ibnetdiscover:") {
+                (FileFormat::Ibnetdiscover, p)
+            } else if let Some(p) = head.strip_prefix("slurm:") {
+                (FileFormat::Slurm, p)
+            } else {
+                (FileFormat::Detect, head.as_str())
+            };
+            self.format = fmt;
+            self.path = path.split(":job=").next().unwrap_or(path).to_string();
+        }
+    }
+
     /// The spec built from the fields.
     pub fn build_spec(&self) -> String {
         let mut s = match self.source {
@@ -331,8 +385,17 @@ mod tests {
                 "{spec}"
             );
         }
+        // Loading a fabric shows its parameters.
+        p.load(&Topology::parse("dragonfly:4,2,2:cores=3").unwrap());
+        assert_eq!(
+            (p.source, p.df, p.cores),
+            (Source::Dragonfly, [4, 2, 2, 0], 3)
+        );
+        p.load(&Topology::parse("fabric:30,60,6,0.5,7").unwrap());
+        assert_eq!(p.build_spec(), "fabric:30,60,6,0.5,7");
         p.source = Source::FatTree;
         p.ft_k = 4;
+        p.cores = 1;
         p.cores = 2;
         assert_eq!(p.build_spec(), "fattree:4:3:cores=2");
         p.source = Source::File;

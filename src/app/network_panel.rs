@@ -56,6 +56,7 @@ impl NetworkPanel {
         }
         self.spec = topo.spec();
         self.is_fabric = topo.as_fabric().is_some();
+        self.fabric.load(topo);
     }
 
     /// The spec built from the fields.
@@ -109,6 +110,10 @@ impl NetworkPanel {
             let mut fp = std::mem::take(&mut self.fabric);
             changed |= fp.ui(ui, self, model);
             self.fabric = fp;
+            if changed {
+                let topo = model.topo.clone();
+                self.fabric.load(&topo);
+            }
             return changed;
         }
         ui.horizontal(|ui| {
