@@ -64,7 +64,8 @@ fn choose_a_fabric_map_it_and_the_metrics_match_the_library() {
     h.get_by_label("switch fabric").click();
     h.run_steps(1);
     let spec = "fabric:75,256,8,0.75,1";
-    h.get_by_role_and_label(egui::accesskit::Role::Button, spec).click();
+    h.get_by_role_and_label(egui::accesskit::Role::Button, spec)
+        .click();
     h.run_steps(2);
     let app = h.state();
     assert!(app.model.topo.as_fabric().is_some());
@@ -114,6 +115,65 @@ fn choose_a_fabric_map_it_and_the_metrics_match_the_library() {
         f.num_switches()
     );
     assert_eq!(app.network_view.links().len(), f.switch_links().len());
+    // Clicking a host (a real pointer click where it is drawn) selects it
+    // and shows the routes of its processes' messages: exactly the channels
+    // the routing gives for them.
+    let host = {
+        let app = h.state();
+        let f = app.model.topo.as_fabric().unwrap();
+        (0..f.num_hosts())
+            .find(|&x| {
+                app.network_view.fab.host_pos(f, x).is_some()
+                    && app.model.node_of(0).is_some()
+                    && app
+                        .model
+                        .placement
+                        .iter()
+                        .any(|s| s.is_some_and(|s| s as usize == x))
+            })
+            .expect("no host drawn")
+    };
+    let at = {
+        let app = h.state();
+        let f = app.model.topo.as_fabric().unwrap();
+        app.network_view.fab.host_pos(f, host).unwrap()
+    };
+    h.hover_at(at);
+    h.run_steps(1);
+    for pressed in [true, false] {
+        h.event(egui::Event::PointerButton {
+            pos: at,
+            button: egui::PointerButton::Primary,
+            pressed,
+            modifiers: egui::Modifiers::NONE,
+        });
+    }
+    h.run_steps(2);
+    let app = h.state();
+    assert_eq!(app.network_view.fab.selected_host, Some(host));
+    let p = app.model.selected.expect("no process selected");
+    assert_eq!(app.model.node_of(p), Some(host));
+    let mut want = vec![false; app.model.topo.channel_slots()];
+    let g = &app.model.graph;
+    for q in (0..g.n()).filter(|&q| app.model.node_of(q) == Some(host)) {
+        for (v, bytes, _) in g.edges_of(q) {
+            let nv = app.model.node_of(v).unwrap();
+            let back = g.sent_between(v, q);
+            if bytes > 0.0 {
+                app.model
+                    .routing
+                    .route(&app.model.topo, host, nv, bytes, &mut |c, _| want[c] = true);
+            }
+            if back > 0.0 {
+                app.model
+                    .routing
+                    .route(&app.model.topo, nv, host, back, &mut |c, _| want[c] = true);
+            }
+        }
+    }
+    assert!(want.iter().any(|&x| x));
+    assert_eq!(app.network_view.fab.host_route_channels(), &want[..]);
+
     // The hottest list names switch links and selects one.
     h.get_by_label_contains("#1 ").click();
     h.run_steps(2);

@@ -158,6 +158,34 @@ impl FabricState {
     pub fn busy(&self) -> bool {
         self.job.is_some()
     }
+
+    /// Channels of the routes shown for the selected host (by channel index).
+    pub fn host_route_channels(&self) -> &[bool] {
+        &self.host_routes
+    }
+
+    /// Where host `h` was last drawn (its dot, or its slice of the strip).
+    pub fn host_pos(&self, f: &Fabric, h: usize) -> Option<Pos2> {
+        let d = self.drawn.as_ref()?;
+        let sw = f.switch_of(h) as u32;
+        let s = d.switches.iter().find(|s| s.sw == sw)?;
+        if !s.hosts.is_positive() {
+            return None;
+        }
+        if s.dots {
+            return host_dot_rect(f, s, h).map(|r| r.center());
+        }
+        let k = f
+            .hosts_on(sw as usize)
+            .iter()
+            .position(|&x| x as usize == h)?;
+        let n = f.hosts_on(sw as usize).len() + f.idle_hosts(sw as usize) as usize;
+        let w = s.hosts.width() / n as f32;
+        Some(pos2(
+            s.hosts.min.x + (k as f32 + 0.5) * w,
+            s.hosts.center().y,
+        ))
+    }
 }
 
 /// Screen mapping of one frame: x in port units to points, level to row.
