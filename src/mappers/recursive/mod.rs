@@ -237,6 +237,8 @@ pub struct Recursive {
     drb: Drb,
     refine_params: Option<RefineParams>,
     refine: Option<Refine>,
+    /// Distance oracle shared by the runs' refinements (built once).
+    dist: Option<Arc<refine::Dist>>,
     runs: usize,
     run: usize,
     /// (objective, hop-bytes, mapping) of the best finished run.
@@ -296,6 +298,7 @@ impl Recursive {
             drb,
             refine_params: refine,
             refine: None,
+            dist: None,
             runs,
             run: 0,
             best: None,
@@ -401,9 +404,16 @@ impl Stepper for Recursive {
                             seed: run_seed(rp.seed, self.run),
                             ..rp
                         };
-                        let r = Refine::new(
+                        let dist = self
+                            .dist
+                            .get_or_insert_with(|| {
+                                Arc::new(refine::Dist::new(self.input.topo.clone()))
+                            })
+                            .clone();
+                        let r = Refine::with_dist(
                             self.input.graph.clone(),
                             self.input.topo.clone(),
+                            dist,
                             self.vol.clone(),
                             m,
                             rp,
@@ -676,6 +686,7 @@ mod tests {
             prop_assert!((r.objective() - before).abs() <= 1e-6 * before.max(1.0));
             while !r.is_done() {
                 r.step();
+                prop_assert!(r.cost_cache_error() <= 1e-9 * before.max(1.0));
             }
             let tr = r.objective_trace();
             prop_assert!(tr.windows(2).all(|w| w[1] <= w[0] * (1.0 + 1e-9) + 1e-9), "{:?}", tr);
