@@ -235,8 +235,7 @@ pub fn crossings(links: &[(u32, u32)], level_of: &[u32], pos: &[u32], levels: &[
         // Fenwick tree over lower positions: for each edge, count earlier
         // edges whose lower end is strictly to its right.
         let mut tree = vec![0u64; n + 1];
-        let mut seen = 0u64;
-        for &(_, q) in &e {
+        for (seen, &(_, q)) in e.iter().enumerate() {
             let q = q as usize;
             let mut le = 0u64;
             let mut i = q + 1;
@@ -244,13 +243,12 @@ pub fn crossings(links: &[(u32, u32)], level_of: &[u32], pos: &[u32], levels: &[
                 le += tree[i];
                 i &= i - 1;
             }
-            total += seen - le;
+            total += seen as u64 - le;
             let mut i = q + 1;
             while i <= n {
                 tree[i] += 1;
                 i += i & i.wrapping_neg();
             }
-            seen += 1;
         }
     }
     total

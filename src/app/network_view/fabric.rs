@@ -318,6 +318,7 @@ fn build(sc: &Scene<'_>, key: Vec<u64>) -> FabDrawn {
     let links = f.switch_links();
     let shown: Vec<u32> = stats.order.iter().rev().copied().collect();
     let mut visible_links = 0usize;
+    let unused_count = sc.prep.unused.iter().filter(|&&u| u).count();
     for &li in &shown {
         let i = li as usize;
         let Some(&(a, b)) = links.get(i) else {
@@ -343,8 +344,10 @@ fn build(sc: &Scene<'_>, key: Vec<u64>) -> FabDrawn {
                     true,
                 )
             } else {
+                // Thousands overlap at the overview: fainter the more there are.
+                let a = (12.0 * 3000.0 / unused_count.max(1) as f32).clamp(3.0, 12.0) as u8;
                 (
-                    Color32::from_rgba_unmultiplied(150, 120, 110, 12),
+                    Color32::from_rgba_unmultiplied(150, 120, 110, a),
                     0.6,
                     false,
                 )
@@ -419,7 +422,7 @@ fn build(sc: &Scene<'_>, key: Vec<u64>) -> FabDrawn {
         for &s in lv {
             let su = s as usize;
             let r = sw_rect(su);
-            if !visible_x(r.center().x) && !(r.min.x < right && r.max.x > left) {
+            if !(visible_x(r.center().x) || (r.min.x < right && r.max.x > left)) {
                 continue;
             }
             let root = sc.prep.roots.binary_search(&s).is_ok();
@@ -1120,37 +1123,6 @@ fn pick(d: &FabDrawn, f: &Fabric, p: Pos2) -> Option<Pick> {
     best.map(|(i, _)| Pick::Link(i))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::topology::Topology;
-
-    #[test]
-    fn link_list_is_the_inter_switch_links_with_their_channels() {
-        let t = Topology::parse("fabric:moh-fig2").unwrap();
-        let f = t.as_fabric().unwrap();
-        let g = link_geometry(f);
-        assert_eq!(g.links.len(), f.switch_links().len());
-        for l in &g.links {
-            assert_eq!(
-                t.channel_ends(l.fwd as usize),
-                Some((l.a as usize, l.b as usize))
-            );
-            assert_eq!(
-                t.channel_ends(l.back as usize),
-                Some((l.b as usize, l.a as usize))
-            );
-        }
-        let p = prepare(f, &Routing::Dor);
-        // The seed's point: up*/down* leaves some links of Fig. 2 unused.
-        let unused = p.unused.iter().filter(|&&u| u).count();
-        let want = fabric_route::unused_links(f, Mode::UpDown(f.updown()), false).len();
-        assert_eq!(unused, want);
-        assert_eq!(p.roots, f.updown().roots);
-        assert!(link_name(f, &g.links[0], Some(&p)).contains("up end"));
-    }
-}
-
 /// The routing choice on a fabric (the mapper panel's routing row): the
 /// routings of [`Routing`] that apply to switch fabrics. `dor` and
 /// `adaptive` (what a mesh/torus had) show as `updn` and `updn-split`,
@@ -1199,5 +1171,36 @@ pub fn routing_ui(ui: &mut egui::Ui, f: &Fabric, r: &mut Routing) {
         {
             *r = k;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::topology::Topology;
+
+    #[test]
+    fn link_list_is_the_inter_switch_links_with_their_channels() {
+        let t = Topology::parse("fabric:moh-fig2").unwrap();
+        let f = t.as_fabric().unwrap();
+        let g = link_geometry(f);
+        assert_eq!(g.links.len(), f.switch_links().len());
+        for l in &g.links {
+            assert_eq!(
+                t.channel_ends(l.fwd as usize),
+                Some((l.a as usize, l.b as usize))
+            );
+            assert_eq!(
+                t.channel_ends(l.back as usize),
+                Some((l.b as usize, l.a as usize))
+            );
+        }
+        let p = prepare(f, &Routing::Dor);
+        // The seed's point: up*/down* leaves some links of Fig. 2 unused.
+        let unused = p.unused.iter().filter(|&&u| u).count();
+        let want = fabric_route::unused_links(f, Mode::UpDown(f.updown()), false).len();
+        assert_eq!(unused, want);
+        assert_eq!(p.roots, f.updown().roots);
+        assert!(link_name(f, &g.links[0], Some(&p)).contains("up end"));
     }
 }
