@@ -165,7 +165,8 @@ fn frames_while_mapping(_c: &mut Criterion) {
 /// 55,296 inter-switch links) with a 24×32×36 stencil mapped by SM, the
 /// link heatmap on: the whole app frame (network view alone, then split with
 /// the graph view) while the picture stands still (cached meshes) and while
-/// the view pans every frame (meshes rebuilt: the honest worst case). The
+/// the view pans (meshes translated, rebuilt past a screen width) and
+/// zooms every frame (meshes rebuilt: the honest worst case). The
 /// layout is computed on its worker first. Prints the median and the worst
 /// of 200 timed frames per case besides criterion's estimate.
 fn fabric_frames(c: &mut Criterion) {
@@ -208,13 +209,18 @@ fn fabric_frames(c: &mut Criterion) {
         ("fabric_48_3_split", Tab::Split),
     ] {
         app.tab = tab;
-        for pan in [false, true] {
+        // 0: still; 1: panning (drag; meshes translated, rebuilt every
+        // ~300 points); 2: zooming (meshes rebuilt every frame).
+        for mode in 0..3 {
             let mut times = Vec::new();
             let mut step = 0.0f32;
             let mut frame = |app: &mut HopmapApp| {
-                if pan {
-                    step += 1.0;
-                    app.network_view.cam.pan2d.x = -(step % 50.0) * 3.0;
+                step += 1.0;
+                if mode == 1 {
+                    app.network_view.cam.zoom2d = 4.0;
+                    app.network_view.cam.pan2d.x = -(step % 400.0) * 5.0;
+                }
+                if mode == 2 {
                     app.network_view.cam.zoom2d = 1.0 + (step % 7.0) * 0.01;
                 }
                 let out = ctx.run_ui(input(), |ui| app.ui_frame(ui));
@@ -229,7 +235,7 @@ fn fabric_frames(c: &mut Criterion) {
                 times.push(f0.elapsed().as_secs_f64() * 1e3);
             }
             times.sort_by(f64::total_cmp);
-            let label = format!("{name}{}", if pan { "_panning" } else { "" });
+            let label = format!("{name}{}", ["", "_panning", "_zooming"][mode]);
             eprintln!(
                 "{label}: median {:.2} ms, worst {:.2} ms over {} frames",
                 times[times.len() / 2],

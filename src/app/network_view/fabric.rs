@@ -230,6 +230,8 @@ struct FabDrawn {
     /// Labels to draw: (position, text, colour).
     labels: Vec<(Pos2, String, Color32)>,
     frame: Frame,
+    /// The x origin the meshes were built at (they may be translated since).
+    built_x0: f32,
 }
 
 /// What is under the pointer.
@@ -301,7 +303,9 @@ fn build(sc: &Scene<'_>, key: Vec<u64>) -> FabDrawn {
     let (f, lay, fr) = (sc.f, &sc.prep.layout, sc.frame);
     let h = f.num_hosts();
     let clip = fr.clip;
-    let (left, right) = (clip.min.x - 40.0, clip.max.x + 40.0);
+    // One screen width beyond each side, so that a pan within it only
+    // translates the meshes (see `fabric_ui`).
+    let (left, right) = (clip.min.x - clip.width(), clip.max.x + clip.width());
     let visible_x = |x: f32| x >= left && x <= right;
     let sw_rect = |s: usize| {
         let w = (lay.slot[s].min(f.switches()[s].ports.max(1) as f32) * fr.kx).max(1.5);
@@ -559,6 +563,7 @@ fn build(sc: &Scene<'_>, key: Vec<u64>) -> FabDrawn {
         switches,
         labels,
         frame: fr,
+        built_x0: fr.x0,
     }
 }
 
@@ -738,7 +743,7 @@ impl NetworkView {
         let key = vec![
             full.min.x.to_bits() as u64 | (full.min.y.to_bits() as u64) << 32,
             full.max.x.to_bits() as u64 | (full.max.y.to_bits() as u64) << 32,
-            frame.x0.to_bits() as u64 | (frame.kx.to_bits() as u64) << 32,
+            frame.kx.to_bits() as u64,
             (self.by_flows as u64) | (ghost as u64) << 8,
             threshold.to_bits(),
             model.place_gen,
@@ -746,6 +751,32 @@ impl NetworkView {
             colors_gen,
             Arc::as_ptr(&prep) as u64,
         ];
+        // A pan (same scale, another origin) within the screen width built
+        // beyond each side translates the meshes instead of rebuilding them.
+        if let Some(d) = self.fab.drawn.as_mut()
+            && d.key == key
+            && d.frame.x0 != frame.x0
+        {
+            if (frame.x0 - d.built_x0).abs() <= full.width() * 0.9 {
+                let dv = vec2(frame.x0 - d.frame.x0, 0.0);
+                Arc::make_mut(&mut d.links).translate(dv);
+                Arc::make_mut(&mut d.boxes).translate(dv);
+                for (_, a, b) in &mut d.segs {
+                    *a += dv;
+                    *b += dv;
+                }
+                for s in &mut d.switches {
+                    s.rect = s.rect.translate(dv);
+                    s.hosts = s.hosts.translate(dv);
+                }
+                for (p, _, _) in &mut d.labels {
+                    *p += dv;
+                }
+                d.frame.x0 = frame.x0;
+            } else {
+                d.key.clear();
+            }
+        }
         if self.fab.drawn.as_ref().is_none_or(|d| d.key != key) {
             self.fab.rebuilds += 1;
             self.rebuilds += 1;
