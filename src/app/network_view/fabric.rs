@@ -350,11 +350,8 @@ fn build(sc: &Scene<'_>, key: Vec<u64>) -> FabDrawn {
             } else {
                 // Thousands overlap at the overview: fainter the more there are.
                 let a = (12.0 * 3000.0 / unused_count.max(1) as f32).clamp(3.0, 12.0) as u8;
-                (
-                    Color32::from_rgba_unmultiplied(150, 120, 110, a),
-                    0.6,
-                    false,
-                )
+                // Premultiplied grey, so that tiny alphas keep a neutral hue.
+                (Color32::from_rgba_premultiplied(a, a, a, a), 0.6, false)
             }
         } else if st.alpha == 0 {
             continue;
@@ -906,7 +903,7 @@ impl NetworkView {
         let unused = prep.unused.iter().filter(|&&u| u).count();
         let note = format!(
             "fabric: boxes = switches (width = ports), hosts under them (strips with a count when \
-             many); arrowheads = up end of a link (towards the root); dashed = {unused} links up*/down* never \
+             many); arrowheads = up end of a link (towards the root); dashed (faint grey when thousands) = {unused} links up*/down* never \
              uses · wheel zooms across, drag pans"
         );
         legend::draw(
