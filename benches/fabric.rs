@@ -3,10 +3,15 @@
 //! shortest-path table) for `fattree:48:3` (2,880 switches, 27,648 hosts)
 //! and a 2,000-switch irregular Moh fabric; and routing every ordered pair
 //! of host switches deterministically (`unused_links`). Target ≤ 1 s each.
+//! Also BM (Moh et al. §4.2) mapping a 64×64 stencil (4,096 processes) onto
+//! the 2,000-switch fabric, through the one pipeline. Target ≤ 1 s.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use hopmap::Topology;
+use hopmap::generate::{GenOptions, generate};
+use hopmap::mappers::{self, MapperInput};
 use hopmap::routing::fabric_route::{self, Mode};
+use std::sync::Arc;
 
 const IRREGULAR: &str = "fabric:2000,8000,12,0.75,1";
 
@@ -28,6 +33,13 @@ fn bench(c: &mut Criterion) {
     let f = t.as_fabric().unwrap();
     group.bench_function("all_routes_fattree_48_3", |b| {
         b.iter(|| fabric_route::unused_links(f, Mode::UpDown(f.updown()), false))
+    });
+    let topo = Arc::new(Topology::parse(IRREGULAR).unwrap());
+    let g = Arc::new(generate("stencil:64x64", &GenOptions::default()).unwrap());
+    let bm = mappers::find("bm").unwrap();
+    let input = MapperInput::new(g, topo, 1);
+    group.bench_function("bm_4096_on_irregular_2000", |b| {
+        b.iter(|| mappers::run(&bm, &input).unwrap())
     });
     group.finish();
 }

@@ -248,5 +248,108 @@ fn fabric_frames(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench, frames_while_mapping, fabric_frames);
+/// The Analytical view at 8,192 processes (`unstructured:8192:3d` on
+/// `torus:8x8x32:cores=4`, the issue's target case), all slices folded so
+/// that every item, its shift and (decimated) force arrows are drawn: the
+/// whole app's frame with the view's mesh cached (`cached`), and with a new
+/// snapshot every frame, which rebuilds the mesh (`new_snapshot`: what a
+/// frame costs while the run plays). Then the run plays on its worker at
+/// full speed while frames are drawn and timed one by one (median, max).
+fn analytical_view(c: &mut Criterion) {
+    use hopmap::mappers::run_detail::{RunDetail, detail_of};
+    use std::sync::Arc;
+    let g = generate("unstructured:8192:3d", &GenOptions::default()).unwrap();
+    let mut app = HopmapApp::new(Settings::default());
+    app.model
+        .set_topology(Topology::parse("torus:8x8x32:cores=4").unwrap());
+    app.model.set_graph(g, "unstructured:8192:3d");
+    let info = mappers::find("analytical").unwrap();
+    let inp = MapperInput::new(app.model.graph.clone(), app.model.topo.clone(), 1);
+    let mut run = mappers::prepare(&info, &inp).unwrap();
+    for _ in 0..10 {
+        run.step();
+    }
+    let detail = detail_of(run.as_ref(), &app.model.topo).unwrap();
+    let a = detail.analytical().unwrap().clone();
+    assert!(a.global_iterations >= 8 && a.items == 8192);
+    app.mapper.select("analytical");
+    app.model.run_id = "analytical".into();
+    app.model.run_detail = Some(detail);
+    app.tab = Tab::Analytical;
+    app.analytical_view.all_slices = true;
+    let ctx = egui::Context::default();
+    for _ in 0..3 {
+        let out = ctx.run_ui(input(), |ui| app.ui_frame(ui));
+        let _ = ctx.tessellate(out.shapes, out.pixels_per_point);
+    }
+    let mut group = c.benchmark_group("frame");
+    group.sample_size(30);
+    group.bench_function("analytical_view_8k_cached", |b| {
+        b.iter(|| {
+            let out = ctx.run_ui(input(), |ui| app.ui_frame(ui));
+            ctx.tessellate(out.shapes, out.pixels_per_point).len()
+        })
+    });
+    let r0 = app.analytical_view.rebuilds;
+    group.bench_function("analytical_view_8k_new_snapshot", |b| {
+        b.iter_batched(
+            || Some(RunDetail::Analytical(Arc::new(a.clone()))),
+            |d| {
+                app.model.run_detail = d;
+                let out = ctx.run_ui(input(), |ui| app.ui_frame(ui));
+                ctx.tessellate(out.shapes, out.pixels_per_point).len()
+            },
+            criterion::BatchSize::SmallInput,
+        )
+    });
+    group.finish();
+    eprintln!(
+        "analytical view mesh rebuilds in new_snapshot: {}",
+        app.analytical_view.rebuilds - r0
+    );
+    // Playing on the worker, as fast as it goes, while frames are drawn.
+    app.model.clear_mapping();
+    app.model.speed = 2000.0;
+    app.model.play("analytical", 1, "", true);
+    let t0 = std::time::Instant::now();
+    let mut times = Vec::new();
+    while app.model.run.is_some() && t0.elapsed().as_secs() < 60 {
+        let f0 = std::time::Instant::now();
+        let out = ctx.run_ui(input(), |ui| app.ui_frame(ui));
+        let _ = ctx.tessellate(out.shapes, out.pixels_per_point);
+        times.push(f0.elapsed().as_secs_f64() * 1e3);
+    }
+    let slowest = times
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1.total_cmp(b.1))
+        .map_or(0, |(i, _)| i);
+    let n = times.len();
+    times.sort_by(f64::total_cmp);
+    let q = |f: f64| {
+        times
+            .get(((n as f64 * f) as usize).min(n.saturating_sub(1)))
+            .copied()
+            .unwrap_or(0.0)
+    };
+    eprintln!(
+        "analytical view while playing 8,192 processes: {n} frames in {:.2} s; ms: median {:.2}, \
+         p90 {:.2}, p99 {:.2}, max {:.2} (frame #{slowest}); over 33.3 ms: {}; {} mesh rebuilds",
+        t0.elapsed().as_secs_f64(),
+        q(0.5),
+        q(0.9),
+        q(0.99),
+        times.last().copied().unwrap_or(0.0),
+        times.iter().filter(|&&t| t > 33.3).count(),
+        app.analytical_view.rebuilds
+    );
+}
+
+criterion_group!(
+    benches,
+    bench,
+    frames_while_mapping,
+    analytical_view,
+    fabric_frames
+);
 criterion_main!(benches);

@@ -383,3 +383,34 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// `unused_links` (memoized per destination) finds exactly the links
+    /// that no deterministic route between two switches crosses, route by
+    /// route.
+    #[test]
+    fn unused_links_match_route_by_route(s in 2usize..24, seed in 0u64..1000, all in any::<bool>()) {
+        let Ok(t) = Topology::parse(&format!("fabric:{s},{},6,0.9,{seed}", s + 3)) else {
+            prop_assume!(false);
+            unreachable!()
+        };
+        let f = t.as_fabric().unwrap();
+        for mode in [Mode::UpDown(f.updown()), Mode::Minimal] {
+            let ends: Vec<usize> = (0..f.num_switches())
+                .filter(|&v| all || !f.hosts_on(v).is_empty())
+                .collect();
+            let mut used = vec![false; f.switch_links().len()];
+            for &x in &ends {
+                for &y in &ends {
+                    if x != y {
+                        fabric_route::switch_route_det(f, mode, x, y, &mut |l, _| used[l] = true);
+                    }
+                }
+            }
+            let naive: Vec<usize> = (0..used.len()).filter(|&l| !used[l]).collect();
+            prop_assert_eq!(fabric_route::unused_links(f, mode, all), naive);
+        }
+    }
+}

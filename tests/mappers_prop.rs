@@ -179,3 +179,40 @@ fn every_mapper_on_every_sample_graph() {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// The switch-fabric mappers (SM, BM) on random irregular fabrics with a
+    /// job of part of the hosts, several cores, and fewer processes than
+    /// slots: a valid mapping, the same for the same seed; on a grid they
+    /// refuse plainly.
+    #[test]
+    fn fabric_mappers_are_valid_and_deterministic(
+        s in 2usize..10, hosts_per in 1usize..4, job_frac in 0.3f64..=1.0,
+        cores in 1u32..4, frac in 0.0f64..=1.0, seed in any::<u64>(),
+    ) {
+        let h = s * hosts_per;
+        let job = ((h as f64 * job_frac) as usize).max(1);
+        let spec = format!("fabric:{s},{h},8,0.8,{}:job={job}:cores={cores}", seed % 1000);
+        let Ok(t) = Topology::parse(&spec) else {
+            prop_assume!(false);
+            unreachable!()
+        };
+        let t = Arc::new(t);
+        let n = ((t.num_slots() as f64 * frac) as usize).min(t.num_slots());
+        let g = Arc::new(random_graph(n, seed, None));
+        let input = MapperInput::new(g.clone(), t.clone(), seed);
+        for id in ["sm", "bm"] {
+            let info = mappers::find(id).unwrap();
+            let m = mappers::run(&info, &input)
+                .map_err(|e| TestCaseError::fail(format!("{id} on {spec}: {e}")))?;
+            prop_assert!(m.validate(n, &t).is_ok(), "{} on {}", id, spec);
+            prop_assert_eq!(&mappers::run(&info, &input).unwrap(), &m, "{} not deterministic", id);
+            let grid = Arc::new(Topology::parse("torus:8x8:cores=4").unwrap());
+            let e = mappers::run(&info, &MapperInput::new(g.clone(), grid, seed))
+                .err().map(|e| e.to_string()).unwrap_or_default();
+            prop_assert!(e.contains("mesh or torus"), "{}: {}", id, e);
+        }
+    }
+}

@@ -123,7 +123,7 @@ fn cli_compare_and_gui_give_the_same_mapping_for_every_mapper() {
     cases.push(("mht".into(), vec!["find=spiral"]));
     for (id, params) in &cases {
         // Switch-fabric mappers run on the paper's example fabric instead.
-        let spec = if id == "sm" {
+        let spec = if id == "sm" || id == "bm" {
             "fabric:moh-fig2:job=all:cores=4"
         } else {
             spec

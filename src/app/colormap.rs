@@ -204,6 +204,10 @@ pub enum ColorMode {
     Cluster,
     /// By weighted degree (viridis, log scale).
     Degree,
+    /// By the part of the recursive bipartitioning that holds them now
+    /// while a recursive run is in progress (the part's colour is its node
+    /// domain's centre's); otherwise as Node.
+    Part,
 }
 
 impl ColorMode {
@@ -212,12 +216,14 @@ impl ColorMode {
             ColorMode::Node => "node",
             ColorMode::Cluster => "cluster",
             ColorMode::Degree => "degree",
+            ColorMode::Part => "part",
         }
     }
     pub fn from_key(s: &str) -> Self {
         match s {
             "cluster" => ColorMode::Cluster,
             "degree" => ColorMode::Degree,
+            "part" => ColorMode::Part,
             _ => ColorMode::Node,
         }
     }
@@ -276,6 +282,8 @@ pub fn process_colors(model: &Model, mode: ColorMode) -> Vec<Color32> {
                 .map(|&x| viridis(log_scale(x, lo * 0.5, hi)))
                 .collect()
         }
+        ColorMode::Part => super::bipartition_view::process_part_colors(model)
+            .unwrap_or_else(|| process_colors(model, ColorMode::Node)),
     }
 }
 

@@ -25,7 +25,7 @@ pub struct GuiOptions {
     pub frames: u32,
     /// Stop the mapper after this many steps (shows a placement in progress).
     pub steps: Option<usize>,
-    /// The central view: split, graph, network, matrix or compare.
+    /// The central view: split, graph, network, matrix, compare, analytical or bipartition.
     pub view: Option<String>,
     /// Per-process coordinates (`x y [z]` per line) replacing the graph's own.
     pub coords: Option<PathBuf>,
@@ -135,7 +135,10 @@ impl HopmapApp {
             }
             return;
         }
-        let waiting = self.model.busy() || self.network_view.busy();
+        // A run paused after `--steps` steps is not waited for.
+        let waiting = self.model.load_job.is_some()
+            || self.model.stepping()
+            || self.network_view.busy();
         if !h.requested && !waiting && self.frame_no >= h.frames as u64 {
             h.requested = true;
             let path = h.path.clone();

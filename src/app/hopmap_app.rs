@@ -25,15 +25,19 @@ pub enum Tab {
     Network,
     Matrix,
     Compare,
+    Analytical,
+    Bipartition,
 }
 
 impl Tab {
-    pub const ALL: [Tab; 5] = [
+    pub const ALL: [Tab; 7] = [
         Tab::Split,
         Tab::Graph,
         Tab::Network,
         Tab::Matrix,
         Tab::Compare,
+        Tab::Analytical,
+        Tab::Bipartition,
     ];
     pub fn title(self) -> &'static str {
         match self {
@@ -42,6 +46,8 @@ impl Tab {
             Tab::Network => "Network",
             Tab::Matrix => "Matrix",
             Tab::Compare => "Compare",
+            Tab::Analytical => "Analytical",
+            Tab::Bipartition => "Bipartition",
         }
     }
     pub fn key(self) -> &'static str {
@@ -51,6 +57,8 @@ impl Tab {
             Tab::Network => "network",
             Tab::Matrix => "matrix",
             Tab::Compare => "compare",
+            Tab::Analytical => "analytical",
+            Tab::Bipartition => "bipartition",
         }
     }
     pub fn from_key(s: &str) -> Self {
@@ -75,6 +83,8 @@ pub struct HopmapApp {
     pub matrix_view: matrix_view::MatrixView,
     pub metrics: metrics_panel::MetricsPanel,
     pub compare: compare_panel::ComparePanel,
+    pub analytical_view: super::analytical_view::AnalyticalView,
+    pub bipartition_view: super::bipartition_view::BipartitionView,
     pub(super) colors: Vec<Color32>,
     pub(super) colors_key: (u64, u64, u64, ColorMode),
     /// Bumped whenever `colors` is recomputed.
@@ -113,6 +123,8 @@ impl HopmapApp {
             matrix_view: matrix_view::MatrixView::new(settings.matrix_by_mapping),
             metrics: metrics_panel::MetricsPanel::default(),
             compare: compare_panel::ComparePanel::default(),
+            analytical_view: Default::default(),
+            bipartition_view: Default::default(),
             data: data_panel::DataPanel::default(),
             model,
             settings,
@@ -170,6 +182,11 @@ impl HopmapApp {
         let ctx = ui.ctx().clone();
         let dt = ctx.input(|i| i.stable_dt).min(0.1);
         let jobs_busy = self.model.poll_jobs();
+        super::bipartition_view::auto_color(
+            &mut self.bipartition_view,
+            &self.model,
+            &mut self.color_mode,
+        );
         self.compare.poll(&mut self.model);
         let _ = dt;
 
@@ -232,11 +249,17 @@ impl HopmapApp {
                     ColorMode::Node => "network node",
                     ColorMode::Cluster => "cluster",
                     ColorMode::Degree => "degree",
+                    ColorMode::Part => "bipartition part",
                 })
                 .show_ui(ui, |ui| {
                     ui.selectable_value(&mut mode, ColorMode::Node, "network node");
                     ui.selectable_value(&mut mode, ColorMode::Cluster, "cluster");
                     ui.selectable_value(&mut mode, ColorMode::Degree, "degree");
+                    ui.selectable_value(&mut mode, ColorMode::Part, "bipartition part")
+                        .on_hover_text(
+                            "The part of the recursive bipartitioning that holds each \
+                             process now (Bipartition tab); node colours otherwise",
+                        );
                 });
             self.color_mode = mode;
         });
@@ -281,6 +304,14 @@ impl HopmapApp {
                 .ui(ui, &mut self.model, &colors, self.colors_gen),
             Tab::Matrix => self.matrix_view.ui(ui, &mut self.model),
             Tab::Compare => self.compare.ui(ui, &mut self.model, &self.mapper),
+            Tab::Analytical => {
+                self.analytical_view
+                    .ui(ui, &mut self.model, &mut self.mapper)
+            }
+            Tab::Bipartition => {
+                self.bipartition_view
+                    .ui(ui, &mut self.model, &mut self.mapper)
+            }
         }
         self.colors = colors;
     }

@@ -23,6 +23,8 @@
 //! [`colormap`] (colour maps and process colours), one file per panel and
 //! view.
 
+pub mod analytical_view;
+pub mod bipartition_view;
 pub mod colormap;
 pub mod compare_panel;
 pub mod data_panel;

@@ -63,6 +63,9 @@ pub struct Model {
     pub trace: Vec<[f64; 2]>,
     pub last_event: Option<StepEvent>,
     pub frontier: Vec<usize>,
+    /// The running (or last finished) mapper's internals, for the views
+    /// that animate them (analytical, bipartition tree).
+    pub run_detail: Option<crate::mappers::run_detail::RunDetail>,
     /// The process clicked in a view.
     pub selected: Option<usize>,
     /// A readable error for the banner; the state is left as it was.
@@ -105,6 +108,7 @@ impl Model {
             trace: Vec::new(),
             last_event: None,
             frontier: Vec::new(),
+            run_detail: None,
             selected: None,
             error: None,
             status: String::new(),
@@ -131,6 +135,7 @@ impl Model {
         self.trace.clear();
         self.last_event = None;
         self.frontier.clear();
+        self.run_detail = None;
     }
 
     /// Replace the graph; maps it with `default` when it fits, as a baseline.
@@ -274,6 +279,7 @@ impl Model {
                 self.trace.clear();
                 self.last_event = None;
                 self.frontier.clear();
+                self.run_detail = None;
                 self.eval = None;
                 self.error = None;
                 self.sent_speed = 0.0;
@@ -374,6 +380,9 @@ impl Model {
         self.run_progress = snap.progress;
         self.run_state = snap.state;
         self.run_layout = snap.layout;
+        if snap.detail.is_some() {
+            self.run_detail = snap.detail;
+        }
         let own_trace = !snap.trace.is_empty();
         if own_trace {
             self.trace = snap

@@ -23,7 +23,7 @@ pub struct Args {
     /// Stop the mapper after N steps (a placement in progress) instead of running it to the end.
     #[arg(long)]
     pub steps: Option<usize>,
-    /// Central view: split, graph, network, matrix or compare.
+    /// Central view: split, graph, network, matrix, compare, analytical or bipartition.
     #[arg(long)]
     pub view: Option<String>,
     /// Per-process coordinates file (`x y [z]` per line); overrides coordinates in the graph file.

@@ -73,6 +73,9 @@ pub struct Snapshot {
     pub seconds: f64,
     /// Whether the worker is currently stepping (playing, or steps pending).
     pub active: bool,
+    /// The mapper's internals for the views that animate them (analytical,
+    /// recursive); shared, O(1) to clone ([`super::run_detail`]).
+    pub detail: Option<super::run_detail::RunDetail>,
 }
 
 /// A run owned by a worker thread; see the module doc.
@@ -117,6 +120,7 @@ impl BackgroundRun {
                     eval: None,
                     partial: true,
                     eval_steps: usize::MAX,
+                    detail: Default::default(),
                 }
                 .main(rx)
             })
@@ -206,6 +210,7 @@ impl Snapshot {
             explanation: None,
             seconds: 0.0,
             active: false,
+            detail: None,
         }
     }
 }
@@ -224,6 +229,7 @@ struct Worker {
     eval: Option<Evaluation>,
     partial: bool,
     eval_steps: usize,
+    detail: super::run_detail::DetailCache,
 }
 
 /// What the worker is doing between commands.
@@ -395,6 +401,9 @@ impl Worker {
             explanation: self.run.explain_last_step(),
             seconds: self.busy.as_secs_f64(),
             active,
+            detail: self
+                .detail
+                .get(self.run.as_ref(), &self.input.topo, self.steps),
         };
         if let Ok(mut g) = self.shared.lock() {
             *g = Some(snap);

@@ -21,13 +21,19 @@
 //!   that neighbour shifted by their layout offset in grid units. A new
 //!   component starts from the unplaced process nearest to the layout's
 //!   centre, at its stretched position. O(layout + n log n) + n findNearest.
+//!   On a switch fabric (beyond the paper; a fabric has no coordinates) the
+//!   layout is 2-D, a process asks for its placed neighbour's own host (no
+//!   offset) and a component starts at the fabric's centre; findNearest is
+//!   the nearest free host in up*/down* hops
+//!   ([`crate::find_nearest::FabricFinder`]). `gravity` needs grid
+//!   coordinates for its affine stretch and refuses fabrics.
 //!
 //! After the layout, one step places one process. Parameters ([`GRAVITY_PARAMS`]): the seed
 //! (the layout's), `find=spiral|tree`, and the layout's `c_att`, `c_rep`,
 //! `iters` (iteration budget of the finest level) and `theta` (Barnes–Hut
 //! opening angle).
 
-use super::greedy::{Affine, Placer, Policy, grid_of, start_greedy};
+use super::greedy::{Affine, Placer, Policy, grid_of, start_greedy, start_greedy_any};
 use super::phased::Phased;
 use super::{FIND_PARAM, MapperInfo, MapperInput, MapperRun, ParamKind, ParamSpec};
 use crate::error::Result;
@@ -101,7 +107,9 @@ pub fn info_greedy() -> MapperInfo {
         doc: "Lay the processes out with the gravitational method, then grow the mapping like \
               a greedy heuristic whose notion of 'close' is the distance in the layout: the next \
               process is the one nearest to an already placed one, and it asks for the node of \
-              that neighbour shifted by their offset in the layout.",
+              that neighbour shifted by their offset in the layout. On a switch fabric (no \
+              coordinates) it asks for the neighbour's own host: the free host nearest to it in \
+              up*/down* hops.",
         needs_coords: false,
         randomized: true,
         params: GRAVITY_PARAMS,
@@ -129,15 +137,31 @@ fn after_layout(
     id: &'static str,
     place: fn(&MapperInput, Coords) -> Result<Box<dyn MapperRun>>,
 ) -> Result<Box<dyn MapperRun>> {
-    let grid = grid_of(input, id)?;
+    // gravity-greedy also runs on switch fabrics (a 2-D layout; see
+    // `place_proximity`); the affine stretch needs grid coordinates.
+    let dims: Vec<u32> = match (input.topo.as_fabric(), id) {
+        (Some(_), "gravity-greedy") => {
+            if input
+                .param("find")
+                .is_some_and(|k| !k.eq_ignore_ascii_case("tree"))
+            {
+                // Refused before the layout, not after it.
+                return Err(crate::error::Error::Unsupported(format!(
+                    "{id}: on a switch fabric findNearest searches by routing distance;                      find=spiral applies to meshes and tori"
+                )));
+            }
+            vec![1, 1]
+        }
+        _ => grid_of(input, id)?.dims().to_vec(),
+    };
     input.check_fits()?;
-    let params = layout_params(input, grid.ndims())?;
+    let params = layout_params(input, dims.len())?;
     let inp = input.clone();
     Ok(Box::new(Phased::layout_then(
         input.graph.clone(),
         params,
         Box::new(move |points| {
-            let coords = rank_axes(&principal_axes(&points, grid.dims()));
+            let coords = rank_axes(&principal_axes(&points, &dims));
             place(&inp, coords)
         }),
     )))
@@ -297,15 +321,22 @@ fn start_greedy_proximity(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
     after_layout(input, "gravity-greedy", place_proximity)
 }
 
+/// On a switch fabric (beyond Bobrik & Popova, who map onto grids) there
+/// are no node coordinates: the first process of each component asks for
+/// the fabric's centre, and every later one for the node of its placed
+/// layout neighbour itself (no offset), so findNearest returns the free host
+/// nearest to that neighbour in up*/down* hops.
 fn place_proximity(input: &MapperInput, coords: Coords) -> Result<Box<dyn MapperRun>> {
     let knn = knn_graph(&coords, 8);
-    start_greedy(input, "gravity-greedy", |pl| {
-        let affine = Affine::new(&coords, pl.grid());
+    start_greedy_any(input, "gravity-greedy", |pl| {
+        let on_fabric = pl.fabric().is_some();
+        let affine = (!on_fabric).then(|| Affine::new(&coords, pl.grid()));
+        let axes = affine.as_ref().map_or(0, |a| a.axes());
         let n = coords.xyz.len();
-        // Grid units per layout unit on each axis.
+        // Grid units per layout unit on each axis (0 on a fabric: no shift).
         let unit: Vec<f64> = (0..pl.grid().ndims())
             .map(|d| {
-                if d < affine.axes() {
+                if d < axes {
                     let span = (coords.bounds().1[d] - coords.bounds().0[d]).max(1e-300);
                     pl.grid().dims()[d] as f64 / span
                 } else {
@@ -399,7 +430,8 @@ fn knn_graph(c: &Coords, k: usize) -> Vec<Vec<u32>> {
 /// Prim order over the layout's nearest-neighbour graph.
 struct Proximity {
     coords: Coords,
-    affine: Affine,
+    /// The stretch onto the grid (None on a switch fabric).
+    affine: Option<Affine>,
     unit: Vec<f64>,
     knn: Vec<Vec<u32>>,
     /// (distance, process, placed neighbour), smallest distance first.
@@ -447,7 +479,10 @@ impl Policy for Proximity {
             self.cursor += 1;
         }
         let p = *self.by_centre.get(self.cursor)?;
-        Some((p, self.affine.position(&self.coords.xyz[p])))
+        match &self.affine {
+            Some(a) => Some((p, a.position(&self.coords.xyz[p]))),
+            None => Some((p, pl.centre())),
+        }
     }
     fn placed(&mut self, p: usize, _g: &CommGraph, pl: &Placer) {
         for &j in &self.knn[p] {
@@ -487,6 +522,29 @@ mod tests {
         assert!(r.xyz.iter().all(|p| p[1].abs() < 1e-9), "{:?}", r.xyz);
         let r = principal_axes(&c, &[4, 16]);
         assert!(r.xyz.iter().all(|p| p[0].abs() < 1e-9));
+    }
+
+    #[test]
+    fn gravity_greedy_runs_on_a_fabric_and_gravity_says_why_not() {
+        // 256 processes on the paper's default fabric.
+        let inp = input("stencil:16x16", "fabric:75,256,8,0.75,1");
+        let m = super::super::run(&info_greedy(), &inp).unwrap();
+        m.validate(256, &inp.topo).unwrap();
+        assert_eq!(m, super::super::run(&info_greedy(), &inp).unwrap());
+        let mut rm = 0.0;
+        for s in 0..5 {
+            let mut i = inp.clone();
+            i.seed = s;
+            let r = super::super::run(&super::super::random::info(), &i).unwrap();
+            rm += hop_bytes(&inp.graph, &inp.topo, &r) / 5.0;
+        }
+        let hb = hop_bytes(&inp.graph, &inp.topo, &m);
+        assert!(hb < 0.8 * rm, "gravity-greedy {hb} vs random {rm}");
+        let e = super::super::run(&info(), &inp).unwrap_err().to_string();
+        assert!(e.contains("mesh or torus"), "{e}");
+        let mut spiral = inp.clone();
+        spiral.params.push(("find".into(), "spiral".into()));
+        assert!(super::super::run(&info_greedy(), &spiral).is_err());
     }
 
     #[test]

@@ -16,6 +16,7 @@ pub mod affn;
 pub mod analytical;
 pub mod background;
 pub mod bft;
+pub mod bm;
 pub mod cdl;
 pub mod coce;
 pub mod coce_mht;
@@ -29,6 +30,7 @@ pub mod phased;
 pub mod pipeline;
 pub mod random;
 pub mod recursive;
+pub mod run_detail;
 pub mod scotch;
 pub mod sm;
 
@@ -371,7 +373,7 @@ pub fn registry() -> Vec<MapperInfo> {
     // Beyond the seeds: dual recursive bipartitioning (Scotch) + VieM refinement.
     v.extend([recursive::info(), recursive::info_refine()]);
     // Moh et al.: switch fabrics.
-    v.push(sm::info());
+    v.extend([sm::info(), bm::info()]);
     // External peers (run only when their tool is installed: `available`).
     v.push(scotch::info());
     v
@@ -384,7 +386,10 @@ pub const FABRIC_MAPPERS: &[&str] = &[
     "random",
     "bft",
     "mht",
+    "pairs",
+    "gravity-greedy",
     "sm",
+    "bm",
     "recursive",
     "recursive+refine",
     "scotch",

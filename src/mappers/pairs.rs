@@ -27,8 +27,17 @@
 //! budget makes the result depend on the machine).
 //! Hop-bytes never increase. Cost per sweep: O(Σ_p (ball size · cores ·
 //! average degree)) ≈ O(m · cores · 2^D).
+//!
+//! **On switch fabrics** (beyond the paper, which works on tori): a fabric
+//! has no coordinates, so the "centroid" of `p`'s partners is their
+//! weighted *medoid*: the partner switch `m` that minimizes
+//! `Σ_v c_pv · d(m, switch of φ_v)` (up*/down* switch hops; over the 32
+//! heaviest partners, so O(deg + 32²)). The candidates are the hosts on the
+//! switches within `radius` switch hops of `m` (a breadth-first search over
+//! the inter-switch links) and the hosts on `p`'s own switch. Gains use the
+//! fabric's up*/down* distance, so PAIRS lowers the weighted cardinality.
 
-use super::greedy::{grid_of, weighted_centroid_of_nodes};
+use super::greedy::weighted_centroid_of_nodes;
 use super::phased::Phased;
 use super::{
     COORDS_PARAM, FIND_PARAM, MapperInfo, MapperInput, MapperRun, ParamKind, ParamSpec, StepEvent,
@@ -39,7 +48,7 @@ use crate::graph::CommGraph;
 use crate::mapping::Mapping;
 use crate::rng::Rng;
 use crate::step::{Progress, StepState, Stepper, Stop};
-use crate::topology::Grid;
+use crate::topology::{Fabric, Grid, Topology};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -53,7 +62,9 @@ pub fn info() -> MapperInfo {
         doc: "Start from the MHT mapping and improve it by local search: for each process, try \
               swapping it with the processes near the centroid of its partners (or moving it to a \
               free core there) and keep the best swap that lowers hop-bytes. Each swap's gain is \
-              computed from the two processes' edges only. Stops when a full sweep finds nothing \
+              computed from the two processes' edges only. On a switch fabric the \
+              centroid is the partners' medoid switch and the candidates are the hosts within \
+              `radius` switch hops of it. Stops when a full sweep finds nothing \
               (a local optimum) or at the sweep/time budget. Params: sweeps, batch, radius, time_ms, \
               from (start mapper, default mht).",
         needs_coords: false,
@@ -68,6 +79,7 @@ pub fn info() -> MapperInfo {
 pub const FROM_CHOICES: &[&str] = &[
     "mht",
     "sm",
+    "bm",
     "default",
     "random",
     "perm",
@@ -137,7 +149,7 @@ pub const PAIRS_PARAMS: &[ParamSpec] = &[
 ];
 
 fn start(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
-    let grid = grid_of(input, "pairs")?;
+    let net = Net::of(&input.topo);
     input.check_fits()?;
     let params = PairsParams {
         sweeps: input.get(PAIRS_PARAMS, "sweeps")?,
@@ -174,9 +186,95 @@ fn start(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
         first,
         Box::new(move |initial| {
             initial.validate(graph.n(), &topo)?;
-            Ok(Box::new(Pairs::new(graph, &grid, initial, params)) as Box<dyn MapperRun>)
+            Ok(Box::new(Pairs::with_net(graph, net, initial, params)) as Box<dyn MapperRun>)
         }),
     )))
+}
+
+/// The network PAIRS exchanges on: a mesh/torus (with its spiral for the
+/// ball around the centroid) or a switch fabric.
+enum Net {
+    Grid(Grid, Box<Spiral>),
+    Fabric(Fabric),
+}
+
+impl Net {
+    fn of(topo: &Topology) -> Net {
+        // Exhaustive on purpose: a new kind of topology must say how PAIRS
+        // finds its candidates.
+        match topo {
+            Topology::Grid(g) => Net::Grid(g.clone(), Box::new(Spiral::new(g))),
+            Topology::Fabric(f) => Net::Fabric(f.clone()),
+        }
+    }
+    fn cores(&self) -> usize {
+        match self {
+            Net::Grid(g, _) => g.cores() as usize,
+            Net::Fabric(f) => f.cores() as usize,
+        }
+    }
+    fn num_nodes(&self) -> usize {
+        match self {
+            Net::Grid(g, _) => g.num_nodes(),
+            Net::Fabric(f) => f.num_hosts(),
+        }
+    }
+    #[inline]
+    fn distance(&self, a: usize, b: usize) -> u32 {
+        match self {
+            Net::Grid(g, _) => g.distance(a, b),
+            Net::Fabric(f) => f.distance(a, b),
+        }
+    }
+}
+
+/// Candidate hosts on a fabric (see the module doc): the hosts within
+/// `radius` switch hops of the partners' weighted medoid switch, and those
+/// on the switch of host `a`.
+fn fabric_candidates(
+    f: &Fabric,
+    partners: impl Iterator<Item = (usize, f64)>,
+    radius: u32,
+    a: usize,
+    out: &mut Vec<usize>,
+) {
+    let mut sw: Vec<(f64, usize)> = partners.map(|(h, c)| (c, f.switch_of(h))).collect();
+    sw.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)));
+    sw.truncate(32);
+    let ud = f.updown();
+    let mut best: Option<(f64, usize)> = None;
+    for &(_, m) in &sw {
+        let cost: f64 = sw
+            .iter()
+            .map(|&(c, s)| c * if s == m { 0.0 } else { ud.dist(m, s) as f64 })
+            .sum();
+        if best.is_none_or(|(bc, bm)| cost < bc || (cost == bc && m < bm)) {
+            best = Some((cost, m));
+        }
+    }
+    let Some((_, m)) = best else {
+        return;
+    };
+    // Switches within `radius` hops of m (BFS over inter-switch links).
+    let mut ring = vec![m];
+    let mut seen = vec![m];
+    let mut member = std::collections::HashSet::from([m]);
+    for _ in 0..radius {
+        let mut next = Vec::new();
+        for &u in &ring {
+            for &(v, _) in f.switch_adj(u) {
+                if member.insert(v as usize) {
+                    seen.push(v as usize);
+                    next.push(v as usize);
+                }
+            }
+        }
+        ring = next;
+    }
+    seen.push(f.switch_of(a));
+    for s in seen {
+        out.extend(f.hosts_on(s).iter().map(|&h| h as usize));
+    }
 }
 
 /// PAIRS settings.
@@ -192,8 +290,7 @@ pub struct PairsParams {
 /// A pairwise-exchange run over an initial mapping.
 pub struct Pairs {
     graph: Arc<CommGraph>,
-    grid: Grid,
-    spiral: Spiral,
+    net: Net,
     cores: usize,
     /// Pair volume c_uv aligned with the CSR entries.
     vol: Vec<f64>,
@@ -220,15 +317,25 @@ pub struct Pairs {
 impl Pairs {
     /// Start from `initial` (a valid mapping of `graph` on `grid`).
     pub fn new(graph: Arc<CommGraph>, grid: &Grid, initial: Mapping, params: PairsParams) -> Self {
+        Self::with_net(
+            graph,
+            Net::Grid(grid.clone(), Box::new(Spiral::new(grid))),
+            initial,
+            params,
+        )
+    }
+
+    fn with_net(graph: Arc<CommGraph>, net: Net, initial: Mapping, params: PairsParams) -> Self {
         let n = graph.n();
-        let cores = grid.cores() as usize;
+        let cores = net.cores();
+        let num_nodes = net.num_nodes();
         let mut vol = Vec::with_capacity(graph.num_entries());
         for u in 0..n {
             for (&v, &s) in graph.neighbors(u).iter().zip(graph.sent_row(u)) {
                 vol.push(s + graph.sent_between(v as usize, u));
             }
         }
-        let mut owner = vec![FREE; grid.num_nodes() * cores];
+        let mut owner = vec![FREE; num_nodes * cores];
         for p in 0..n {
             owner[initial.slot(p, cores)] = p as u32;
         }
@@ -237,8 +344,7 @@ impl Pairs {
             .collect();
         let mut me = Pairs {
             graph,
-            grid: grid.clone(),
-            spiral: Spiral::new(grid),
+            net,
             cores,
             vol,
             node_of: initial.node,
@@ -256,7 +362,7 @@ impl Pairs {
             params,
             rng: Rng::new(params.seed),
             deadline: params.time.map(|t| Instant::now() + t),
-            stop: (n < 2 && grid.num_nodes() < 2).then_some(Stop::LocalOptimum),
+            stop: (n < 2 && num_nodes < 2).then_some(Stop::LocalOptimum),
             cand: Vec::new(),
         };
         me.hb = me.total_hop_bytes();
@@ -284,7 +390,7 @@ impl Pairs {
             for (k, &v) in g.neighbors(u).iter().enumerate() {
                 if (v as usize) > u {
                     let b = self.node_of[v as usize] as usize;
-                    s += self.vol[g.offsets()[u] + k] * self.grid.distance(a, b) as f64;
+                    s += self.vol[g.offsets()[u] + k] * self.net.distance(a, b) as f64;
                 }
             }
         }
@@ -298,7 +404,7 @@ impl Pairs {
         for (k, &v) in self.graph.neighbors(p).iter().enumerate() {
             let nv = self.node_of[v as usize] as usize;
             s += self.vol[off + k]
-                * (self.grid.distance(to, nv) as f64 - self.grid.distance(from, nv) as f64);
+                * (self.net.distance(to, nv) as f64 - self.net.distance(from, nv) as f64);
         }
         s
     }
@@ -318,19 +424,28 @@ impl Pairs {
             return None;
         }
         let off = self.graph.offsets()[p];
-        let target = weighted_centroid_of_nodes(
-            &self.grid,
-            nb.iter()
-                .enumerate()
-                .map(|(k, &v)| (self.node_of[v as usize] as usize, self.vol[off + k])),
-        )?;
-        let tc = round_to_coord(&self.grid, &target);
         let mut cand = std::mem::take(&mut self.cand);
         cand.clear();
-        for r in 0..=self.params.radius {
-            self.spiral.shell(&tc, r, &mut |n| cand.push(n));
+        let partners = nb
+            .iter()
+            .enumerate()
+            .map(|(k, &v)| (self.node_of[v as usize] as usize, self.vol[off + k]));
+        match &self.net {
+            Net::Grid(grid, spiral) => {
+                let Some(target) = weighted_centroid_of_nodes(grid, partners) else {
+                    self.cand = cand;
+                    return None;
+                };
+                let tc = round_to_coord(grid, &target);
+                for r in 0..=self.params.radius {
+                    spiral.shell(&tc, r, &mut |n| cand.push(n));
+                }
+                grid.neighbors_into(a, &mut cand);
+            }
+            Net::Fabric(f) => {
+                fabric_candidates(f, partners, self.params.radius, a, &mut cand);
+            }
         }
-        self.grid.neighbors_into(a, &mut cand);
         cand.sort_unstable();
         cand.dedup();
         // best: (delta, node, slot)
@@ -352,7 +467,7 @@ impl Pairs {
                 } else {
                     let q = q as usize;
                     gp + self.move_gain(q, b, a)
-                        + 2.0 * self.pair_volume(p, q) * self.grid.distance(a, b) as f64
+                        + 2.0 * self.pair_volume(p, q) * self.net.distance(a, b) as f64
                 };
                 if best.is_none_or(|(d, _)| delta < d) {
                     best = Some((delta, s));
@@ -561,6 +676,58 @@ mod tests {
             // Same seed, same result.
             assert_eq!(super::super::run(&info(), &input).unwrap(), m);
         }
+    }
+
+    #[test]
+    fn pairs_runs_on_switch_fabrics_and_never_increases_hop_bytes() {
+        for (spec, seed) in [
+            ("fabric:moh-fig2:job=all:cores=2", 1u64),
+            ("fabric:12,30,6,0.8,2", 2),
+        ] {
+            let topo = Arc::new(Topology::parse(spec).unwrap());
+            let g = Arc::new(ring_graph(30, seed));
+            let mut input = MapperInput::new(g.clone(), topo.clone(), seed);
+            let mht = super::super::run(&super::super::mht::info(), &input).unwrap();
+            input.params.push(("batch".into(), "5".into()));
+            let mht_hb = hop_bytes(&g, &topo, &mht);
+            let mut r = start(&input).unwrap();
+            r.run_to_end();
+            let tr = r.hop_bytes_trace().to_vec();
+            assert!((tr[0] - mht_hb).abs() < 1e-9, "{spec}");
+            assert!(tr.windows(2).all(|w| w[1] <= w[0] + 1e-9), "{tr:?}");
+            let m = r.result().unwrap();
+            m.validate(30, &topo).unwrap();
+            let end = hop_bytes(&g, &topo, &m);
+            assert!((end - tr.last().unwrap()).abs() < 1e-6, "{spec}");
+            assert!(end <= mht_hb, "{spec}");
+            assert_eq!(super::super::run(&info(), &input).unwrap(), m);
+        }
+    }
+
+    #[test]
+    fn fabric_candidates_are_the_hosts_around_the_partners_medoid() {
+        // Fig. 2 with every processor: partners on switch 0 (heavy) and one
+        // light partner elsewhere; radius 0: the hosts of switch 0 and of
+        // the process's own switch.
+        let t = Topology::parse("fabric:moh-fig2:job=all").unwrap();
+        let f = t.as_fabric().unwrap();
+        let s0 = f.hosts_on(0).to_vec();
+        let other = (1..f.num_switches())
+            .find(|&s| !f.hosts_on(s).is_empty())
+            .unwrap();
+        let far = f.hosts_on(other)[0] as usize;
+        let partners = [(s0[0] as usize, 10.0), (s0[1] as usize, 10.0), (far, 1.0)];
+        let me = far;
+        let mut out = Vec::new();
+        fabric_candidates(f, partners.into_iter(), 0, me, &mut out);
+        out.sort_unstable();
+        let mut want: Vec<usize> = s0
+            .iter()
+            .chain(f.hosts_on(other))
+            .map(|&h| h as usize)
+            .collect();
+        want.sort_unstable();
+        assert_eq!(out, want);
     }
 
     #[test]

@@ -10,12 +10,12 @@
 //! **Generalised to any communication graph** (the request; the
 //! paper halves a 2-D mesh geometrically): the buddies are the blocks of a
 //! recursive bisection of the process graph. Each bisection splits a block
-//! of size s into ⌈s/2⌉ + ⌊s/2⌋ processes by greedy graph growing (from a
-//! pseudo-peripheral process — the last reached by a breadth-first search —
-//! repeatedly absorb the outside process with the most bytes to the grown
-//! half; ties to the process nearer the start in hops, then the smallest id,
-//! so that a mesh grows in compact blocks rather than strips; a new start
-//! when the block is disconnected).
+//! of size s into ⌈s/2⌉ + ⌊s/2⌋ processes with the least communication
+//! between the halves (the shared multilevel min-cut partitioner,
+//! [`crate::partition::bisect()`]: heavy-edge matching, greedy growing,
+//! Fiduccia–Mattheyses; on a mesh its halves are the compact blocks of the
+//! paper's buddy system). It is seeded by the block's position, so SM stays
+//! deterministic without a seed.
 //! The bisection reorders the processes so that every block is a contiguous
 //! range, and the block tree is the implicit balanced tree over ranges.
 //! For a switch needing |S| slots (hosts × cores) the buddy is found by a
@@ -30,17 +30,18 @@
 //! order). Deterministic; no seed.
 //!
 //! Steps: one bisection level per step (phase 1), then one switch per step
-//! (phase 2). Cost: O(m log m) per level, O(log² n) per switch plus the
-//! processes placed (Fenwick-tree counts).
+//! (phase 2). Cost: O(m) per level plus the partitioner's coarsest-level
+//! work per block; O(log² n) per switch plus the processes placed
+//! (Fenwick-tree counts).
 
 use super::{MapperInfo, MapperInput, MapperRun, StepEvent};
 use crate::error::{Error, Result};
 use crate::graph::CommGraph;
 use crate::mapping::Mapping;
+use crate::partition::{BisectParams, WGraph, bisect, pair_volumes};
 use crate::step::{Progress, StepState, Stepper, Stop};
 use crate::topology::Fabric;
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
 use std::sync::Arc;
 
 pub fn info() -> MapperInfo {
@@ -93,9 +94,8 @@ pub struct Sm {
     event: Option<StepEvent>,
     done: bool,
     // scratch for bisection
-    stamp: Vec<u32>,
-    epoch: u32,
-    hops: Vec<u32>,
+    vol: Vec<f64>,
+    local: Vec<u32>,
 }
 
 impl Sm {
@@ -123,9 +123,8 @@ impl Sm {
             slot_of: vec![None; n],
             event: None,
             done: n == 0,
-            stamp: vec![0; n],
-            epoch: 0,
-            hops: vec![u32::MAX; n],
+            vol: pair_volumes(&graph),
+            local: vec![u32::MAX; n],
             graph,
             fabric,
         }
@@ -141,7 +140,7 @@ impl Sm {
         let level = std::mem::take(&mut self.level);
         for (lo, hi) in level {
             let mid = lo + (hi - lo).div_ceil(2);
-            self.bisect(lo, hi, mid - lo);
+            self.bisect_min_cut(lo, hi, mid - lo);
             if mid - lo >= 2 {
                 next.push((lo, mid));
             }
@@ -153,102 +152,47 @@ impl Sm {
         self.levels_done += 1;
     }
 
-    /// Reorder `order[lo..hi]` so that its first `want` processes are a
-    /// greedily grown half.
-    fn bisect(&mut self, lo: usize, hi: usize, want: usize) {
-        let g = &*self.graph;
-        self.epoch = self.epoch.wrapping_add(2);
-        if self.epoch < 2 {
-            self.stamp.iter_mut().for_each(|s| *s = 0);
-            self.epoch = 2;
-        }
-        let (inside, grown) = (self.epoch, self.epoch + 1);
+    /// Reorder `order[lo..hi]` so that its first `want` processes are one
+    /// half of a min-cut bisection (the shared multilevel partitioner,
+    /// [`crate::partition::bisect()`], exact sizes; seeded by the range so
+    /// the run stays deterministic).
+    fn bisect_min_cut(&mut self, lo: usize, hi: usize, want: usize) {
         let mut members: Vec<u32> = self.order[lo..hi].to_vec();
         members.sort_unstable();
-        for &v in &members {
-            self.stamp[v as usize] = inside;
+        for (i, &p) in members.iter().enumerate() {
+            self.local[p as usize] = i as u32;
         }
-        // Pseudo-peripheral start: the last process a BFS from the smallest reaches.
-        let start = {
-            let mut q = VecDeque::from([members[0]]);
-            let mut seen = vec![members[0]];
-            self.stamp[members[0] as usize] = grown; // temporarily
-            let mut last = members[0];
-            while let Some(u) = q.pop_front() {
-                last = u;
-                for &v in g.neighbors(u as usize) {
-                    if self.stamp[v as usize] == inside {
-                        self.stamp[v as usize] = grown;
-                        seen.push(v);
-                        q.push_back(v);
-                    }
-                }
-            }
-            for v in seen {
-                self.stamp[v as usize] = inside;
-            }
-            last
-        };
-        // Hops from the start inside the block (the tie-break).
-        {
-            for &v in &members {
-                self.hops[v as usize] = u32::MAX;
-            }
-            let mut q = VecDeque::from([start]);
-            self.hops[start as usize] = 0;
-            while let Some(u) = q.pop_front() {
-                for &v in g.neighbors(u as usize) {
-                    if self.stamp[v as usize] == inside && self.hops[v as usize] == u32::MAX {
-                        self.hops[v as usize] = self.hops[u as usize] + 1;
-                        q.push_back(v);
-                    }
-                }
+        let g = WGraph::induced(&self.graph, &self.vol, &members, &self.local);
+        for &p in &members {
+            self.local[p as usize] = u32::MAX;
+        }
+        let size = members.len();
+        let r = bisect(
+            &g,
+            [want as f64, (size - want) as f64],
+            None,
+            &BisectParams::default(),
+            lo as u64,
+        );
+        let (mut a, mut b): (Vec<u32>, Vec<u32>) = (Vec::with_capacity(want), Vec::new());
+        for (i, &p) in members.iter().enumerate() {
+            if r.side[i] == 0 { a.push(p) } else { b.push(p) }
+        }
+        // Unit weights and exact capacities give exact sizes; keep them exact
+        // in any case.
+        while a.len() > want {
+            if let Some(x) = a.pop() {
+                b.push(x);
             }
         }
-        let mut gain: std::collections::HashMap<u32, f64> = std::collections::HashMap::new();
-        let mut heap: BinaryHeap<(u64, Reverse<u32>, Reverse<u32>)> = BinaryHeap::new();
-        let mut half: Vec<u32> = Vec::with_capacity(want);
-        let mut cursor = 0usize;
-        heap.push((0, Reverse(0), Reverse(start)));
-        while half.len() < want {
-            let v = match heap.pop() {
-                Some((gbits, _, Reverse(v))) => {
-                    if self.stamp[v as usize] != inside
-                        || gain.get(&v).copied().unwrap_or(0.0).to_bits() != gbits
-                    {
-                        continue;
-                    }
-                    v
-                }
-                None => {
-                    // Disconnected: restart at the smallest process not grown.
-                    while self.stamp[members[cursor] as usize] != inside {
-                        cursor += 1;
-                    }
-                    members[cursor]
-                }
-            };
-            self.stamp[v as usize] = grown;
-            half.push(v);
-            let row = g.neighbors(v as usize);
-            let w = g.sent_row(v as usize);
-            for (k, &u) in row.iter().enumerate() {
-                if self.stamp[u as usize] == inside {
-                    let e = gain.entry(u).or_insert(0.0);
-                    *e += w[k].max(0.0);
-                    heap.push((e.to_bits(), Reverse(self.hops[u as usize]), Reverse(u)));
-                }
+        while a.len() < want {
+            match b.pop() {
+                Some(x) => a.push(x),
+                None => break,
             }
         }
-        let rest: Vec<u32> = members
-            .iter()
-            .copied()
-            .filter(|&v| self.stamp[v as usize] == inside)
-            .collect();
-        // The grown half in growth order (neighbours together), the rest in
-        // id order.
-        self.order[lo..lo + want].copy_from_slice(&half);
-        self.order[lo + want..hi].copy_from_slice(&rest);
+        self.order[lo..lo + a.len()].copy_from_slice(&a);
+        self.order[lo + a.len()..hi].copy_from_slice(&b);
     }
 
     fn count(&self, lo: usize, hi: usize) -> usize {

@@ -34,9 +34,14 @@
 //! [`groups_of_size`] (`groups.rs`) is the other entry point: a
 //! partition into groups of bounded size with METIS recursive bisection (Wu et al. §3.6), used
 //! by the analytical mapper to fill multicore nodes.
+//!
+//! [`maxcut::kl_max_cut`] (`maxcut.rs`) is the opposite objective:
+//! Kernighan–Lin for the largest cut cost on a complete graph of distances,
+//! the network side of Moh et al.'s BM (§4.2).
 
 pub mod bisect;
 pub mod groups;
+pub mod maxcut;
 
 pub use bisect::{BisectParams, Bisection, bisect};
 pub use groups::{Groups, edge_cut, groups_of_size};

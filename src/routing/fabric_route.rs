@@ -92,24 +92,37 @@ pub fn switch_route_det(
     }
     let (mut u, mut phase) = (sa, 0u8);
     while r > 0 {
-        let mut moved = false;
-        for &(v, l) in f.switch_adj(u) {
-            if let Some(p) = mode.step(l, v, phase)
-                && mode.rem(f, v as usize, p, sb) == r - 1
-            {
-                visit(l as usize, u as u32);
-                u = v as usize;
-                phase = p;
-                r -= 1;
-                moved = true;
-                break;
-            }
-        }
-        if !moved {
+        let Some((v, l, p)) = det_next(f, mode, u, phase, r, sb) else {
             debug_assert!(false, "no productive move");
             return;
+        };
+        visit(l as usize, u as u32);
+        u = v as usize;
+        phase = p;
+        r -= 1;
+    }
+}
+
+/// The deterministic route's next move from state `(u, phase)` with `r > 0`
+/// hops left to `sb`: the productive move to the lowest switch, then the
+/// lowest link. `(switch, link, phase)`.
+#[inline]
+fn det_next(
+    f: &Fabric,
+    mode: Mode,
+    u: usize,
+    phase: u8,
+    r: u16,
+    sb: usize,
+) -> Option<(u32, u32, u8)> {
+    for &(v, l) in f.switch_adj(u) {
+        if let Some(p) = mode.step(l, v, phase)
+            && mode.rem(f, v as usize, p, sb) == r - 1
+        {
+            return Some((v, l, p));
         }
     }
+    None
 }
 
 /// The layered DAG of every legal shortest route from `sa` to `sb`:
@@ -245,18 +258,47 @@ pub fn unused_links(f: &Fabric, mode: Mode, all_switches: bool) -> Vec<usize> {
         .collect();
     let nl = f.switch_links().len();
     // Outer loop over destinations: every route to `y` reads the distance
-    // tables' column `y` only, which then stays in cache.
+    // tables' column `y` only, which then stays in cache. The deterministic
+    // next move depends only on the state `(switch, phase)` and `y`, so the
+    // routes to `y` form a tree over states: a walk stops at the first state
+    // an earlier walk to `y` has passed (its links are marked already).
+    // O(states · degree) per destination instead of O(sources · hops ·
+    // degree).
+    let s = f.num_switches();
     let used = ends
         .par_iter()
-        .map(|&y| {
-            let mut used = vec![false; nl];
-            for &x in &ends {
-                if x != y {
-                    switch_route_det(f, mode, x, y, &mut |l, _| used[l] = true);
+        .fold(
+            || (vec![false; nl], vec![u32::MAX; 2 * s], 0u32),
+            |(mut used, mut seen, mut epoch), &y| {
+                epoch += 1;
+                for &x in &ends {
+                    if x == y {
+                        continue;
+                    }
+                    let mut r = mode.rem(f, x, 0, y);
+                    if r == UNREACHABLE {
+                        continue;
+                    }
+                    let (mut u, mut phase) = (x, 0u8);
+                    while r > 0 {
+                        let st = 2 * u + phase as usize;
+                        if seen[st] == epoch {
+                            break;
+                        }
+                        seen[st] = epoch;
+                        let Some((v, l, p)) = det_next(f, mode, u, phase, r, y) else {
+                            break;
+                        };
+                        used[l as usize] = true;
+                        u = v as usize;
+                        phase = p;
+                        r -= 1;
+                    }
                 }
-            }
-            used
-        })
+                (used, seen, epoch)
+            },
+        )
+        .map(|(used, _, _)| used)
         .reduce(
             || vec![false; nl],
             |mut a, b| {

@@ -449,6 +449,7 @@ impl NetworkView {
         self.paint_selection(&painter, drawn, &proj, model);
         self.paint_selected_link(&painter, drawn, &proj);
         paint_last_placement(&painter, drawn, &proj, model, three);
+        super::bipartition_view::paint_on_network(&painter, &proj, &self.geom, model);
 
         // Hover and click.
         let hover = resp.hover_pos().filter(|p| rect.contains(*p));

@@ -66,6 +66,13 @@ impl Domain {
         Domain::Set { nodes, centre }
     }
 
+    /// A [`Domain::Set`] of the given nodes (sorted here), with its centre.
+    pub fn from_nodes(topo: &Topology, mut nodes: Vec<u32>) -> Domain {
+        nodes.sort_unstable();
+        let centre = set_centre(topo, &nodes);
+        Domain::Set { nodes, centre }
+    }
+
     pub fn num_nodes(&self) -> usize {
         match self {
             Domain::Box { len, .. } => len.iter().map(|&l| l as usize).product(),

@@ -37,6 +37,12 @@ use std::sync::Arc;
 
 const NONE: u32 = u32::MAX;
 
+/// A custom bisection of node sets ([`Domain::Set`]): the nodes (sorted) and
+/// a seed in, the two halves (both non-empty) out. Moh et al.'s BM plugs its
+/// max-cost Kernighan–Lin cut of the routing topology in here
+/// ([`Drb::with_set_splitter`]).
+pub type SetSplitter = fn(&Topology, &[u32], u64) -> (Vec<u32>, Vec<u32>);
+
 /// A finished subproblem of the bipartition tree.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TreeNode {
@@ -73,6 +79,8 @@ pub struct Drb {
     placement: Vec<Option<u32>>,
     overflow: Vec<u32>,
     tree: Vec<TreeNode>,
+    splitter: Option<SetSplitter>,
+    pull: bool,
     bisections: usize,
     placed: usize,
     done: bool,
@@ -115,6 +123,8 @@ impl Drb {
             placement: vec![None; n],
             overflow: Vec::new(),
             tree: Vec::new(),
+            splitter: None,
+            pull: true,
             bisections: 0,
             placed: 0,
             done: n == 0,
@@ -134,6 +144,21 @@ impl Drb {
         self
     }
 
+    /// Cut node sets with `f` instead of [`Domain::split`]'s generic graph
+    /// bisection (mesh/torus boxes are still cut geometrically).
+    pub fn with_set_splitter(mut self, f: SetSplitter) -> Self {
+        self.splitter = Some(f);
+        self
+    }
+
+    /// Whether a process is pulled towards the half nearer to its partners
+    /// already placed elsewhere (the external-edge bias, default on). Off,
+    /// every subproblem is bisected on its own, as in Moh et al.'s BM.
+    pub fn with_external_pull(mut self, pull: bool) -> Self {
+        self.pull = pull;
+        self
+    }
+
     pub fn with_root(mut self, root: Domain) -> Self {
         let c = root.centre(&self.topo);
         self.domains[0] = (root, c);
@@ -149,6 +174,13 @@ impl Drb {
     /// Every finished subproblem so far, in the order they were cut.
     pub fn tree(&self) -> &[TreeNode] {
         &self.tree
+    }
+    /// The subproblems waiting to be cut, in queue order: (level,
+    /// processes, node domain). With [`Self::tree`], the whole tree so far.
+    pub fn pending(&self) -> impl Iterator<Item = (u32, &[u32], &Domain)> + '_ {
+        self.queue
+            .iter()
+            .map(|j| (j.level, j.procs.as_slice(), &self.domains[j.dom as usize].0))
     }
     /// Bisections done and processes placed so far.
     pub fn counts(&self) -> (usize, usize) {
@@ -202,7 +234,19 @@ impl Drb {
             .seed
             .wrapping_mul(0x9E37_79B9_7F4A_7C15)
             .wrapping_add(self.bisections as u64);
-        let Some((d0, d1)) = dom.split(&self.topo, seed) else {
+        let split = match (&dom, self.splitter) {
+            (Domain::Set { nodes, .. }, Some(f)) if nodes.len() >= 2 => {
+                let (a, b) = f(&self.topo, nodes, seed);
+                (!a.is_empty() && !b.is_empty()).then(|| {
+                    (
+                        Domain::from_nodes(&self.topo, a),
+                        Domain::from_nodes(&self.topo, b),
+                    )
+                })
+            }
+            _ => dom.split(&self.topo, seed),
+        };
+        let Some((d0, d1)) = split else {
             self.leaf(&job, &dom);
             return;
         };
@@ -228,6 +272,9 @@ impl Drb {
         let mut bias = vec![[0.0f64; 2]; job.procs.len()];
         let mut any = false;
         for (i, &p) in job.procs.iter().enumerate() {
+            if !self.pull {
+                break;
+            }
             let p = p as usize;
             for (k, &v) in self.graph.neighbors(p).iter().enumerate() {
                 if self.local[v as usize] != NONE {

@@ -331,6 +331,27 @@ impl Recursive {
         (self.run, self.runs)
     }
 
+    /// The subproblems of the current run still waiting to be cut (level,
+    /// processes, domain), for drawing the tree.
+    pub fn pending(&self) -> impl Iterator<Item = (u32, &[u32], &domain::Domain)> + '_ {
+        self.drb.pending()
+    }
+
+    /// Bisections of the current run so far.
+    pub fn bisections(&self) -> usize {
+        self.drb.counts().0
+    }
+
+    /// The number of processes.
+    pub fn num_processes(&self) -> usize {
+        self.input.graph.n()
+    }
+
+    /// Hop-bytes after each refinement step, over all runs.
+    pub fn trace(&self) -> &[f64] {
+        &self.trace
+    }
+
     fn end_run(&mut self, obj: f64, hb: f64, m: Mapping) {
         if self
             .best
@@ -478,6 +499,9 @@ impl MapperRun for Recursive {
     }
     fn bipartition_tree(&self) -> &[TreeNode] {
         self.drb.tree()
+    }
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
     }
     fn result(&self) -> Option<Mapping> {
         if !self.done {

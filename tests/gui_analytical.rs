@@ -1,0 +1,173 @@
+//! The views that animate mappers' internals, driven headlessly through
+//! egui_kittest: the Analytical view (Wu et al.) after three Step presses
+//! shows iteration 3 and plots three points per series; the Bipartition
+//! view after three bisections shows four parts, and the graph is coloured
+//! by them.
+
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use hopmap::app::settings::Settings;
+use hopmap::app::{ColorMode, HopmapApp, Tab, process_colors};
+use hopmap::mappers;
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+fn harness() -> Harness<'static, HopmapApp> {
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1700.0, 1300.0))
+        .build_eframe(|_cc| HopmapApp::new(Settings::default()));
+    h.state_mut().graph_view.playing = false;
+    h.run_steps(2);
+    h
+}
+
+/// Step frames until `done` holds (the mapper runs on a worker), at most 60 s.
+fn step_until(h: &mut Harness<'static, HopmapApp>, done: impl Fn(&HopmapApp) -> bool) {
+    let t0 = Instant::now();
+    while !done(h.state()) {
+        let m = &h.state().model;
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "timed out: run {:?} {:?}, error {:?}",
+            m.run_state,
+            m.run_progress,
+            m.error
+        );
+        std::thread::sleep(Duration::from_millis(10));
+        h.step();
+    }
+    h.run_steps(2);
+}
+
+#[test]
+fn analytical_three_steps_show_iteration_three_and_three_points() {
+    assert!(
+        mappers::find("analytical").is_some(),
+        "analytical is not registered"
+    );
+    let mut h = harness();
+    h.get_by_label("analytical").click();
+    h.run_steps(1);
+    assert_eq!(h.state().mapper.selected, "analytical");
+    h.get_by_label("Analytical").click();
+    h.run_steps(1);
+    assert_eq!(h.state().tab, Tab::Analytical);
+    for _ in 0..3 {
+        h.get_by_label("Step iteration").click();
+        h.run_steps(1);
+    }
+    step_until(&mut h, |a| {
+        a.model
+            .run_detail
+            .as_ref()
+            .and_then(|d| d.analytical())
+            .is_some_and(|d| d.global_iterations >= 3)
+            && !a.model.playing
+    });
+    // Give the worker time for any further (wrong) steps, then look again.
+    std::thread::sleep(Duration::from_millis(200));
+    h.run_steps(3);
+    let d = h
+        .state()
+        .model
+        .run_detail
+        .as_ref()
+        .and_then(|d| d.analytical())
+        .cloned()
+        .expect("an analytical detail");
+    assert_eq!(d.global_iterations, 3, "three presses, three iterations");
+    assert_eq!(d.hist_max_workload.len(), 3);
+    // What the view shows: the status line and the plot's points.
+    h.get_by_label_contains("global iteration 3 ·");
+    h.get_by_label("3 iterations plotted");
+    assert_eq!(h.state().analytical_view.plotted, 3);
+    assert!(d.started() && d.workloads.iter().map(|&w| w as usize).sum::<usize>() == d.items);
+}
+
+#[test]
+fn bipartition_three_steps_show_four_parts_on_the_graph() {
+    assert!(
+        mappers::find("recursive").is_some(),
+        "recursive is not registered"
+    );
+    let mut h = harness();
+    h.get_by_label("recursive").click();
+    h.run_steps(1);
+    h.get_by_label("Bipartition").click();
+    h.run_steps(1);
+    for _ in 0..3 {
+        h.get_by_label("Step bisection").click();
+        h.run_steps(1);
+    }
+    step_until(&mut h, |a| {
+        a.model
+            .run_detail
+            .as_ref()
+            .and_then(|d| d.recursive())
+            .is_some_and(|d| d.bisections >= 3)
+    });
+    std::thread::sleep(Duration::from_millis(200));
+    h.run_steps(3);
+    let app = h.state();
+    let d = app
+        .model
+        .run_detail
+        .as_ref()
+        .and_then(|d| d.recursive())
+        .unwrap();
+    assert_eq!(d.bisections, 3);
+    assert_eq!(app.bipartition_view.shown_parts, 4);
+    h.get_by_label_contains("3 bisections · level 1 of 2 · 4 parts");
+    // The graph view colours processes by their part: four colours.
+    assert_eq!(h.state().color_mode, ColorMode::Part);
+    let colors = process_colors(&h.state().model, ColorMode::Part);
+    let distinct: HashSet<_> = colors.iter().collect();
+    assert_eq!(distinct.len(), 4);
+}
+
+#[test]
+fn recursive_refine_trace_is_the_metrics_curve_and_the_views_plot() {
+    assert!(
+        mappers::find("recursive+refine").is_some(),
+        "recursive+refine is not registered"
+    );
+    let mut h = harness();
+    h.get_by_label("recursive+refine").click();
+    h.run_steps(1);
+    h.get_by_label("Bipartition").click();
+    h.run_steps(1);
+    // Map (the panel's button may be scrolled out of view under this
+    // mapper's many parameters): the same call the button makes.
+    let seed = h.state().mapper.seed;
+    h.state_mut().model.start_map("recursive+refine", seed, "");
+    h.run_steps(1);
+    step_until(&mut h, |a| {
+        a.model.run.is_none() && a.model.mapping_label == "recursive+refine"
+    });
+    let app = h.state();
+    let d = app
+        .model
+        .run_detail
+        .as_ref()
+        .and_then(|d| d.recursive())
+        .unwrap();
+    // Every run's construction value, then one value per refinement step.
+    assert!(
+        d.trace.len() >= 2 * d.runs,
+        "{} values for {} runs",
+        d.trace.len(),
+        d.runs
+    );
+    // The metrics panel's "hop-bytes over the mapper's steps" is that trace…
+    let shown: Vec<f64> = app.model.trace.iter().map(|p| p[1]).collect();
+    assert_eq!(shown, d.trace);
+    // …and so is the Bipartition view's refinement plot.
+    assert_eq!(app.bipartition_view.plotted, d.trace.len());
+    // The mapping kept is the best run's: no worse than the last value.
+    let hb = app.model.eval.as_ref().unwrap().metrics.hop_bytes;
+    let best = d.trace.iter().copied().fold(f64::INFINITY, f64::min);
+    assert!(
+        hb <= d.trace.last().copied().unwrap() + 1e-6 && hb >= best - 1e-6,
+        "{hb} vs {best}"
+    );
+}
