@@ -248,6 +248,119 @@ fn fabric_frames(c: &mut Criterion) {
     group.finish();
 }
 
+/// Race mode with four mappers at 4,096 processes (a 16×16×16 stencil on a
+/// 16×16×16 torus), the Compare view's Race tab on screen: every frame (the
+/// whole app, tessellated) is timed on this thread while the four workers
+/// step in lockstep ticks, for each pace (16 steps per tick, then a 4 ms
+/// budget per tick), at most 20 s each. The UI thread only copies each
+/// worker's newest snapshot and redraws the four views. Prints frames,
+/// median, 95th percentile and maximum frame times, ticks and each lane's
+/// steps. `HOPMAP_RACE_MAPPERS=a,b,c,d` changes the four.
+fn frames_while_racing(_c: &mut Criterion) {
+    let g = generate("stencil:16x16x16", &GenOptions::default()).unwrap();
+    let mut app = HopmapApp::new(Settings::default());
+    app.model
+        .set_topology(Topology::parse("torus:16x16x16").unwrap());
+    app.model.set_graph(g, "stencil:16x16x16");
+    app.tab = Tab::Compare;
+    app.compare.sub = hopmap::app::compare_panel::CompareSub::Race;
+    app.graph_view.playing = false;
+    let ids: Vec<String> = std::env::var("HOPMAP_RACE_MAPPERS")
+        .unwrap_or_else(|_| "mht,pairs,gravity,recursive".into())
+        .split(',')
+        .map(str::to_string)
+        .collect();
+    let ctx = egui::Context::default();
+    eprintln!("race of {ids:?} at 4,096 processes on torus:16x16x16 (Compare > Race, 1600x1000)");
+    eprintln!(
+        "{:<18} {:>7} {:>10} {:>10} {:>10} {:>7}  steps per lane",
+        "pace", "frames", "median ms", "p95 ms", "max ms", "ticks"
+    );
+    for steps_pace in [true, false] {
+        {
+            let r = &mut app.compare.race;
+            r.pace_steps = steps_pace;
+            r.steps_per_tick = 16;
+            r.budget_ms = 4.0;
+        }
+        app.compare.race.start(&app.model, &ids, 1, "");
+        assert_eq!(
+            app.compare.race.lanes.len(),
+            ids.len(),
+            "{:?}",
+            app.compare.race.error
+        );
+        let t0 = std::time::Instant::now();
+        let mut times = Vec::new();
+        while app.compare.race.running && t0.elapsed().as_secs() < 20 {
+            let f0 = std::time::Instant::now();
+            let out = ctx.run_ui(input(), |ui| app.ui_frame(ui));
+            let _ = ctx.tessellate(out.shapes, out.pixels_per_point);
+            times.push(f0.elapsed().as_secs_f64() * 1e3);
+        }
+        let raw = times.clone();
+        times.sort_by(f64::total_cmp);
+        let at = |q: f64| {
+            times
+                .get(((times.len() as f64 - 1.0) * q) as usize)
+                .copied()
+                .unwrap_or(0.0)
+        };
+        let steps: Vec<String> = app
+            .compare
+            .race
+            .lanes
+            .iter()
+            .map(|l| {
+                format!(
+                    "{} {}{}",
+                    l.id,
+                    l.steps,
+                    if l.done { " (done)" } else { "" }
+                )
+            })
+            .collect();
+        eprintln!(
+            "{:<18} {:>7} {:>10.2} {:>10.2} {:>10.2} {:>7}  {}",
+            if steps_pace {
+                "16 steps/tick"
+            } else {
+                "4 ms/tick"
+            },
+            times.len(),
+            at(0.5),
+            at(0.95),
+            times.last().copied().unwrap_or(0.0),
+            app.compare.race.ticks,
+            steps.join(", ")
+        );
+        // Where the worst frames were (frame index, ms).
+        let mut worst: Vec<(usize, f64)> = raw.iter().copied().enumerate().collect();
+        worst.sort_by(|a, b| b.1.total_cmp(&a.1));
+        worst.truncate(3);
+        eprintln!("{:<18} worst frames (index, ms): {worst:.1?}", "");
+        // The four views redrawn every frame without workers competing for
+        // the cores: the camera turns, every view rebuilds its meshes.
+        let mut orbit = Vec::new();
+        for _ in 0..60 {
+            app.compare.race.sync.cam.yaw += 0.01;
+            app.compare.race.sync.cam.zoom2d *= 1.001;
+            let f0 = std::time::Instant::now();
+            let out = ctx.run_ui(input(), |ui| app.ui_frame(ui));
+            let _ = ctx.tessellate(out.shapes, out.pixels_per_point);
+            orbit.push(f0.elapsed().as_secs_f64() * 1e3);
+        }
+        orbit.sort_by(f64::total_cmp);
+        eprintln!(
+            "{:<18} camera moving, 4 views rebuilt per frame, workers idle: median {:.2} ms, max {:.2} ms",
+            "",
+            orbit[orbit.len() / 2],
+            orbit.last().copied().unwrap_or(0.0)
+        );
+        app.compare.race.stop();
+    }
+}
+
 /// The Analytical view at 8,192 processes (`unstructured:8192:3d` on
 /// `torus:8x8x32:cores=4`, the target case), all slices folded so
 /// that every item, its shift and (decimated) force arrows are drawn: the
@@ -349,6 +462,7 @@ criterion_group!(
     benches,
     bench,
     frames_while_mapping,
+    frames_while_racing,
     analytical_view,
     fabric_frames
 );

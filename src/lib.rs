@@ -21,6 +21,7 @@ pub mod glossary;
 pub mod graph;
 pub mod io;
 pub mod layout;
+pub mod lessons;
 pub mod mappers;
 pub mod mapping;
 pub mod metrics;
@@ -31,6 +32,7 @@ pub mod rng;
 pub mod routing;
 pub mod step;
 pub mod topology;
+pub mod workspace;
 
 pub use error::{Error, Result};
 pub use graph::{CommGraph, Coords, GraphBuilder};

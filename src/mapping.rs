@@ -90,6 +90,19 @@ impl Mapping {
         self.node[p] as usize * cores + self.core[p] as usize
     }
 
+    /// The processes placed on a different node in `other` (a change of
+    /// core within a node is not a move), in rank order. Processes past
+    /// the shorter mapping's end are not compared. O(n).
+    pub fn moved_processes(&self, other: &Mapping) -> Vec<usize> {
+        self.node
+            .iter()
+            .zip(&other.node)
+            .enumerate()
+            .filter(|(_, (a, b))| a != b)
+            .map(|(p, _)| p)
+            .collect()
+    }
+
     /// Check that every one of `n` processes is placed, on an existing node
     /// and core, and that no slot holds two processes.
     pub fn validate(&self, n: usize, topo: &Topology) -> Result<()> {
@@ -176,6 +189,15 @@ impl Mapping {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn moved_processes_compare_nodes_not_cores() {
+        let a = Mapping::new(vec![0, 1, 2, 3], vec![0, 0, 0, 0]);
+        let b = Mapping::new(vec![0, 2, 2, 1], vec![1, 0, 0, 0]);
+        // Process 0 changed core only; 1 and 3 changed node.
+        assert_eq!(a.moved_processes(&b), vec![1, 3]);
+        assert!(a.moved_processes(&a).is_empty());
+    }
 
     #[test]
     fn from_nodes_assigns_next_free_core_and_validates() {

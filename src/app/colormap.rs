@@ -147,6 +147,38 @@ pub fn position(frac: [f32; 3]) -> Color32 {
     hsl(h, s, l)
 }
 
+/// ColorBrewer's RdBu (11 classes, Brewer & Harrower), from its blue end
+/// to its red end: a diverging map whose centre is a neutral light grey.
+const RDBU: [[u8; 3]; 11] = [
+    [5, 48, 97],
+    [33, 102, 172],
+    [67, 147, 195],
+    [146, 197, 222],
+    [209, 229, 240],
+    [247, 247, 247],
+    [253, 219, 199],
+    [244, 165, 130],
+    [214, 96, 77],
+    [178, 24, 43],
+    [103, 0, 31],
+];
+
+/// Diverging colour of `t` in [−1, 1] (RdBu, interpolated in sRGB): −1 dark
+/// blue (less), 0 the neutral centre, +1 dark red (more). NaN gives the centre.
+pub fn diverging(t: f32) -> Color32 {
+    let t = if t.is_finite() {
+        t.clamp(-1.0, 1.0)
+    } else {
+        0.0
+    };
+    let x = (t + 1.0) * 5.0;
+    let i = (x.floor() as usize).min(9);
+    let f = x - i as f32;
+    let (a, b) = (RDBU[i], RDBU[i + 1]);
+    let lerp = |k: usize| (a[k] as f32 + (b[k] as f32 - a[k] as f32) * f).round() as u8;
+    Color32::from_rgb(lerp(0), lerp(1), lerp(2))
+}
+
 /// HSL -> sRGB, all components in [0, 1].
 pub fn hsl(h: f32, s: f32, l: f32) -> Color32 {
     let c = (1.0 - (2.0 * l - 1.0).abs()) * s;
@@ -325,6 +357,17 @@ mod tests {
             let (a, b) = (viridis((i - 8) as f32 / 256.0), viridis(i as f32 / 256.0));
             assert!(luma(b) > luma(a), "luma falls before entry {i}");
         }
+    }
+
+    #[test]
+    fn diverging_is_centred_on_zero() {
+        assert_eq!(diverging(0.0), Color32::from_rgb(247, 247, 247));
+        assert_eq!(diverging(-1.0), Color32::from_rgb(5, 48, 97));
+        assert_eq!(diverging(1.0), Color32::from_rgb(103, 0, 31));
+        assert_eq!(diverging(f32::NAN), diverging(0.0));
+        // Blue below zero, red above.
+        let (lo, hi) = (diverging(-0.5), diverging(0.5));
+        assert!(lo.b() > lo.r() && hi.r() > hi.b());
     }
 
     #[test]

@@ -1,20 +1,33 @@
 //! The Compare view: run a chosen set of mappers on the current graph and
-//! network on a worker thread (progress bar, Cancel), then show a sortable
-//! table of their metrics and bar charts; click a row to show that mapping
-//! in the other views (it is run again, deterministically, with the same
-//! seed); export the table as CSV. The runner is [`crate::compare::compare`].
+//! network on a worker thread (progress bar, Cancel), then show a table of
+//! their metrics sorted by the chosen metric (hop-bytes by default, best
+//! first) with each mapper's ratio to the best and to `default`, and bar
+//! charts naming every bar ([`super::compare_charts`]); click a row to show
+//! that mapping in the other views at once (the comparison kept every
+//! mapping, `Row::mapping`: it is only evaluated, on a worker, never run
+//! again); load a mapping file from any tool as one more row; export the
+//! table as CSV. The runner is [`crate::compare::compare`].
+//!
+//! Sub-views: the table and charts, [`super::side_by_side`] (2–4 mappings
+//! in synced views), [`super::diff_view`] (the change between two) and
+//! [`super::race`] (mappers stepping at once).
 
 use super::Model;
-use super::colormap::{category, fmt_bytes};
+use super::colormap::fmt_bytes;
+use super::compare_charts::{bar_chart, ratio};
+use super::diff_view::DiffView;
 use super::error::AppError;
 use super::mapper_panel::MapperPanel;
 use super::metrics_panel::fmt_num;
+use super::race::Race;
+use super::side_by_side::{Evaluated, SideBySide, eval_job};
 use super::worker::{Job, Poll};
 use crate::compare::{self, Comparison, Row, Skipped};
 use crate::mappers;
+use crate::metrics::evaluate;
 use egui::Color32;
-use egui_plot::{Bar, BarChart, Plot};
 use std::collections::BTreeSet;
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 /// Table columns.
@@ -44,8 +57,44 @@ fn col_value(r: &Row, c: usize) -> f64 {
 /// What a comparison job returns.
 type Outcome = Result<Comparison, AppError>;
 
-#[derive(Default)]
+/// Which part of the Compare view is shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompareSub {
+    Table,
+    SideBySide,
+    Difference,
+    Race,
+}
+
+impl CompareSub {
+    pub const ALL: [CompareSub; 4] = [
+        CompareSub::Table,
+        CompareSub::SideBySide,
+        CompareSub::Difference,
+        CompareSub::Race,
+    ];
+    pub fn title(self) -> &'static str {
+        match self {
+            CompareSub::Table => "Table & charts",
+            CompareSub::SideBySide => "Side by side",
+            CompareSub::Difference => "Difference",
+            CompareSub::Race => "Race",
+        }
+    }
+}
+
 pub struct ComparePanel {
+    pub sub: CompareSub,
+    pub side: SideBySide,
+    pub diff: DiffView,
+    pub race: Race,
+    /// Evaluating a row to show it in the main views (no re-run).
+    show_job: Option<Job<Evaluated>>,
+    /// Reading and evaluating a mapping file.
+    load_job: Option<Job<Result<Row, String>>>,
+    /// Rows loaded from mapping files (kept across comparisons of the same
+    /// graph and network).
+    pub loaded: Vec<Row>,
     pub chosen: BTreeSet<String>,
     /// The rows of the last comparison (sorted as the user chose).
     pub rows: Vec<Row>,
@@ -61,15 +110,206 @@ pub struct ComparePanel {
     params: String,
 }
 
+impl Default for ComparePanel {
+    fn default() -> Self {
+        ComparePanel {
+            sub: CompareSub::Table,
+            side: SideBySide::default(),
+            diff: DiffView::default(),
+            race: Race::new(),
+            show_job: None,
+            load_job: None,
+            loaded: Vec::new(),
+            chosen: BTreeSet::new(),
+            rows: Vec::new(),
+            skipped: Vec::new(),
+            job: None,
+            current: Arc::new(Mutex::new(String::new())),
+            // Hop-bytes, best (lowest) first.
+            sort_col: 1,
+            sort_desc: false,
+            rows_key: (0, 0),
+            seed: 0,
+            params: String::new(),
+        }
+    }
+}
+
 impl ComparePanel {
     pub fn busy(&self) -> bool {
         self.job.is_some()
+            || self.show_job.is_some()
+            || self.load_job.is_some()
+            || self.side.busy()
+            || self.diff.busy()
+            || self.race.busy()
+    }
+
+    /// The metric the rows and bars are sorted by (table column index, 1–6).
+    pub fn metric(&self) -> usize {
+        if self.sort_col == 0 { 1 } else { self.sort_col }
+    }
+
+    /// Show row `i`'s mapping in the main views: the comparison kept it, so
+    /// it is only evaluated (on a worker thread), never run again.
+    pub fn show_row(&mut self, i: usize, model: &mut Model) {
+        let Some(r) = self.rows.get(i) else { return };
+        if self.rows_key != (model.graph_gen, model.topo_gen) {
+            model.error = Some("that result belongs to a previous graph or network".into());
+            return;
+        }
+        model.cancel_run();
+        model.status = format!("showing {} (kept from the comparison)…", r.mapper);
+        self.show_job = Some(eval_job(model, vec![(r.mapper.clone(), r.mapping.clone())]));
+    }
+
+    /// Read a mapping file (`eval --mapping`'s format, any tool's) and add
+    /// it as a row named after the file; read and evaluated on a worker.
+    pub fn load_mapping_file(&mut self, path: &Path, model: &Model) {
+        let (g, t, r) = (
+            model.graph.clone(),
+            model.topo.clone(),
+            model.routing.clone(),
+        );
+        let path = path.to_path_buf();
+        let base = format!(
+            "file:{}",
+            path.file_name()
+                .map(|f| f.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "mapping".into())
+        );
+        let mut name = base.clone();
+        let mut k = 2;
+        while self.rows.iter().any(|r| r.mapper == name) {
+            name = format!("{base}#{k}");
+            k += 1;
+        }
+        if self.rows.is_empty() || self.rows_key != (model.graph_gen, model.topo_gen) {
+            self.rows.clear();
+            self.loaded.clear();
+            self.skipped.clear();
+            self.rows_key = (model.graph_gen, model.topo_gen);
+        }
+        self.load_job = Some(Job::spawn("load mapping", move |_| {
+            let m = crate::io::read_mapping(&path, &t, g.n()).map_err(|e| e.to_string())?;
+            m.validate(g.n(), &t)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            let e = evaluate(&g, &t, &m, &r);
+            Ok(Row {
+                mapper: name,
+                seconds: 0.0,
+                metrics: e.metrics.summary(),
+                mapping: Arc::new(m),
+            })
+        }));
+    }
+
+    /// Open a sub-view by key (`side`, `diff`, `race`) on the mappers `ids`
+    /// (in that order; loaded files follow): side by side shows the first
+    /// four rows, the difference the first two, race mode races them.
+    /// Returns false for another key. Waits for the evaluations (headless).
+    pub fn open_sub(
+        &mut self,
+        key: &str,
+        model: &mut Model,
+        ids: &[String],
+        seed: u64,
+        params: &str,
+    ) -> bool {
+        let mut names: Vec<String> = ids.to_vec();
+        names.extend(self.loaded.iter().map(|r| r.mapper.clone()));
+        names.retain(|n| self.rows.iter().any(|r| &r.mapper == n));
+        match key {
+            "side" => {
+                self.sub = CompareSub::SideBySide;
+                self.side.choose(&names, &self.rows, model);
+                self.side.wait(model);
+            }
+            "diff" => {
+                self.sub = CompareSub::Difference;
+                if names.len() >= 2 {
+                    self.diff.choose(&names[0], &names[1], &self.rows, model);
+                    self.diff.wait(model);
+                }
+            }
+            "race" => {
+                self.sub = CompareSub::Race;
+                self.race.chosen = ids
+                    .iter()
+                    .take(super::side_by_side::MAX_PANES)
+                    .cloned()
+                    .collect();
+                let chosen = self.race.chosen.clone();
+                self.race.start(model, &chosen, seed, params);
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    fn poll_side_jobs(&mut self, model: &mut Model) {
+        if let Some(j) = self.show_job.as_mut() {
+            match j.poll() {
+                Poll::Running => {}
+                Poll::Lost => self.show_job = None,
+                Poll::Finished(v) => {
+                    self.show_job = None;
+                    self.apply_shown(v, model);
+                }
+            }
+        }
+        if let Some(j) = self.load_job.as_mut() {
+            match j.poll() {
+                Poll::Running => {}
+                Poll::Lost => self.load_job = None,
+                Poll::Finished(r) => {
+                    self.load_job = None;
+                    self.add_loaded(r, model);
+                }
+            }
+        }
+    }
+
+    fn apply_shown(&mut self, v: Evaluated, model: &mut Model) {
+        if let Some((label, m, e)) = v.into_iter().next() {
+            model.apply_mapping(&label, (*m).clone(), e);
+            model.status = format!("showing {label} (kept from the comparison, not run again)");
+        }
+    }
+
+    fn add_loaded(&mut self, r: Result<Row, String>, model: &mut Model) {
+        match r {
+            Ok(row) => {
+                model.status = format!("loaded {}", row.mapper);
+                self.loaded.push(row.clone());
+                self.rows.push(row);
+                self.sort();
+            }
+            Err(e) => model.error = Some(e),
+        }
+    }
+
+    /// Wait for the row being shown and the file being loaded (tests, headless).
+    pub fn wait_jobs(&mut self, model: &mut Model) {
+        if let Some(j) = self.show_job.take()
+            && let Some(v) = j.wait()
+        {
+            self.apply_shown(v, model);
+        }
+        if let Some(j) = self.load_job.take()
+            && let Some(r) = j.wait()
+        {
+            self.add_loaded(r, model);
+        }
     }
 
     /// Start comparing `ids` on a worker thread with [`crate::compare::compare`].
     pub fn start(&mut self, model: &Model, ids: Vec<String>, seed: u64, params: &str) {
         if let Some(j) = self.job.take() {
             j.cancel();
+        }
+        if self.rows_key != (model.graph_gen, model.topo_gen) {
+            self.loaded.clear();
         }
         let graph = model.graph.clone();
         let topo = model.topo.clone();
@@ -112,6 +352,8 @@ impl ComparePanel {
 
     /// Collect a finished comparison.
     pub fn poll(&mut self, model: &mut Model) {
+        self.poll_side_jobs(model);
+        self.race.poll();
         if let Some(j) = self.job.as_mut() {
             match j.poll() {
                 Poll::Running => {}
@@ -131,6 +373,7 @@ impl ComparePanel {
         match r {
             Ok(c) => {
                 self.rows = c.rows;
+                self.rows.extend(self.loaded.iter().cloned());
                 self.skipped = c.skipped;
                 self.sort();
                 model.status = format!("compared {} mappers", self.rows.len());
@@ -155,7 +398,10 @@ impl ComparePanel {
             let o = if c == 0 {
                 a.mapper.cmp(&b.mapper)
             } else {
-                col_value(a, c).total_cmp(&col_value(b, c))
+                col_value(a, c)
+                    .total_cmp(&col_value(b, c))
+                    .then(col_value(a, 1).total_cmp(&col_value(b, 1)))
+                    .then_with(|| a.mapper.cmp(&b.mapper))
             };
             if desc { o.reverse() } else { o }
         });
@@ -189,6 +435,27 @@ impl ComparePanel {
     }
 
     pub fn ui(&mut self, ui: &mut egui::Ui, model: &mut Model, mapper: &MapperPanel) {
+        ui.horizontal(|ui| {
+            for sub in CompareSub::ALL {
+                ui.selectable_value(&mut self.sub, sub, sub.title());
+            }
+        });
+        ui.separator();
+        let current = self.rows_key == (model.graph_gen, model.topo_gen);
+        let rows: &[Row] = if current { &self.rows } else { &[] };
+        match self.sub {
+            CompareSub::Table => self.table_ui(ui, model, mapper),
+            CompareSub::SideBySide => self.side.ui(ui, model, rows),
+            CompareSub::Difference => self.diff.ui(ui, model, rows),
+            CompareSub::Race => {
+                let has_coords = model.graph.coords().is_some();
+                let params = mapper.effective_params(has_coords);
+                self.race.ui(ui, model, mapper.seed, &params)
+            }
+        }
+    }
+
+    fn table_ui(&mut self, ui: &mut egui::Ui, model: &mut Model, mapper: &MapperPanel) {
         ui.strong("Compare mappers on this graph and network");
         let reg = mappers::registry();
         ui.horizontal_wrapped(|ui| {
@@ -242,6 +509,20 @@ impl ComparePanel {
                     j.cancel();
                 }
             }
+            if ui
+                .add_enabled(
+                    self.load_job.is_none(),
+                    egui::Button::new("Load mapping file…"),
+                )
+                .on_hover_text(
+                    "A mapping from any tool, in `hopmap eval --mapping`'s format (a node index \
+                     or coordinates x y z [t] per process, in rank order): one more row",
+                )
+                .clicked()
+                && let Some(p) = rfd::FileDialog::new().pick_file()
+            {
+                self.load_mapping_file(&p, model);
+            }
             if !self.rows.is_empty()
                 && ui.button("Export CSV…").clicked()
                 && let Some(p) = rfd::FileDialog::new()
@@ -266,112 +547,120 @@ impl ComparePanel {
                 "These results are for a previous graph or network.",
             );
         }
+        let metric = self.metric();
         let best = self
             .rows
             .iter()
-            .map(|r| r.metrics.hop_bytes)
+            .map(|r| col_value(r, metric))
             .fold(f64::INFINITY, f64::min);
+        let default = self
+            .rows
+            .iter()
+            .find(|r| r.mapper == "default")
+            .map(|r| col_value(r, metric));
         let mut show: Option<usize> = None;
-        egui::Grid::new("compare_table")
-            .striped(true)
-            .num_columns(COLUMNS.len())
+        egui::ScrollArea::both()
+            .id_salt("compare_table_scroll")
+            .max_height((ui.available_height() * 0.45).max(160.0))
             .show(ui, |ui| {
-                for (c, title) in COLUMNS.iter().enumerate() {
-                    let arrow = if self.sort_col == c {
-                        if self.sort_desc { " (desc)" } else { " (asc)" }
-                    } else {
-                        ""
-                    };
-                    if ui
-                        .button(format!("{title}{arrow}"))
-                        .on_hover_text("sort by this column")
-                        .clicked()
-                    {
-                        if self.sort_col == c {
-                            self.sort_desc = !self.sort_desc;
-                        } else {
-                            self.sort_col = c;
-                            self.sort_desc = false;
+                egui::Grid::new("compare_table")
+                    .striped(true)
+                    .num_columns(COLUMNS.len() + 2)
+                    .show(ui, |ui| {
+                        for (c, title) in COLUMNS.iter().enumerate() {
+                            let arrow = if self.sort_col == c {
+                                if self.sort_desc { " (desc)" } else { " (asc)" }
+                            } else {
+                                ""
+                            };
+                            if ui
+                                .button(format!("{title}{arrow}"))
+                                .on_hover_text("sort by this column (click again: reverse)")
+                                .clicked()
+                            {
+                                if self.sort_col == c {
+                                    self.sort_desc = !self.sort_desc;
+                                } else {
+                                    self.sort_col = c;
+                                    self.sort_desc = false;
+                                }
+                                self.sort();
+                            }
+                            if c == 0 {
+                                ui.label(format!("× best ({})", COLUMNS[metric]))
+                                    .on_hover_text("this mapper's value of the sort metric over the best one's");
+                                ui.label("× default").on_hover_text(
+                                    "this mapper's value of the sort metric over default's",
+                                );
+                            }
                         }
-                        self.sort();
-                    }
-                }
-                ui.end_row();
-                for (i, r) in self.rows.iter().enumerate() {
-                    let m = &r.metrics;
-                    let shown = model.mapping_label == r.mapper;
-                    if ui
-                        .selectable_label(shown, format!("{} ›", r.mapper))
-                        .on_hover_text("show this mapping in the views (runs it again)")
-                        .clicked()
-                    {
-                        show = Some(i);
-                    }
-                    let hb = egui::RichText::new(fmt_num(m.hop_bytes)).monospace();
-                    ui.label(if m.hop_bytes == best { hb.strong() } else { hb });
-                    ui.label(format!("{:.3}", m.avg_hops_per_byte));
-                    ui.label(m.max_dilation.to_string());
-                    ui.label(fmt_bytes(m.max_link_load));
-                    ui.label(m.max_link_flows.to_string());
-                    ui.label(format!("{:.3}", r.seconds));
-                    ui.end_row();
+                        ui.end_row();
+                        for (i, r) in self.rows.iter().enumerate() {
+                            let m = &r.metrics;
+                            let shown = model.mapping_label == r.mapper;
+                            if ui
+                                .selectable_label(shown, format!("{} ›", r.mapper))
+                                .on_hover_text(
+                                    "show this mapping in the views (kept from the comparison: \
+                                     not run again)",
+                                )
+                                .clicked()
+                            {
+                                show = Some(i);
+                            }
+                            let v = col_value(r, metric);
+                            let rb = egui::RichText::new(ratio(v, Some(best))).monospace();
+                            ui.label(if v == best { rb.strong() } else { rb });
+                            ui.label(egui::RichText::new(ratio(v, default)).monospace());
+                            let hb = egui::RichText::new(fmt_num(m.hop_bytes)).monospace();
+                            ui.label(if metric == 1 && v == best { hb.strong() } else { hb });
+                            ui.label(format!("{:.3}", m.avg_hops_per_byte));
+                            ui.label(m.max_dilation.to_string());
+                            ui.label(fmt_bytes(m.max_link_load));
+                            ui.label(m.max_link_flows.to_string());
+                            ui.label(if r.mapper.starts_with("file:") {
+                                "loaded".to_string()
+                            } else {
+                                format!("{:.3}", r.seconds)
+                            });
+                            ui.end_row();
+                        }
+                    });
+                for k in &self.skipped {
+                    ui.colored_label(
+                        Color32::from_rgb(240, 170, 90),
+                        format!("{} skipped: {}", k.mapper, k.reason),
+                    );
                 }
             });
-        for k in &self.skipped {
-            ui.colored_label(
-                Color32::from_rgb(240, 170, 90),
-                format!("{} skipped: {}", k.mapper, k.reason),
-            );
-        }
         if let Some(i) = show {
-            if self.rows_key == (model.graph_gen, model.topo_gen) {
-                let id = self.rows[i].mapper.clone();
-                model.start_map(&id, self.seed, &self.params);
-            } else {
-                model.error = Some("that result belongs to a previous graph or network".into());
-            }
+            self.show_row(i, model);
         }
         ui.separator();
-        let names: Vec<String> = self.rows.iter().map(|r| r.mapper.clone()).collect();
-        ui.columns(2, |cols| {
-            for (ci, (title, f)) in [
-                (
-                    "hop-bytes",
-                    (|r: &Row| r.metrics.hop_bytes) as fn(&Row) -> f64,
-                ),
-                ("max link load (bytes)", |r: &Row| r.metrics.max_link_load),
-            ]
-            .into_iter()
-            .enumerate()
-            {
-                let ui = &mut cols[ci];
-                ui.label(title);
-                let bars: Vec<Bar> = self
-                    .rows
-                    .iter()
-                    .enumerate()
-                    .map(|(k, r)| {
-                        Bar::new(k as f64, f(r))
-                            .width(0.7)
-                            .name(&r.mapper)
-                            .fill(category(k))
-                    })
-                    .collect();
-                let names = names.clone();
-                Plot::new(format!("compare_bars_{ci}"))
-                    .height(180.0)
-                    .allow_scroll(false)
-                    .allow_drag(false)
-                    .x_axis_formatter(move |mark, _| {
-                        let i = mark.value.round();
-                        if (mark.value - i).abs() < 1e-6 && i >= 0.0 {
-                            names.get(i as usize).cloned().unwrap_or_default()
-                        } else {
-                            String::new()
-                        }
-                    })
-                    .show(ui, |p| p.bar_chart(BarChart::new(title, bars)));
+        // Two charts in the table's order: the sort metric and, beside it,
+        // max link load (or hop-bytes when that is the sort metric).
+        let other = if metric == 4 { 1 } else { 4 };
+        let fmt_of = |c: usize| -> Box<dyn Fn(f64) -> String> {
+            match c {
+                1 => Box::new(fmt_num),
+                2 => Box::new(|v| format!("{v:.3}")),
+                4 => Box::new(fmt_bytes),
+                6 => Box::new(|v| format!("{v:.3} s")),
+                _ => Box::new(|v| format!("{v:.0}")),
             }
-        });
+        };
+        egui::ScrollArea::both()
+            .id_salt("compare_charts_scroll")
+            .show(ui, |ui| {
+                for c in [metric, other] {
+                    let bars: Vec<(String, f64)> = self
+                        .rows
+                        .iter()
+                        .map(|r| (r.mapper.clone(), col_value(r, c)))
+                        .collect();
+                    bar_chart(ui, COLUMNS[c], &bars, &*fmt_of(c));
+                    ui.add_space(6.0);
+                }
+            });
     }
 }

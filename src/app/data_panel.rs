@@ -209,6 +209,7 @@ impl DataPanel {
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_default()
         );
+        model.pending_path = Some(p.clone());
         model.load_job = Some(Job::spawn(label, move |_ctl| {
             read_file(&p).map_err(AppError::from)
         }));
@@ -230,6 +231,7 @@ impl DataPanel {
             shuffle: self.gen_shuffle,
         };
         let spec = self.gen_spec.trim().to_string();
+        model.pending_path = None;
         model.load_job = Some(Job::spawn(format!("Generating {spec}"), move |_| {
             crate::generate::generate(&spec, &opts)
                 .map(|g| (g, spec.clone()))

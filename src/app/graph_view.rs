@@ -95,6 +95,11 @@ impl Default for GraphView {
 }
 
 impl GraphView {
+    /// The model's graph generation the view last set itself up for.
+    pub fn graph_key(&self) -> u64 {
+        self.key
+    }
+
     /// Whether the view animates by itself (a running layout).
     pub fn animating(&self) -> bool {
         self.playing && self.layout.is_some() && !self.use_coords

@@ -25,12 +25,23 @@ pub struct GuiOptions {
     pub frames: u32,
     /// Stop the mapper after this many steps (shows a placement in progress).
     pub steps: Option<usize>,
-    /// The central view: split, graph, network, matrix, compare, analytical or bipartition.
+    /// The central view: split, graph, network, matrix, compare, analytical
+    /// or bipartition; or side, diff, race (the Compare view's side by side,
+    /// difference and race, on the `compare` list in its order).
     pub view: Option<String>,
+    /// Mapper ids to compare before showing (comma-separated).
+    pub compare: Option<String>,
+    /// Mapping files to load as named rows of the comparison.
+    pub mappings: Vec<PathBuf>,
     /// Per-process coordinates (`x y [z]` per line) replacing the graph's own.
     pub coords: Option<PathBuf>,
     /// How to read the graph file (format, one-based ids).
     pub read: crate::io::ReadOptions,
+    /// A `.hopmap` workspace to open (instead of a lesson or a graph).
+    pub workspace: Option<PathBuf>,
+    /// The lesson to open (id); without graph, network, mapper or
+    /// workspace, the app opens on the first lesson.
+    pub lesson: Option<String>,
 }
 
 /// State of a screenshot: taken after `frames` frames (0 = at once, and the
@@ -57,6 +68,26 @@ impl HopmapApp {
     /// Apply `hopmap gui` options: graph, topology, mapper (run to the end
     /// synchronously so that the screenshot shows the result), screenshot.
     pub fn apply_options(&mut self, opts: &GuiOptions) -> Result<(), AppError> {
+        if let Some(w) = &opts.workspace {
+            self.load_workspace(w)?;
+        } else if opts.lesson.is_some()
+            || (opts.graph.is_none() && opts.topology.is_none() && opts.mapper.is_none())
+        {
+            // The app opens on a lesson, not on an arbitrary sample.
+            let lessons = crate::lessons::LESSONS;
+            let i = match &opts.lesson {
+                Some(id) => lessons.iter().position(|l| l.id == id).ok_or_else(|| {
+                    let ids: Vec<&str> = lessons.iter().map(|l| l.id).collect();
+                    format!("no lesson {id}: one of {}", ids.join(", "))
+                })?,
+                None => 0,
+            };
+            self.open_lesson(i, 0)?;
+            if opts.screenshot.is_some() {
+                // Let the headless screenshot show the lesson's mapping.
+                self.wait_for_run();
+            }
+        }
         if let Some(t) = &opts.topology {
             let topo = Topology::parse(t).map_err(|e| e.to_string())?;
             self.model.error = None;
@@ -69,6 +100,13 @@ impl HopmapApp {
             self.model.error = None;
             self.model.set_graph(graph, &name);
             self.data.sample = name;
+            // A graph file (not a sample) is what a saved workspace points to.
+            let path = std::path::Path::new(g);
+            let sample = g == "sample" || data_panel::SAMPLES.iter().any(|(n, _)| n == g);
+            let plain = opts.coords.is_none() && !opts.read.one_based && opts.read.format.is_none();
+            if plain && !sample && path.is_file() {
+                self.model.graph_path = Some(path.to_path_buf());
+            }
         }
         if let Some(m) = &opts.mapper {
             let sel = mappers::resolve(m).map_err(|e| e.to_string())?;
@@ -99,10 +137,50 @@ impl HopmapApp {
                 return Err(e.clone().into());
             }
         }
+        let ids: Vec<String> = opts
+            .compare
+            .iter()
+            .flat_map(|l| l.split(','))
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect();
+        if !ids.is_empty() {
+            let (seed, params) = (self.mapper.seed, self.mapper.params.clone());
+            self.compare.start(&self.model, ids.clone(), seed, &params);
+            self.compare.wait(&mut self.model);
+        }
+        for p in &opts.mappings {
+            self.compare.load_mapping_file(p, &self.model);
+            self.compare.wait_jobs(&mut self.model);
+        }
+        if let Some(e) = &self.model.error {
+            return Err(e.clone().into());
+        }
         if let Some(v) = &opts.view {
-            self.tab = Tab::from_key(v);
+            let has_coords = self.model.graph.coords().is_some();
+            let (seed, params) = (self.mapper.seed, self.mapper.effective_params(has_coords));
+            if !self
+                .compare
+                .open_sub(v, &mut self.model, &ids, seed, &params)
+            {
+                self.tab = Tab::from_key(v);
+            } else {
+                self.tab = Tab::Compare;
+            }
         }
         self.headless_from(opts)
+    }
+
+    /// Wait for the running mapper to finish (or pause) and show it.
+    fn wait_for_run(&mut self) {
+        if let Some(r) = self.model.run.as_mut() {
+            let snap = r.wait_for(Duration::from_secs(600), |s| {
+                s.result.is_some() || (s.steps > 0 && !s.active)
+            });
+            if let Some(snap) = snap {
+                self.model.apply_snapshot(snap);
+            }
+        }
     }
 
     fn headless_from(&mut self, opts: &GuiOptions) -> Result<(), AppError> {
@@ -136,9 +214,8 @@ impl HopmapApp {
             return;
         }
         // A run paused after `--steps` steps is not waited for.
-        let waiting = self.model.load_job.is_some()
-            || self.model.stepping()
-            || self.network_view.busy();
+        let waiting =
+            self.model.load_job.is_some() || self.model.stepping() || self.network_view.busy();
         if !h.requested && !waiting && self.frame_no >= h.frames as u64 {
             h.requested = true;
             let path = h.path.clone();

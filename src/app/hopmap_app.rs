@@ -83,6 +83,8 @@ pub struct HopmapApp {
     pub matrix_view: matrix_view::MatrixView,
     pub metrics: metrics_panel::MetricsPanel,
     pub compare: compare_panel::ComparePanel,
+    /// Lessons, guided log, glossary, workspaces, export, report dialog.
+    pub teach: super::teach::Teach,
     pub analytical_view: super::analytical_view::AnalyticalView,
     pub bipartition_view: super::bipartition_view::BipartitionView,
     pub(super) colors: Vec<Color32>,
@@ -126,6 +128,7 @@ impl HopmapApp {
             analytical_view: Default::default(),
             bipartition_view: Default::default(),
             data: data_panel::DataPanel::default(),
+            teach: Default::default(),
             model,
             settings,
             tab,
@@ -225,13 +228,21 @@ impl HopmapApp {
                     self.metrics.ui(ui, &self.model);
                 });
             });
+        self.teach_panel(ui);
         egui::CentralPanel::default().show(ui, |ui| {
             self.centre(ui);
         });
 
         self.headless_step(&ctx);
+        self.teach_after_frame();
         self.sync_settings();
-        if self.model.busy() || jobs_busy || self.compare.busy() || self.graph_view.animating() {
+        if self.model.busy()
+            || jobs_busy
+            || self.compare.busy()
+            || self.graph_view.animating()
+            || self.teach.report.busy()
+            || self.teach.export.request.is_some()
+        {
             ctx.request_repaint();
         }
     }
@@ -283,8 +294,12 @@ impl HopmapApp {
                         .layout(egui::Layout::top_down(egui::Align::Min)),
                 );
                 lu.set_clip_rect(left);
+                let mark = super::export::mark(&lu);
                 self.graph_view
                     .ui(&mut lu, &mut self.model, &colors, self.colors_gen);
+                self.teach
+                    .export
+                    .capture(&lu, mark, super::export::ViewKind::Graph);
                 let mut ru = ui.new_child(
                     egui::UiBuilder::new()
                         .id_salt("split_network")
@@ -292,26 +307,38 @@ impl HopmapApp {
                         .layout(egui::Layout::top_down(egui::Align::Min)),
                 );
                 ru.set_clip_rect(right);
+                let mark = super::export::mark(&ru);
                 self.network_view
                     .ui(&mut ru, &mut self.model, &colors, self.colors_gen);
+                self.teach
+                    .export
+                    .capture(&ru, mark, super::export::ViewKind::Network);
                 ui.allocate_rect(r, egui::Sense::hover());
             }
-            Tab::Graph => self
-                .graph_view
-                .ui(ui, &mut self.model, &colors, self.colors_gen),
-            Tab::Network => self
-                .network_view
-                .ui(ui, &mut self.model, &colors, self.colors_gen),
+            Tab::Graph => {
+                let mark = super::export::mark(ui);
+                self.graph_view
+                    .ui(ui, &mut self.model, &colors, self.colors_gen);
+                self.teach
+                    .export
+                    .capture(ui, mark, super::export::ViewKind::Graph);
+            }
+            Tab::Network => {
+                let mark = super::export::mark(ui);
+                self.network_view
+                    .ui(ui, &mut self.model, &colors, self.colors_gen);
+                self.teach
+                    .export
+                    .capture(ui, mark, super::export::ViewKind::Network);
+            }
             Tab::Matrix => self.matrix_view.ui(ui, &mut self.model),
             Tab::Compare => self.compare.ui(ui, &mut self.model, &self.mapper),
-            Tab::Analytical => {
-                self.analytical_view
-                    .ui(ui, &mut self.model, &mut self.mapper)
-            }
-            Tab::Bipartition => {
-                self.bipartition_view
-                    .ui(ui, &mut self.model, &mut self.mapper)
-            }
+            Tab::Analytical => self
+                .analytical_view
+                .ui(ui, &mut self.model, &mut self.mapper),
+            Tab::Bipartition => self
+                .bipartition_view
+                .ui(ui, &mut self.model, &mut self.mapper),
         }
         self.colors = colors;
     }

@@ -6,7 +6,7 @@
 use super::error::AppError;
 use super::worker::{Job, Poll};
 use crate::graph::CommGraph;
-use crate::mappers::background::{BackgroundRun, Command, Snapshot};
+use crate::mappers::background::{BackgroundRun, Command, GuidedLine, Snapshot};
 use crate::mappers::{self, MapperInput, StepEvent};
 use crate::mapping::Mapping;
 use crate::metrics::{Evaluation, Metrics, evaluate};
@@ -75,6 +75,14 @@ pub struct Model {
     /// Cluster id per process when known (components until the layout's clusters land).
     pub clusters: Vec<u32>,
     pub num_clusters: usize,
+    /// Guided mode: runs collect a sentence per step ([`GuidedLine`]).
+    pub guided: bool,
+    /// Guided sentences that arrived and the log has not taken yet.
+    pub guided_new: Vec<GuidedLine>,
+    /// The file the graph was read from (None: generated, a sample, a lesson).
+    pub graph_path: Option<std::path::PathBuf>,
+    /// The file a load job in flight reads (becomes `graph_path`).
+    pub pending_path: Option<std::path::PathBuf>,
 }
 
 impl Model {
@@ -115,6 +123,10 @@ impl Model {
             load_job: None,
             clusters,
             num_clusters: k,
+            guided: false,
+            guided_new: Vec::new(),
+            graph_path: None,
+            pending_path: None,
         }
     }
 
@@ -144,6 +156,7 @@ impl Model {
         self.graph = Arc::new(graph);
         self.graph_name = name.to_string();
         self.graph_gen += 1;
+        self.graph_path = None;
         self.clusters = clusters;
         self.num_clusters = k;
         self.selected = None;
@@ -267,6 +280,9 @@ impl Model {
                     self.routing.clone(),
                     Box::new(|| {}),
                 ));
+                if let Some(r) = &self.run {
+                    r.set_guided(self.guided);
+                }
                 self.run_id = sel.id;
                 self.run_progress = Progress::default();
                 self.run_state = StepState::Running;
@@ -372,7 +388,8 @@ impl Model {
 
     /// Show a snapshot of the run; a finished run's mapping becomes the
     /// current mapping.
-    pub fn apply_snapshot(&mut self, snap: Snapshot) {
+    pub fn apply_snapshot(&mut self, mut snap: Snapshot) {
+        self.guided_new.append(&mut snap.guided);
         self.placement = snap.placement;
         self.place_gen += 1;
         self.last_event = snap.last_event;
@@ -450,6 +467,7 @@ impl Model {
                         Ok((g, name)) => {
                             self.status = format!("loaded {name}");
                             self.set_graph(g, &name);
+                            self.graph_path = self.pending_path.take();
                         }
                         Err(e) => self.error = Some(e.to_string()),
                     }

@@ -23,9 +23,15 @@ pub struct Args {
     /// Stop the mapper after N steps (a placement in progress) instead of running it to the end.
     #[arg(long)]
     pub steps: Option<usize>,
-    /// Central view: split, graph, network, matrix, compare, analytical or bipartition.
+    /// Central view: split, graph, network, matrix, compare, analytical or bipartition; side, diff or race (the compared mappers side by side, the difference of the first two, a race of them).
     #[arg(long)]
     pub view: Option<String>,
+    /// Compare these mappers before showing (ids separated by commas).
+    #[arg(long, value_name = "IDS")]
+    pub compare: Option<String>,
+    /// Load a mapping file (`eval --mapping` format) as a named row of the comparison; repeatable.
+    #[arg(long = "load-mapping", value_name = "FILE")]
+    pub mappings: Vec<PathBuf>,
     /// Per-process coordinates file (`x y [z]` per line); overrides coordinates in the graph file.
     #[arg(long, value_name = "FILE", requires = "graph")]
     pub coords: Option<PathBuf>,
@@ -35,6 +41,12 @@ pub struct Args {
     /// Edge-list ids start at 1 instead of 0.
     #[arg(long)]
     pub one_based: bool,
+    /// Open a saved `.hopmap` workspace.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["graph", "lesson"])]
+    pub workspace: Option<PathBuf>,
+    /// Open a built-in lesson: default-vs-mesh, balaji-tzxy, bobrik-gravity (the default when no graph is given).
+    #[arg(long, value_name = "ID")]
+    pub lesson: Option<String>,
 }
 
 const NO_DISPLAY_HELP: &str = "\
@@ -55,11 +67,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         frames: args.frames,
         steps: args.steps,
         view: args.view,
+        compare: args.compare,
+        mappings: args.mappings,
         coords: args.coords,
         read: hopmap::io::ReadOptions {
             format: args.format,
             one_based: args.one_based,
         },
+        workspace: args.workspace,
+        lesson: args.lesson,
     };
     hopmap::app::run(opts).map_err(|e| match e {
         hopmap::app::AppError::NoWindow(_) => anyhow::anyhow!("{e}\n\n{NO_DISPLAY_HELP}"),

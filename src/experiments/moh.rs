@@ -2,7 +2,7 @@
 //! onto three seeded irregular fabrics with the paper's defaults
 //! (`fabric:75,256,8,0.75,SEED`: 256 hosts on 75 8-port switches, 75%
 //! connectivity), with traffic (i) adjacent only, (ii) 10% and (iii) 20% of
-//! each process's bytes to random distant processes (the `mixed` generator).
+//! the messages sent to random distant processes (the `mixed` generator).
 //! For each: weighted cardinality (hop-bytes in switch hops under up*/down*)
 //! and mean message latency (Moh's model, [`crate::metrics::LatencyModel`])
 //! for RM (`random`, mean over 20 seeds), SM (§4.1), BM (§4.2)
@@ -199,8 +199,8 @@ pub fn run(out: &mut dyn Write, quick: bool) -> Result<()> {
     .map_err(io)?;
     writeln!(
         out,
-        "note: latency is a mean per message; `mixed` sends each mesh message's distant share as \
-         a message of its own, so in (ii)/(iii) about half the messages go to random processes"
+        "note: latency is a mean per message; in (ii)/(iii) `mixed` sends 10%/20% of the mesh \
+         messages, whole, to random distant processes"
     )
     .map_err(io)?;
     Ok(())

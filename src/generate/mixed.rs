@@ -5,13 +5,17 @@
 //! (0 ≤ FRACTION ≤ 1; the paper uses 0, 0.1 and 0.2 on a 16×16 mesh).
 //!
 //! Precisely: process `u` has one message of `bytes` per mesh neighbour
-//! (`neighbors`, `periodic` as for `stencil`). Of each message,
-//! `(1 − FRACTION)·bytes` goes to that neighbour and `FRACTION·bytes` to a
-//! destination drawn uniformly (seeded) among the processes that are neither
-//! `u` nor a mesh neighbour of `u`. So every process sends
-//! `bytes × (its neighbour count)` in total, a FRACTION of it far away. The
+//! (`neighbors`, `periodic` as for `stencil`): M messages in all. Exactly
+//! `round(FRACTION · M)` of them, chosen uniformly (seeded), are sent
+//! instead to a destination drawn uniformly among the processes that are
+//! neither `u` nor a mesh neighbour of `u`; the others go to their
+//! neighbour. So FRACTION is the share of the *messages* that travel far, as
+//! the paper says, and also of the bytes; every process still sends
+//! `bytes × (its neighbour count)`. (An earlier version split every message
+//! into a near and a far part, which made about half of all messages
+//! distant and diluted the paper's per-message latency comparison.) The
 //! distant traffic is one-way, so the graph is **directed** (each direction
-//! keeps its own bytes); draws that hit the same destination are summed.
+//! keeps its own bytes); messages that meet on the same pair are summed.
 //! Ids are X-fastest; coordinates are the grid positions.
 //!
 //! Complexity: O(n · deg) expected time (rejection sampling of the distant
@@ -45,37 +49,52 @@ pub(crate) fn generate(spec: &str, args: &str, opts: &GenOptions) -> Result<Comm
     check_edges(spec, 2 * n as u128 * per as u128)?;
     let mut rng = Rng::new(opts.seed);
     let mut b = GraphBuilder::with_capacity(n, true, 2 * n * per);
-    let near = (1.0 - frac) * opts.bytes;
-    let far = frac * opts.bytes;
-    let mut err = None;
+    // Every mesh message (u, v) in a fixed order, then a seeded choice of
+    // exactly round(frac · M) of them to send far instead.
+    let mut msgs: Vec<(usize, usize)> = Vec::with_capacity(n * per);
+    let mut partners: Vec<Vec<usize>> = vec![Vec::new(); n];
     for_each_partners(&shape, opts.neighbors, opts.periodic, |u, ps| {
-        if err.is_some() {
-            return;
-        }
-        for &v in ps {
-            b.add(u, v, near);
-        }
-        if far > 0.0 && !ps.is_empty() {
-            if n - 1 - ps.len() == 0 {
-                err = Some(spec_err(
-                    spec,
-                    format!(
-                        "FRACTION > 0 needs distant processes, but process {u} neighbours all others"
-                    ),
-                ));
-                return;
-            }
-            for _ in ps {
-                let w = loop {
-                    let w = rng.below(n);
-                    if w != u && ps.binary_search(&w).is_err() {
-                        break w;
-                    }
-                };
-                b.add(u, w, far);
-            }
-        }
+        partners[u] = ps.to_vec();
+        msgs.extend(ps.iter().map(|&v| (u, v)));
     });
+    let total = msgs.len();
+    let k = ((frac * total as f64).round() as usize).min(total);
+    let mut idx: Vec<usize> = (0..total).collect();
+    for i in 0..k {
+        let j = i + rng.below(total - i);
+        idx.swap(i, j);
+    }
+    let mut far = vec![false; total];
+    for &i in &idx[..k] {
+        far[i] = true;
+    }
+    // Any message may be drawn, so every sender needs a distant process.
+    let mut err = None;
+    if frac > 0.0
+        && let Some(u) = (0..n).find(|&u| !partners[u].is_empty() && partners[u].len() + 1 == n)
+    {
+        err = Some(spec_err(
+            spec,
+            format!("FRACTION > 0 needs distant processes, but process {u} neighbours all others"),
+        ));
+    }
+    for (i, &(u, v)) in msgs.iter().enumerate() {
+        if err.is_some() {
+            break;
+        }
+        if !far[i] {
+            b.add(u, v, opts.bytes);
+            continue;
+        }
+        let ps = &partners[u];
+        let w = loop {
+            let w = rng.below(n);
+            if w != u && ps.binary_search(&w).is_err() {
+                break w;
+            }
+        };
+        b.add(u, w, opts.bytes);
+    }
     if let Some(e) = err {
         return Err(e);
     }
@@ -110,6 +129,7 @@ mod tests {
         let f = 0.2;
         let g = gen_spec(&format!("mixed:16x16:{f}"), &opts(7)).unwrap();
         let c = g.coords().unwrap();
+        let (mut far_bytes, mut messages) = (0.0, 0usize);
         for u in 0..g.n() {
             let (x, y) = (u % 16, u / 16);
             let nb = [x > 0, x < 15, y > 0, y < 15]
@@ -118,19 +138,26 @@ mod tests {
                 .count();
             let sent: f64 = g.sent_row(u).iter().sum();
             assert!((sent - 100.0 * nb as f64).abs() < 1e-9, "{u}");
-            let mut far = 0.0;
             for (&v, &s) in g.neighbors(u).iter().zip(g.sent_row(u)) {
                 let v = v as usize;
                 let d = (c.xyz[u][0] - c.xyz[v][0]).abs() + (c.xyz[u][1] - c.xyz[v][1]).abs();
                 if d > 1.0 {
-                    far += s;
+                    far_bytes += s;
                 } else if s > 0.0 {
-                    // Far draws never land on a mesh neighbour of the sender.
-                    assert!((s - 80.0).abs() < 1e-9, "{u}->{v}: {s}");
+                    // Far draws never land on a mesh neighbour of the
+                    // sender, so a near edge carries one whole message.
+                    assert!((s - 100.0).abs() < 1e-9, "{u}->{v}: {s}");
                 }
             }
-            assert!((far - f * 100.0 * nb as f64).abs() < 1e-9, "{u}");
+            messages += nb;
         }
+        // Exactly round(f · M) whole messages of 100 bytes went far.
+        assert_eq!(messages, 960);
+        let k = (f * messages as f64).round();
+        assert!(
+            (far_bytes - 100.0 * k).abs() < 1e-9,
+            "{far_bytes} vs {k} messages"
+        );
     }
 
     #[test]

@@ -77,6 +77,33 @@ impl Policy for Affn {
         Some(p)
     }
     fn placed(&mut self, _p: usize, _graph: &CommGraph, _pl: &Placer) {}
+    fn explain(
+        &self,
+        _graph: &CommGraph,
+        _pl: &Placer,
+        p: usize,
+    ) -> Option<(String, &'static str)> {
+        Some((
+            format!(
+                "AFFN took process {p} (the next id) at coordinates {}, stretched by the affine \
+                 map of the coordinates' bounding box onto the machine",
+                fmt_point(&self.coords.xyz[p][..self.coords.dim.clamp(1, 3)])
+            ),
+            "Bhatele & Kale §VI, Heuristic 3, Algorithm 2",
+        ))
+    }
+}
+
+/// `(1.5, 2, 0.25)`: a coordinate for a sentence (at most 2 decimals).
+pub fn fmt_point(x: &[f64]) -> String {
+    let v: Vec<String> = x
+        .iter()
+        .map(|c| {
+            let s = format!("{c:.2}");
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        })
+        .collect();
+    format!("({})", v.join(", "))
 }
 
 #[cfg(test)]

@@ -18,6 +18,7 @@ use crate::mapping::Mapping;
 use crate::metrics::{Evaluation, evaluate, evaluate_partial};
 use crate::routing::Routing;
 use crate::step::{Progress, StepState, Stop};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -26,6 +27,21 @@ use std::time::{Duration, Instant};
 pub const SLICE: Duration = Duration::from_millis(15);
 /// Partial evaluations are refreshed at most this often while stepping.
 pub const PARTIAL_EVAL_EVERY: Duration = Duration::from_millis(150);
+/// Guided mode: at most this many sentences wait in a snapshot (the oldest
+/// are dropped first, and counted in [`Snapshot::guided_dropped`]).
+pub const GUIDED_MAX: usize = 256;
+
+/// Guided mode: the sentence on one step, with what the step did (for
+/// highlighting it in the views).
+#[derive(Clone, Debug, PartialEq)]
+pub struct GuidedLine {
+    /// The step's number (1 = the first step of the run).
+    pub step: usize,
+    /// [`super::MapperRun::explain_last_step`] after that step.
+    pub text: String,
+    /// [`super::MapperRun::last_event`] after that step.
+    pub event: Option<StepEvent>,
+}
 
 /// What the front end asks of the worker.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -40,6 +56,9 @@ pub enum Command {
     RunToEnd,
     /// Stop for good: the run ends as [`Stop::Cancelled`].
     Cancel,
+    /// Step for this long (time spent in steps, at least one step), then
+    /// pause: race mode's equal time budgets.
+    StepFor(Duration),
 }
 
 /// The state of the run after the worker's last slice.
@@ -69,6 +88,12 @@ pub struct Snapshot {
     /// Guided mode: the sentence on the last step taken
     /// ([`super::MapperRun::explain_last_step`]).
     pub explanation: Option<String>,
+    /// Guided mode (see [`BackgroundRun::set_guided`]): the sentences of
+    /// every step taken since the last snapshot the front end took, oldest
+    /// first, at most [`GUIDED_MAX`].
+    pub guided: Vec<GuidedLine>,
+    /// Sentences dropped to keep `guided` within [`GUIDED_MAX`].
+    pub guided_dropped: usize,
     /// Wall time spent stepping, in seconds.
     pub seconds: f64,
     /// Whether the worker is currently stepping (playing, or steps pending).
@@ -83,6 +108,10 @@ pub struct BackgroundRun {
     tx: Sender<Command>,
     latest: Arc<Mutex<Option<Snapshot>>>,
     taken: u64,
+    /// The generation of the last snapshot taken (shared with the worker,
+    /// which carries untaken guided sentences over into the next snapshot).
+    taken_shared: Arc<AtomicU64>,
+    guided: Arc<AtomicBool>,
     /// The mapper's id, for labels.
     pub id: String,
 }
@@ -103,6 +132,9 @@ impl BackgroundRun {
         let latest = Arc::new(Mutex::new(None));
         let shared = latest.clone();
         let finish_info = info.clone();
+        let taken_shared = Arc::new(AtomicU64::new(0));
+        let guided = Arc::new(AtomicBool::new(false));
+        let (taken_w, guided_w) = (taken_shared.clone(), guided.clone());
         std::thread::Builder::new()
             .name(format!("hopmap-run-{id}"))
             .spawn(move || {
@@ -120,6 +152,10 @@ impl BackgroundRun {
                     eval: None,
                     partial: true,
                     eval_steps: usize::MAX,
+                    taken: taken_w,
+                    guided: guided_w,
+                    lines: Vec::new(),
+                    dropped: 0,
                     detail: Default::default(),
                 }
                 .main(rx)
@@ -137,8 +173,16 @@ impl BackgroundRun {
             tx,
             latest,
             taken: 0,
+            taken_shared,
+            guided,
             id: id.to_string(),
         }
+    }
+
+    /// Guided mode on or off: while on, the worker collects the sentence of
+    /// every step ([`Snapshot::guided`]); off costs nothing per step.
+    pub fn set_guided(&self, on: bool) {
+        self.guided.store(on, Ordering::Relaxed);
     }
 
     /// Send a command (ignored once the worker has ended).
@@ -154,6 +198,7 @@ impl BackgroundRun {
             return None;
         }
         self.taken = s.generation;
+        self.taken_shared.store(s.generation, Ordering::Relaxed);
         Some(s.clone())
     }
 
@@ -172,6 +217,7 @@ impl BackgroundRun {
                 && pred(s)
             {
                 self.taken = s.generation;
+                self.taken_shared.store(s.generation, Ordering::Relaxed);
                 return Some(s.clone());
             }
             if let Ok(g) = self.latest.lock() {
@@ -208,6 +254,8 @@ impl Snapshot {
             result: Some(Err(msg)),
             summary: None,
             explanation: None,
+            guided: Vec::new(),
+            guided_dropped: 0,
             seconds: 0.0,
             active: false,
             detail: None,
@@ -229,6 +277,11 @@ struct Worker {
     eval: Option<Evaluation>,
     partial: bool,
     eval_steps: usize,
+    taken: Arc<AtomicU64>,
+    guided: Arc<AtomicBool>,
+    /// Guided sentences since the last snapshot.
+    lines: Vec<GuidedLine>,
+    dropped: usize,
     detail: super::run_detail::DetailCache,
 }
 
@@ -242,6 +295,7 @@ enum Mode {
         last: Instant,
     },
     ToEnd,
+    Budget(Duration),
 }
 
 impl Worker {
@@ -281,6 +335,7 @@ impl Worker {
                     }
                 }
                 Some(Command::RunToEnd) => mode = Mode::ToEnd,
+                Some(Command::StepFor(d)) => mode = Mode::Budget(d),
                 None => {}
             }
             if self.run.is_stopped() {
@@ -296,8 +351,7 @@ impl Worker {
                 Mode::Steps(k) => {
                     while *k > 0 && slice_start.elapsed() < SLICE {
                         *k -= 1;
-                        self.steps += 1;
-                        if !self.run.step().is_running() {
+                        if !self.step_once().is_running() {
                             break;
                         }
                     }
@@ -305,10 +359,21 @@ impl Worker {
                         mode = Mode::Idle;
                     }
                 }
+                Mode::Budget(left) => {
+                    let limit = SLICE.min(*left);
+                    loop {
+                        if !self.step_once().is_running() || slice_start.elapsed() >= limit {
+                            break;
+                        }
+                    }
+                    *left = left.saturating_sub(slice_start.elapsed());
+                    if left.is_zero() {
+                        mode = Mode::Idle;
+                    }
+                }
                 Mode::ToEnd => {
                     while slice_start.elapsed() < SLICE {
-                        self.steps += 1;
-                        if !self.run.step().is_running() {
+                        if !self.step_once().is_running() {
                             break;
                         }
                     }
@@ -330,8 +395,7 @@ impl Worker {
                     }
                     while *credit >= 1.0 && slice_start.elapsed() < SLICE {
                         *credit -= 1.0;
-                        self.steps += 1;
-                        if !self.run.step().is_running() {
+                        if !self.step_once().is_running() {
                             break;
                         }
                     }
@@ -341,6 +405,26 @@ impl Worker {
             let active = !matches!(mode, Mode::Idle) && !self.run.is_stopped();
             self.publish(active, None);
         }
+    }
+
+    /// One step of the run, with its guided sentence when guided mode is on.
+    fn step_once(&mut self) -> StepState {
+        self.steps += 1;
+        let st = self.run.step();
+        if self.guided.load(Ordering::Relaxed)
+            && let Some(text) = self.run.explain_last_step()
+        {
+            if self.lines.len() >= GUIDED_MAX {
+                self.lines.remove(0);
+                self.dropped += 1;
+            }
+            self.lines.push(GuidedLine {
+                step: self.steps,
+                text,
+                event: self.run.last_event().cloned(),
+            });
+        }
+        st
     }
 
     fn publish(&mut self, active: bool, forced: Option<Stop>) {
@@ -384,7 +468,9 @@ impl Worker {
             self.partial = placement.iter().any(Option::is_none);
         }
         self.generation += 1;
-        let snap = Snapshot {
+        let guided = std::mem::take(&mut self.lines);
+        let guided_dropped = std::mem::take(&mut self.dropped);
+        let mut snap = Snapshot {
             generation: self.generation,
             steps: self.steps,
             state,
@@ -399,6 +485,8 @@ impl Worker {
             result,
             summary: self.run.summary(),
             explanation: self.run.explain_last_step(),
+            guided,
+            guided_dropped,
             seconds: self.busy.as_secs_f64(),
             active,
             detail: self
@@ -406,6 +494,22 @@ impl Worker {
                 .get(self.run.as_ref(), &self.input.topo, self.steps),
         };
         if let Ok(mut g) = self.shared.lock() {
+            if let Some(old) = g.as_mut()
+                && old.generation > self.taken.load(Ordering::Relaxed)
+            {
+                // The front end has not taken the previous snapshot: carry
+                // its sentences over (bounded). `take` marks a snapshot
+                // taken under this lock, so none is delivered twice.
+                let mut lines = std::mem::take(&mut old.guided);
+                snap.guided_dropped += old.guided_dropped;
+                lines.append(&mut snap.guided);
+                snap.guided = lines;
+            }
+            if snap.guided.len() > GUIDED_MAX {
+                let cut = snap.guided.len() - GUIDED_MAX;
+                snap.guided.drain(..cut);
+                snap.guided_dropped += cut;
+            }
             *g = Some(snap);
         }
         (self.notify)();
@@ -455,6 +559,64 @@ mod tests {
         assert_eq!(m, super::super::run(&info, &inp).unwrap());
         assert_eq!(s.state, StepState::Stopped(Stop::Complete));
         assert!(!s.partial);
+    }
+
+    #[test]
+    fn guided_mode_delivers_one_sentence_per_step_once() {
+        let inp = input();
+        let info = super::super::find("mht").unwrap();
+        let run = super::super::prepare(&info, &inp).unwrap();
+        let mut bg = BackgroundRun::spawn(&info, "mht", run, inp, Routing::Dor, Box::new(|| {}));
+        bg.set_guided(true);
+        bg.send(Command::Step(7));
+        let mut lines = Vec::new();
+        let t0 = Instant::now();
+        loop {
+            if let Some(s) = bg.take() {
+                assert_eq!(s.guided_dropped, 0);
+                lines.extend(s.guided);
+                if s.steps == 7 && !s.active {
+                    break;
+                }
+            }
+            assert!(t0.elapsed() < Duration::from_secs(30), "timed out");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        let steps: Vec<usize> = lines.iter().map(|l| l.step).collect();
+        assert_eq!(steps, (1..=7).collect::<Vec<_>>());
+        assert!(
+            lines[0].text.starts_with("MHT started with process "),
+            "{}",
+            lines[0].text
+        );
+        assert!(
+            lines[1].text.starts_with("MHT took process "),
+            "{}",
+            lines[1].text
+        );
+        assert!(matches!(lines[1].event, Some(StepEvent::Placed { .. })));
+        // Off: no sentences.
+        bg.set_guided(false);
+        bg.send(Command::Step(2));
+        let s = bg
+            .wait_for(Duration::from_secs(30), |s| s.steps == 9 && !s.active)
+            .unwrap();
+        assert!(s.guided.is_empty());
+    }
+
+    #[test]
+    fn a_time_budget_steps_then_pauses() {
+        let inp = input();
+        let info = super::super::find("mht").unwrap();
+        let run = super::super::prepare(&info, &inp).unwrap();
+        let mut bg = BackgroundRun::spawn(&info, "mht", run, inp, Routing::Dor, Box::new(|| {}));
+        bg.send(Command::StepFor(Duration::from_nanos(1)));
+        // A budget shorter than a step still takes one, then pauses.
+        let s = bg
+            .wait_for(Duration::from_secs(30), |s| s.steps >= 1 && !s.active)
+            .unwrap();
+        assert_eq!(s.steps, 1);
+        assert!(s.result.is_none());
     }
 
     #[test]

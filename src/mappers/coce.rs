@@ -94,13 +94,29 @@ pub fn corners(coords: &Coords, pl: &Placer) -> Vec<(usize, Vec<f64>)> {
 pub struct Corners<P: Policy> {
     pending: Vec<(usize, Vec<f64>)>,
     inner: P,
+    /// Every corner process, for guided mode.
+    corner_ids: Vec<usize>,
+    /// The mapper's name in sentences (`COCE`, `COCE+MHT`).
+    name: &'static str,
 }
 
 impl<P: Policy> Corners<P> {
     pub fn new(coords: &Coords, pl: &Placer, inner: P) -> Self {
         let mut pending = corners(coords, pl);
+        let corner_ids = pending.iter().map(|(p, _)| *p).collect();
         pending.reverse();
-        Corners { pending, inner }
+        Corners {
+            pending,
+            inner,
+            corner_ids,
+            name: "COCE",
+        }
+    }
+
+    /// The mapper's name in guided-mode sentences.
+    pub fn named(mut self, name: &'static str) -> Self {
+        self.name = name;
+        self
     }
 }
 
@@ -129,6 +145,25 @@ impl<P: Policy> Policy for Corners<P> {
     }
     fn placed(&mut self, p: usize, graph: &CommGraph, pl: &Placer) {
         self.inner.placed(p, graph, pl);
+    }
+    fn explain(&self, graph: &CommGraph, pl: &Placer, p: usize) -> Option<(String, &'static str)> {
+        if let Some(i) = self.corner_ids.iter().position(|&c| c == p) {
+            return Some((
+                format!(
+                    "{} pinned process {p}, the graph's corner {} of {} (the process most extreme \
+                     in that diagonal direction), to the machine's corner",
+                    self.name,
+                    i + 1,
+                    self.corner_ids.len()
+                ),
+                "Bhatele & Kale §VI, Heuristic 4",
+            ));
+        }
+        let (head, cite) = self.inner.explain(graph, pl, p)?;
+        Some((
+            format!("{} fills inward from the corners: {head}", self.name),
+            cite,
+        ))
     }
     fn frontier(&self, pl: &Placer) -> Vec<usize> {
         let mut f: Vec<usize> = self.pending.iter().rev().map(|(p, _)| *p).collect();

@@ -31,6 +31,6 @@ pub fn info() -> MapperInfo {
 fn start(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
     let coords = coords_of(input, "coce+mht")?;
     start_greedy(input, "coce+mht", |pl| {
-        Ok(Corners::new(coords, pl, Mht::new(&input.graph)))
+        Ok(Corners::new(coords, pl, Mht::new(&input.graph)).named("COCE+MHT"))
     })
 }

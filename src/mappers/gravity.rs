@@ -315,6 +315,16 @@ impl Policy for IdOrder {
         (p < pl.n()).then(|| (p, self.affine.position(&self.coords.xyz[p])))
     }
     fn placed(&mut self, _p: usize, _g: &CommGraph, _pl: &Placer) {}
+    fn explain(&self, _g: &CommGraph, _pl: &Placer, p: usize) -> Option<(String, &'static str)> {
+        Some((
+            format!(
+                "gravity placed process {p} (the next id) at its layout position {}, stretched \
+                 onto the machine like AFFN",
+                super::affn::fmt_point(&self.coords.xyz[p][..self.coords.dim.clamp(1, 3)])
+            ),
+            "Bobrik & Popova §7; Bhatele & Kale §VI, Heuristic 3",
+        ))
+    }
 }
 
 fn start_greedy_proximity(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
@@ -360,6 +370,7 @@ fn place_proximity(input: &MapperInput, coords: Coords) -> Result<Box<dyn Mapper
             heap: BinaryHeap::new(),
             by_centre,
             cursor: 0,
+            last: None,
         })
     })
 }
@@ -438,6 +449,9 @@ struct Proximity {
     heap: BinaryHeap<Reverse<(OrdF64, u32, u32)>>,
     by_centre: Vec<usize>,
     cursor: usize,
+    /// Guided mode: the last process handed out and the placed layout
+    /// neighbour it followed (None: it started a new region from the centre).
+    last: Option<(usize, Option<(usize, f64)>)>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -461,11 +475,12 @@ impl Ord for OrdF64 {
 
 impl Policy for Proximity {
     fn next(&mut self, _g: &CommGraph, pl: &Placer) -> Option<(usize, Vec<f64>)> {
-        while let Some(Reverse((_, p, q))) = self.heap.pop() {
+        while let Some(Reverse((d, p, q))) = self.heap.pop() {
             let (p, q) = (p as usize, q as usize);
             if pl.is_placed(p) {
                 continue;
             }
+            self.last = Some((p, Some((q, d.0))));
             let node = pl.node(q)?;
             let mut want = pl.node_pos(node);
             for (d, w) in want.iter_mut().enumerate() {
@@ -479,10 +494,29 @@ impl Policy for Proximity {
             self.cursor += 1;
         }
         let p = *self.by_centre.get(self.cursor)?;
+        self.last = Some((p, None));
         match &self.affine {
             Some(a) => Some((p, a.position(&self.coords.xyz[p]))),
             None => Some((p, pl.centre())),
         }
+    }
+    fn explain(&self, _g: &CommGraph, _pl: &Placer, p: usize) -> Option<(String, &'static str)> {
+        let head = match self.last {
+            Some((lp, Some((q, d)))) if lp == p => format!(
+                "gravity-greedy took process {p}, the unplaced process nearest in the layout to a \
+                 placed one ({q}, at distance {d:.2}): it asks for {q}'s node shifted by their \
+                 offset in the layout"
+            ),
+            _ => format!(
+                "gravity-greedy started a region with process {p}, the unplaced process nearest \
+                 to the layout's centre, at its stretched position (on a switch fabric, which \
+                 has no grid to stretch onto: the fabric's centre)"
+            ),
+        };
+        Some((
+            head,
+            "Bobrik & Popova §7 (Euclidean proximity in greedy algorithms)",
+        ))
     }
     fn placed(&mut self, p: usize, _g: &CommGraph, pl: &Placer) {
         for &j in &self.knn[p] {

@@ -169,3 +169,108 @@ fn the_gravity_layout_explains_its_iterations_then_the_placement() {
         "{s}"
     );
 }
+
+/// A 2×2 square of processes with coordinates.
+fn square() -> Arc<CommGraph> {
+    let mut b = GraphBuilder::new(4, false);
+    for (u, v) in [(0, 1), (1, 3), (3, 2), (2, 0)] {
+        b.add(u, v, 1.0);
+    }
+    let xyz = vec![
+        [0.0, 0.0, 0.0],
+        [10.0, 0.0, 0.0],
+        [0.0, 5.0, 0.0],
+        [10.0, 5.0, 0.0],
+    ];
+    Arc::new(
+        b.build()
+            .unwrap()
+            .with_coords(Some(crate::graph::Coords::new(2, xyz)))
+            .unwrap(),
+    )
+}
+
+#[test]
+fn affn_names_the_coordinates_it_stretched() {
+    let mut r = run("affn", square(), "mesh:4x3", &[]);
+    r.step();
+    r.step();
+    assert_eq!(
+        r.explain_last_step().unwrap(),
+        "AFFN took process 1 (the next id) at coordinates (10, 0), stretched by the affine map \
+         of the coordinates' bounding box onto the machine; it wants node (3, 0), which had a \
+         free core: findNearest chose it (Bhatele & Kale §VI, Heuristic 3, Algorithm 2)"
+    );
+}
+
+#[test]
+fn coce_pins_corners_then_fills_inward() {
+    let mut b = GraphBuilder::new(5, false);
+    for (u, v) in [(0, 1), (1, 3), (3, 2), (2, 0), (4, 0)] {
+        b.add(u, v, 1.0);
+    }
+    let xyz = vec![
+        [0.0, 0.0, 0.0],
+        [10.0, 0.0, 0.0],
+        [0.0, 5.0, 0.0],
+        [10.0, 5.0, 0.0],
+        [2.0, 1.0, 0.0],
+    ];
+    let g = b
+        .build()
+        .unwrap()
+        .with_coords(Some(crate::graph::Coords::new(2, xyz)))
+        .unwrap();
+    let mut r = run("coce+mht", Arc::new(g), "mesh:4x3", &[]);
+    r.step();
+    let s = r.explain_last_step().unwrap();
+    assert!(
+        s.starts_with(
+            "COCE+MHT pinned process 0, the graph's corner 1 of 4 (the process most extreme"
+        ),
+        "{s}"
+    );
+    assert!(s.ends_with("(Bhatele & Kale §VI, Heuristic 4)"), "{s}");
+    for _ in 0..4 {
+        r.step();
+    }
+    let s = r.explain_last_step().unwrap();
+    assert!(
+        s.starts_with("COCE+MHT fills inward from the corners: MHT took process 4"),
+        "{s}"
+    );
+}
+
+#[test]
+fn analytical_explains_setup_global_mapping_and_legalization() {
+    let g =
+        crate::generate::generate("stencil:4x4", &crate::generate::GenOptions::default()).unwrap();
+    let mut r = run("analytical", Arc::new(g), "torus:4x4", &[]);
+    r.step();
+    let s = r.explain_last_step().unwrap();
+    assert!(
+        s.starts_with("analytical grouped 16 processes into 16 items"),
+        "{s}"
+    );
+    r.step();
+    let s = r.explain_last_step().unwrap();
+    assert!(s.starts_with("analytical set up 16 items"), "{s}");
+    r.step();
+    let s = r.explain_last_step().unwrap();
+    assert!(
+        s.starts_with("global mapping iteration 1: ") && s.contains("Wu et al. §3.3"),
+        "{s}"
+    );
+    let mut saw_legal = false;
+    while r.state().is_running() {
+        r.step();
+        let s = r.explain_last_step().unwrap();
+        saw_legal |= s.starts_with("legalization iteration ") || s.starts_with("legal: ");
+    }
+    assert!(saw_legal);
+    assert!(
+        r.explain_last_step()
+            .unwrap()
+            .starts_with("legal: every node within capacity")
+    );
+}

@@ -96,6 +96,22 @@ pub struct Sm {
     // scratch for bisection
     vol: Vec<f64>,
     local: Vec<u32>,
+    /// Guided mode: what the last step did.
+    last: Option<SmStep>,
+}
+
+/// The last step of SM, for its guided-mode sentence.
+#[derive(Clone, Copy, Debug)]
+enum SmStep {
+    /// A bisection level: how many blocks were halved.
+    Level { halved: usize },
+    /// Switch `s` took `taken` processes of the buddy block `lo..hi`.
+    Switch {
+        s: usize,
+        taken: usize,
+        lo: usize,
+        hi: usize,
+    },
 }
 
 impl Sm {
@@ -125,6 +141,7 @@ impl Sm {
             done: n == 0,
             vol: pair_volumes(&graph),
             local: vec![u32::MAX; n],
+            last: None,
             graph,
             fabric,
         }
@@ -138,6 +155,9 @@ impl Sm {
     fn bisect_level(&mut self) {
         let mut next = Vec::new();
         let level = std::mem::take(&mut self.level);
+        self.last = Some(SmStep::Level {
+            halved: level.len(),
+        });
         for (lo, hi) in level {
             let mid = lo + (hi - lo).div_ceil(2);
             self.bisect_min_cut(lo, hi, mid - lo);
@@ -244,6 +264,7 @@ impl Sm {
             }
             pos += 1;
         }
+        self.last = Some(SmStep::Switch { s, taken, lo, hi });
     }
 }
 
@@ -324,6 +345,25 @@ impl MapperRun for Sm {
         (self.done && self.unmapped == 0)
             .then(|| Mapping::new(self.node_of.clone(), self.core_of.clone()))
     }
+    fn explain_last_step(&self) -> Option<String> {
+        Some(match self.last? {
+            SmStep::Level { halved } => format!(
+                "SM halved {halved} buddy block{} of the communication graph (bisection level \
+                 {}: a multilevel min-cut bisection of each block into halves of the block's \
+                 size) (Moh et al. §4.1, the buddy system generalised by recursive bisection)",
+                if halved == 1 { "" } else { "s" },
+                self.levels_done
+            ),
+            SmStep::Switch { s, taken, lo, hi } => format!(
+                "SM filled switch {s} ({} hosts, the largest switch not yet filled) with {taken} \
+                 processes of a buddy block of {} (the smallest block that still holds enough \
+                 unmapped processes); {} processes left (Moh et al. §4.1)",
+                self.fabric.hosts_on(s).len(),
+                hi - lo,
+                self.unmapped
+            ),
+        })
+    }
 }
 
 #[cfg(test)]
@@ -331,6 +371,31 @@ mod tests {
     use super::*;
     use crate::mappers::{self, MapperInput};
     use crate::topology::Topology;
+
+    #[test]
+    fn sm_explains_its_bisection_levels_and_switches() {
+        let g = Arc::new(
+            crate::generate::generate("stencil:4x4", &crate::generate::GenOptions::default())
+                .unwrap(),
+        );
+        let t = Arc::new(Topology::parse("fabric:moh-fig2").unwrap());
+        let input = MapperInput::new(g, t, 0);
+        let mut r = mappers::prepare(&info(), &input).unwrap();
+        assert_eq!(r.explain_last_step(), None);
+        r.step();
+        let s = r.explain_last_step().unwrap();
+        assert!(
+            s.starts_with("SM halved 1 buddy block of the communication graph (bisection level 1"),
+            "{s}"
+        );
+        while r.progress().phase == "bisection" {
+            r.step();
+        }
+        r.step();
+        let s = r.explain_last_step().unwrap();
+        assert!(s.starts_with("SM filled switch "), "{s}");
+        assert!(s.ends_with("(Moh et al. §4.1)"), "{s}");
+    }
 
     #[test]
     fn sm_puts_a_4x4_mesh_quadrant_on_the_largest_switch() {

@@ -39,9 +39,12 @@ pub mod geometry;
 mod input;
 mod legend;
 mod paint;
+pub mod sync;
 
 pub use contention::{LinkFilter, LinkStats};
 pub use geometry::{LinkGeom, Resolved, ViewMode};
+pub use input::Picked;
+pub use sync::{LinkDelta, ViewSync};
 
 use super::Model;
 use super::colormap::fmt_bytes;
@@ -49,7 +52,6 @@ use super::graph_view::coord_text;
 use egui::{Color32, Rect, Sense, Shape, Stroke, pos2, vec2};
 use geometry::{Camera, Geometry, Projector};
 use glam::Vec3;
-use input::Picked;
 use paint::{Drawn, Scene, node_radius};
 
 /// Rows of the hottest-links list.
@@ -137,6 +139,11 @@ impl NetworkView {
     /// Midpoint of link `i` in world coordinates (what framing centres on).
     pub fn link_mid(&self, i: usize) -> Option<Vec3> {
         self.geom.link_mid(i)
+    }
+
+    /// Where node `v` was drawn in the last frame (tests: hover, click).
+    pub fn node_screen(&self, v: usize) -> Option<egui::Pos2> {
+        self.drawn.as_ref()?.screen.get(v).map(|s| s.0)
     }
 
     /// Select link `i` and frame it in the next frame.
@@ -375,9 +382,59 @@ impl NetworkView {
         colors: &[Color32],
         colors_gen: u64,
     ) {
+        self.draw(ui, model, colors, colors_gen, None, None);
+    }
+
+    /// Draw as one of several synced views (side by side, race, difference):
+    /// camera, mode, filter and colour scale come from `sync`, and the hover
+    /// is shared; no toolbar, hottest list or legend (the caller draws them
+    /// once). `delta` colours links by a change of load (difference view).
+    pub fn ui_synced(
+        &mut self,
+        ui: &mut egui::Ui,
+        model: &mut Model,
+        colors: &[Color32],
+        colors_gen: u64,
+        sync: &mut ViewSync,
+        delta: Option<&LinkDelta>,
+    ) {
+        self.mode = sync.mode;
+        self.by_flows = sync.by_flows;
+        self.filter = sync.filter;
+        self.ghosts = sync.ghosts;
+        std::mem::swap(&mut self.cam, &mut sync.cam);
+        self.draw(ui, model, colors, colors_gen, Some(sync), delta);
+        std::mem::swap(&mut self.cam, &mut sync.cam);
+    }
+
+    /// This view's own colour range `(threshold, busiest)` for `model` under
+    /// `sync`'s settings, drawn in `rect` (what a shared scale is made of).
+    pub fn link_range(&mut self, model: &Model, sync: &ViewSync, rect: Rect) -> (f64, f64) {
+        self.by_flows = sync.by_flows;
         self.ensure(model);
-        self.toolbar(ui);
-        self.hottest_ui(ui, model);
+        let resolved = geometry::choose_mode(sync.mode, &self.geom, rect);
+        let projected = resolved == Resolved::Projection;
+        (
+            self.stats.threshold(sync.filter, projected),
+            self.stats.maxv,
+        )
+    }
+
+    fn draw(
+        &mut self,
+        ui: &mut egui::Ui,
+        model: &mut Model,
+        colors: &[Color32],
+        colors_gen: u64,
+        mut sync: Option<&mut ViewSync>,
+        delta: Option<&LinkDelta>,
+    ) {
+        let synced = sync.is_some();
+        self.ensure(model);
+        if !synced {
+            self.toolbar(ui);
+            self.hottest_ui(ui, model);
+        }
         if model.topo.as_fabric().is_some() {
             self.fabric_ui(ui, model, colors, colors_gen);
             return;
@@ -385,7 +442,8 @@ impl NetworkView {
         let (resp, painter) = ui.allocate_painter(ui.available_size(), Sense::click_and_drag());
         let full = resp.rect;
         painter.rect_filled(full, 4.0, Color32::from_gray(14));
-        let rect = Rect::from_min_max(full.min, pos2(full.max.x, full.max.y - legend::HEIGHT));
+        let legend_h = if synced { 0.0 } else { legend::HEIGHT };
+        let rect = Rect::from_min_max(full.min, pos2(full.max.x, full.max.y - legend_h));
         let painter = painter.with_clip_rect(full);
         if self.geom.world.is_empty() {
             return;
@@ -407,7 +465,14 @@ impl NetworkView {
 
         // Meshes: rebuilt only when something that shapes them changed.
         let projected = resolved == Resolved::Projection;
-        let threshold = self.stats.threshold(self.filter, projected);
+        let (threshold, maxv) = match sync.as_ref().and_then(|s| s.scale) {
+            Some(r) => r,
+            None => (
+                self.stats.threshold(self.filter, projected),
+                self.stats.maxv,
+            ),
+        };
+        let delta = delta.filter(|d| d.vals.len() == self.geom.links.len());
         let ghost: u8 = if !self.ghosts {
             0
         } else if self.geom.links.len() > 20_000 {
@@ -423,6 +488,8 @@ impl NetworkView {
             model.place_gen,
             model.topo_gen,
             colors_gen,
+            maxv.to_bits(),
+            delta.map_or(u64::MAX, |d| d.generation),
         ];
         key.extend(self.cam.key());
         if self.drawn.as_ref().is_none_or(|d| d.key != key) {
@@ -433,6 +500,8 @@ impl NetworkView {
                 resolved,
                 stats: &self.stats,
                 threshold,
+                maxv,
+                delta: delta.map(|d| (&d.vals[..], d.max_abs)),
                 ghost,
                 node_proc: &self.node_proc,
                 colors,
@@ -450,10 +519,19 @@ impl NetworkView {
         self.paint_selected_link(&painter, drawn, &proj);
         paint_last_placement(&painter, drawn, &proj, model, three);
         super::bipartition_view::paint_on_network(&painter, &proj, &self.geom, model);
+        if let Some(d) = delta {
+            self.paint_moved(&painter, drawn, three, d);
+        }
+        if let Some(h) = sync.as_ref().and_then(|s| s.hover) {
+            self.paint_hover(&painter, drawn, &proj, h);
+        }
 
         // Hover and click.
         let hover = resp.hover_pos().filter(|p| rect.contains(*p));
         let picked = hover.and_then(|p| input::pick(drawn, three, p));
+        if let Some(s) = sync.as_deref_mut() {
+            s.publish_hover(picked);
+        }
         let hover_text = picked.map(|k| match k {
             Picked::Node(v) => self.node_text(model, v),
             Picked::Link(i) => self.link_text(model, i),
@@ -463,11 +541,17 @@ impl NetworkView {
                 Some(Picked::Node(v)) => {
                     let p = self.node_proc[v];
                     model.selected = (p != u32::MAX).then_some(p as usize);
+                    if let Some(s) = sync.as_deref_mut() {
+                        s.clicked = Some(model.selected);
+                    }
                 }
                 Some(Picked::Link(i)) => self.selected_link = Some(i),
                 None => {
                     model.selected = None;
                     self.selected_link = None;
+                    if let Some(s) = sync {
+                        s.clicked = Some(None);
+                    }
                 }
             }
         }
@@ -491,6 +575,9 @@ impl NetworkView {
             }
         }
 
+        if synced {
+            return;
+        }
         let filter = self
             .filter
             .resolve(self.geom.links.len(), self.stats.used, projected);
@@ -509,7 +596,7 @@ impl NetworkView {
             &legend::Legend {
                 by_flows: self.by_flows,
                 from: threshold,
-                to: self.stats.maxv,
+                to: maxv,
                 full: self.stats.passing(threshold),
                 used: self.stats.used,
                 total: self.geom.links.len(),
@@ -520,6 +607,69 @@ impl NetworkView {
                 auto_note,
             },
         );
+    }
+
+    /// The node or link hovered in any synced view: a cyan ring or outline
+    /// with this view's process there or this view's load on the link.
+    fn paint_hover(&self, painter: &egui::Painter, drawn: &Drawn, proj: &Projector, h: Picked) {
+        let cyan = Color32::from_rgb(80, 230, 255);
+        let font = egui::FontId::proportional(12.0);
+        match h {
+            Picked::Node(v) if v < drawn.screen.len() => {
+                let (p, unit) = drawn.screen[v];
+                let r = node_radius(proj.is_3d(), unit);
+                painter.circle_stroke(p, r + 4.0, Stroke::new(2.0, cyan));
+                let pr = self.node_proc.get(v).copied().unwrap_or(u32::MAX);
+                let t = if pr == u32::MAX {
+                    format!("node {v}: empty")
+                } else {
+                    format!("node {v}: p{pr}")
+                };
+                painter.text(
+                    p + vec2(r + 6.0, -6.0),
+                    egui::Align2::LEFT_BOTTOM,
+                    t,
+                    font,
+                    cyan,
+                );
+            }
+            Picked::Link(i) => {
+                let Some(l) = self.geom.links.get(i) else {
+                    return;
+                };
+                let (pa, pb) = (
+                    proj.at(self.geom.world[l.a as usize]).0,
+                    proj.at(self.geom.world[l.b as usize]).0,
+                );
+                let pb = if l.wrap || (self.resolved == Resolved::Projection && l.dim == 2) {
+                    pa
+                } else {
+                    pb
+                };
+                painter.line_segment([pa, pb], Stroke::new(6.0, cyan.gamma_multiply(0.6)));
+                let mid = pa + (pb - pa) * 0.5;
+                painter.circle_stroke(mid, 8.0, Stroke::new(2.0, cyan));
+                painter.text(
+                    mid + vec2(10.0, -8.0),
+                    egui::Align2::LEFT_BOTTOM,
+                    self.value_text(self.stats.vals.get(i).copied().unwrap_or(0.0)),
+                    font,
+                    cyan,
+                );
+            }
+            _ => {}
+        }
+    }
+
+    /// Difference view: a ring on every node that holds a moved process.
+    fn paint_moved(&self, painter: &egui::Painter, drawn: &Drawn, three: bool, d: &LinkDelta) {
+        let col = Color32::from_rgb(255, 200, 40);
+        for &v in d.moved_nodes.iter().take(20_000) {
+            if let Some(&(p, unit)) = drawn.screen.get(v as usize) {
+                let r = node_radius(three, unit);
+                painter.circle_stroke(p, r + 1.5, Stroke::new(1.5, col));
+            }
+        }
     }
 
     fn paint_routes(&self, painter: &egui::Painter, drawn: &Drawn, model: &Model) {

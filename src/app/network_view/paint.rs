@@ -10,7 +10,7 @@
 //!
 //! Cost: O(nodes + links) per rebuild, O(selected routes) per frame.
 
-use super::contention::{LinkStats, link_style};
+use super::contention::{LinkStats, LinkStyle, link_style};
 use super::geometry::{Geometry, LinkGeom, Projector, Resolved};
 use crate::app::colormap::viridis;
 use crate::app::graph_view::add_segment;
@@ -40,6 +40,11 @@ pub struct Scene<'a> {
     pub resolved: Resolved,
     pub stats: &'a LinkStats,
     pub threshold: f64,
+    /// The busiest value of the colour scale (this view's, or shared).
+    pub maxv: f64,
+    /// Difference view: per-link change B − A and its largest magnitude;
+    /// links are then coloured on the diverging map instead of by load.
+    pub delta: Option<(&'a [f64], f64)>,
     /// Opacity of links below the threshold (0 = hidden).
     pub ghost: u8,
     pub node_proc: &'a [u32],
@@ -74,9 +79,50 @@ pub fn build(sc: &Scene<'_>, key: Vec<u64>) -> Drawn {
     let mut cells: Vec<(usize, Rect)> = Vec::new();
 
     // Which links are drawn: in the projection, the busiest per column.
-    let shown: Vec<u32> = match sc.resolved {
-        Resolved::Projection => projected_links(geom, sc.stats),
+    // A difference orders them by the size of the change.
+    let abs: Vec<f64>;
+    let key_vals: &[f64] = match sc.delta {
+        Some((d, _)) => {
+            abs = d.iter().map(|x| x.abs()).collect();
+            &abs
+        }
+        None => &sc.stats.vals,
+    };
+    let shown: Vec<u32> = match (sc.resolved, sc.delta) {
+        (Resolved::Projection, _) => projected_links(geom, key_vals),
+        (_, Some(_)) => {
+            let mut o: Vec<u32> = (0..key_vals.len() as u32).collect();
+            o.sort_by(|&a, &b| key_vals[a as usize].total_cmp(&key_vals[b as usize]));
+            o
+        }
         _ => sc.stats.order.iter().rev().copied().collect(),
+    };
+    let style_of = |i: usize| -> (LinkStyle, Color32) {
+        match sc.delta {
+            Some((d, m)) => {
+                let v = d[i];
+                if v == 0.0 || m <= 0.0 || !v.is_finite() {
+                    let st = link_style(0.0, 1.0, 1.0, sc.ghost);
+                    return (st, Color32::TRANSPARENT);
+                }
+                let t = (v.abs() / m).clamp(0.0, 1.0) as f32;
+                let st = LinkStyle {
+                    t,
+                    alpha: (110.0 + 145.0 * t).round() as u8,
+                    width: 1.0 + 2.5 * t,
+                    full: true,
+                };
+                let c = super::super::colormap::diverging(v.signum() as f32 * (0.25 + 0.75 * t));
+                (
+                    st,
+                    Color32::from_rgba_unmultiplied(c.r(), c.g(), c.b(), st.alpha),
+                )
+            }
+            None => {
+                let st = link_style(sc.stats.vals[i], sc.threshold, sc.maxv, sc.ghost);
+                (st, link_color(st.t, st.alpha))
+            }
+        }
     };
     let width = |k: f32, a: usize, b: usize| {
         if three {
@@ -88,8 +134,7 @@ pub fn build(sc: &Scene<'_>, key: Vec<u64>) -> Drawn {
     for &li in &shown {
         let i = li as usize;
         let l = &geom.links[i];
-        let v = sc.stats.vals[i];
-        let st = link_style(v, sc.threshold, sc.stats.maxv, sc.ghost);
+        let (st, full_col) = style_of(i);
         if !st.full && st.alpha == 0 {
             continue;
         }
@@ -104,7 +149,7 @@ pub fn build(sc: &Scene<'_>, key: Vec<u64>) -> Drawn {
             };
             let r = Rect::from_center_size(p, Vec2::splat(side));
             if st.full {
-                mesh.add_colored_rect(r, link_color(st.t, st.alpha));
+                mesh.add_colored_rect(r, full_col);
             } else {
                 mesh.add_colored_rect(r, Color32::from_rgba_unmultiplied(110, 110, 125, st.alpha));
             }
@@ -116,7 +161,7 @@ pub fn build(sc: &Scene<'_>, key: Vec<u64>) -> Drawn {
         }
         let (col, w) = if st.full {
             let base = if many { 1.0 } else { 1.5 };
-            (link_color(st.t, st.alpha), width(base * st.width, a, b))
+            (full_col, width(base * st.width, a, b))
         } else {
             (
                 Color32::from_rgba_unmultiplied(110, 110, 125, st.alpha),
@@ -177,7 +222,7 @@ pub fn build(sc: &Scene<'_>, key: Vec<u64>) -> Drawn {
 }
 
 /// The busiest link per X/Y link position and per Z column, coldest first.
-fn projected_links(geom: &Geometry, stats: &LinkStats) -> Vec<u32> {
+fn projected_links(geom: &Geometry, vals: &[f64]) -> Vec<u32> {
     let (x, y) = (
         geom.dims.first().copied().unwrap_or(1) as usize,
         geom.dims.get(1).copied().unwrap_or(1) as usize,
@@ -188,12 +233,12 @@ fn projected_links(geom: &Geometry, stats: &LinkStats) -> Vec<u32> {
     for (i, l) in geom.links.iter().enumerate() {
         let slot = (l.a as usize % plane) * 3 + (l.dim as usize).min(2);
         let cur = best[slot];
-        if cur == u32::MAX || stats.vals[i] > stats.vals[cur as usize] {
+        if cur == u32::MAX || vals[i] > vals[cur as usize] {
             best[slot] = i as u32;
         }
     }
     let mut out: Vec<u32> = best.into_iter().filter(|&i| i != u32::MAX).collect();
-    out.sort_by(|&a, &b| stats.vals[a as usize].total_cmp(&stats.vals[b as usize]));
+    out.sort_by(|&a, &b| vals[a as usize].total_cmp(&vals[b as usize]));
     out
 }
 
@@ -280,7 +325,7 @@ mod tests {
             ..Default::default()
         };
         let stats = LinkStats::compute(&geom.links, Some(&e), false);
-        let shown = projected_links(&geom, &stats);
+        let shown = projected_links(&geom, &stats.vals);
         // Per column of the 2×2 plane: X links exist from x = 0 (2 columns),
         // Y links from y = 0 (2 columns), Z links in all 4 columns.
         let xs: Vec<&LinkGeom> = shown

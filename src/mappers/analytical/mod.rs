@@ -928,6 +928,70 @@ impl MapperRun for Analytical {
     fn as_any(&self) -> Option<&dyn std::any::Any> {
         Some(self)
     }
+    fn explain_last_step(&self) -> Option<String> {
+        if self.steps == 0 {
+            return None;
+        }
+        let items = self.items.as_ref()?;
+        let cap = self.bin_capacity();
+        let Some(&last) = self.history.phase.last() else {
+            if self.sys.is_none() {
+                return Some(format!(
+                    "analytical grouped {} processes into {} items for {} cores per node (Wu \
+                     et al. §3.6)",
+                    self.graph.n(),
+                    items.graph.n(),
+                    self.topo.cores()
+                ));
+            }
+            return Some(format!(
+                "analytical set up {} items ({} processes, {} cores per node) and the quadratic \
+                 system with {} corner items fixed (Wu et al. §3.3, §3.6)",
+                items.graph.n(),
+                self.graph.n(),
+                self.topo.cores(),
+                self.fixed.len()
+            ));
+        };
+        Some(match (last, self.phase) {
+            (Phase::Global, Phase::Global) => format!(
+                "global mapping iteration {}: solved min Σ c_ij·|Φi − Φj|² with {} corner items \
+                 fixed, W(Φ) = {:.4e}; the fullest bin holds {} items (capacity {cap}), so \
+                 shifting and spreading set the anchors of the next solve (Wu et al. §3.3)",
+                self.global_iterations,
+                self.fixed.len(),
+                self.w_phi,
+                self.max_workload
+            ),
+            (Phase::Global, _) => format!(
+                "global mapping iteration {}: W(Φ) = {:.4e}, fullest bin {} items (capacity \
+                 {cap}): {}, so legalization starts (Wu et al. §3.3, §3.4)",
+                self.global_iterations,
+                self.w_phi,
+                self.max_workload,
+                match self.global_stop {
+                    Some(GlobalStop::AlmostLegal) => "almost legal, every bin within capacity",
+                    Some(GlobalStop::Stalled) => "the fullest bin stopped shrinking",
+                    _ => "the iteration limit",
+                }
+            ),
+            (_, Phase::Done) => format!(
+                "legal: every node within capacity after {} legalization iterations; the items \
+                 are expanded to cores, hop-bytes {:.4e} (Wu et al. §3.4, §3.6)",
+                self.legal_iterations(),
+                self.est_hop_bytes
+            ),
+            _ => format!(
+                "legalization iteration {}: surplus items migrated by diffusion on the network's \
+                 Laplacian, cheapest first; the fullest node holds {} items (capacity {}), \
+                 hop-bytes {:.4e} (Wu et al. §3.4)",
+                self.legal_iterations(),
+                self.max_workload,
+                items.cap,
+                self.est_hop_bytes
+            ),
+        })
+    }
 }
 
 /// `analytical+pairs`: the analytical run, then PAIRS from its mapping.
@@ -1025,6 +1089,12 @@ impl MapperRun for AnalyticalPairs {
     }
     fn as_any(&self) -> Option<&dyn std::any::Any> {
         Some(self)
+    }
+    fn explain_last_step(&self) -> Option<String> {
+        match &self.pairs {
+            Some(p) if p.last_event().is_some() => p.explain_last_step(),
+            _ => self.analytical.explain_last_step(),
+        }
     }
 }
 

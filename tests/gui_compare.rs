@@ -1,0 +1,399 @@
+//! The Compare view driven headlessly through egui_kittest: a comparison of
+//! three mappers, side by side (two synced views with one colour scale, one
+//! camera, one hover), the difference view's moved processes, labelled bar
+//! charts, a row shown without a new run, a mapping file as a row, and race
+//! mode stepping two mappers in lockstep. Every assertion reads the app's
+//! real state or the text it shows.
+
+use egui::{Pos2, vec2};
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use hopmap::app::compare_panel::CompareSub;
+use hopmap::app::metrics_panel::fmt_num;
+use hopmap::app::network_view::Picked;
+use hopmap::app::settings::Settings;
+use hopmap::app::{HopmapApp, Tab};
+use hopmap::metrics::evaluate;
+use std::time::{Duration, Instant};
+
+const THREE: [&str; 3] = ["default", "mht", "random"];
+
+fn harness() -> Harness<'static, HopmapApp> {
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1700.0, 1200.0))
+        .build_eframe(|_cc| HopmapApp::new(Settings::default()));
+    h.state_mut().graph_view.playing = false;
+    h.state_mut().tab = Tab::Compare;
+    h.run_steps(2);
+    h
+}
+
+/// Step frames until `done` holds, at most 60 s.
+fn step_until(h: &mut Harness<'static, HopmapApp>, what: &str, done: impl Fn(&HopmapApp) -> bool) {
+    let t0 = Instant::now();
+    while !done(h.state()) {
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "timed out waiting for {what} (error {:?})",
+            h.state().model.error
+        );
+        std::thread::sleep(Duration::from_millis(5));
+        h.step();
+    }
+    h.run_steps(1);
+}
+
+/// Compare default, MHT and random through the UI's Run button.
+fn compare_three(h: &mut Harness<'static, HopmapApp>) {
+    h.state_mut().compare.chosen = THREE.iter().map(|s| s.to_string()).collect();
+    h.run_steps(1);
+    h.get_by_label("Run comparison").click();
+    h.run_steps(1);
+    step_until(h, "the comparison", |a| {
+        !a.compare.busy() && a.compare.rows.len() == 3
+    });
+}
+
+fn sub(h: &mut Harness<'static, HopmapApp>, title: &str) {
+    h.get_by_label(title).click();
+    h.run_steps(2);
+}
+
+#[test]
+fn side_by_side_shares_one_scale_one_camera_and_the_hover() {
+    let mut h = harness();
+    compare_three(&mut h);
+    sub(&mut h, "Side by side");
+    assert_eq!(h.state().compare.sub, CompareSub::SideBySide);
+    step_until(&mut h, "two panes", |a| a.compare.side.panes.len() == 2);
+    h.run_steps(2);
+
+    let app = h.state();
+    let rows = &app.compare.rows;
+    let side = &app.compare.side;
+    // The two best rows, each in its own view with its own mapping.
+    let names: Vec<&str> = side.panes.iter().map(|p| p.label.as_str()).collect();
+    assert_eq!(names, [rows[0].mapper.as_str(), rows[1].mapper.as_str()]);
+    for (p, r) in side.panes.iter().zip(rows) {
+        assert_eq!(p.model.mapping.as_ref(), Some(r.mapping.as_ref()));
+        assert_eq!(
+            p.model.eval.as_ref().unwrap().metrics.hop_bytes,
+            r.metrics.hop_bytes
+        );
+        assert!(p.view.rebuilds >= 1, "{} was not drawn", p.label);
+        // Its metrics line is on screen.
+        let line = format!("hop-bytes {} (×", fmt_num(r.metrics.hop_bytes));
+        assert!(
+            h.query_by_label_contains(&line).is_some(),
+            "no metrics line {line} for {}",
+            p.label
+        );
+    }
+    // ONE scale: up to the busiest link over both mappings (the library's
+    // max link load of each row), from the lower of their thresholds.
+    let (lo, hi) = side.scale().expect("a shared scale");
+    let want_hi = rows[0]
+        .metrics
+        .max_link_load
+        .max(rows[1].metrics.max_link_load);
+    assert_eq!(hi, want_hi);
+    assert!(rows[0].metrics.max_link_load != rows[1].metrics.max_link_load);
+    for p in &side.panes {
+        assert!(p.view.stats().maxv <= hi);
+        assert!(lo <= p.view.stats().threshold(side.sync.filter, false));
+    }
+
+    // Rotating one view turns the one camera: both views are redrawn.
+    let yaw0 = side.sync.cam.yaw;
+    let before: Vec<u64> = side.panes.iter().map(|p| p.view.rebuilds).collect();
+    let c = side.cells[1].center();
+    h.drag_at(c);
+    h.step();
+    h.hover_at(c + vec2(80.0, 0.0));
+    h.step();
+    h.drop_at(c + vec2(80.0, 0.0));
+    h.run_steps(2);
+    let side = &h.state().compare.side;
+    assert!(
+        (side.sync.cam.yaw - yaw0).abs() > 0.3,
+        "yaw {yaw0} -> {}",
+        side.sync.cam.yaw
+    );
+    for (p, b) in side.panes.iter().zip(before) {
+        assert!(p.view.rebuilds > b, "{} did not follow the camera", p.label);
+    }
+
+    // Hovering a node in the first view highlights it in all: the shared
+    // hover names it, and both views are at the same place on screen.
+    let v = 0;
+    let at: Pos2 = side.panes[0].view.node_screen(v).unwrap();
+    let at1 = side.panes[1].view.node_screen(v).unwrap();
+    let off0 = at - side.cells[0].min;
+    let off1 = at1 - side.cells[1].min;
+    assert!((off0 - off1).length() < 0.5, "{off0:?} vs {off1:?}");
+    h.hover_at(at);
+    h.run_steps(3);
+    let side = &h.state().compare.side;
+    assert!(
+        matches!(side.sync.hover, Some(Picked::Node(_))),
+        "{:?}",
+        side.sync.hover
+    );
+}
+
+#[test]
+fn difference_view_counts_the_processes_that_moved() {
+    let mut h = harness();
+    compare_three(&mut h);
+    sub(&mut h, "Difference");
+    step_until(&mut h, "the difference", |a| {
+        a.compare.diff.panes.len() == 2
+    });
+    h.run_steps(2);
+    let app = h.state();
+    let d = &app.compare.diff;
+    let rows = &app.compare.rows;
+    // default against the best (when default is the best: the runner-up
+    // against it).
+    let want_a = if rows[0].mapper == "default" {
+        rows[1].mapper.as_str()
+    } else {
+        "default"
+    };
+    assert_eq!(d.a, want_a);
+    assert_eq!(d.b, rows[0].mapper);
+    let ma = &rows.iter().find(|r| r.mapper == d.a).unwrap().mapping;
+    let mb = &rows.iter().find(|r| r.mapper == d.b).unwrap().mapping;
+    let want = (0..ma.len()).filter(|&p| ma.node[p] != mb.node[p]).count();
+    assert_eq!(d.moved.len(), want);
+    assert_eq!(ma.moved_processes(mb).len(), want);
+    assert!(want > 0);
+    // The count is on screen.
+    assert!(
+        h.query_by_label(&d.moved_text()).is_some(),
+        "{}",
+        d.moved_text()
+    );
+    assert!(d.moved_text().starts_with(&format!("{want} of 512")));
+    // One delta per link of the network, with something changed.
+    assert_eq!(d.delta.vals.len(), app.model.topo.links().len());
+    assert!(d.delta.max_abs > 0.0);
+    // Both hottest tables are shown.
+    for p in &d.panes {
+        assert!(
+            h.query_by_label(&format!("Hottest links of {}", p.label))
+                .is_some()
+        );
+    }
+}
+
+#[test]
+fn charts_name_every_bar_best_first_with_ratios() {
+    let mut h = harness();
+    compare_three(&mut h);
+    let app = h.state();
+    let rows = &app.compare.rows;
+    // Sorted by hop-bytes, best first.
+    for w in rows.windows(2) {
+        assert!(w[0].metrics.hop_bytes <= w[1].metrics.hop_bytes);
+    }
+    let best = rows[0].metrics.hop_bytes;
+    let default = rows
+        .iter()
+        .find(|r| r.mapper == "default")
+        .unwrap()
+        .metrics
+        .hop_bytes;
+    for r in rows {
+        let label = format!("hop_bytes bar {}:", r.mapper);
+        let node = h.get_by_label_contains(&label);
+        let text = format!("{node:?}");
+        let x_best = format!("×{:.2} best", r.metrics.hop_bytes / best);
+        let x_def = format!("×{:.2} default", r.metrics.hop_bytes / default);
+        assert!(text.contains(&x_best), "{text} lacks {x_best}");
+        assert!(text.contains(&x_def), "{text} lacks {x_def}");
+        // The second chart names every bar too.
+        h.get_by_label_contains(&format!("max_link_load bar {}:", r.mapper));
+    }
+}
+
+#[test]
+fn clicking_a_row_shows_it_without_a_new_run() {
+    let mut h = harness();
+    compare_three(&mut h);
+    let row = h
+        .state()
+        .compare
+        .rows
+        .iter()
+        .find(|r| r.mapper == "mht")
+        .unwrap()
+        .clone();
+    assert_ne!(h.state().model.mapping_label, "mht");
+    h.get_by_label("mht ›").click();
+    // No mapper run starts at any frame; the kept mapping is shown.
+    let t0 = Instant::now();
+    loop {
+        h.step();
+        let m = &h.state().model;
+        assert!(m.run.is_none(), "clicking a row started a mapper run");
+        if m.mapping_label == "mht" {
+            break;
+        }
+        assert!(t0.elapsed() < Duration::from_secs(30), "not shown");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let m = &h.state().model;
+    assert_eq!(m.mapping.as_ref(), Some(row.mapping.as_ref()));
+    let want = evaluate(&m.graph, &m.topo, &row.mapping, &m.routing);
+    assert_eq!(m.eval.as_ref().unwrap().metrics, want.metrics);
+}
+
+#[test]
+fn a_mapping_file_is_a_row_and_can_be_shown_side_by_side() {
+    let mut h = harness();
+    compare_three(&mut h);
+    let mht = h
+        .state()
+        .compare
+        .rows
+        .iter()
+        .find(|r| r.mapper == "mht")
+        .unwrap()
+        .clone();
+    // Another tool's mapping: one node index per line, in rank order.
+    let dir = std::env::temp_dir().join(format!("hopmap-gui-compare-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("other.map");
+    let text: String = mht.mapping.node.iter().map(|n| format!("{n}\n")).collect();
+    std::fs::write(&path, text).unwrap();
+    {
+        let app = h.state_mut();
+        app.compare.load_mapping_file(&path, &app.model);
+    }
+    step_until(&mut h, "the loaded row", |a| {
+        a.compare.rows.iter().any(|r| r.mapper == "file:other.map")
+    });
+    let app = h.state();
+    let row = app
+        .compare
+        .rows
+        .iter()
+        .find(|r| r.mapper == "file:other.map")
+        .unwrap();
+    assert_eq!(row.metrics.hop_bytes, mht.metrics.hop_bytes);
+    assert_eq!(row.mapping.node, mht.mapping.node);
+    assert!(h.query_by_label("file:other.map ›").is_some());
+    // Selectable in side by side like any other row.
+    let rows = app.compare.rows.clone();
+    {
+        let app = h.state_mut();
+        let names = vec!["file:other.map".to_string(), "random".to_string()];
+        app.compare.sub = CompareSub::SideBySide;
+        app.compare.side.choose(&names, &rows, &app.model);
+    }
+    step_until(&mut h, "the panes", |a| {
+        a.compare.side.panes.len() == 2 && !a.compare.side.busy()
+    });
+    assert_eq!(h.state().compare.side.panes[0].label, "file:other.map");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn race_mode_steps_two_mappers_in_lockstep() {
+    let mut h = harness();
+    sub(&mut h, "Race");
+    h.state_mut().compare.race.chosen = vec!["mht".into(), "bft".into()];
+    h.run_steps(1);
+    h.get_by_label("Start race").click();
+    h.run_steps(1);
+    assert_eq!(h.state().compare.race.lanes.len(), 2);
+    step_until(&mut h, "20 steps each", |a| {
+        a.compare.race.lanes.iter().all(|l| l.steps >= 20)
+    });
+    // The views show the newest snapshots within a few frames.
+    h.run_steps(4);
+    let race = &h.state().compare.race;
+    // The same number of steps per tick: the lanes never drift apart.
+    let s: Vec<usize> = race.lanes.iter().map(|l| l.steps).collect();
+    assert!(s[0].abs_diff(s[1]) <= 1, "{s:?}");
+    for (l, p) in race.lanes.iter().zip(&race.panes) {
+        assert!(!l.curve.is_empty(), "{} has no curve", l.id);
+        let placed = p.model.placement.iter().filter(|x| x.is_some()).count();
+        assert!(placed >= 20, "{}: {placed} placed", l.id);
+        assert!(p.view.rebuilds >= 1);
+    }
+    // The same time budget: both still step, many steps per tick (an MHT
+    // step takes microseconds, the budget is 20 ms).
+    let steps0: Vec<usize> = race.lanes.iter().map(|l| l.steps).collect();
+    let ticks0 = race.ticks;
+    {
+        let r = &mut h.state_mut().compare.race;
+        r.pace_steps = false;
+        r.budget_ms = 20.0;
+    }
+    step_until(&mut h, "both lanes to step on a budget", |a| {
+        a.compare
+            .race
+            .lanes
+            .iter()
+            .zip(&steps0)
+            .all(|(l, &s0)| l.steps > s0 + 5 || l.done)
+    });
+    let race = &h.state().compare.race;
+    let ticks = race.ticks - ticks0;
+    let gained = race.lanes[0].steps - steps0[0];
+    assert!(
+        race.lanes[0].done || gained > 2 * ticks as usize,
+        "{gained} steps in {ticks} ticks of 20 ms"
+    );
+    h.get_by_label("Stop race").click();
+    h.run_steps(1);
+    assert!(h.state().compare.race.lanes.is_empty());
+}
+
+#[test]
+fn four_views_side_by_side_follow_one_camera() {
+    let mut h = harness();
+    let four = ["default", "mht", "random", "bft"];
+    h.state_mut().compare.chosen = four.iter().map(|s| s.to_string()).collect();
+    h.run_steps(1);
+    h.get_by_label("Run comparison").click();
+    h.run_steps(1);
+    step_until(&mut h, "the comparison", |a| {
+        !a.compare.busy() && a.compare.rows.len() == 4
+    });
+    sub(&mut h, "Side by side");
+    {
+        let app = h.state_mut();
+        let names: Vec<String> = four.iter().map(|s| s.to_string()).collect();
+        let rows = app.compare.rows.clone();
+        app.compare.side.choose(&names, &rows, &app.model);
+    }
+    step_until(&mut h, "four panes", |a| {
+        a.compare.side.panes.len() == 4 && !a.compare.side.busy()
+    });
+    h.run_steps(2);
+    let side = &h.state().compare.side;
+    assert_eq!(side.cells.len(), 4);
+    let yaw0 = side.sync.cam.yaw;
+    let before: Vec<u64> = side.panes.iter().map(|p| p.view.rebuilds).collect();
+    // Drag in the last view (bottom right of the 2 × 2 grid).
+    let c = side.cells[3].center();
+    h.drag_at(c);
+    h.step();
+    h.hover_at(c + vec2(-60.0, 20.0));
+    h.step();
+    h.drop_at(c + vec2(-60.0, 20.0));
+    h.run_steps(2);
+    let side = &h.state().compare.side;
+    assert!((side.sync.cam.yaw - yaw0).abs() > 0.3);
+    for (p, b) in side.panes.iter().zip(before) {
+        assert!(p.view.rebuilds > b, "{} did not turn", p.label);
+    }
+    // Every view draws node 0 at the same place in its cell.
+    let off = |i: usize| side.panes[i].view.node_screen(0).unwrap() - side.cells[i].min;
+    for i in 1..4 {
+        assert!((off(i) - off(0)).length() < 0.5, "view {i}");
+    }
+}

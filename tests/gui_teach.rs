@@ -1,0 +1,386 @@
+//! Teaching features driven through egui_kittest: the app opens on a
+//! lesson; Next applies the next step; the guided log grows by one sentence
+//! per Step; the glossary shows its eight terms; a workspace saved and
+//! opened again gives the same graph, network and mapping (and a bad file
+//! changes nothing); an SVG export of the network view is valid XML with
+//! one element per drawn link and node.
+
+use egui::Role;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use hopmap::app::export::{Format, ViewKind};
+use hopmap::app::settings::Settings;
+use hopmap::app::teach::BottomTab;
+use hopmap::app::{GuiOptions, HopmapApp, Tab};
+use hopmap::topology::Topology;
+use std::time::{Duration, Instant};
+
+/// The app as `hopmap gui` starts it without arguments.
+fn harness_on_start() -> Harness<'static, HopmapApp> {
+    let mut app = HopmapApp::new(Settings::default());
+    app.apply_options(&GuiOptions::default()).unwrap();
+    app.graph_view.playing = false;
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1700.0, 1300.0))
+        .build_eframe(move |_cc| app);
+    h.run_steps(2);
+    h
+}
+
+/// The app on the built-in sample (no lesson).
+fn harness_plain() -> Harness<'static, HopmapApp> {
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1700.0, 1300.0))
+        .build_eframe(|_cc| HopmapApp::new(Settings::default()));
+    h.state_mut().graph_view.playing = false;
+    h.run_steps(2);
+    h
+}
+
+fn step_until(h: &mut Harness<'static, HopmapApp>, what: &str, done: impl Fn(&HopmapApp) -> bool) {
+    let t0 = Instant::now();
+    while !done(h.state()) {
+        let m = &h.state().model;
+        assert!(
+            t0.elapsed() < Duration::from_secs(120),
+            "timed out waiting for {what}: run {} error {:?} status {:?}",
+            m.run.is_some(),
+            m.error,
+            m.status
+        );
+        std::thread::sleep(Duration::from_millis(5));
+        h.step();
+    }
+    h.run_steps(2);
+}
+
+#[test]
+fn the_app_opens_on_a_lesson_and_next_applies_the_next_step() {
+    let mut h = harness_on_start();
+    step_until(&mut h, "the first lesson step's mapping", |a| {
+        a.model.run.is_none() && a.model.mapping.is_some()
+    });
+    {
+        let a = h.state();
+        assert!(a.teach.lesson.open);
+        assert_eq!((a.teach.lesson.lesson, a.teach.lesson.step), (0, 0));
+        assert_eq!(a.model.graph_name, "stencil:8x8x8");
+        assert_eq!(a.model.topo.spec(), "torus:8x8x8");
+        assert_eq!(a.model.mapping_label, "default");
+        // The lesson's claim, on real state: every byte travels one hop.
+        let hb = a.model.eval.as_ref().unwrap().metrics.hop_bytes;
+        assert_eq!(hb, a.model.graph.total_bytes());
+    }
+    h.get_by_label("A stencil on a torus of its own shape");
+
+    h.get_by_label("Next").click();
+    h.run_steps(1);
+    step_until(&mut h, "step 2's mapping", |a| {
+        a.model.run.is_none() && a.model.mapping.is_some()
+    });
+    {
+        let a = h.state();
+        assert_eq!(a.teach.lesson.step, 1);
+        assert_eq!(a.model.graph_name, "unstructured:512:3d");
+        assert_eq!(a.model.topo.spec(), "torus:8x8x8");
+        assert_eq!(a.model.mapping_label, "default");
+        let hb = a.model.eval.as_ref().unwrap().metrics.hop_bytes;
+        assert!(hb > 1.5 * a.model.graph.total_bytes(), "{hb}");
+    }
+    h.get_by_label("An unstructured mesh on the same torus");
+    let default_hb = h.state().model.eval.as_ref().unwrap().metrics.hop_bytes;
+
+    h.get_by_label("Next").click();
+    h.run_steps(1);
+    step_until(&mut h, "MHT's mapping", |a| {
+        a.model.run.is_none() && a.model.mapping_label == "mht"
+    });
+    let a = h.state();
+    assert_eq!(a.teach.lesson.step, 2);
+    assert_eq!(a.mapper.selected, "mht");
+    let mht_hb = a.model.eval.as_ref().unwrap().metrics.hop_bytes;
+    assert!(mht_hb < default_hb, "mht {mht_hb} vs default {default_hb}");
+
+    // Back returns to the unstructured mesh with the default mapping.
+    h.get_by_label("Back").click();
+    h.run_steps(1);
+    step_until(&mut h, "Back", |a| {
+        a.model.run.is_none() && a.model.mapping_label == "default"
+    });
+    assert_eq!(h.state().teach.lesson.step, 1);
+    assert_eq!(
+        h.state().model.eval.as_ref().unwrap().metrics.hop_bytes,
+        default_hb
+    );
+}
+
+#[test]
+fn the_guided_log_grows_by_one_sentence_per_step() {
+    let mut h = harness_plain();
+    h.get_by_label("Guided log (0)").click();
+    // Let the layout settle (the panel's first frames with the new tab).
+    h.run_steps(3);
+    h.get_by_role_and_label(Role::CheckBox, "guided mode")
+        .click();
+    h.run_steps(2);
+    assert!(h.state().model.guided);
+    h.get_by_label("mht").click();
+    h.run_steps(1);
+    for k in 1..=3 {
+        h.get_by_label("Step").click();
+        h.run_steps(1);
+        step_until(&mut h, "a guided line", |a| a.teach.log.lines.len() >= k);
+        let a = h.state();
+        assert_eq!(a.teach.log.lines.len(), k, "one line per step");
+        let l = a.teach.log.lines.back().unwrap();
+        assert_eq!(l.step, k);
+        if k == 1 {
+            assert!(
+                l.text.starts_with("MHT started with process "),
+                "{}",
+                l.text
+            );
+        } else {
+            assert!(l.text.starts_with("MHT took process "), "{}", l.text);
+        }
+        assert!(
+            l.text
+                .ends_with("(Bhatele & Kale §IV, Heuristic 2, Algorithm 1)")
+        );
+    }
+    // The sentence is on screen (as the log line's label).
+    let last = h.state().teach.log.lines.back().unwrap().text.clone();
+    h.get_by_label_contains(&last[..40]);
+    // Clicking a line shows its step in the views: the process it placed.
+    let first = h.state().teach.log.lines[0].clone();
+    h.get_by_label_contains(&format!("mht #1: {}", &first.text[..30]))
+        .click();
+    h.run_steps(1);
+    let placed = match first.event {
+        Some(hopmap::mappers::StepEvent::Placed { process, .. }) => process,
+        e => panic!("{e:?}"),
+    };
+    assert_eq!(h.state().model.selected, Some(placed));
+    assert_eq!(h.state().model.last_event, first.event);
+}
+
+#[test]
+fn the_glossary_shows_its_eight_terms() {
+    let mut h = harness_plain();
+    h.get_by_label("Glossary").click();
+    h.run_steps(2);
+    let terms = hopmap::glossary::GLOSSARY;
+    assert_eq!(terms.len(), 8);
+    for t in terms {
+        h.get_by_label(&format!("Term: {}", t.term));
+        h.get_by_label(t.definition);
+        assert!(h.query_all_by_label(t.seed).count() >= 1, "{}", t.seed);
+    }
+    for want in [
+        "hop-bytes",
+        "hops per byte",
+        "dilation",
+        "link load",
+        "contention (flows on a channel)",
+        "weighted cardinality",
+        "up*/down*",
+        "almost-legal",
+    ] {
+        h.get_by_label(&format!("Term: {want}"));
+    }
+}
+
+fn tmp(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("hopmap-gui-teach-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d.join(name)
+}
+
+#[test]
+fn a_saved_workspace_reloads_equal() {
+    let mut h = harness_plain();
+    h.get_by_label("mesh-16x16").click();
+    h.run_steps(2);
+    h.get_by_label("torus:16x16").click();
+    h.run_steps(2);
+    h.get_by_label("mht").click();
+    h.run_steps(1);
+    h.get_by_label("Map").click();
+    h.run_steps(1);
+    step_until(&mut h, "MHT", |a| {
+        a.model.run.is_none() && a.model.mapping_label == "mht"
+    });
+    h.state_mut().tab = Tab::Network;
+    h.run_steps(2);
+    let p = tmp("round.hopmap");
+    h.state_mut().save_workspace(&p).unwrap();
+    let (n, targets, sent, topo, mapping, hb) = {
+        let m = &h.state().model;
+        (
+            m.graph.n(),
+            m.graph.targets().to_vec(),
+            m.graph.sent().to_vec(),
+            m.topo.spec(),
+            m.mapping.clone().unwrap(),
+            m.eval.as_ref().unwrap().metrics.hop_bytes,
+        )
+    };
+    // Change everything, then open the workspace.
+    h.get_by_label("fft-8x8").click();
+    h.run_steps(2);
+    h.get_by_label("torus:8x8x8").click();
+    h.state_mut().tab = Tab::Split;
+    h.run_steps(2);
+    assert_ne!(h.state().model.topo.spec(), topo);
+
+    // A bad file: an error naming the line, and nothing changes.
+    let bad = tmp("bad.hopmap");
+    std::fs::write(&bad, "{\n  \"hopmap_workspace\": 1,\n  \"graph\": 7\n}\n").unwrap();
+    let gen_before = h.state().model.graph_gen;
+    let e = h.state_mut().load_workspace(&bad).unwrap_err();
+    assert!(e.ends_with(":3: expected a hopmap workspace, found invalid type: integer `7`, expected internally tagged enum GraphSource") || e.contains(":3: expected a hopmap workspace, found "), "{e}");
+    assert_eq!(h.state().model.graph_gen, gen_before);
+    assert_eq!(h.state().model.graph_name, "fft-8x8");
+
+    let note = h.state_mut().load_workspace(&p).unwrap();
+    assert!(note.is_none());
+    h.run_steps(3);
+    let a = h.state();
+    let m = &a.model;
+    assert_eq!(m.graph.n(), n);
+    assert_eq!(m.graph.targets(), &targets[..]);
+    assert_eq!(m.graph.sent(), &sent[..]);
+    assert_eq!(m.graph_name, "mesh-16x16");
+    assert_eq!(m.topo.spec(), topo);
+    assert_eq!(m.mapping.as_ref(), Some(&mapping));
+    assert_eq!(m.mapping_label, "mht");
+    assert_eq!(m.eval.as_ref().unwrap().metrics.hop_bytes, hb);
+    assert_eq!(a.tab, Tab::Network);
+    assert_eq!(a.mapper.selected, "mht");
+    // Saved again, the same file.
+    let p2 = tmp("round2.hopmap");
+    h.state_mut().save_workspace(&p2).unwrap();
+    let w1 = hopmap::workspace::load(&p).unwrap();
+    let w2 = hopmap::workspace::load(&p2).unwrap();
+    assert_eq!(w1.graph, w2.graph);
+    assert_eq!(w1.mappings, w2.mappings);
+    assert_eq!(w1.topology, w2.topology);
+}
+
+#[test]
+fn an_svg_export_has_one_element_per_drawn_link_and_node() {
+    let mut h = harness_plain();
+    let g = hopmap::generate::generate("stencil:4x4", &Default::default()).unwrap();
+    {
+        let a = h.state_mut();
+        a.model.set_topology(Topology::parse("mesh:4x4").unwrap());
+        a.model.set_graph(g, "stencil:4x4");
+        a.tab = Tab::Network;
+    }
+    h.run_steps(3);
+    let p = tmp("net.svg");
+    h.state_mut()
+        .request_export(ViewKind::Network, Format::Svg, p.clone());
+    h.run_steps(2);
+    let last = h.state().teach.export.last.clone();
+    assert_eq!(last, Some(Ok(p.clone())));
+    let text = std::fs::read_to_string(&p).unwrap();
+    // Well-formed XML with an <svg> root; the mesh groups in drawing
+    // order: the links, then the nodes.
+    let mut r = quick_xml::Reader::from_str(&text);
+    let mut depth = 0i32;
+    let mut root = String::new();
+    let mut groups: Vec<Vec<(String, String)>> = Vec::new();
+    let mut in_group = false;
+    loop {
+        match r.read_event().unwrap() {
+            quick_xml::events::Event::Start(e) => {
+                let name = String::from_utf8_lossy(e.name().as_ref()).into_owned();
+                if depth == 0 {
+                    root = name.clone();
+                }
+                if name == "g" {
+                    groups.push(Vec::new());
+                    in_group = true;
+                }
+                depth += 1;
+            }
+            quick_xml::events::Event::End(e) => {
+                if e.name().as_ref() == b"g" {
+                    in_group = false;
+                }
+                depth -= 1;
+            }
+            quick_xml::events::Event::Empty(e) if in_group => {
+                let name = String::from_utf8_lossy(e.name().as_ref()).into_owned();
+                let class = e
+                    .try_get_attribute("class")
+                    .unwrap()
+                    .map(|a| String::from_utf8_lossy(&a.value).into_owned())
+                    .unwrap_or_default();
+                if let Some(g) = groups.last_mut() {
+                    g.push((name, class));
+                }
+            }
+            quick_xml::events::Event::Eof => break,
+            _ => {}
+        }
+    }
+    assert_eq!(root, "svg");
+    assert_eq!(depth, 0);
+    // A 4×4 mesh: 24 links, each one <line>, then 16 nodes, each one
+    // disc or square.
+    assert!(groups.len() >= 2, "{text}");
+    assert_eq!(groups[0].len(), 24, "{:?}", groups[0]);
+    assert!(groups[0].iter().all(|(n, c)| n == "line" && c == "seg"));
+    assert_eq!(groups[1].len(), 16, "{:?}", groups[1]);
+    assert!(
+        groups[1]
+            .iter()
+            .all(|(n, c)| (n == "circle" && c == "disc") || (n == "rect" && c == "square"))
+    );
+    let cap = h.state().teach.export.captured.clone().unwrap();
+    assert!(cap.canvas.width() > 100.0);
+
+    // PNG at 2×: twice the canvas.
+    let p = tmp("net.png");
+    h.state_mut()
+        .request_export(ViewKind::Network, Format::Png2x, p.clone());
+    h.run_steps(2);
+    let img = image::open(&p).unwrap();
+    let cap = h.state().teach.export.captured.clone().unwrap();
+    assert_eq!(img.width(), (cap.canvas.width() * 2.0).round() as u32);
+    assert_eq!(img.height(), (cap.canvas.height() * 2.0).round() as u32);
+}
+
+#[test]
+fn a_guided_lesson_step_fills_the_log_with_the_layouts_sentences() {
+    let mut h = harness_plain();
+    let i = hopmap::lessons::LESSONS
+        .iter()
+        .position(|l| l.id == "bobrik-gravity")
+        .unwrap();
+    h.state_mut().open_lesson(i, 2).unwrap();
+    h.run_steps(1);
+    step_until(&mut h, "the guided steps", |a| {
+        a.model.run.as_ref().is_some() && !a.model.playing && a.teach.log.lines.len() >= 10
+    });
+    let a = h.state();
+    assert!(a.model.guided);
+    assert_eq!(a.teach.tab, BottomTab::Log);
+    assert_eq!(a.model.run_id, "gravity-greedy");
+    let it: Vec<&str> = a
+        .teach
+        .log
+        .lines
+        .iter()
+        .map(|l| l.text.as_str())
+        .filter(|t| t.starts_with("layout iteration "))
+        .collect();
+    assert!(it.len() >= 9, "{:?}", a.teach.log.lines);
+    assert!(it[0].contains("Bobrik & Popova §4"), "{}", it[0]);
+    // The log tab is on screen with the sentences.
+    let last = a.teach.log.lines.back().unwrap().clone();
+    assert!(last.text.starts_with("layout iteration "), "{}", last.text);
+    h.get_by_label_contains(&format!("gravity-greedy #{}: layout iteration", last.step));
+}
