@@ -837,6 +837,18 @@ impl NetworkView {
             painter.galley(at, galley, Color32::from_gray(150));
         }
         self.fabric_paint_selection(&painter, drawn, f, model);
+        // The processes of the step shown (guided log): their hosts ringed.
+        let mut step_hosts: Vec<usize> = crate::app::guided_log::step_processes(model)
+            .into_iter()
+            .filter_map(|p| model.node_of(p))
+            .collect();
+        step_hosts.sort_unstable();
+        step_hosts.dedup();
+        for h in step_hosts.into_iter().take(512) {
+            if let Some(at) = self.fab.host_pos(f, h) {
+                painter.circle_stroke(at, 6.0, Stroke::new(2.0, Color32::from_rgb(255, 60, 220)));
+            }
+        }
         if let Some(i) = self.selected_link {
             let mag = Color32::from_rgb(255, 60, 220);
             let mut mid = None;
