@@ -451,3 +451,25 @@ fn bm_explains_both_cuts() {
     }
     assert!(cuts >= 3, "{cuts}");
 }
+
+#[test]
+fn a_legalization_step_highlights_the_processes_it_migrated() {
+    let g = crate::generate::generate("clusters:2x8", &Default::default()).unwrap();
+    let mut r = run(
+        "analytical",
+        Arc::new(g),
+        "mesh:4x4",
+        &[("max_global", "1"), ("gamma", "4")],
+    );
+    let mut migrated = 0;
+    while r.state().is_running() {
+        r.step();
+        let s = r.explain_last_step().unwrap();
+        if s.starts_with("legalization iteration ") && !s.contains(": 0 surplus items") {
+            let p = r.last_event().unwrap().processes();
+            assert!(!p.is_empty() && p.iter().all(|&p| p < 16), "{s}: {p:?}");
+            migrated += 1;
+        }
+    }
+    assert!(migrated > 0, "no legalization step migrated anything");
+}
