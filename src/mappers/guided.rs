@@ -89,6 +89,12 @@ pub fn explain_order(
     n: usize,
 ) -> (String, Vec<usize>) {
     let os = super::permutation::order_string(order);
+    if n == 0 {
+        return (
+            format!("{who}: no ranks to lay out in order {os} (Balaji et al. §2.2)"),
+            Vec::new(),
+        );
+    }
     // Digit formulas of the axes longer than 1: X = r mod 4, Y = (r div 4) mod 4.
     let mut parts = Vec::new();
     let mut stride = 1usize;
