@@ -158,14 +158,14 @@ pub fn order_why(order: &[Axis], g: &Grid) -> String {
         .map(|a| a.letter())
         .collect();
     let along = match dims.first() {
-        Some(c) => format!("then consecutive ranks are one hop apart along {c}"),
+        Some(c) => format!("consecutive ranks are one hop apart along {c}"),
         None => "the machine is one node".to_string(),
     };
     if cores > 1 && order.first() == Some(&Axis::T) {
         format!(
             "T first fills a node's {cores} cores with consecutive ranks (they talk through \
-             memory), {along}, so a row of the logical grid lies on as few nodes and links as \
-             possible"
+             memory); after that {along}, so a row of the logical grid lies on as few nodes \
+             and links as possible"
         )
     } else if cores > 1 && order.last() == Some(&Axis::T) {
         format!(
@@ -175,7 +175,7 @@ pub fn order_why(order: &[Axis], g: &Grid) -> String {
     } else if cores > 1 {
         format!("T in the middle fills cores after the axes before it; {along}")
     } else {
-        format!("nodes have one core: {along}")
+        format!("nodes have one core, so T does not matter: {along}")
     }
 }
 
@@ -195,7 +195,7 @@ pub fn explain_random(topo: &Topology, slots: &[usize], seed: u64) -> (String, V
         ));
     }
     let text = format!(
-        "RM put each of the {n} processes on a uniformly random free slot of the {} (a \
+        "RM put each of the {n} processes on a uniformly random free slot (of {} slots: a \
          Fisher–Yates shuffle seeded with {seed}; the same seed gives the same mapping): {}. \
          The baseline every heuristic must beat: a message travels about half the diameter \
          (Moh et al. §4, random mapping RM; Bhatele & Kale §VIII)",
@@ -263,9 +263,9 @@ mod tests {
         assert_eq!(
             s,
             "XYZT laid the 32 ranks out in order XYZT, the first letter varying fastest (X = r mod \
-             4, Y = (r div 4) mod 4, Z = (r div 16) mod 2): ranks 0–3 run along X; rank 0 on (0, 0, 0), \
-             rank 1 on (1, 0, 0), rank 4 on (0, 1, 0), rank 31 on (3, 3, 1). Why: because (Balaji \
-             et al. §2.2)"
+             4, Y = (r div 4) mod 4, Z = (r div 16) mod 2): ranks 0–3 run along X; \
+             rank 0 on (0, 0, 0), rank 1 on (1, 0, 0), rank 4 on (0, 1, 0), rank 31 on (3, 3, 1). \
+             Why: because (Balaji et al. §2.2)"
         );
         assert_eq!(hl, vec![0, 1, 2, 3]);
         let t2 = Topology::parse("mesh:2x2:cores=2").unwrap();

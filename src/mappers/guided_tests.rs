@@ -348,8 +348,8 @@ fn one_shot_mappers_say_which_rank_went_where_and_why() {
     assert!(
         s.starts_with(
             "default laid the 8 ranks out in order TXY, the first letter varying fastest (T = r \
-             mod 2, X = (r div 2) mod 2, Y = (r div 4) mod 2): ranks 0–1 run along T; rank 0 on (0, 0) \
-             core 0, rank 1 on (0, 0) core 1, rank 2 on (1, 0) core 0, rank 7 on (1, 1) core 1. Why: \
+             mod 2, X = (r div 2) mod 2, Y = (r div 4) mod 2): ranks 0–1 run along T; \
+             rank 0 on (0, 0) core 0, rank 1 on (0, 0) core 1, rank 2 on (1, 0) core 0, rank 7 on (1, 1) core 1. Why: \
              it is what the launcher does without topology information; T first fills"
         ),
         "{s}"

@@ -597,8 +597,8 @@ impl MapperRun for Recursive {
                 format!(
                     "{who} refined a batch of up to {batch} processes{of_runs}: it kept {swaps} \
                      swap{} and {moves} move{} to free cores, each the best exchange with a \
-                     process on a partner's node: hop-bytes {change} (from {before} to {after}){end} \
-                     {CITE_REFINE}",
+                     process on a partner's node: hop-bytes {change} (from {before} to \
+                     {after}){end} {CITE_REFINE}",
                     if *swaps == 1 { "" } else { "s" },
                     if *moves == 1 { "" } else { "s" },
                 )
