@@ -848,7 +848,7 @@ mod tests {
             let r = runs.to_string();
             for (refine, id) in [(false, "recursive"), (true, "recursive+refine")] {
                 let inp = input(random_graph(n, seed), topo, seed, &[("runs", &r)]);
-                let params = refine.then(|| RefineParams {
+                let params = refine.then_some(RefineParams {
                     objective: Objective::HopBytes, sweeps: 30, batch: 256, depth: 0,
                     time: None, seed, tol: 0.001,
                 });
