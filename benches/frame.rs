@@ -161,6 +161,93 @@ fn frames_while_mapping(_c: &mut Criterion) {
     eprintln!("worst frame over all mappers: {worst:.2} ms");
 }
 
+/// The fabric view of `fattree:48:3` (27,648 hosts, 2,880 switches,
+/// 55,296 inter-switch links) with a 24×32×36 stencil mapped by SM, the
+/// link heatmap on: the whole app frame (network view alone, then split with
+/// the graph view) while the picture stands still (cached meshes) and while
+/// the view pans (meshes translated, rebuilt past a screen width) and
+/// zooms every frame (meshes rebuilt: the honest worst case). The
+/// layout is computed on its worker first. Prints the median and the worst
+/// of 200 timed frames per case besides criterion's estimate.
+fn fabric_frames(c: &mut Criterion) {
+    let g = generate("stencil:24x32x36", &GenOptions::default()).unwrap();
+    assert_eq!(g.n(), 27_648);
+    let mut app = HopmapApp::new(Settings::default());
+    app.model
+        .set_topology(Topology::parse("fattree:48:3").unwrap());
+    app.model.set_graph(g, "stencil:24x32x36");
+    let id = if mappers::find("bm").is_some() {
+        "bm"
+    } else {
+        "sm"
+    };
+    let info = mappers::find(id).unwrap();
+    let inp = MapperInput::new(app.model.graph.clone(), app.model.topo.clone(), 1);
+    let m = mappers::run(&info, &inp).unwrap();
+    let e = evaluate(&app.model.graph, &app.model.topo, &m, &app.model.routing);
+    app.model.apply_mapping(id, m, e);
+    app.tab = Tab::Network;
+    let ctx = egui::Context::default();
+    let t0 = std::time::Instant::now();
+    loop {
+        let out = ctx.run_ui(input(), |ui| app.ui_frame(ui));
+        let _ = ctx.tessellate(out.shapes, out.pixels_per_point);
+        app.graph_view.playing = false;
+        if app.network_view.fab.prep.is_some() || t0.elapsed().as_secs() > 120 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    eprintln!(
+        "fattree:48:3 layout + unused links ready after {:.2} s (worker)",
+        t0.elapsed().as_secs_f64()
+    );
+    let mut group = c.benchmark_group("frame");
+    group.sample_size(30);
+    for (name, tab) in [
+        ("fabric_48_3_network", Tab::Network),
+        ("fabric_48_3_split", Tab::Split),
+    ] {
+        app.tab = tab;
+        // 0: still; 1: panning (drag; meshes translated, rebuilt every
+        // ~300 points); 2: zooming (meshes rebuilt every frame).
+        for mode in 0..3 {
+            let mut times = Vec::new();
+            let mut step = 0.0f32;
+            let mut frame = |app: &mut HopmapApp| {
+                step += 1.0;
+                if mode == 1 {
+                    app.network_view.cam.zoom2d = 4.0;
+                    app.network_view.cam.pan2d.x = -(step % 400.0) * 5.0;
+                }
+                if mode == 2 {
+                    app.network_view.cam.zoom2d = 1.0 + (step % 7.0) * 0.01;
+                }
+                let out = ctx.run_ui(input(), |ui| app.ui_frame(ui));
+                ctx.tessellate(out.shapes, out.pixels_per_point).len()
+            };
+            for _ in 0..3 {
+                frame(&mut app);
+            }
+            for _ in 0..200 {
+                let f0 = std::time::Instant::now();
+                frame(&mut app);
+                times.push(f0.elapsed().as_secs_f64() * 1e3);
+            }
+            times.sort_by(f64::total_cmp);
+            let label = format!("{name}{}", ["", "_panning", "_zooming"][mode]);
+            eprintln!(
+                "{label}: median {:.2} ms, worst {:.2} ms over {} frames",
+                times[times.len() / 2],
+                times[times.len() - 1],
+                times.len()
+            );
+            group.bench_function(&label, |b| b.iter(|| frame(&mut app)));
+        }
+    }
+    group.finish();
+}
+
 /// Race mode with four mappers at 4,096 processes (a 16×16×16 stencil on a
 /// 16×16×16 torus), the Compare view's Race tab on screen: every frame (the
 /// whole app, tessellated) is timed on this thread while the four workers
@@ -376,6 +463,7 @@ criterion_group!(
     bench,
     frames_while_mapping,
     frames_while_racing,
-    analytical_view
+    analytical_view,
+    fabric_frames
 );
 criterion_main!(benches);

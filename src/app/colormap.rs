@@ -280,7 +280,11 @@ pub fn node_colors(topo: &Topology) -> Vec<Color32> {
                 })
                 .collect()
         }
-        None => (0..n).map(category).collect(),
+        // A switch fabric: the hosts of one switch share its colour.
+        None => match topo.as_fabric() {
+            Some(f) => (0..n).map(|h| category(f.switch_of(h))).collect(),
+            None => (0..n).map(category).collect(),
+        },
     }
 }
 

@@ -214,7 +214,8 @@ impl HopmapApp {
             return;
         }
         // A run paused after `--steps` steps is not waited for.
-        let waiting = self.model.load_job.is_some() || self.model.stepping();
+        let waiting =
+            self.model.load_job.is_some() || self.model.stepping() || self.network_view.busy();
         if !h.requested && !waiting && self.frame_no >= h.frames as u64 {
             h.requested = true;
             let path = h.path.clone();

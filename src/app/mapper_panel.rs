@@ -42,6 +42,8 @@ pub struct MapperPanel {
     /// Values set in the controls, by (mapper id, key); missing = default.
     /// Kept per mapper, so switching mappers does not lose them.
     pub values: BTreeMap<(String, String), String>,
+    /// Which mappers cannot run on the current network, and why.
+    pub fit: super::mapper_fit::MapperFit,
 }
 
 /// Whether `v` means the same as the spec's default.
@@ -84,6 +86,7 @@ impl MapperPanel {
             seed: settings.seed,
             params: String::new(),
             values: BTreeMap::new(),
+            fit: Default::default(),
         };
         // The saved non-default parameters of the saved mapper; keys it does
         // not declare and bad values are dropped.
@@ -298,6 +301,7 @@ impl MapperPanel {
         ui.heading("Mapper");
         let has_coords = model.graph.coords().is_some();
         let reg = mappers::registry();
+        self.fit.update(model.topo_gen, &model.topo);
         egui::Grid::new("mapper_list")
             .num_columns(2)
             .spacing([6.0, 2.0])
@@ -314,6 +318,23 @@ impl MapperPanel {
                             (true, false) => LAYOUT_COORDS_NOTE,
                         }
                     );
+                    // A mapper that does not run on this network: disabled,
+                    // its refusal as the tooltip.
+                    if let Some(why) = self.fit.why(info.id) {
+                        ui.add_enabled(
+                            false,
+                            egui::Button::selectable(self.selected == info.id, info.id),
+                        )
+                        .on_disabled_hover_text(format!("Does not run here: {why}"));
+                        ui.label(
+                            egui::RichText::new(format!("{} · not on this network", info.name))
+                                .small()
+                                .weak(),
+                        )
+                        .on_hover_text(why);
+                        ui.end_row();
+                        continue;
+                    }
                     let r = ui
                         .selectable_label(self.selected == info.id, info.id)
                         .on_hover_text(tip);
@@ -408,13 +429,17 @@ impl MapperPanel {
         ui.horizontal(|ui| {
             ui.label("routing");
             let mut r = model.routing.clone();
-            ui.radio_value(&mut r, Routing::Dor, "dor")
-                .on_hover_text("Dimension-order routing: X, then Y, then Z (Blue Gene static)");
-            ui.radio_value(&mut r, Routing::Adaptive, "adaptive")
-                .on_hover_text(
-                    "Minimal adaptive: bytes split equally over every productive next hop \
+            if let Some(f) = model.topo.as_fabric() {
+                super::network_view::fabric::routing_ui(ui, f, &mut r);
+            } else {
+                ui.radio_value(&mut r, Routing::Dor, "dor")
+                    .on_hover_text("Dimension-order routing: X, then Y, then Z (Blue Gene static)");
+                ui.radio_value(&mut r, Routing::Adaptive, "adaptive")
+                    .on_hover_text(
+                        "Minimal adaptive: bytes split equally over every productive next hop \
                      (Balaji et al. §3.1)",
-                );
+                    );
+            }
             if r != model.routing {
                 model.set_routing(r);
             }

@@ -20,6 +20,10 @@ pub struct NetworkPanel {
     pub spec: String,
     /// (topology generation, physical links) — counted once per topology.
     links: (u64, usize),
+    /// Switch fabric chosen (else mesh/torus).
+    pub is_fabric: bool,
+    /// The fabric controls ([`super::fabric_panel`]).
+    pub fabric: super::fabric_panel::FabricPanel,
 }
 
 impl NetworkPanel {
@@ -31,6 +35,8 @@ impl NetworkPanel {
             cores: topo.cores() as u32,
             spec: topo.spec(),
             links: (0, 0),
+            is_fabric: false,
+            fabric: Default::default(),
         };
         p.load(topo);
         p
@@ -49,6 +55,8 @@ impl NetworkPanel {
             self.cores = g.cores();
         }
         self.spec = topo.spec();
+        self.is_fabric = topo.as_fabric().is_some();
+        self.fabric.load(topo);
     }
 
     /// The spec built from the fields.
@@ -93,6 +101,21 @@ impl NetworkPanel {
     pub fn ui(&mut self, ui: &mut egui::Ui, model: &mut Model) -> bool {
         let mut changed = false;
         ui.heading("Network");
+        ui.horizontal(|ui| {
+            ui.selectable_value(&mut self.is_fabric, false, "mesh / torus");
+            ui.selectable_value(&mut self.is_fabric, true, "switch fabric")
+                .on_hover_text("Moh et al.'s fabrics, fat trees, dragonflies, ibnetdiscover and topology.conf files");
+        });
+        if self.is_fabric {
+            let mut fp = std::mem::take(&mut self.fabric);
+            changed |= fp.ui(ui, self, model);
+            self.fabric = fp;
+            if changed {
+                let topo = model.topo.clone();
+                self.fabric.load(&topo);
+            }
+            return changed;
+        }
         ui.horizontal(|ui| {
             ui.label("kind");
             if ui.radio_value(&mut self.torus, false, "mesh").changed()

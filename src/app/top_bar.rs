@@ -17,7 +17,8 @@ impl HopmapApp {
                     "{}  ->  {}  ({})",
                     self.model.graph_name,
                     self.model.topo.spec(),
-                    self.model.routing.name()
+                    // The routing in effect: `dor` means up*/down* on a fabric.
+                    self.model.routing.resolve(&self.model.topo).name()
                 ));
                 if !self.model.mapping_label.is_empty() || self.model.run.is_some() {
                     ui.separator();

@@ -117,8 +117,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             topo.spec(),
             args.routing.resolve(&topo)
         );
+        // The mapper column is as wide as the longest id shown.
+        let w = cmp
+            .rows
+            .iter()
+            .map(|r| r.mapper.len())
+            .max()
+            .unwrap_or(0)
+            .max(10);
         crate::outln!(
-            "  {:<10} {:>14} {:>9} {:>8} {:>14} {:>9} {:>10}",
+            "  {:<w$} {:>14} {:>9} {:>8} {:>14} {:>9} {:>10}",
             "mapper",
             "hop_bytes",
             "hops/B",
@@ -130,7 +138,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         for (i, r) in cmp.rows.iter().enumerate() {
             let m = &r.metrics;
             crate::outln!(
-                "{} {:<10} {:>14.6e} {:>9.4} {:>8} {:>14.6e} {:>9} {:>10.4}",
+                "{} {:<w$} {:>14.6e} {:>9.4} {:>8} {:>14.6e} {:>9} {:>10.4}",
                 if i == 0 { '*' } else { ' ' },
                 r.mapper,
                 m.hop_bytes,

@@ -11,6 +11,7 @@
 
 pub mod dragonfly;
 pub mod fabric;
+pub mod fabric_layout;
 pub mod fabric_spec;
 pub mod fattree;
 pub mod grid;

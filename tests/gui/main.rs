@@ -4,6 +4,7 @@
 
 mod analytical;
 mod compare;
+mod fabric;
 mod kittest;
 mod teach;
 mod xvfb;

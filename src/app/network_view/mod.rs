@@ -34,6 +34,7 @@
 //! evaluation, node occupancy once per placement, routes once per selection.
 
 pub mod contention;
+pub mod fabric;
 pub mod geometry;
 mod input;
 mod legend;
@@ -81,6 +82,8 @@ pub struct NetworkView {
     partner_nodes: Vec<usize>,
     stats: LinkStats,
     stats_key: (u64, u64, bool),
+    /// The switch-fabric drawing ([`fabric`]).
+    pub fab: fabric::FabricState,
 }
 
 impl NetworkView {
@@ -105,7 +108,13 @@ impl NetworkView {
             partner_nodes: Vec::new(),
             stats: LinkStats::default(),
             stats_key: (0, 0, false),
+            fab: fabric::FabricState::default(),
         }
+    }
+
+    /// Whether a drawing is still being prepared (the fabric layout).
+    pub fn busy(&self) -> bool {
+        self.fab.busy()
     }
 
     pub fn reset_camera(&mut self) {
@@ -149,7 +158,10 @@ impl NetworkView {
     fn ensure(&mut self, model: &Model) {
         if self.topo_key != model.topo_gen {
             self.topo_key = model.topo_gen;
-            self.geom = Geometry::new(&model.topo);
+            self.geom = match model.topo.as_fabric() {
+                Some(f) => fabric::link_geometry(f),
+                None => Geometry::new(&model.topo),
+            };
             self.selected_link = None;
             self.reset_camera();
         }
@@ -209,6 +221,9 @@ impl NetworkView {
         let Some(l) = self.geom.links.get(i) else {
             return String::new();
         };
+        if let Some(f) = model.topo.as_fabric() {
+            return fabric::link_name(f, l, self.fab.prep.as_deref());
+        }
         let axis = if self.geom.dims.is_empty() {
             ""
         } else {
@@ -419,6 +434,10 @@ impl NetworkView {
         if !synced {
             self.toolbar(ui);
             self.hottest_ui(ui, model);
+        }
+        if model.topo.as_fabric().is_some() {
+            self.fabric_ui(ui, model, colors, colors_gen);
+            return;
         }
         let (resp, painter) = ui.allocate_painter(ui.available_size(), Sense::click_and_drag());
         let full = resp.rect;

@@ -1,0 +1,205 @@
+//! The fabric view driven headlessly through egui_kittest: choose a switch
+//! fabric in the Network panel, map with a fabric mapper (BM when the
+//! registry has it, else SM), and the metrics panel shows the weighted
+//! cardinality (hop-bytes on a fabric) that the library's
+//! `metrics::evaluate` gives for that mapping. Also: a fabric file that
+//! does not exist leaves the network as it was with a message, mappers
+//! that need a mesh/torus are disabled, and the fabric drawing is laid out
+//! in its up*/down* levels and picks links from the hottest list.
+
+use egui_kittest::Harness;
+use egui_kittest::kittest::{NodeT, Queryable};
+use hopmap::app::metrics_panel::fmt_num;
+use hopmap::app::settings::Settings;
+use hopmap::app::{HopmapApp, Tab};
+use hopmap::mappers::{self, MapperInput};
+use hopmap::metrics::evaluate;
+use std::time::{Duration, Instant};
+
+fn harness() -> Harness<'static, HopmapApp> {
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1700.0, 1300.0))
+        .build_eframe(|_cc| HopmapApp::new(Settings::default()));
+    h.state_mut().graph_view.playing = false;
+    h.run_steps(2);
+    h
+}
+
+fn step_until(h: &mut Harness<'static, HopmapApp>, done: impl Fn(&HopmapApp) -> bool) {
+    let t0 = Instant::now();
+    while !done(h.state()) {
+        if t0.elapsed() > Duration::from_secs(60) {
+            let m = &h.state().model;
+            panic!(
+                "timed out: run {:?} {:?}, error {:?}, status {:?}",
+                m.run.is_some(),
+                m.run_state,
+                m.error,
+                m.status
+            );
+        }
+        std::thread::sleep(Duration::from_millis(10));
+        h.step();
+    }
+    h.run_steps(2);
+}
+
+/// The fabric mapper the test maps with: BM when registered, else SM.
+fn fabric_mapper() -> &'static str {
+    if mappers::find("bm").is_some() {
+        "bm"
+    } else {
+        "sm"
+    }
+}
+
+#[test]
+fn choose_a_fabric_map_it_and_the_metrics_match_the_library() {
+    let mut h = harness();
+    h.get_by_label("mesh-16x16").click();
+    h.run_steps(2);
+    assert_eq!(h.state().model.graph.n(), 256);
+
+    // Network panel: switch fabric, Moh's default fabric (256 hosts).
+    h.get_by_label("switch fabric").click();
+    h.run_steps(1);
+    let spec = "fabric:75,256,8,0.75,1";
+    h.get_by_role_and_label(egui::accesskit::Role::Button, spec)
+        .click();
+    h.run_steps(2);
+    let app = h.state();
+    assert!(app.model.topo.as_fabric().is_some());
+    assert_eq!(app.model.topo.spec(), spec);
+    assert_eq!(app.model.topo.num_nodes(), 256);
+
+    // A mapper that needs a grid is disabled on a fabric.
+    let affn = h.get_by_label("affn");
+    assert!(affn.accesskit_node().is_disabled());
+
+    let id = fabric_mapper();
+    h.get_by_label(id).click();
+    h.run_steps(1);
+    assert_eq!(h.state().mapper.selected, id);
+    h.get_by_label("Map").click();
+    h.run_steps(1);
+    step_until(&mut h, |a| {
+        a.model.run.is_none() && a.model.mapping_label == id
+    });
+
+    // The same mapping through the library, and its weighted cardinality.
+    let app = h.state();
+    let info = mappers::find(id).unwrap();
+    let input = MapperInput::new(
+        app.model.graph.clone(),
+        app.model.topo.clone(),
+        app.mapper.seed,
+    );
+    let m = mappers::run(&info, &input).unwrap();
+    let want = evaluate(&app.model.graph, &app.model.topo, &m, &app.model.routing).metrics;
+    let got = &app.model.eval.as_ref().unwrap().metrics;
+    assert_eq!(got.hop_bytes, want.hop_bytes);
+    assert!(want.hop_bytes > 0.0);
+    let shown = fmt_num(want.hop_bytes);
+    assert_eq!(h.query_all_by_label(&shown).count(), 2, "{shown}");
+
+    // The fabric drawing: laid out off the UI thread in the up*/down* levels.
+    h.state_mut().tab = Tab::Network;
+    h.run_steps(1);
+    step_until(&mut h, |a| a.network_view.fab.prep.is_some());
+    let app = h.state();
+    let f = app.model.topo.as_fabric().unwrap();
+    let prep = app.network_view.fab.prep.as_ref().unwrap();
+    assert_eq!(prep.layout.level_of, f.updown().level);
+    assert_eq!(
+        prep.layout.levels.iter().map(Vec::len).sum::<usize>(),
+        f.num_switches()
+    );
+    assert_eq!(app.network_view.links().len(), f.switch_links().len());
+    // Clicking a host (a real pointer click where it is drawn) selects it
+    // and shows the routes of its processes' messages: exactly the channels
+    // the routing gives for them.
+    let host = {
+        let app = h.state();
+        let f = app.model.topo.as_fabric().unwrap();
+        (0..f.num_hosts())
+            .find(|&x| {
+                app.network_view.fab.host_pos(f, x).is_some()
+                    && app.model.node_of(0).is_some()
+                    && app
+                        .model
+                        .placement
+                        .iter()
+                        .any(|s| s.is_some_and(|s| s as usize == x))
+            })
+            .expect("no host drawn")
+    };
+    let at = {
+        let app = h.state();
+        let f = app.model.topo.as_fabric().unwrap();
+        app.network_view.fab.host_pos(f, host).unwrap()
+    };
+    h.hover_at(at);
+    h.run_steps(1);
+    for pressed in [true, false] {
+        h.event(egui::Event::PointerButton {
+            pos: at,
+            button: egui::PointerButton::Primary,
+            pressed,
+            modifiers: egui::Modifiers::NONE,
+        });
+    }
+    h.run_steps(2);
+    let app = h.state();
+    assert_eq!(app.network_view.fab.selected_host, Some(host));
+    let p = app.model.selected.expect("no process selected");
+    assert_eq!(app.model.node_of(p), Some(host));
+    let mut want = vec![false; app.model.topo.channel_slots()];
+    let g = &app.model.graph;
+    for q in (0..g.n()).filter(|&q| app.model.node_of(q) == Some(host)) {
+        for (v, bytes, _) in g.edges_of(q) {
+            let nv = app.model.node_of(v).unwrap();
+            let back = g.sent_between(v, q);
+            if bytes > 0.0 {
+                app.model
+                    .routing
+                    .route(&app.model.topo, host, nv, bytes, &mut |c, _| want[c] = true);
+            }
+            if back > 0.0 {
+                app.model
+                    .routing
+                    .route(&app.model.topo, nv, host, back, &mut |c, _| want[c] = true);
+            }
+        }
+    }
+    assert!(want.iter().any(|&x| x));
+    assert_eq!(app.network_view.fab.host_route_channels(), &want[..]);
+
+    // The hottest list names switch links and selects one.
+    h.get_by_label_contains("#1 ").click();
+    h.run_steps(2);
+    let app = h.state();
+    let top = app.network_view.stats().hottest(1)[0] as usize;
+    assert_eq!(app.network_view.selected_link, Some(top));
+}
+
+#[test]
+fn a_missing_fabric_file_keeps_the_network_and_says_why() {
+    let mut h = harness();
+    h.get_by_label("switch fabric").click();
+    h.run_steps(1);
+    h.get_by_label("fabric:moh-fig2").click();
+    h.run_steps(2);
+    let before = h.state().model.topo.spec();
+    assert_eq!(before, "fabric:moh-fig2");
+    h.get_by_label("file").click();
+    h.run_steps(1);
+    h.state_mut().network.fabric.path = "/nonexistent/ibnetdiscover.txt".into();
+    h.get_by_label("ibnetdiscover").click();
+    h.run_steps(1);
+    h.get_by_label("Apply fabric").click();
+    h.run_steps(2);
+    let app = h.state();
+    assert_eq!(app.model.topo.spec(), before);
+    let err = app.model.error.clone().expect("no error shown");
+    assert!(err.contains("/nonexistent/ibnetdiscover.txt"), "{err}");
+}
