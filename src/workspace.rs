@@ -104,6 +104,11 @@ pub struct NamedMapping {
     pub name: String,
     pub node: Vec<u32>,
     pub core: Vec<u32>,
+    /// A row of the Compare table: the seconds its mapper ran (the row's
+    /// metrics are evaluated again on load). `None` for a mapping that is
+    /// only the one shown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compare_seconds: Option<f64>,
 }
 
 /// The views' settings (the keys of the app's settings).
@@ -188,6 +193,7 @@ impl NamedMapping {
             name: name.to_string(),
             node: m.node.clone(),
             core: m.core.clone(),
+            compare_seconds: None,
         }
     }
     pub fn mapping(&self) -> Mapping {
@@ -334,7 +340,13 @@ mod tests {
                 params: "find=spiral".into(),
                 seed: 7,
             },
-            mappings: vec![NamedMapping::of("reversed", &m)],
+            mappings: vec![
+                NamedMapping::of("reversed", &m),
+                NamedMapping {
+                    compare_seconds: Some(0.25),
+                    ..NamedMapping::of("file:r.txt", &m)
+                },
+            ],
             layout: Some(vec![[0.5, 1.25]; 20]),
             view: ViewSettings {
                 tab: "network".into(),

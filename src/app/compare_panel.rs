@@ -54,6 +54,24 @@ fn col_value(r: &Row, c: usize) -> f64 {
     }
 }
 
+/// A row for mapping `m` named `name`: evaluated here (on a worker thread).
+fn eval_row(
+    g: &crate::graph::CommGraph,
+    t: &crate::topology::Topology,
+    r: &crate::routing::Routing,
+    name: String,
+    m: crate::mapping::Mapping,
+    seconds: f64,
+) -> Row {
+    let e = evaluate(g, t, &m, r);
+    Row {
+        mapper: name,
+        seconds,
+        metrics: e.metrics.summary(),
+        mapping: Arc::new(m),
+    }
+}
+
 /// What a comparison job returns.
 type Outcome = Result<Comparison, AppError>;
 
@@ -90,8 +108,8 @@ pub struct ComparePanel {
     pub race: Race,
     /// Evaluating a row to show it in the main views (no re-run).
     show_job: Option<Job<Evaluated>>,
-    /// Reading and evaluating a mapping file.
-    load_job: Option<Job<Result<Row, String>>>,
+    /// Reading and evaluating a mapping file, or a workspace's saved rows.
+    load_job: Option<Job<Result<Vec<Row>, String>>>,
     /// Rows loaded from mapping files (kept across comparisons of the same
     /// graph and network).
     pub loaded: Vec<Row>,
@@ -194,13 +212,49 @@ impl ComparePanel {
             let m = crate::io::read_mapping(&path, &t, g.n()).map_err(|e| e.to_string())?;
             m.validate(g.n(), &t)
                 .map_err(|e| format!("{}: {e}", path.display()))?;
-            let e = evaluate(&g, &t, &m, &r);
-            Ok(Row {
-                mapper: name,
-                seconds: 0.0,
-                metrics: e.metrics.summary(),
-                mapping: Arc::new(m),
-            })
+            Ok(vec![eval_row(&g, &t, &r, name, m, 0.0)])
+        }));
+    }
+
+    /// The rows of the current graph and network (none when they belong to
+    /// a previous one).
+    pub fn current_rows(&self, model: &Model) -> &[Row] {
+        if self.rows_key == (model.graph_gen, model.topo_gen) {
+            &self.rows
+        } else {
+            &[]
+        }
+    }
+
+    /// Put a workspace's saved rows back, `(name, mapping, seconds run)`:
+    /// they replace the table and are evaluated again on a worker thread, as
+    /// a loaded mapping file is (rows named `file:…` are loaded files again).
+    pub fn restore_rows(
+        &mut self,
+        saved: Vec<(String, crate::mapping::Mapping, f64)>,
+        model: &Model,
+    ) {
+        if let Some(j) = self.job.take() {
+            j.cancel();
+        }
+        self.load_job = None;
+        self.rows.clear();
+        self.loaded.clear();
+        self.skipped.clear();
+        self.rows_key = (model.graph_gen, model.topo_gen);
+        if saved.is_empty() {
+            return;
+        }
+        let (g, t, r) = (
+            model.graph.clone(),
+            model.topo.clone(),
+            model.routing.clone(),
+        );
+        self.load_job = Some(Job::spawn("restore rows", move |_| {
+            Ok(saved
+                .into_iter()
+                .map(|(name, m, secs)| eval_row(&g, &t, &r, name, m, secs))
+                .collect())
         }));
     }
 
@@ -277,12 +331,19 @@ impl ComparePanel {
         }
     }
 
-    fn add_loaded(&mut self, r: Result<Row, String>, model: &mut Model) {
+    fn add_loaded(&mut self, r: Result<Vec<Row>, String>, model: &mut Model) {
         match r {
-            Ok(row) => {
-                model.status = format!("loaded {}", row.mapper);
-                self.loaded.push(row.clone());
-                self.rows.push(row);
+            Ok(rows) => {
+                model.status = match rows.as_slice() {
+                    [row] => format!("loaded {}", row.mapper),
+                    _ => format!("restored {} compared mappings", rows.len()),
+                };
+                for row in rows {
+                    if row.mapper.starts_with("file:") {
+                        self.loaded.push(row.clone());
+                    }
+                    self.rows.push(row);
+                }
                 self.sort();
             }
             Err(e) => model.error = Some(e),
@@ -452,6 +513,21 @@ impl ComparePanel {
                 let params = mapper.effective_params(has_coords);
                 self.race.ui(ui, model, mapper.seed, &params)
             }
+        }
+    }
+
+    /// Export the difference view's change pane when asked (after `ui`).
+    pub fn capture_diff(&mut self, ui: &egui::Ui, export: &mut super::export::Export) {
+        let drawn = self.diff.drawn.take();
+        if let (CompareSub::Difference, Some((from, to))) = (self.sub, drawn) {
+            let d = &self.diff;
+            export.capture_with(
+                ui,
+                from,
+                Some(to),
+                super::export::ViewKind::Difference,
+                |c| d.add_legend(c),
+            );
         }
     }
 

@@ -51,6 +51,8 @@ pub struct DiffView {
     colors_gen: u64,
     /// The change view's process colours: moved processes amber.
     moved_colors: Vec<Color32>,
+    /// The paint-list range the change pane drew this frame (SVG export).
+    pub drawn: Option<(usize, usize)>,
 }
 
 impl DiffView {
@@ -295,6 +297,7 @@ impl DiffView {
             if cu.min_rect().max.y < top {
                 cu.add_space(top - cu.min_rect().max.y);
             }
+            let from = super::export::mark(&cu);
             dv.ui_synced(
                 &mut cu,
                 dm,
@@ -303,10 +306,34 @@ impl DiffView {
                 &mut self.sync,
                 Some(&self.delta),
             );
+            self.drawn = Some((from, super::export::mark(&cu)));
         }
         ui.allocate_rect(grid, egui::Sense::hover());
         diverging_legend(ui, self.delta.max_abs, &fmt, &self.a, &self.b);
         self.tables(ui, &fmt);
+    }
+
+    /// Add the diverging legend to an export of the change pane.
+    pub fn add_legend(&self, cap: &mut super::export::Capture) {
+        let f = |v: f64| {
+            if self.sync.by_flows {
+                format!("{v:.0} flows")
+            } else {
+                fmt_bytes(v)
+            }
+        };
+        super::export::add_legend(
+            cap,
+            &[
+                &format!("change of link load, {} − {}", self.b, self.a),
+                &format!("blue: less in {}, red: more", self.b),
+                "green: moved processes",
+            ],
+            &format!("−{}", f(self.delta.max_abs)),
+            &format!("+{}", f(self.delta.max_abs)),
+            21,
+            |t| diverging(t * 2.0 - 1.0),
+        );
     }
 
     /// The hottest links of A and of B, with each link's value in the other.

@@ -1,5 +1,5 @@
-//! Export of the graph and network views as SVG (vectors, for papers) and
-//! as PNG at 2× resolution.
+//! Export of the graph, network, matrix and difference views as SVG
+//! (vectors, for papers) and as PNG at 2× resolution.
 //!
 //! Both walk the shapes the view's painter drew this frame: the app marks
 //! the paint list before a view draws ([`mark`]) and, when an export was
@@ -15,6 +15,14 @@
 //! built-in bitmap font of [`crate::report_png`]). Files are written through
 //! the atomic-write helper.
 //!
+//! The matrix view draws a texture, which is no vector: its capture leaves
+//! textured meshes out and the view adds one rectangle per non-empty cell
+//! (per bin when the matrix is drawn aggregated, see
+//! [`super::matrix_view::MatrixView::add_cells`]) and its colour legend.
+//! The difference view's capture is its change pane (one `<line>` per drawn
+//! link) with the diverging legend added ([`add_legend`]): colour bars are
+//! rectangles, their labels `<text>`.
+//!
 //! Cost: O(shapes of the view) when an export is requested, O(1) otherwise;
 //! the PNG is O(pixels covered).
 
@@ -28,6 +36,10 @@ use std::path::{Path, PathBuf};
 pub enum ViewKind {
     Graph,
     Network,
+    /// The communication matrix.
+    Matrix,
+    /// The change pane of the Compare tab's difference view.
+    Difference,
 }
 
 /// The file format.
@@ -80,6 +92,8 @@ pub enum Prim {
     },
     /// The start of one mesh's pieces (an SVG group `<g class="mesh">`).
     Begin,
+    /// The start of a named group (`<g class="NAME">`: `cells`, `legend`).
+    Group(&'static str),
     /// The end of a group.
     End,
 }
@@ -123,6 +137,20 @@ impl Export {
     /// After `view` drew on `ui` (from paint-list index `from`): if an
     /// export of it is waiting, convert its shapes and write the file.
     pub fn capture(&mut self, ui: &egui::Ui, from: usize, view: ViewKind) {
+        self.capture_with(ui, from, None, view, |_| {});
+    }
+
+    /// As [`Export::capture`], of the paint list from `from` up to `to`
+    /// (to the end when `None`); `fix` completes the capture before it is
+    /// written (a view's cells, a legend).
+    pub fn capture_with(
+        &mut self,
+        ui: &egui::Ui,
+        from: usize,
+        to: Option<usize>,
+        view: ViewKind,
+        fix: impl FnOnce(&mut Capture),
+    ) {
         if !self.wants(view) {
             return;
         }
@@ -131,10 +159,13 @@ impl Export {
         };
         let layer = ui.layer_id();
         let shapes: Vec<ClippedShape> = ui.ctx().graphics(|g| {
-            g.get(layer)
-                .map_or_else(Vec::new, |l| l.all_entries().skip(from).cloned().collect())
+            g.get(layer).map_or_else(Vec::new, |l| {
+                let take = to.map_or(usize::MAX, |t| t.saturating_sub(from));
+                l.all_entries().skip(from).take(take).cloned().collect()
+            })
         });
-        let cap = capture_shapes(&shapes);
+        let mut cap = capture_shapes(&shapes);
+        fix(&mut cap);
         let r = match format {
             Format::Svg => crate::io::atomic::write_bytes_atomic(&path, to_svg(&cap).as_bytes())
                 .map_err(|e| e.to_string()),
@@ -231,6 +262,9 @@ fn shape_prims(s: &Shape, out: &mut Vec<Prim>) {
                 color,
             });
         }
+        // An image (the matrix's texture) is no vector: the view adds its
+        // cells itself.
+        Shape::Mesh(m) if m.texture_id != egui::TextureId::default() => {}
         Shape::Mesh(m) => {
             out.push(Prim::Begin);
             mesh_prims(m, out);
@@ -466,6 +500,9 @@ pub fn to_svg(cap: &Capture) -> String {
                 );
             }
             Prim::Begin => s.push_str("<g class=\"mesh\">\n"),
+            Prim::Group(name) => {
+                let _ = writeln!(s, "<g class=\"{name}\">");
+            }
             Prim::End => s.push_str("</g>\n"),
         }
     }
@@ -560,10 +597,79 @@ pub fn rasterize(cap: &Capture, scale: f32) -> image::RgbImage {
                     );
                 }
             }
-            Prim::Begin | Prim::End => {}
+            Prim::Begin | Prim::Group(_) | Prim::End => {}
         }
     }
     img
+}
+
+/// Append a colour legend to a capture, at the canvas's bottom right: a
+/// bar of `steps` rectangles under the `title` lines coloured `color(t)`, t from 0 to 1, on
+/// a dark box, with `lo` and `hi` as `<text>` at its ends (a group
+/// `<g class="legend">`).
+pub fn add_legend(
+    cap: &mut Capture,
+    title: &[&str],
+    lo: &str,
+    hi: &str,
+    steps: usize,
+    color: impl Fn(f32) -> Color32,
+) {
+    let c = cap.canvas;
+    if !c.is_positive() {
+        return;
+    }
+    let (bar_w, bar_h, size) = (180.0_f32.min(c.width() * 0.5), 12.0, 11.0);
+    let label_w = (lo.len().max(hi.len()) as f32) * size * 0.6;
+    let lines = title.len() as f32;
+    let title_w = title.iter().map(|t| t.chars().count()).max().unwrap_or(0) as f32 * size * 0.6;
+    let w = (bar_w + 2.0 * label_w + 24.0).max(title_w + 12.0);
+    let h = bar_h + size * (lines + 1.0) + 16.0;
+    let min = Pos2::new((c.max.x - 8.0 - w).max(c.min.x), c.max.y - 8.0 - h);
+    let text = Color32::from_gray(230);
+    cap.prims.push(Prim::Group("legend"));
+    cap.prims.push(Prim::Rect {
+        rect: Rect::from_min_size(min, egui::vec2(w, h)),
+        fill: Color32::from_rgba_unmultiplied(10, 10, 10, 220),
+        stroke: (1.0, Color32::from_gray(90)),
+        class: "legend-box",
+    });
+    for (i, t) in title.iter().enumerate() {
+        cap.prims.push(Prim::Text {
+            pos: min + egui::vec2(6.0, 4.0 + i as f32 * (size + 2.0)),
+            text: t.to_string(),
+            size,
+            color: text,
+        });
+    }
+    let y = min.y + lines * (size + 2.0) + 8.0;
+    cap.prims.push(Prim::Text {
+        pos: Pos2::new(min.x + 6.0, y),
+        text: lo.to_string(),
+        size,
+        color: text,
+    });
+    let x0 = min.x + 12.0 + label_w;
+    let steps = steps.max(2);
+    let sw = bar_w / steps as f32;
+    for k in 0..steps {
+        cap.prims.push(Prim::Rect {
+            rect: Rect::from_min_size(
+                Pos2::new(x0 + k as f32 * sw, y),
+                egui::vec2(sw + 0.3, bar_h),
+            ),
+            fill: color(k as f32 / (steps - 1) as f32),
+            stroke: (0.0, Color32::TRANSPARENT),
+            class: "legend-step",
+        });
+    }
+    cap.prims.push(Prim::Text {
+        pos: Pos2::new(x0 + bar_w + 6.0, y),
+        text: hi.to_string(),
+        size,
+        color: text,
+    });
+    cap.prims.push(Prim::End);
 }
 
 fn blend(img: &mut image::RgbImage, x: i64, y: i64, c: Color32, cover: f32) {

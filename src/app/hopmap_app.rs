@@ -331,8 +331,22 @@ impl HopmapApp {
                     .export
                     .capture(ui, mark, super::export::ViewKind::Network);
             }
-            Tab::Matrix => self.matrix_view.ui(ui, &mut self.model),
-            Tab::Compare => self.compare.ui(ui, &mut self.model, &self.mapper),
+            Tab::Matrix => {
+                let mark = super::export::mark(ui);
+                self.matrix_view.ui(ui, &mut self.model);
+                let mv = &self.matrix_view;
+                self.teach.export.capture_with(
+                    ui,
+                    mark,
+                    None,
+                    super::export::ViewKind::Matrix,
+                    |c| mv.add_cells(c),
+                );
+            }
+            Tab::Compare => {
+                self.compare.ui(ui, &mut self.model, &self.mapper);
+                self.compare.capture_diff(ui, &mut self.teach.export);
+            }
             Tab::Analytical => self
                 .analytical_view
                 .ui(ui, &mut self.model, &mut self.mapper),

@@ -7,6 +7,10 @@
 //! of bytes per bin). The texture is rebuilt only when its inputs change:
 //! O(n + m) then, O(1) per frame otherwise. Wheel zooms, drag pans, hover
 //! shows the pair (or the bin's rank ranges) and its bytes.
+//!
+//! SVG export ([`MatrixView::add_cells`]): one rectangle per non-empty cell
+//! as drawn — a matrix entry for n ≤ [`MAX_PIXELS`], else one aggregated
+//! bin (its bytes summed) — plus the log colour legend. O(k²) per export.
 
 use super::Model;
 use super::colormap::{fmt_bytes, inferno, log_scale};
@@ -24,6 +28,11 @@ pub struct MatrixView {
     /// Bytes per bin, row-major k×k.
     bins: Vec<f64>,
     k: usize,
+    /// The smallest and largest non-zero bin (the colour scale's ends).
+    lo: f64,
+    hi: f64,
+    /// Where the matrix was drawn last.
+    img_rect: Rect,
     zoom: f32,
     pan: Vec2,
 }
@@ -37,6 +46,9 @@ impl MatrixView {
             order: Vec::new(),
             bins: Vec::new(),
             k: 0,
+            lo: 0.0,
+            hi: 0.0,
+            img_rect: Rect::NOTHING,
             zoom: 1.0,
             pan: Vec2::ZERO,
         }
@@ -81,18 +93,88 @@ impl MatrixView {
             .cloned()
             .filter(|&x| x > 0.0)
             .fold(hi, f64::min);
-        let pixels: Vec<Color32> = self
-            .bins
-            .iter()
-            .map(|&b| {
-                if b > 0.0 {
-                    inferno(0.15 + 0.85 * log_scale(b, lo * 0.9, hi))
-                } else {
-                    Color32::from_gray(12)
-                }
-            })
-            .collect();
+        (self.lo, self.hi) = (lo, hi);
+        let pixels: Vec<Color32> = self.bins.iter().map(|&b| self.color(b)).collect();
         ColorImage::new([k, k], pixels)
+    }
+
+    /// A bin's colour: inferno on a log scale from `lo` to `hi`.
+    fn color(&self, b: f64) -> Color32 {
+        if b > 0.0 {
+            inferno(0.15 + 0.85 * log_scale(b, self.lo * 0.9, self.hi))
+        } else {
+            Color32::from_gray(12)
+        }
+    }
+
+    /// The side of the drawn matrix in cells (bins when aggregated).
+    pub fn cells_side(&self) -> usize {
+        self.k
+    }
+
+    /// The non-empty cells (bins when aggregated).
+    pub fn nonempty_cells(&self) -> usize {
+        self.bins.iter().filter(|&&b| b > 0.0).count()
+    }
+
+    /// Complete an export's capture (the texture is left out of it): one
+    /// rectangle per non-empty cell where it was drawn, those meeting the
+    /// canvas (a `<g class="cells">`), under the labels, then the legend.
+    pub fn add_cells(&self, cap: &mut super::export::Capture) {
+        use super::export::Prim;
+        let k = self.k;
+        if k == 0 || !self.img_rect.is_positive() {
+            return;
+        }
+        let cell = self.img_rect.width() / k as f32;
+        let mut prims = vec![Prim::Group("cells")];
+        for r in 0..k {
+            for c in 0..k {
+                let b = self.bins[r * k + c];
+                if b <= 0.0 {
+                    continue;
+                }
+                let rect = Rect::from_min_size(
+                    self.img_rect.min + vec2(c as f32 * cell, r as f32 * cell),
+                    Vec2::splat(cell),
+                );
+                if rect.intersects(cap.canvas) {
+                    prims.push(Prim::Rect {
+                        rect,
+                        fill: self.color(b),
+                        stroke: (0.0, Color32::TRANSPARENT),
+                        class: "cell",
+                    });
+                }
+            }
+        }
+        prims.push(Prim::End);
+        cap.prims.splice(0..0, prims);
+        let (lo, hi) = (self.lo, self.hi);
+        super::export::add_legend(
+            cap,
+            &[if self.aggregated() {
+                "bytes per bin (log scale)"
+            } else {
+                "bytes sent (log scale)"
+            }],
+            &fmt_bytes(lo),
+            &fmt_bytes(hi),
+            24,
+            |t| {
+                // The same map as the cells: t spans lo … hi on a log scale.
+                let b = if lo > 0.0 && hi > lo {
+                    lo * (hi / lo).powf(t as f64)
+                } else {
+                    hi
+                };
+                self.color(b)
+            },
+        );
+    }
+
+    fn aggregated(&self) -> bool {
+        self.k > 0 && self.k < self.order.len()
     }
 
     pub fn ui(&mut self, ui: &mut egui::Ui, model: &mut Model) {
@@ -145,6 +227,7 @@ impl MatrixView {
             }
         }
         let img_rect = Rect::from_center_size(rect.center() + self.pan, Vec2::splat(side));
+        self.img_rect = img_rect;
         let painter = painter.with_clip_rect(rect);
         if let Some(t) = &self.tex {
             painter.image(

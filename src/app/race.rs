@@ -75,6 +75,8 @@ pub struct Race {
     key: (u64, u64),
     node_colors: Vec<Color32>,
     pub error: Option<String>,
+    /// Curves (lines with points) the plot drew last frame.
+    pub plotted_curves: usize,
 }
 
 impl Default for Race {
@@ -100,6 +102,7 @@ impl Race {
             key: (0, 0),
             node_colors: Vec::new(),
             error: None,
+            plotted_curves: 0,
         }
     }
 
@@ -345,21 +348,25 @@ impl Race {
             ui.ctx().request_repaint();
         }
         let x_time = self.x_time;
-        Plot::new("race_plot")
+        let plotted = Plot::new("race_plot")
             .height((ui.available_height() * 0.28).clamp(90.0, 200.0))
             .legend(Legend::default())
             .x_axis_label(if x_time { "seconds stepping" } else { "steps" })
             .y_axis_label("hop-bytes (placed)")
             .show(ui, |p| {
+                let mut n = 0;
                 for (i, l) in self.lanes.iter().enumerate() {
                     let pts: PlotPoints = l
                         .curve
                         .iter()
                         .map(|c| [if x_time { c[1] } else { c[0] }, c[2]])
                         .collect();
+                    n += (!l.curve.is_empty()) as usize;
                     p.line(Line::new(l.id.clone(), pts).color(category(i)).width(2.0));
                 }
+                n
             });
+        self.plotted_curves = plotted.inner;
         let three = model.topo.as_grid().is_some_and(|g| g.dims().len() >= 3);
         sync_toolbar(ui, &mut self.sync, three);
         let avail = ui.available_rect_before_wrap();

@@ -134,6 +134,18 @@ impl HopmapApp {
                     "graph.svg",
                 ),
                 (
+                    ViewKind::Matrix,
+                    Format::Svg,
+                    "Export matrix view as SVG…",
+                    "matrix.svg",
+                ),
+                (
+                    ViewKind::Difference,
+                    Format::Svg,
+                    "Export difference view as SVG…",
+                    "difference.svg",
+                ),
+                (
                     ViewKind::Network,
                     Format::Png2x,
                     "Export network view as PNG (2×)…",
@@ -188,11 +200,21 @@ impl HopmapApp {
         let shown = match view {
             ViewKind::Graph => matches!(self.tab, Tab::Graph | Tab::Split),
             ViewKind::Network => matches!(self.tab, Tab::Network | Tab::Split),
+            ViewKind::Matrix => self.tab == Tab::Matrix,
+            ViewKind::Difference => {
+                self.tab == Tab::Compare
+                    && self.compare.sub == super::compare_panel::CompareSub::Difference
+            }
         };
         if !shown {
             self.tab = match view {
                 ViewKind::Graph => Tab::Graph,
                 ViewKind::Network => Tab::Network,
+                ViewKind::Matrix => Tab::Matrix,
+                ViewKind::Difference => {
+                    self.compare.sub = super::compare_panel::CompareSub::Difference;
+                    Tab::Compare
+                }
             };
         }
         self.teach.export.ask(view, format, path);

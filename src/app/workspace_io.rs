@@ -1,6 +1,7 @@
 //! Saving and opening `.hopmap` workspaces ([`crate::workspace`]) from the
 //! app: [`HopmapApp::workspace`] collects the state (graph source, network,
-//! routing, mapper choice, the mapping shown, the graph view's positions,
+//! routing, mapper choice, the mapping shown and every row of the Compare
+//! table (evaluated again on load), the graph view's positions,
 //! view settings, the open lesson); [`HopmapApp::load_workspace`] checks a
 //! whole file first — graph read, network parsed, mappings valid — and
 //! only then replaces the state, so a bad file leaves everything as it was.
@@ -33,11 +34,28 @@ impl HopmapApp {
                 })
             })
             .unwrap_or_else(|| GraphSource::Embedded(EmbeddedGraph::of(&m.graph)));
-        let mappings = m
+        let mut mappings: Vec<NamedMapping> = m
             .mapping
             .as_ref()
             .map(|x| vec![NamedMapping::of(&m.mapping_label, x)])
             .unwrap_or_default();
+        // Every row of the Compare table after the one shown (which is
+        // marked as a row too when it is one).
+        for r in self.compare.current_rows(m) {
+            if let Some(first) = mappings.first_mut()
+                && first.compare_seconds.is_none()
+                && first.name == r.mapper
+                && first.node == r.mapping.node
+                && first.core == r.mapping.core
+            {
+                first.compare_seconds = Some(r.seconds);
+                continue;
+            }
+            mappings.push(NamedMapping {
+                compare_seconds: Some(r.seconds),
+                ..NamedMapping::of(&r.mapper, &r.mapping)
+            });
+        }
         let layout = (self.graph_view.pos.len() == m.graph.n() && m.graph.n() > 0).then(|| {
             self.graph_view
                 .pos
@@ -108,8 +126,12 @@ impl HopmapApp {
                     nm.name
                 ))
             })?;
-            mappings.push((nm.name.clone(), m));
+            mappings.push((nm.name.clone(), m, nm.compare_seconds));
         }
+        let rows: Vec<_> = mappings
+            .iter()
+            .filter_map(|(name, m, secs)| secs.map(|s| (name.clone(), m.clone(), s)))
+            .collect();
         if let Some(l) = &ws.layout
             && l.len() != graph.n()
         {
@@ -131,7 +153,8 @@ impl HopmapApp {
         }
         self.data.sample = ws.graph_name.clone();
         self.model.set_routing(routing);
-        if let Some((name, m)) = mappings.into_iter().next() {
+        self.compare.restore_rows(rows, &self.model);
+        if let Some((name, m, _)) = mappings.into_iter().next() {
             let e = evaluate(&self.model.graph, &self.model.topo, &m, &self.model.routing);
             self.model.prev = None;
             self.model.mapping = None;

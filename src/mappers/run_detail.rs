@@ -141,7 +141,8 @@ pub struct RecursiveDetail {
     pub runs: usize,
     /// Whether the construction is over and the refinement runs.
     pub refining: bool,
-    /// Hop-bytes after each refinement step (all runs).
+    /// Hop-bytes after each refinement step (the stepped runs; the runs made
+    /// on the background thread add no points).
     pub trace: Vec<f64>,
 }
 

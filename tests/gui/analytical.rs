@@ -151,23 +151,24 @@ fn recursive_refine_trace_is_the_metrics_curve_and_the_views_plot() {
         .as_ref()
         .and_then(|d| d.recursive())
         .unwrap();
-    // Every run's construction value, then one value per refinement step.
+    // Every stepped run's construction value, then one value per
+    // refinement step (the second half of the runs go to a background
+    // thread and add no points).
+    let stepped = d.runs.div_ceil(2);
     assert!(
-        d.trace.len() >= 2 * d.runs,
-        "{} values for {} runs",
+        d.trace.len() >= 2 * stepped,
+        "{} values for {} stepped runs",
         d.trace.len(),
-        d.runs
+        stepped
     );
     // The metrics panel's "hop-bytes over the mapper's steps" is that trace…
     let shown: Vec<f64> = app.model.trace.iter().map(|p| p[1]).collect();
     assert_eq!(shown, d.trace);
     // …and so is the Bipartition view's refinement plot.
     assert_eq!(app.bipartition_view.plotted, d.trace.len());
-    // The mapping kept is the best run's: no worse than the last value.
+    // The mapping kept is the best run's: no worse than the last stepped
+    // run's end (a background run may be better still).
     let hb = app.model.eval.as_ref().unwrap().metrics.hop_bytes;
-    let best = d.trace.iter().copied().fold(f64::INFINITY, f64::min);
-    assert!(
-        hb <= d.trace.last().copied().unwrap() + 1e-6 && hb >= best - 1e-6,
-        "{hb} vs {best}"
-    );
+    let last = d.trace.last().copied().unwrap();
+    assert!(hb <= last + 1e-6, "{hb} vs {last}");
 }

@@ -1,9 +1,10 @@
 //! The Compare view driven headlessly through egui_kittest: a comparison of
 //! three mappers, side by side (two synced views with one colour scale, one
 //! camera, one hover), the difference view's moved processes, labelled bar
-//! charts, a row shown without a new run, a mapping file as a row, and race
-//! mode stepping two mappers in lockstep. Every assertion reads the app's
-//! real state or the text it shows.
+//! charts, a row shown without a new run, a mapping file as a row, race
+//! mode stepping two mappers in lockstep, race mode drawing three mappers'
+//! curves, and four views following one camera. Every assertion reads the
+//! app's real state or the text it shows.
 
 use egui::{Pos2, vec2};
 use egui_kittest::Harness;
@@ -396,4 +397,38 @@ fn four_views_side_by_side_follow_one_camera() {
     for i in 1..4 {
         assert!((off(i) - off(0)).length() < 0.5, "view {i}");
     }
+}
+
+#[test]
+fn race_mode_with_three_mappers_draws_three_curves() {
+    let mut h = harness();
+    sub(&mut h, "Race");
+    let three = ["mht", "bft", "random"];
+    h.state_mut().compare.race.chosen = three.iter().map(|s| s.to_string()).collect();
+    h.run_steps(1);
+    h.get_by_label("Start race").click();
+    h.run_steps(1);
+    assert_eq!(h.state().compare.race.lanes.len(), 3);
+    step_until(&mut h, "every lane to step or finish", |a| {
+        a.compare
+            .race
+            .lanes
+            .iter()
+            .all(|l| l.curve.len() >= 2 || (l.done && !l.curve.is_empty()))
+    });
+    h.run_steps(2);
+    let race = &h.state().compare.race;
+    // One curve per lane, each its mapper's own hop-bytes trace.
+    let ids: Vec<&str> = race.lanes.iter().map(|l| l.id.as_str()).collect();
+    assert_eq!(ids, three);
+    for l in &race.lanes {
+        assert!(!l.curve.is_empty(), "{} has no curve", l.id);
+        assert!(
+            l.curve.windows(2).all(|w| w[0][0] < w[1][0]),
+            "{}: steps along the curve must grow",
+            l.id
+        );
+    }
+    // The plot drew the three curves.
+    assert_eq!(race.plotted_curves, 3);
 }

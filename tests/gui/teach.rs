@@ -2,8 +2,11 @@
 //! lesson; Next applies the next step; the guided log grows by one sentence
 //! per Step; the glossary shows its eight terms; a workspace saved and
 //! opened again gives the same graph, network and mapping (and a bad file
-//! changes nothing); an SVG export of the network view is valid XML with
-//! one element per drawn link and node.
+//! changes nothing), and keeps every compared mapping as a Compare row; an
+//! SVG export of the network view is valid XML with one element per drawn
+//! link and node, of the difference view one `<line>` per drawn link, of
+//! the matrix one rectangle per non-empty cell (or bin), each with its
+//! colour legend.
 
 use egui::Role;
 use egui_kittest::Harness;
@@ -454,4 +457,238 @@ fn a_guided_lesson_step_fills_the_log_with_the_layouts_sentences() {
     let last = a.teach.log.lines.back().unwrap().clone();
     assert!(last.text.starts_with("layout iteration "), "{}", last.text);
     h.get_by_label_contains(&format!("gravity-greedy #{}: layout iteration", last.step));
+}
+
+#[test]
+fn a_saved_workspace_keeps_every_compared_mapping() {
+    let mut h = harness_plain();
+    h.state_mut().tab = Tab::Compare;
+    h.run_steps(2);
+    h.state_mut().compare.chosen = ["default", "mht", "random"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    h.run_steps(1);
+    h.get_by_label("Run comparison").click();
+    h.run_steps(1);
+    step_until(&mut h, "the comparison", |a| {
+        !a.compare.busy() && a.compare.rows.len() == 3
+    });
+    // Show MHT's row in the main views: the workspace saves it first.
+    h.get_by_label("mht ›").click();
+    h.run_steps(1);
+    step_until(&mut h, "MHT shown", |a| {
+        !a.compare.busy() && a.model.mapping_label == "mht"
+    });
+    let rows: Vec<(String, f64, hopmap::mapping::Mapping)> = h
+        .state()
+        .compare
+        .rows
+        .iter()
+        .map(|r| (r.mapper.clone(), r.metrics.hop_bytes, (*r.mapping).clone()))
+        .collect();
+    let p = tmp("compared.hopmap");
+    h.state_mut().save_workspace(&p).unwrap();
+    let w = hopmap::workspace::load(&p).unwrap();
+    let names: Vec<&str> = w.mappings.iter().map(|m| m.name.as_str()).collect();
+    assert_eq!(names.len(), 3, "{names:?}");
+    assert_eq!(names[0], "mht");
+    assert!(w.mappings.iter().all(|m| m.compare_seconds.is_some()));
+
+    // A fresh app opens it: the Compare table has the same three rows with
+    // the same hop-bytes (evaluated again), and MHT is shown.
+    let mut h2 = harness_plain();
+    h2.state_mut().load_workspace(&p).unwrap();
+    h2.state_mut().tab = Tab::Compare;
+    h2.run_steps(1);
+    step_until(&mut h2, "the restored rows", |a| {
+        !a.compare.busy() && a.compare.rows.len() == 3
+    });
+    let a = h2.state();
+    assert_eq!(a.model.mapping_label, "mht");
+    let back: Vec<(String, f64, hopmap::mapping::Mapping)> = a
+        .compare
+        .rows
+        .iter()
+        .map(|r| (r.mapper.clone(), r.metrics.hop_bytes, (*r.mapping).clone()))
+        .collect();
+    assert_eq!(back, rows);
+    for (name, hb, _) in &rows {
+        h2.get_by_label(&format!("{name} ›"));
+        assert!(
+            h2.query_all_by_label(&hopmap::app::metrics_panel::fmt_num(*hb))
+                .next()
+                .is_some(),
+            "{name}'s hop-bytes are not shown"
+        );
+    }
+    // Saved again: the same mappings.
+    let p2 = tmp("compared2.hopmap");
+    h2.state_mut().save_workspace(&p2).unwrap();
+    assert_eq!(hopmap::workspace::load(&p2).unwrap().mappings.len(), 3);
+}
+
+/// An SVG file's root, and its groups in order: each group's class and its
+/// elements as (name, class); and every `<text>`'s content.
+type Groups = Vec<(String, Vec<(String, String)>)>;
+fn parse_svg(text: &str) -> (String, Groups, Vec<String>) {
+    use quick_xml::events::Event;
+    let attr = |e: &quick_xml::events::BytesStart, k: &str| {
+        e.try_get_attribute(k)
+            .unwrap()
+            .map(|a| String::from_utf8_lossy(&a.value).into_owned())
+            .unwrap_or_default()
+    };
+    let mut r = quick_xml::Reader::from_str(text);
+    let (mut depth, mut root) = (0i32, String::new());
+    let mut groups: Groups = Vec::new();
+    let mut texts = Vec::new();
+    let (mut in_group, mut in_text) = (false, false);
+    loop {
+        match r.read_event().unwrap() {
+            Event::Start(e) => {
+                let name = String::from_utf8_lossy(e.name().as_ref()).into_owned();
+                if depth == 0 {
+                    root = name.clone();
+                }
+                if name == "g" {
+                    groups.push((attr(&e, "class"), Vec::new()));
+                    in_group = true;
+                }
+                if name == "text" {
+                    in_text = true;
+                    texts.push(String::new());
+                }
+                depth += 1;
+            }
+            Event::Text(t) if in_text => {
+                if let Some(s) = texts.last_mut() {
+                    s.push_str(&String::from_utf8_lossy(t.as_ref()));
+                }
+            }
+            Event::End(e) => {
+                match e.name().as_ref() {
+                    b"g" => in_group = false,
+                    b"text" => in_text = false,
+                    _ => {}
+                }
+                depth -= 1;
+            }
+            Event::Empty(e) if in_group => {
+                let name = String::from_utf8_lossy(e.name().as_ref()).into_owned();
+                let class = attr(&e, "class");
+                if let Some(g) = groups.last_mut() {
+                    g.1.push((name, class));
+                }
+            }
+            Event::Eof => break,
+            _ => {}
+        }
+    }
+    assert_eq!(depth, 0);
+    (root, groups, texts)
+}
+
+fn export_svg(h: &mut Harness<'static, HopmapApp>, view: ViewKind, name: &str) -> String {
+    let p = tmp(name);
+    h.state_mut().request_export(view, Format::Svg, p.clone());
+    step_until(h, "the export", |a| a.teach.export.last.is_some());
+    assert_eq!(h.state().teach.export.last.clone(), Some(Ok(p.clone())));
+    std::fs::read_to_string(&p).unwrap()
+}
+
+#[test]
+fn an_svg_export_of_the_matrix_has_one_rectangle_per_nonempty_cell() {
+    // 16 processes: one cell per matrix entry; a 4×4 five-point stencil
+    // sends along 24 edges, both ways: 48 non-empty entries.
+    let mut h = harness_plain();
+    let g = hopmap::generate::generate("stencil:4x4", &Default::default()).unwrap();
+    {
+        let a = h.state_mut();
+        a.model.set_topology(Topology::parse("mesh:4x4").unwrap());
+        a.model.set_graph(g, "stencil:4x4");
+    }
+    h.run_steps(2);
+    let text = export_svg(&mut h, ViewKind::Matrix, "matrix.svg");
+    assert_eq!(h.state().tab, Tab::Matrix);
+    let (root, groups, texts) = parse_svg(&text);
+    assert_eq!(root, "svg");
+    let cells = &groups.iter().find(|g| g.0 == "cells").unwrap().1;
+    assert_eq!(cells.len(), 48, "{cells:?}");
+    assert!(cells.iter().all(|(n, c)| n == "rect" && c == "cell"));
+    assert!(!text.contains("<image"));
+    let legend = &groups.iter().find(|g| g.0 == "legend").unwrap().1;
+    assert!(legend.iter().filter(|e| e.1 == "legend-step").count() >= 10);
+    assert!(texts.iter().any(|t| t.contains("log scale")), "{texts:?}");
+    assert!(texts.iter().any(|t| t.contains("16×16")), "{texts:?}");
+    // PNG at 2×: the cells are drawn (the texture is no part of a capture).
+    let p = tmp("matrix.png");
+    h.state_mut()
+        .request_export(ViewKind::Matrix, Format::Png2x, p.clone());
+    step_until(&mut h, "the PNG", |a| a.teach.export.request.is_none());
+    let img = image::open(&p).unwrap().to_rgb8();
+    let cap = h.state().teach.export.captured.clone().unwrap();
+    assert_eq!(img.width(), (cap.canvas.width() * 2.0).round() as u32);
+    let lit = img
+        .pixels()
+        .filter(|px| px.0.iter().any(|&c| c > 120))
+        .count();
+    assert!(lit > 1000, "{lit} bright pixels");
+
+    // 576 processes are drawn in 512 × 512 bins: one rectangle per
+    // non-empty bin.
+    let g = hopmap::generate::generate("stencil:24x24", &Default::default()).unwrap();
+    {
+        let a = h.state_mut();
+        a.model.set_topology(Topology::parse("mesh:24x24").unwrap());
+        a.model.set_graph(g, "stencil:24x24");
+    }
+    h.run_steps(2);
+    let text = export_svg(&mut h, ViewKind::Matrix, "matrix-binned.svg");
+    let (_, groups, texts) = parse_svg(&text);
+    let mv = &h.state().matrix_view;
+    assert_eq!(mv.cells_side(), 512);
+    let cells = &groups.iter().find(|g| g.0 == "cells").unwrap().1;
+    assert_eq!(cells.len(), mv.nonempty_cells());
+    assert!(cells.len() > 1000);
+    assert!(texts.iter().any(|t| t.contains("per bin")), "{texts:?}");
+}
+
+#[test]
+fn an_svg_export_of_the_difference_has_one_line_per_drawn_link() {
+    let mut h = harness_plain();
+    let g = hopmap::generate::generate("stencil:4x4", &Default::default()).unwrap();
+    {
+        let a = h.state_mut();
+        a.model.set_topology(Topology::parse("mesh:4x4").unwrap());
+        a.model.set_graph(g, "stencil:4x4");
+        a.tab = Tab::Compare;
+    }
+    h.run_steps(2);
+    h.state_mut().compare.chosen = ["default", "random"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    h.run_steps(1);
+    h.get_by_label("Run comparison").click();
+    h.run_steps(1);
+    step_until(&mut h, "the comparison", |a| {
+        !a.compare.busy() && a.compare.rows.len() == 2
+    });
+    let text = export_svg(&mut h, ViewKind::Difference, "difference.svg");
+    let (root, groups, texts) = parse_svg(&text);
+    assert_eq!(root, "svg");
+    // A 4×4 mesh: 24 links, one <line> each, in the first mesh group.
+    let links = &groups.iter().find(|g| g.0 == "mesh").unwrap().1;
+    assert_eq!(links.len(), 24, "{links:?}");
+    assert!(links.iter().all(|(n, c)| n == "line" && c == "seg"));
+    let legend = &groups.iter().find(|g| g.0 == "legend").unwrap().1;
+    assert_eq!(legend.iter().filter(|e| e.1 == "legend-step").count(), 21);
+    assert!(texts.iter().any(|t| t.starts_with('−')), "{texts:?}");
+    assert!(texts.iter().any(|t| t.contains("blue: less")), "{texts:?}");
+    let p = tmp("difference.png");
+    h.state_mut()
+        .request_export(ViewKind::Difference, Format::Png2x, p.clone());
+    step_until(&mut h, "the PNG", |a| a.teach.export.request.is_none());
+    assert!(image::open(&p).is_ok());
 }

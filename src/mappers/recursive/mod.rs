@@ -17,6 +17,12 @@
 //!
 //! As steppers: one construction step = one bisection of one subproblem;
 //! one refinement step = one batch of processes. `start()` only allocates.
+//! With several runs (`runs`, automatic below 4,096 processes), the first
+//! half are stepped (and animated) and the rest run meanwhile on a
+//! background thread, seeded the same way; the best is kept with the same
+//! tie-break as running them in turn, so the result does not depend on the
+//! thread (a property test compares both). Dropping the run stops that
+//! thread.
 //! The GUI reads the bipartition tree so far with [`Recursive::tree`] and the
 //! falling hop-bytes with [`MapperRun::hop_bytes_trace`].
 
@@ -32,6 +38,7 @@ use crate::step::{Progress, StepState, Stepper, Stop};
 use drb::{Drb, TreeNode};
 use refine::{Objective, Refine, RefineParams, RefineStop};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 pub fn info() -> MapperInfo {
@@ -240,6 +247,10 @@ pub struct Recursive {
     /// Distance oracle shared by the runs' refinements (built once).
     dist: Option<Arc<refine::Dist>>,
     runs: usize,
+    /// Runs 0..visible are stepped here (and animated); runs visible..runs
+    /// are computed meanwhile on a background thread ([`Background`]).
+    visible: usize,
+    background: Option<Background>,
     run: usize,
     /// (objective, hop-bytes, mapping) of the best finished run.
     best: Option<(f64, f64, Mapping)>,
@@ -320,6 +331,8 @@ impl Recursive {
             refine: None,
             dist: None,
             runs,
+            visible: runs.div_ceil(2),
+            background: None,
             run: 0,
             best: None,
             trace: Vec::new(),
@@ -383,7 +396,21 @@ impl Recursive {
         }
         self.refine = None;
         self.run += 1;
-        if self.run >= self.runs {
+        if self.run >= self.visible {
+            // The background runs, in run order: the same strict comparison
+            // as above keeps the result identical to running them in turn.
+            if let Some(bg) = self.background.take() {
+                for (obj, hb, m) in bg.join() {
+                    if self
+                        .best
+                        .as_ref()
+                        .is_none_or(|(bo, bh, _)| obj < *bo || (obj == *bo && hb < *bh))
+                    {
+                        self.best = Some((obj, hb, m));
+                    }
+                }
+            }
+            self.run = self.runs;
             self.done = true;
             if let Some((_, _, m)) = &self.best {
                 let c = self.input.topo.cores();
@@ -404,6 +431,126 @@ impl Recursive {
     }
 }
 
+impl Recursive {
+    /// Start runs `visible..runs` on a background thread: the same
+    /// construction and refinement as the stepped runs, seeded the same way,
+    /// each run independent of the others. On two cores a CLI run of `runs`
+    /// runs takes about the wall time of `runs / 2`.
+    fn spawn_background(&mut self) {
+        let dist = self.refine_params.map(|_| {
+            self.dist
+                .get_or_insert_with(|| Arc::new(refine::Dist::new(self.input.topo.clone())))
+                .clone()
+        });
+        let job = RunJob {
+            input: self.input.clone(),
+            vol: self.vol.clone(),
+            bparams: self.bparams,
+            pack: self.pack,
+            refine: self.refine_params,
+            dist,
+        };
+        let cancel = Arc::new(AtomicBool::new(false));
+        let flag = cancel.clone();
+        let runs = self.visible..self.runs;
+        let handle = std::thread::Builder::new()
+            .name("hopmap-recursive-runs".into())
+            .spawn(move || runs.filter_map(|r| job.run(r, &flag)).collect::<Vec<_>>());
+        // If no thread can be made, the runs are simply not made in the
+        // background: step them here instead.
+        match handle {
+            Ok(handle) => {
+                self.background = Some(Background {
+                    handle: Some(handle),
+                    cancel,
+                })
+            }
+            Err(_) => self.visible = self.runs,
+        }
+    }
+}
+
+/// What one independent run needs (owned, so it can move to a thread).
+struct RunJob {
+    input: MapperInput,
+    vol: Arc<Vec<f64>>,
+    bparams: BisectParams,
+    pack: bool,
+    refine: Option<RefineParams>,
+    dist: Option<Arc<refine::Dist>>,
+}
+
+impl RunJob {
+    /// Run `run` to the end: (objective, hop-bytes, mapping), or None when
+    /// cancelled.
+    fn run(&self, run: usize, cancel: &AtomicBool) -> Option<(f64, f64, Mapping)> {
+        let mut drb = Drb::new(
+            self.input.graph.clone(),
+            self.input.topo.clone(),
+            self.vol.clone(),
+            self.bparams,
+            run_seed(self.input.seed, run),
+        )
+        .with_packing(self.pack);
+        while !drb.is_done() {
+            if cancel.load(Ordering::Relaxed) {
+                return None;
+            }
+            drb.step();
+        }
+        let m = drb.result()?;
+        match (self.refine, &self.dist) {
+            (Some(rp), Some(dist)) => {
+                let rp = RefineParams {
+                    seed: run_seed(rp.seed, run),
+                    ..rp
+                };
+                let mut r = Refine::with_dist(
+                    self.input.graph.clone(),
+                    self.input.topo.clone(),
+                    dist.clone(),
+                    self.vol.clone(),
+                    m,
+                    rp,
+                );
+                while !r.is_done() {
+                    if cancel.load(Ordering::Relaxed) {
+                        return None;
+                    }
+                    r.step();
+                }
+                Some((r.objective(), r.hop_bytes(), r.mapping()))
+            }
+            _ => {
+                let hb = crate::metrics::hop_bytes(&self.input.graph, &self.input.topo, &m);
+                Some((hb, hb, m))
+            }
+        }
+    }
+}
+
+/// The background runs' thread; dropping it asks the thread to stop.
+struct Background {
+    handle: Option<std::thread::JoinHandle<Vec<(f64, f64, Mapping)>>>,
+    cancel: Arc<AtomicBool>,
+}
+
+impl Background {
+    /// Wait for the background runs (a panic there loses them, not the run).
+    fn join(mut self) -> Vec<(f64, f64, Mapping)> {
+        self.handle
+            .take()
+            .and_then(|h| h.join().ok())
+            .unwrap_or_default()
+    }
+}
+
+impl Drop for Background {
+    fn drop(&mut self) {
+        self.cancel.store(true, Ordering::Relaxed);
+    }
+}
+
 /// Runs by default: 4096 / n, between 1 and 4 (so small inputs, where one
 /// run is cheap and local optima are many, get several tries, and the time
 /// stays within that of Scotch's gmap on the same input; measured in
@@ -416,6 +563,9 @@ impl Stepper for Recursive {
     fn step(&mut self) -> StepState {
         if self.done {
             return self.state();
+        }
+        if self.visible < self.runs && self.background.is_none() && self.run == 0 {
+            self.spawn_background();
         }
         if let Some(r) = self.refine.as_mut() {
             let before = r.hop_bytes();
@@ -523,11 +673,11 @@ impl Stepper for Recursive {
         };
         Progress {
             done: if self.done {
-                per * self.runs
+                per * self.visible
             } else {
                 per * self.run + within
             },
-            total: Some(per * self.runs),
+            total: Some(per * self.visible),
             phase: if self.refine.is_some() {
                 "refinement"
             } else {
@@ -838,6 +988,30 @@ mod tests {
                 let a = crate::mappers::run(&info, &inp).unwrap();
                 a.validate(n, &topo).unwrap();
                 prop_assert_eq!(&a, &crate::mappers::run(&info, &inp).unwrap());
+            }
+        }
+
+        #[test]
+        fn background_runs_give_the_result_of_stepping_every_run(
+            k in 0..TOPOS.len(), fill in 0.2f64..=1.0, seed in 0u64..1000, runs in 2usize..=4
+        ) {
+            let topo = TOPOS[k];
+            let n = ((Topology::parse(topo).unwrap().num_slots() as f64 * fill) as usize).max(2);
+            let r = runs.to_string();
+            for (refine, id) in [(false, "recursive"), (true, "recursive+refine")] {
+                let inp = input(random_graph(n, seed), topo, seed, &[("runs", &r)]);
+                let params = refine.then_some(RefineParams {
+                    objective: Objective::HopBytes, sweeps: 30, batch: 256, depth: 0,
+                    time: None, seed, tol: 0.001,
+                });
+                let mut all_here = Recursive::new(&inp, params, runs).unwrap();
+                all_here.visible = runs;
+                let mut split = Recursive::new(&inp, params, runs).unwrap();
+                prop_assert!(split.visible < runs);
+                all_here.run_to_end();
+                split.run_to_end();
+                prop_assert!(split.background.is_none(), "{id}: background not joined");
+                prop_assert_eq!(all_here.result(), split.result(), "{}", id);
             }
         }
 
