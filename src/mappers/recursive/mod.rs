@@ -718,10 +718,14 @@ impl MapperRun for Recursive {
         } else {
             "recursive"
         };
-        let of_runs = if self.runs > 1 {
-            format!(", run {} of {}", run + 1, self.runs)
-        } else {
-            String::new()
+        // Runs 0..visible are stepped here; the others run in the background.
+        let of_runs = match (self.visible, self.runs - self.visible) {
+            (1, 0) => String::new(),
+            (v, 0) => format!(", run {} of {v}", run + 1),
+            (v, b) => format!(
+                ", run {} of {v} stepped here ({b} more in the background)",
+                run + 1
+            ),
         };
         Some(match last {
             LastStep::Refine {
@@ -760,6 +764,11 @@ impl MapperRun for Recursive {
                             "; the construction is done (hop-bytes {hb}) and the refinement starts"
                         )
                     }
+                    Some((hb, false)) if self.done && self.runs > 1 => format!(
+                        "; the construction is done (hop-bytes {hb}), and the best of the {} \
+                         runs is kept",
+                        self.runs
+                    ),
                     Some((hb, false)) => format!("; the construction is done (hop-bytes {hb})"),
                     None => String::new(),
                 };
