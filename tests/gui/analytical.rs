@@ -4,40 +4,12 @@
 //! view after three bisections shows four parts, and the graph is coloured
 //! by them.
 
-use egui_kittest::Harness;
+use super::common::{harness, step_until};
 use egui_kittest::kittest::Queryable;
-use hopmap::app::settings::Settings;
-use hopmap::app::{ColorMode, HopmapApp, Tab, process_colors};
+use hopmap::app::{ColorMode, Tab, process_colors};
 use hopmap::mappers;
 use std::collections::HashSet;
-use std::time::{Duration, Instant};
-
-fn harness() -> Harness<'static, HopmapApp> {
-    let mut h = Harness::builder()
-        .with_size(egui::vec2(1700.0, 1300.0))
-        .build_eframe(|_cc| HopmapApp::new(Settings::default()));
-    h.state_mut().graph_view.playing = false;
-    h.run_steps(2);
-    h
-}
-
-/// Step frames until `done` holds (the mapper runs on a worker), at most 60 s.
-fn step_until(h: &mut Harness<'static, HopmapApp>, done: impl Fn(&HopmapApp) -> bool) {
-    let t0 = Instant::now();
-    while !done(h.state()) {
-        let m = &h.state().model;
-        assert!(
-            t0.elapsed() < Duration::from_secs(60),
-            "timed out: run {:?} {:?}, error {:?}",
-            m.run_state,
-            m.run_progress,
-            m.error
-        );
-        std::thread::sleep(Duration::from_millis(10));
-        h.step();
-    }
-    h.run_steps(2);
-}
+use std::time::Duration;
 
 #[test]
 fn analytical_three_steps_show_iteration_three_and_three_points() {

@@ -7,42 +7,12 @@
 //! that need a mesh/torus are disabled, and the fabric drawing is laid out
 //! in its up*/down* levels and picks links from the hottest list.
 
-use egui_kittest::Harness;
+use super::common::{harness, step_until};
 use egui_kittest::kittest::{NodeT, Queryable};
+use hopmap::app::Tab;
 use hopmap::app::metrics_panel::fmt_num;
-use hopmap::app::settings::Settings;
-use hopmap::app::{HopmapApp, Tab};
 use hopmap::mappers::{self, MapperInput};
 use hopmap::metrics::evaluate;
-use std::time::{Duration, Instant};
-
-fn harness() -> Harness<'static, HopmapApp> {
-    let mut h = Harness::builder()
-        .with_size(egui::vec2(1700.0, 1300.0))
-        .build_eframe(|_cc| HopmapApp::new(Settings::default()));
-    h.state_mut().graph_view.playing = false;
-    h.run_steps(2);
-    h
-}
-
-fn step_until(h: &mut Harness<'static, HopmapApp>, done: impl Fn(&HopmapApp) -> bool) {
-    let t0 = Instant::now();
-    while !done(h.state()) {
-        if t0.elapsed() > Duration::from_secs(60) {
-            let m = &h.state().model;
-            panic!(
-                "timed out: run {:?} {:?}, error {:?}, status {:?}",
-                m.run.is_some(),
-                m.run_state,
-                m.error,
-                m.status
-            );
-        }
-        std::thread::sleep(Duration::from_millis(10));
-        h.step();
-    }
-    h.run_steps(2);
-}
 
 /// The fabric mapper the test maps with: BM when registered, else SM.
 fn fabric_mapper() -> &'static str {

@@ -4,50 +4,15 @@
 //! filter the network view's links and pick a link from the hottest list.
 //! A mapper these tests name that is not registered is a failure.
 
+use super::common::{harness, step_until};
 use egui::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use hopmap::app::metrics_panel::fmt_num;
 use hopmap::app::network_view::{HOTTEST_ROWS, Resolved, ViewMode};
-use hopmap::app::settings::Settings;
 use hopmap::app::{HopmapApp, Tab};
 use hopmap::mappers::{self, MapperInput};
 use hopmap::metrics::evaluate;
-use std::time::{Duration, Instant};
-
-fn harness() -> Harness<'static, HopmapApp> {
-    let mut h = Harness::builder()
-        .with_size(egui::vec2(1700.0, 1300.0))
-        .build_eframe(|_cc| HopmapApp::new(Settings::default()));
-    // Keep the layout still so that frames are cheap and deterministic.
-    h.state_mut().graph_view.playing = false;
-    h.run_steps(2);
-    h
-}
-
-/// Step frames until `done` holds (worker threads finish), at most 60 s.
-fn step_until(h: &mut Harness<'static, HopmapApp>, done: impl Fn(&HopmapApp) -> bool) {
-    let t0 = Instant::now();
-    while !done(h.state()) {
-        if t0.elapsed() > Duration::from_secs(60) {
-            let m = &h.state().model;
-            panic!(
-                "timed out: run {:?} {:?} {:?}, placed {}, eval {} partial {}, error {:?}, status {:?}",
-                m.run.is_some(),
-                m.run_state,
-                m.run_progress,
-                m.placement.iter().filter(|s| s.is_some()).count(),
-                m.eval.is_some(),
-                m.eval_partial,
-                m.error,
-                m.status
-            );
-        }
-        std::thread::sleep(Duration::from_millis(10));
-        h.step();
-    }
-    h.run_steps(2);
-}
 
 #[test]
 fn open_sample_choose_network_map_with_mht() {

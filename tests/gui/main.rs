@@ -3,6 +3,7 @@
 //! through egui_kittest, and one real window under Xvfb.
 
 mod analytical;
+mod common;
 mod compare;
 mod fabric;
 mod kittest;

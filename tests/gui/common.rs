@@ -1,0 +1,41 @@
+//! Shared by the GUI test modules: the app in a kittest harness, and
+//! stepping frames until a worker's result arrives.
+
+use egui_kittest::Harness;
+use hopmap::app::HopmapApp;
+use hopmap::app::settings::Settings;
+use std::time::{Duration, Instant};
+
+pub fn harness() -> Harness<'static, HopmapApp> {
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1700.0, 1300.0))
+        .build_eframe(|_cc| HopmapApp::new(Settings::default()));
+    // Keep the layout still so that frames are cheap and deterministic.
+    h.state_mut().graph_view.playing = false;
+    h.run_steps(2);
+    h
+}
+
+/// Step frames until `done` holds (worker threads finish), at most 60 s.
+pub fn step_until(h: &mut Harness<'static, HopmapApp>, done: impl Fn(&HopmapApp) -> bool) {
+    let t0 = Instant::now();
+    while !done(h.state()) {
+        if t0.elapsed() > Duration::from_secs(60) {
+            let m = &h.state().model;
+            panic!(
+                "timed out: run {:?} {:?} {:?}, placed {}, eval {} partial {}, error {:?}, status {:?}",
+                m.run.is_some(),
+                m.run_state,
+                m.run_progress,
+                m.placement.iter().filter(|s| s.is_some()).count(),
+                m.eval.is_some(),
+                m.eval_partial,
+                m.error,
+                m.status
+            );
+        }
+        std::thread::sleep(Duration::from_millis(10));
+        h.step();
+    }
+    h.run_steps(2);
+}
