@@ -224,10 +224,13 @@ pub fn info() -> MapperInfo {
               squared distances Σ c_ij |Φ_i − Φ_j|² with some processes pinned to the corner \
               nodes (a sparse linear solve per dimension). Crowded bins (nodes) are relieved \
               by shifting their processes apart and pulling them there with 'fake' anchor \
-              processes on the boundary, iteration after iteration, until no bin holds more \
-              than gamma. Then a diffusion (L λ = b on the network's Laplacian) migrates the \
-              surplus along the links, always moving the process that costs the fewest \
-              hop-bytes. With several cores per node, METIS first groups the processes.",
+              processes (by default pins at the shifted positions, after FastPlace; \
+              spread=paper puts them on the boundary as in Eqs. 6-9), iteration after \
+              iteration, until no bin holds more than gamma. Then a diffusion (L λ = b on the \
+              network's Laplacian) migrates the surplus along the links, always moving the \
+              process that costs the fewest hop-bytes. With several cores per node, a bin \
+              holds gamma·cores processes (multicore=group: METIS first groups the processes, \
+              as the paper does).",
         needs_coords: false,
         randomized: false,
         params: ANALYTICAL_PARAMS,
