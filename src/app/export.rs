@@ -341,6 +341,26 @@ fn mesh_prims(m: &Mesh, out: &mut Vec<Prim>) {
 }
 
 /// `fill="#rrggbb" fill-opacity=".."` for an attribute prefix.
+/// The `fill` and (leading-space) `stroke` attributes of a shape: `none`
+/// for a transparent fill, nothing for an invisible stroke.
+fn fill_stroke(fill: Color32, stroke: (f32, Color32)) -> (String, String) {
+    let f = if fill.a() > 0 {
+        paint("fill", fill)
+    } else {
+        "fill=\"none\"".into()
+    };
+    let st = if stroke.0 > 0.0 && stroke.1.a() > 0 {
+        format!(
+            " stroke-width=\"{:.2}\" {}",
+            stroke.0,
+            paint("stroke", stroke.1)
+        )
+    } else {
+        String::new()
+    };
+    (f, st)
+}
+
 fn paint(attr: &str, c: Color32) -> String {
     let [r, g, b, a] = c.to_srgba_unmultiplied();
     if a == 255 {
@@ -405,20 +425,7 @@ pub fn to_svg(cap: &Capture) -> String {
                 class,
             } => {
                 let (cx, cy) = p(*c);
-                let f = if fill.a() > 0 {
-                    paint("fill", *fill)
-                } else {
-                    "fill=\"none\"".into()
-                };
-                let st = if stroke.0 > 0.0 && stroke.1.a() > 0 {
-                    format!(
-                        " stroke-width=\"{:.2}\" {}",
-                        stroke.0,
-                        paint("stroke", stroke.1)
-                    )
-                } else {
-                    String::new()
-                };
+                let (f, st) = fill_stroke(*fill, *stroke);
                 let _ = writeln!(
                     s,
                     "<circle class=\"{class}\" cx=\"{cx:.2}\" cy=\"{cy:.2}\" r=\"{r:.2}\" {f}{st}/>"
@@ -431,20 +438,7 @@ pub fn to_svg(cap: &Capture) -> String {
                 class,
             } => {
                 let (x, y) = p(rect.min);
-                let f = if fill.a() > 0 {
-                    paint("fill", *fill)
-                } else {
-                    "fill=\"none\"".into()
-                };
-                let st = if stroke.0 > 0.0 && stroke.1.a() > 0 {
-                    format!(
-                        " stroke-width=\"{:.2}\" {}",
-                        stroke.0,
-                        paint("stroke", stroke.1)
-                    )
-                } else {
-                    String::new()
-                };
+                let (f, st) = fill_stroke(*fill, *stroke);
                 let _ = writeln!(
                     s,
                     "<rect class=\"{class}\" x=\"{x:.2}\" y=\"{y:.2}\" width=\"{:.2}\" \

@@ -54,7 +54,9 @@ pub fn reason(info: &MapperInfo, topo: &Arc<Topology>) -> Option<String> {
     }
     let g = Arc::new(probe_graph()?);
     let input = MapperInput::new(g, topo.clone(), 0);
-    match (info.start)(&input) {
+    // Through the one pipeline, so its own checks (schema, fit, network
+    // size, coordinates) give their reasons too.
+    match mappers::prepare(info, &input) {
         Err(Error::Unsupported(m)) => Some(m),
         _ => None,
     }

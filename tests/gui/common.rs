@@ -2,8 +2,11 @@
 //! stepping frames until a worker's result arrives.
 
 use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
 use hopmap::app::HopmapApp;
 use hopmap::app::settings::Settings;
+use hopmap::mappers::{self, MapperInput};
+use hopmap::metrics::{Metrics, evaluate};
 use std::time::{Duration, Instant};
 
 pub fn harness() -> Harness<'static, HopmapApp> {
@@ -38,4 +41,28 @@ pub fn step_until(h: &mut Harness<'static, HopmapApp>, done: impl Fn(&HopmapApp)
         h.step();
     }
     h.run_steps(2);
+}
+
+/// Select mapper `id` in the Mapper panel, press Map, and wait for the
+/// mapping.
+pub fn map_through_ui(h: &mut Harness<'static, HopmapApp>, id: &str) {
+    h.get_by_label(id).click();
+    h.run_steps(1);
+    assert_eq!(h.state().mapper.selected, id);
+    h.get_by_label("Map").click();
+    h.run_steps(1);
+    step_until(h, |a| a.model.run.is_none() && a.model.mapping_label == id);
+}
+
+/// The metrics of mapper `id` run through the library on the app's graph,
+/// network, seed and routing.
+pub fn library_metrics(app: &HopmapApp, id: &str) -> Metrics {
+    let info = mappers::find(id).unwrap();
+    let input = MapperInput::new(
+        app.model.graph.clone(),
+        app.model.topo.clone(),
+        app.mapper.seed,
+    );
+    let m = mappers::run(&info, &input).unwrap();
+    evaluate(&app.model.graph, &app.model.topo, &m, &app.model.routing).metrics
 }

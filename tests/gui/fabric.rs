@@ -7,12 +7,11 @@
 //! that need a mesh/torus are disabled, and the fabric drawing is laid out
 //! in its up*/down* levels and picks links from the hottest list.
 
-use super::common::{harness, step_until};
+use super::common::{harness, library_metrics, map_through_ui, step_until};
 use egui_kittest::kittest::{NodeT, Queryable};
 use hopmap::app::Tab;
 use hopmap::app::metrics_panel::fmt_num;
-use hopmap::mappers::{self, MapperInput};
-use hopmap::metrics::evaluate;
+use hopmap::mappers;
 
 /// The fabric mapper the test maps with: BM when registered, else SM.
 fn fabric_mapper() -> &'static str {
@@ -47,25 +46,11 @@ fn choose_a_fabric_map_it_and_the_metrics_match_the_library() {
     assert!(affn.accesskit_node().is_disabled());
 
     let id = fabric_mapper();
-    h.get_by_label(id).click();
-    h.run_steps(1);
-    assert_eq!(h.state().mapper.selected, id);
-    h.get_by_label("Map").click();
-    h.run_steps(1);
-    step_until(&mut h, |a| {
-        a.model.run.is_none() && a.model.mapping_label == id
-    });
+    map_through_ui(&mut h, id);
 
     // The same mapping through the library, and its weighted cardinality.
     let app = h.state();
-    let info = mappers::find(id).unwrap();
-    let input = MapperInput::new(
-        app.model.graph.clone(),
-        app.model.topo.clone(),
-        app.mapper.seed,
-    );
-    let m = mappers::run(&info, &input).unwrap();
-    let want = evaluate(&app.model.graph, &app.model.topo, &m, &app.model.routing).metrics;
+    let want = library_metrics(app, id);
     let got = &app.model.eval.as_ref().unwrap().metrics;
     assert_eq!(got.hop_bytes, want.hop_bytes);
     assert!(want.hop_bytes > 0.0);

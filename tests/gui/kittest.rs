@@ -4,15 +4,14 @@
 //! filter the network view's links and pick a link from the hottest list.
 //! A mapper these tests name that is not registered is a failure.
 
-use super::common::{harness, step_until};
+use super::common::{harness, library_metrics, map_through_ui, step_until};
 use egui::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use hopmap::app::metrics_panel::fmt_num;
 use hopmap::app::network_view::{HOTTEST_ROWS, Resolved, ViewMode};
 use hopmap::app::{HopmapApp, Tab};
-use hopmap::mappers::{self, MapperInput};
-use hopmap::metrics::evaluate;
+use hopmap::mappers;
 
 #[test]
 fn open_sample_choose_network_map_with_mht() {
@@ -28,25 +27,11 @@ fn open_sample_choose_network_map_with_mht() {
 
     let id = "mht";
     assert!(mappers::find(id).is_some(), "mapper {id} is not registered");
-    h.get_by_label(id).click();
-    h.run_steps(1);
-    assert_eq!(h.state().mapper.selected, id);
-    h.get_by_label("Map").click();
-    h.run_steps(1);
-    step_until(&mut h, |a| {
-        a.model.run.is_none() && a.model.mapping_label == id
-    });
+    map_through_ui(&mut h, id);
 
     // The same inputs through the library.
     let app = h.state();
-    let info = mappers::find(id).unwrap();
-    let input = MapperInput::new(
-        app.model.graph.clone(),
-        app.model.topo.clone(),
-        app.mapper.seed,
-    );
-    let m = mappers::run(&info, &input).unwrap();
-    let want = evaluate(&app.model.graph, &app.model.topo, &m, &app.model.routing).metrics;
+    let want = library_metrics(app, id);
     let got = &app.model.eval.as_ref().unwrap().metrics;
     assert_eq!(got.hop_bytes, want.hop_bytes);
     assert!(!app.model.eval_partial);
