@@ -1,24 +1,12 @@
 //! The foundation commands run as a user runs them: info, generate, eval.
 
 use std::path::PathBuf;
-use std::process::Command;
 
-fn hopmap(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_hopmap"))
-        .args(args)
-        .output()
-        .expect("run hopmap");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::hopmap;
 
 fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("hopmap-cli-basic-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d.join(name)
+    common::tmp_in("cli-basic", name)
 }
 
 #[test]
