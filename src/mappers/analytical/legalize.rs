@@ -32,9 +32,15 @@
 //! excess goes to the nearest node with free capacity (ties: lowest id),
 //! again the cheapest item first; [`Legalizer::fallback_moves`] counts those.
 //!
+//! With `legalize=bisect` (the default, beyond the paper) the same state is
+//! driven by [`super::bisect`] instead: one step is one level of a recursive
+//! coordinate bisection of Φ, every item moving to its box's node nearest
+//! its bin ([`Legalizer::bisecting`]); `λ` then stays 0.
+//!
 //! Cost per iteration: the CG solve (O(iterations · nodes · D)), the sort
 //! O(nodes log nodes), and O(moves · items per node · degree) for the moves.
 
+use super::bisect::Bisection;
 use super::global::ItemGraph;
 use crate::topology::Grid;
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
@@ -67,6 +73,8 @@ pub struct Legalizer {
     fallback_moves: usize,
     migrations: Vec<Migration>,
     done: bool,
+    /// `legalize=bisect`: the bisection that drives the steps.
+    bisect: Option<Bisection>,
 }
 
 impl Legalizer {
@@ -109,7 +117,72 @@ impl Legalizer {
             fallback_moves: 0,
             migrations: Vec::new(),
             done: false,
+            bisect: None,
         }
+    }
+
+    /// Legalization by recursive bisection of `phi` (items × D; beyond the
+    /// paper, see [`super::bisect`]); item `i` starts on node `start[i]`.
+    pub fn bisecting(grid: &Grid, cap: u32, start: Vec<u32>, phi: &[f64]) -> Self {
+        let nodes = grid.num_nodes();
+        let mut items_on = vec![Vec::new(); nodes];
+        for (i, &v) in start.iter().enumerate() {
+            items_on[v as usize].push(i as u32);
+        }
+        Legalizer {
+            grid: grid.clone(),
+            cap,
+            node_of: start,
+            items_on,
+            col_ptr: Vec::new(),
+            row_idx: Vec::new(),
+            val: Vec::new(),
+            lambda: vec![0.0; nodes],
+            b: vec![0.0; nodes],
+            iterations: 0,
+            max_iterations: usize::MAX,
+            fallback_moves: 0,
+            migrations: Vec::new(),
+            done: false,
+            bisect: Some(Bisection::new(grid, cap, phi)),
+        }
+    }
+
+    /// One bisection level: cut, then move every item whose node changed
+    /// (each move's cost against the positions of the moves before it).
+    fn bisect_step(&mut self, g: &ItemGraph) -> bool {
+        let Some(bis) = self.bisect.as_mut() else {
+            return true;
+        };
+        if bis.level() {
+            self.iterations += 1;
+        }
+        let mut to = vec![0u32; self.node_of.len()];
+        bis.nodes_into(&mut to);
+        let finished = bis.is_done();
+        for (i, &t) in to.iter().enumerate() {
+            let from = self.node_of[i];
+            if from != t {
+                let cost = self.move_cost(g, i, t as usize);
+                self.node_of[i] = t;
+                self.migrations.push(Migration {
+                    item: i as u32,
+                    from,
+                    to: t,
+                    cost,
+                });
+            }
+        }
+        for v in &mut self.items_on {
+            v.clear();
+        }
+        for (i, &v) in self.node_of.iter().enumerate() {
+            self.items_on[v as usize].push(i as u32);
+        }
+        if finished {
+            self.done = true;
+        }
+        self.done
     }
 
     pub fn node_of(&self) -> &[u32] {
@@ -233,6 +306,9 @@ impl Legalizer {
     /// One legalization iteration. Returns true when legal (done).
     pub fn step(&mut self, g: &ItemGraph) -> bool {
         self.migrations.clear();
+        if self.bisect.is_some() {
+            return self.done || self.bisect_step(g);
+        }
         if self.done || self.is_legal() {
             self.done = true;
             return true;

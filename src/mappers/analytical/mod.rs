@@ -72,6 +72,7 @@
 //! iterations × (Laplacian solve + O(nodes log nodes + moves·deg)), as in
 //! the paper's §3.5. Memory O(n + m + nodes).
 
+pub mod bisect;
 pub mod fixed;
 pub mod global;
 pub mod legalize;
@@ -213,6 +214,14 @@ pub const ANALYTICAL_PARAMS: &[ParamSpec] = &[
                the wrap links); `cut` = then cut each ring where the mapping's traffic is \
                least, map again in that box, keep the better",
     },
+    ParamSpec {
+        key: "legalize",
+        kind: ParamKind::Choice(&["bisect", "diffusion"]),
+        default: "bisect",
+        help: "legalization: `bisect` (default, beyond the paper) = recursive coordinate \
+               bisection of the best global iterate's Φ, one level per step; `diffusion` = \
+               the paper's L λ = b migration of the surplus, cheapest process first (§3.4)",
+    },
 ];
 
 pub fn info() -> MapperInfo {
@@ -253,6 +262,7 @@ pub const ANALYTICAL_PAIRS_PARAMS: &[ParamSpec] = &[
     ANALYTICAL_PARAMS[10],
     ANALYTICAL_PARAMS[11],
     ANALYTICAL_PARAMS[12],
+    ANALYTICAL_PARAMS[13],
     super::pairs::PAIRS_PARAMS[0],
     super::pairs::PAIRS_PARAMS[1],
     super::pairs::PAIRS_PARAMS[2],
@@ -294,7 +304,19 @@ pub struct Settings {
     /// Warm-start the first solve from BFS distances to the fixed items.
     pub warm_start: bool,
     pub torus_cut: bool,
+    /// How Φ is legalized (`legalize=`).
+    pub legalize: LegalizeKind,
     pub seed: u64,
+}
+
+/// How the almost-legal Φ becomes a legal mapping (`legalize=`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LegalizeKind {
+    /// Recursive coordinate bisection of the best global iterate (beyond
+    /// the paper, [`bisect`]).
+    Bisect,
+    /// Diffusion on the network's Laplacian (the paper, §3.4, [`legalize`]).
+    Diffusion,
 }
 
 /// How the spreading anchors are made (`spread=`).
@@ -323,6 +345,7 @@ impl Default for Settings {
             shift_mu: 0.5,
             warm_start: true,
             torus_cut: false,
+            legalize: LegalizeKind::Bisect,
             seed: 0,
         }
     }
@@ -366,6 +389,11 @@ impl Settings {
             shift_mu: input.get(p, "shift_mu")?,
             warm_start: true,
             torus_cut: word("torus")? == "cut",
+            legalize: if word("legalize")? == "diffusion" {
+                LegalizeKind::Diffusion
+            } else {
+                LegalizeKind::Bisect
+            },
             seed: input.seed,
         })
     }
@@ -513,6 +541,11 @@ pub struct Analytical {
     global_stop: Option<GlobalStop>,
     w_phi: f64,
     est_hop_bytes: f64,
+    /// `legalize=bisect`: the global iterate with the fewest estimated
+    /// hop-bytes so far (Φ, its hop-bytes, its iteration).
+    best_phi: Vec<f64>,
+    best_est: f64,
+    best_iteration: usize,
     legal: Option<Legalizer>,
     torus_round: torus::Rounds,
     history: History,
@@ -566,6 +599,9 @@ impl Analytical {
             global_stop: None,
             w_phi: 0.0,
             est_hop_bytes: 0.0,
+            best_phi: Vec::new(),
+            best_est: f64::INFINITY,
+            best_iteration: 0,
             legal: None,
             torus_round: torus::Rounds::new(nd),
             history: History::default(),
@@ -635,6 +671,16 @@ impl Analytical {
     /// Hop-bytes if Φ were legalized now (every item on its bin's node).
     pub fn estimated_hop_bytes(&self) -> f64 {
         self.est_hop_bytes
+    }
+    /// `legalize=bisect`: the global iteration whose Φ is legalized (the
+    /// one with the fewest estimated hop-bytes); 0 before global mapping
+    /// stopped or with `legalize=diffusion`.
+    pub fn legalized_iteration(&self) -> usize {
+        if self.s.legalize == LegalizeKind::Bisect && self.legal.is_some() {
+            self.best_iteration
+        } else {
+            0
+        }
     }
     /// The fixed items and their corner nodes.
     pub fn fixed_items(&self) -> &[(usize, usize)] {
@@ -751,6 +797,9 @@ impl Analytical {
         }
         self.best_max = u32::MAX;
         self.since_best = 0;
+        self.best_phi.clear();
+        self.best_est = f64::INFINITY;
+        self.best_iteration = 0;
         self.spread_rounds = if restart { 10 } else { 0 };
         Ok(())
     }
@@ -771,7 +820,20 @@ impl Analytical {
         self.max_workload =
             shifting::workloads(&self.grid, &self.phi, &self.unit, &mut self.workload);
         self.w_phi = global::objective(g, &self.phi, nd);
-        self.est_hop_bytes = self.bin_hop_bytes();
+        self.est_hop_bytes = match self.s.legalize {
+            LegalizeKind::Diffusion => self.bin_hop_bytes(),
+            LegalizeKind::Bisect => {
+                let nodes = bisect::assign(&self.grid, items.cap, &self.phi);
+                let h = self.item_hop_bytes(&nodes);
+                if h < self.best_est {
+                    self.best_est = h;
+                    self.best_iteration = self.global_iterations;
+                    self.best_phi.clear();
+                    self.best_phi.extend_from_slice(&self.phi);
+                }
+                h
+            }
+        };
         self.record();
         let cap = self.bin_capacity();
         let stop = if self.max_workload <= cap {
@@ -793,17 +855,21 @@ impl Analytical {
         };
         if let Some(st) = stop {
             self.global_stop = Some(st);
+            let bisecting = self.s.legalize == LegalizeKind::Bisect;
+            if bisecting && !self.best_phi.is_empty() {
+                // Legalize the best iterate: Φ shows it from now on.
+                std::mem::swap(&mut self.phi, &mut self.best_phi);
+            }
             let start: Vec<u32> = self
                 .phi
                 .chunks_exact(nd)
                 .map(|x| shifting::bin_of(&self.grid, x) as u32)
                 .collect();
-            self.legal = Some(Legalizer::new(
-                &self.grid,
-                items.cap,
-                start,
-                self.s.max_legal,
-            ));
+            self.legal = Some(if bisecting {
+                Legalizer::bisecting(&self.grid, items.cap, start, &self.phi)
+            } else {
+                Legalizer::new(&self.grid, items.cap, start, self.s.max_legal)
+            });
             self.phase = Phase::Legalize;
             return Ok(());
         }
