@@ -386,6 +386,7 @@ impl AnalyticalView {
             s.push_str(match st {
                 crate::mappers::analytical::GlobalStop::AlmostLegal => " · global: almost legal",
                 crate::mappers::analytical::GlobalStop::Stalled => " · global: workload stalled",
+                crate::mappers::analytical::GlobalStop::NoGain => " · global: no hop-bytes gain",
                 crate::mappers::analytical::GlobalStop::IterationLimit => {
                     " · global: iteration limit"
                 }

@@ -37,12 +37,13 @@
 //! memory O(n + nodes).
 
 use crate::topology::Grid;
+use crate::topology::grid::{GridCoord, MAX_DIMS};
 
 /// A box of nodes `[lo, hi)` per dimension and its items `perm[start..end]`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 struct Cell {
-    lo: Vec<u32>,
-    hi: Vec<u32>,
+    lo: GridCoord,
+    hi: GridCoord,
     start: usize,
     end: usize,
 }
@@ -68,12 +69,7 @@ impl Bisection {
             cap: cap.max(1) as usize,
             phi: phi.to_vec(),
             perm: (0..n as u32).collect(),
-            cells: vec![Cell {
-                lo: vec![0; nd],
-                hi: grid.dims().to_vec(),
-                start: 0,
-                end: n,
-            }],
+            cells: vec![whole(grid, n)],
             levels: 0,
         }
     }
@@ -91,46 +87,7 @@ impl Bisection {
     /// Cut every box once (one level). Returns whether anything was cut.
     pub fn level(&mut self) -> bool {
         let nd = self.grid.ndims();
-        let mut next = Vec::with_capacity(self.cells.len() * 2);
-        let mut cut = false;
-        for c in std::mem::take(&mut self.cells) {
-            let Some(d) = split_dim(&c) else {
-                next.push(c);
-                continue;
-            };
-            cut = true;
-            let mid = c.lo[d] + (c.hi[d] - c.lo[d]) / 2;
-            let mut hi1 = c.hi.clone();
-            hi1[d] = mid;
-            let mut lo2 = c.lo.clone();
-            lo2[d] = mid;
-            let c1 = nodes_in(&c.lo, &hi1) * self.cap;
-            let c2 = nodes_in(&lo2, &c.hi) * self.cap;
-            let n = c.end - c.start;
-            let share = (n as f64 * c1 as f64 / (c1 + c2) as f64).round() as usize;
-            let n1 = share.min(c1).max(n.saturating_sub(c2)).min(n);
-            if n1 > 0 && n1 < n {
-                let phi = &self.phi;
-                self.perm[c.start..c.end].select_nth_unstable_by(n1, |&a, &b| {
-                    phi[a as usize * nd + d]
-                        .total_cmp(&phi[b as usize * nd + d])
-                        .then(a.cmp(&b))
-                });
-            }
-            next.push(Cell {
-                lo: c.lo.clone(),
-                hi: hi1,
-                start: c.start,
-                end: c.start + n1,
-            });
-            next.push(Cell {
-                lo: lo2,
-                hi: c.hi,
-                start: c.start + n1,
-                end: c.end,
-            });
-        }
-        self.cells = next;
+        let cut = cut_level(&mut self.cells, &mut self.perm, &self.phi, nd, self.cap);
         if cut {
             self.levels += 1;
         }
@@ -140,7 +97,7 @@ impl Bisection {
     /// Every item's node now: its bin clamped into its box.
     pub fn nodes_into(&self, out: &mut [u32]) {
         let nd = self.grid.ndims();
-        let mut at = vec![0u32; nd];
+        let mut at = [0u32; MAX_DIMS];
         for c in &self.cells {
             for &i in &self.perm[c.start..c.end] {
                 let x = &self.phi[i as usize * nd..(i as usize + 1) * nd];
@@ -148,10 +105,54 @@ impl Bisection {
                     let b = x[d].round().clamp(0.0, (self.grid.dims()[d] - 1) as f64) as u32;
                     at[d] = b.clamp(c.lo[d], c.hi[d] - 1);
                 }
-                out[i as usize] = self.grid.node(&at) as u32;
+                out[i as usize] = self.grid.node(&at[..nd]) as u32;
             }
         }
     }
+}
+
+/// Cut every box of `cells` once; `perm` holds the boxes' items.
+fn cut_level(cells: &mut Vec<Cell>, perm: &mut [u32], phi: &[f64], nd: usize, cap: usize) -> bool {
+    let mut next = Vec::with_capacity(cells.len() * 2);
+    let mut cut = false;
+    for c in cells.drain(..) {
+        let Some(d) = split_dim(&c) else {
+            next.push(c);
+            continue;
+        };
+        cut = true;
+        let mid = c.lo[d] + (c.hi[d] - c.lo[d]) / 2;
+        let mut hi1 = c.hi;
+        hi1[d] = mid;
+        let mut lo2 = c.lo;
+        lo2[d] = mid;
+        let c1 = nodes_in(&c.lo, &hi1) * cap;
+        let c2 = nodes_in(&lo2, &c.hi) * cap;
+        let n = c.end - c.start;
+        let share = (n as f64 * c1 as f64 / (c1 + c2) as f64).round() as usize;
+        let n1 = share.min(c1).max(n.saturating_sub(c2)).min(n);
+        if n1 > 0 && n1 < n {
+            perm[c.start..c.end].select_nth_unstable_by(n1, |&a, &b| {
+                phi[a as usize * nd + d]
+                    .total_cmp(&phi[b as usize * nd + d])
+                    .then(a.cmp(&b))
+            });
+        }
+        next.push(Cell {
+            lo: c.lo,
+            hi: hi1,
+            start: c.start,
+            end: c.start + n1,
+        });
+        next.push(Cell {
+            lo: lo2,
+            hi: c.hi,
+            start: c.start + n1,
+            end: c.end,
+        });
+    }
+    *cells = next;
+    cut
 }
 
 /// The dimension a box is cut along (its longest; None for a single node).
@@ -176,11 +177,31 @@ fn nodes_in(lo: &[u32], hi: &[u32]) -> usize {
 /// The whole bisection at once: the node of every item (a legal mapping
 /// with at most `cap` items per node). O(n log nodes).
 pub fn assign(grid: &Grid, cap: u32, phi: &[f64]) -> Vec<u32> {
-    let mut b = Bisection::new(grid, cap, phi);
-    while b.level() {}
-    let mut out = vec![0u32; b.perm.len()];
-    b.nodes_into(&mut out);
+    let nd = grid.ndims();
+    let n = phi.len().checked_div(nd).unwrap_or(0);
+    let mut perm: Vec<u32> = (0..n as u32).collect();
+    let mut cells = vec![whole(grid, n)];
+    while cut_level(&mut cells, &mut perm, phi, nd, cap.max(1) as usize) {}
+    let mut out = vec![0u32; n];
+    for c in &cells {
+        let node = grid.node(&c.lo[..nd]) as u32;
+        for &i in &perm[c.start..c.end] {
+            out[i as usize] = node;
+        }
+    }
     out
+}
+
+/// The whole box with all `n` items.
+fn whole(grid: &Grid, n: usize) -> Cell {
+    let mut hi = [1u32; MAX_DIMS];
+    hi[..grid.ndims()].copy_from_slice(grid.dims());
+    Cell {
+        lo: [0; MAX_DIMS],
+        hi,
+        start: 0,
+        end: n,
+    }
 }
 
 #[cfg(test)]

@@ -222,6 +222,16 @@ pub const ANALYTICAL_PARAMS: &[ParamSpec] = &[
                bisection of the best global iterate's Φ, one level per step; `diffusion` = \
                the paper's L λ = b migration of the surplus, cheapest process first (§3.4)",
     },
+    ParamSpec {
+        key: "patience",
+        kind: ParamKind::Int {
+            min: 0,
+            max: 100_000,
+        },
+        default: "10",
+        help: "legalize=bisect: stop global mapping when the hop-bytes its iterates would \
+               give have not improved for this many iterations (0 = off; beyond the paper)",
+    },
 ];
 
 pub fn info() -> MapperInfo {
@@ -263,6 +273,7 @@ pub const ANALYTICAL_PAIRS_PARAMS: &[ParamSpec] = &[
     ANALYTICAL_PARAMS[11],
     ANALYTICAL_PARAMS[12],
     ANALYTICAL_PARAMS[13],
+    ANALYTICAL_PARAMS[14],
     super::pairs::PAIRS_PARAMS[0],
     super::pairs::PAIRS_PARAMS[1],
     super::pairs::PAIRS_PARAMS[2],
@@ -306,6 +317,9 @@ pub struct Settings {
     pub torus_cut: bool,
     /// How Φ is legalized (`legalize=`).
     pub legalize: LegalizeKind,
+    /// `legalize=bisect`: stop global mapping after this many iterations
+    /// without a better estimate (0 = off).
+    pub patience: usize,
     pub seed: u64,
 }
 
@@ -346,6 +360,7 @@ impl Default for Settings {
             warm_start: true,
             torus_cut: false,
             legalize: LegalizeKind::Bisect,
+            patience: 10,
             seed: 0,
         }
     }
@@ -394,6 +409,7 @@ impl Settings {
             } else {
                 LegalizeKind::Bisect
             },
+            patience: input.get(p, "patience")?,
             seed: input.seed,
         })
     }
@@ -488,6 +504,9 @@ pub enum GlobalStop {
     Stalled,
     /// `max_global` iterations.
     IterationLimit,
+    /// `legalize=bisect`: the estimated hop-bytes did not improve for
+    /// `patience` iterations (beyond the paper).
+    NoGain,
 }
 
 /// Per-step history (one entry per global or legalization step).
@@ -845,7 +864,10 @@ impl Analytical {
             } else {
                 self.since_best += 1;
             }
-            if self.since_best >= self.s.stall {
+            let patient = self.s.legalize == LegalizeKind::Bisect && self.s.patience > 0;
+            if patient && self.global_iterations >= self.best_iteration + self.s.patience {
+                Some(GlobalStop::NoGain)
+            } else if self.since_best >= self.s.stall {
                 Some(GlobalStop::Stalled)
             } else if self.global_iterations >= self.torus_round.global_limit(self.s.max_global) {
                 Some(GlobalStop::IterationLimit)
@@ -1091,7 +1113,7 @@ impl Stepper for Analytical {
         }
         StepState::Stopped(match self.global_stop {
             Some(GlobalStop::AlmostLegal) | None => Stop::Converged,
-            Some(GlobalStop::Stalled) => Stop::LocalOptimum,
+            Some(GlobalStop::Stalled) | Some(GlobalStop::NoGain) => Stop::LocalOptimum,
             Some(GlobalStop::IterationLimit) => Stop::IterationLimit,
         })
     }
@@ -1137,6 +1159,7 @@ impl MapperRun for Analytical {
                 GlobalStop::AlmostLegal => "almost legal",
                 GlobalStop::Stalled => "max workload stalled",
                 GlobalStop::IterationLimit => "iteration limit",
+                GlobalStop::NoGain => "estimated hop-bytes stopped improving",
             },
             self.legal_iterations()
         ))
@@ -1188,6 +1211,9 @@ impl MapperRun for Analytical {
                 match self.global_stop {
                     Some(GlobalStop::AlmostLegal) => "almost legal, every bin within capacity",
                     Some(GlobalStop::Stalled) => "the fullest bin stopped shrinking",
+                    Some(GlobalStop::NoGain) => {
+                        "the hop-bytes of its iterates stopped improving"
+                    }
                     _ => "the iteration limit",
                 }
             ),
