@@ -12,7 +12,7 @@
 //! i.e. Z = k in 3D), or all slices folded (each cell shows the fullest bin
 //! of its column). Right, the per-iteration history: max workload with γ,
 //! W(Φ) and the hop-bytes Φ would give if legalized now. Step (one
-//! iteration: the first also runs the setup steps), Play/Pause and the speed
+//! iteration: the first also does the setup), Play/Pause and the speed
 //! are the mapper panel's ([`Model::step`], [`Model::play`], `Model::speed`).
 //! Hover the words in the key for what a bin, γ, a fake anchor, shifting and
 //! diffusion are.
@@ -27,7 +27,6 @@
 use super::Model;
 use super::colormap::{fmt_bytes, viridis};
 use super::mapper_panel::MapperPanel;
-use crate::mappers::background::Command;
 use crate::mappers::run_detail::AnalyticalDetail;
 use egui::epaint::{Mesh, Vertex, WHITE_UV};
 use egui::{Color32, Pos2, Rect, Sense, Shape, Stroke, pos2, vec2};
@@ -84,8 +83,6 @@ pub struct AnalyticalView {
     /// Mesh rebuilds so far (benches check the cache).
     pub rebuilds: u64,
     cache: Option<(Vec<u64>, Arc<Mesh>, Labels)>,
-    /// The run (by start time) whose setup steps the Step button sent.
-    setup_sent: Option<std::time::Instant>,
 }
 
 impl Default for AnalyticalView {
@@ -101,7 +98,6 @@ impl Default for AnalyticalView {
             plotted: 0,
             rebuilds: 0,
             cache: None,
-            setup_sent: None,
         }
     }
 }
@@ -282,8 +278,8 @@ impl AnalyticalView {
                 .add_enabled(!busy, egui::Button::new("Step iteration"))
                 .on_hover_text(
                     "One iteration: a global-mapping iteration (solve, shift, spread), or a \
-                     legalization iteration. The first one also runs the setup steps \
-                     (grouping, fixed corners, matrix assembly).",
+                     legalization iteration. The first one also does the setup (grouping, \
+                     fixed corners, matrix assembly).",
                 )
                 .clicked()
             {
@@ -342,29 +338,10 @@ impl AnalyticalView {
         ui.allocate_rect(avail, Sense::hover());
     }
 
-    /// One iteration: one step, plus the setup steps if the run has not
-    /// done them yet (the analytical run's first two steps build the items
-    /// and the system; its progress says so with phase "setup").
+    /// One iteration: the mapper's first step also does its setup, so one
+    /// step is one iteration.
     fn step_iteration(&mut self, model: &mut Model, id: &str, seed: u64, params: &str) {
-        let fresh = model.run.is_none() || model.run_id != id;
         model.step(id, seed, params);
-        let Some(run) = model.run.as_ref() else {
-            return;
-        };
-        let p = model.run_progress;
-        let extra = if fresh {
-            SETUP_STEPS
-        } else if self.setup_sent == model.run_started {
-            0
-        } else if p.phase == "setup" {
-            p.total.unwrap_or(SETUP_STEPS).saturating_sub(p.done)
-        } else {
-            0
-        };
-        self.setup_sent = model.run_started;
-        if extra > 0 {
-            run.send(Command::Step(extra));
-        }
     }
 
     fn status_ui(&self, ui: &mut egui::Ui, d: &AnalyticalDetail) {
@@ -773,11 +750,6 @@ fn short(x: f64) -> String {
         format!("{x:.2}")
     }
 }
-
-/// Steps the analytical run spends in setup before its first iteration
-/// (building the items, then the fixed corners and the system); its
-/// progress reports them as phase "setup" with this total.
-const SETUP_STEPS: usize = 2;
 
 #[cfg(test)]
 mod tests {

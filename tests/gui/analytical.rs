@@ -56,6 +56,56 @@ fn analytical_three_steps_show_iteration_three_and_three_points() {
     assert!(d.started() && d.workloads.iter().map(|&w| w as usize).sum::<usize>() == d.items);
 }
 
+/// The wording: select analytical, press the mapper panel's plain
+/// Step 3 times, and the view shows iteration 3 and a plot with 3 points
+/// (the mapper's setup happens inside its first step).
+#[test]
+fn analytical_panel_step_three_times_shows_iteration_three() {
+    let mut h = harness();
+    h.get_by_label("analytical").click();
+    h.run_steps(1);
+    assert_eq!(h.state().mapper.selected, "analytical");
+    for k in 1..=3 {
+        // The analytical parameters are many: bring the button into view.
+        // (Scrolling animates: let it settle before clicking.)
+        h.get_by_label("Step").scroll_to_me();
+        h.run_steps(30);
+        h.get_by_label("Step").click();
+        h.run_steps(2);
+        step_until(&mut h, |a| a.model.run_progress.done >= k);
+    }
+    assert!(h.state().model.run.is_some(), "Step started the run");
+    h.get_by_label("Analytical").click();
+    h.run_steps(1);
+    assert_eq!(h.state().tab, Tab::Analytical);
+    step_until(&mut h, |a| {
+        a.model
+            .run_detail
+            .as_ref()
+            .and_then(|d| d.analytical())
+            .is_some_and(|d| d.global_iterations >= 3)
+    });
+    // Give the worker time for any further (wrong) steps, then look again.
+    std::thread::sleep(Duration::from_millis(200));
+    h.run_steps(3);
+    let d = h
+        .state()
+        .model
+        .run_detail
+        .as_ref()
+        .and_then(|d| d.analytical())
+        .cloned()
+        .expect("an analytical detail");
+    assert_eq!(
+        d.global_iterations, 3,
+        "three presses of Step, three iterations"
+    );
+    assert_eq!(d.hist_hop_bytes.len(), 3);
+    h.get_by_label_contains("global iteration 3 ·");
+    h.get_by_label("3 iterations plotted");
+    assert_eq!(h.state().analytical_view.plotted, 3);
+}
+
 #[test]
 fn bipartition_three_steps_show_four_parts_on_the_graph() {
     assert!(

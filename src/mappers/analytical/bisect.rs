@@ -168,10 +168,7 @@ fn split_dim(c: &Cell) -> Option<usize> {
 }
 
 fn nodes_in(lo: &[u32], hi: &[u32]) -> usize {
-    lo.iter()
-        .zip(hi)
-        .map(|(&l, &h)| (h - l) as usize)
-        .product()
+    lo.iter().zip(hi).map(|(&l, &h)| (h - l) as usize).product()
 }
 
 /// The whole bisection at once: the node of every item (a legal mapping
@@ -246,7 +243,10 @@ mod tests {
         let nodes = assign(&grid, 1, &phi);
         assert!(loads(&grid, &nodes).iter().all(|&l| l <= 1));
         // 6 of 16: the first cut (along x, 8 + 8 slots) gives 3 + 3.
-        let left = nodes.iter().filter(|&&v| grid.coord(v as usize)[0] < 2).count();
+        let left = nodes
+            .iter()
+            .filter(|&&v| grid.coord(v as usize)[0] < 2)
+            .count();
         assert_eq!(left, 3);
     }
 
