@@ -58,11 +58,15 @@ pub const TIP_SHIFT: &str = "Shifting (Wu et al. §3.3.2): per row of bins, the 
 pub const TIP_DIFFUSION: &str = "Diffusion legalization (Wu et al. §3.4, Fig. 4): solve L λ = b on \
     the network's Laplacian (b = the nodes' excess; torus wraps included), sort the nodes by λ \
     and migrate the surplus along the links greedily, always moving the item whose move costs \
-    the fewest hop-bytes. Magenta arrows: the last step's migrations.";
+    the fewest hop-bytes (legalize=diffusion). The default, legalize=bisect (beyond the paper), \
+    cuts the box of nodes in two along its longest side, level by level, and splits the items \
+    by Φ in proportion to the halves' slots. Magenta arrows: the last step's migrations.";
 pub const TIP_W: &str = "W(Φ) (Wu et al. §3.3, Eq. 2): Σ c_ij |Φ_i − Φ_j|², the quadratic \
     wire length that global mapping minimises (during legalization: W of the nodes' positions).";
-pub const TIP_HOP: &str = "Estimated hop-bytes: the hop-bytes Φ would give if every item went to \
-    its bin's node now (torus distances); during legalization, the current hop-bytes.";
+pub const TIP_HOP: &str = "Estimated hop-bytes: the hop-bytes Φ would give if legalized now \
+    (torus distances): with legalize=bisect (default) exactly what bisecting this Φ gives, and \
+    legalization starts from the iterate where it is least; with legalize=diffusion, every item \
+    on its bin's node. During legalization, the current hop-bytes.";
 
 /// Cell labels: position and text.
 type Labels = Vec<(Pos2, String)>;

@@ -13,7 +13,11 @@
 //! (Eqs. 6–9) for the next solve.
 //! Stage 2, legalization (§3.4): [`legalize`] migrates items along the
 //! topology's links by the diffusion λ of `L λ = b`, one iteration per step,
-//! until every node holds what it may.
+//! until every node holds what it may (`legalize=diffusion`, the paper). The
+//! default, `legalize=bisect` (beyond the paper, [`bisect`]), instead cuts
+//! the box of nodes and Φ's items together, one level per step; global
+//! mapping then also evaluates every iterate by that legalization, stops
+//! `patience` iterations after the best one, and legalizes the best one.
 //!
 //! Multicore nodes (§3.6): [`multicore`] — METIS groups (`multicore=group`,
 //! the paper) or no grouping with bins of γ·cores (`multicore=bins`, the
@@ -26,7 +30,12 @@
 //! one-group-per-node model cannot undo a poor group. Whole-mapper times
 //! (load ≈ 6.6, median of 5): bins/PCG 0.28 s wall (0.18 s CPU),
 //! group/PCG 0.31 s (0.21 s CPU), of which the grouping alone took 0.15 s.
-//! The quality gap is stable, so the default follows the quality).
+//! Third session, with `legalize=bisect` (load ≈ 1.5, median of 5): bins/PCG
+//! 3.58e9 in 0.147 s, group/PCG 4.22e9 in 0.162 s (grouping 0.091 s),
+//! bins/Cholesky 3.64e9, group/Cholesky 4.20e9; at 512 processes on
+//! `torus:4x4x8:cores=4` (seeds 1–3, ÷ Scotch gmap): bins 0.90/0.80/0.81,
+//! group 1.19/1.02/0.89. The quality gap is stable, so the default follows
+//! the quality).
 //!
 //! What the defaults change against the paper, and why (issue 9, second
 //! session; `scripts/wu_vs_scotch.sh`, `unstructured:P:3d` with seed 1, no
@@ -47,6 +56,29 @@
 //!   none).
 //! * PCG in lockstep over the dimensions, capped, warm-started (see
 //!   [`global`]).
+//! * `legalize=bisect` and `patience=10` (third session): recursive
+//!   coordinate bisection of the best global iterate instead of diffusion
+//!   ([`bisect`] has the reasons). Global mapping had stalled with Φ still
+//!   crowded (one core per node: max workload above γ), and diffusion then
+//!   roughly doubled the bins' hop-bytes. Every iterate is bisected (O(n log
+//!   nodes), ≈ 0.7 ms at 8,192 items), its hop-bytes are the estimate
+//!   plotted per iteration, and global mapping stops once that estimate has
+//!   not improved for `patience` iterations (a new [`GlobalStop::NoGain`]);
+//!   the best iterate is usually early (8,192 on `torus:8x8x32:cores=4`:
+//!   iteration 7 of 22), so this also saves time.
+//!   `unstructured:P:3d`, seeds 1/2/3, analytical ÷ Scotch gmap, diffusion
+//!   → bisect (`python3 x.py` of the session notes, same as
+//!   `scripts/wu_vs_scotch.sh`): 512 on 8x8x8: 1.092/1.083/0.989 →
+//!   0.714/0.683/0.745; 512 on 4x4x8:cores=4: 1.217/1.130/1.067 →
+//!   0.895/0.804/0.806; 1024 on 8x8x16: 0.941/0.975/1.001 →
+//!   0.715/0.720/0.770; 2048 on 8x8x32: 1.065/1.077/1.090 →
+//!   0.885/0.909/0.949; 2048 on 8x8x8:cores=4: 0.924/0.893/1.015 →
+//!   0.761/0.715/0.810; 4096 on 8x16x32: 1.008/0.972/0.988 →
+//!   0.837/0.769/0.765; 4096 on 8x8x16:cores=4: 0.838/0.770/0.786 →
+//!   0.749/0.677/0.676; 8192 on 8x8x32:cores=4 (seed 1): 0.955 → 0.875,
+//!   16x16x32: 0.938 → 0.788. Whole mapper, 8,192 on 8x8x32:cores=4:
+//!   0.20 → 0.17 s wall (CLI, min of 5). The paper's legalization stays
+//!   available: `legalize=diffusion` (patience then has no effect).
 //!
 //! Before → after (analytical ÷ Scotch; torus, cores): 512 8x8x8 1: 1.95 →
 //! 1.20; 512 4x4x8 4: 1.72 → 1.18; 2048 8x8x32 1: 1.65 → 1.08; 2048 8x8x8 4:
@@ -54,7 +86,8 @@
 //! 16384 16x32x32 1: 1.45 → 0.78; 16384 8x16x32 4: 1.57 → 0.77. On 8192 /
 //! 8x8x32 / 4 cores: shift_mu=0 (FastPlace's rule) 4.88e9 instead of
 //! 3.91e9; the paper's settings (below) 6.53e9. The
-//! paper's settings stay available: `fixed=rcm spread=paper shift_mu=0`.
+//! paper's settings stay available: `fixed=rcm spread=paper shift_mu=0
+//! legalize=diffusion`.
 //!
 //! Torus (beyond the paper, whose continuous model is a box): hop-bytes and
 //! every migration cost use torus distances and legalization diffuses over
@@ -131,7 +164,7 @@ pub const ANALYTICAL_PARAMS: &[ParamSpec] = &[
         kind: ParamKind::Choice(&["bins", "group"]),
         default: "bins",
         help: "several cores per node: `bins` = no grouping, bins of gamma·cores processes \
-               (default: 24 % fewer hop-bytes than `group` at 8,192 processes); `group` = \
+               (default: 15 % fewer hop-bytes than `group` at 8,192 processes); `group` = \
                METIS groups of `cores` processes, one per node (the paper, §3.6)",
     },
     ParamSpec {
@@ -249,9 +282,13 @@ pub fn info() -> MapperInfo {
               by shifting their processes apart and pulling them there with 'fake' anchor \
               processes (by default pins at the shifted positions, after FastPlace; \
               spread=paper puts them on the boundary as in Eqs. 6-9), iteration after \
-              iteration, until no bin holds more than gamma. Then a diffusion (L λ = b on the \
-              network's Laplacian) migrates the surplus along the links, always moving the \
-              process that costs the fewest hop-bytes. With several cores per node, a bin \
+              iteration, until no bin holds more than gamma. Then legalization: by default \
+              (beyond the paper) the box of nodes and the processes are cut in two together, \
+              again and again, splitting the processes by Φ, starting from the iterate whose \
+              legalized hop-bytes were least (legalize=bisect); legalize=diffusion is the \
+              paper's: a diffusion (L λ = b on the network's Laplacian) migrates the surplus \
+              along the links, always moving the process that costs the fewest hop-bytes. With \
+              several cores per node, a bin \
               holds gamma·cores processes (multicore=group: METIS first groups the processes, \
               as the paper does).",
         needs_coords: false,
