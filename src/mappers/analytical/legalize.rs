@@ -122,8 +122,9 @@ impl Legalizer {
     }
 
     /// Legalization by recursive bisection of `phi` (items × D; beyond the
-    /// paper, see [`super::bisect`]); item `i` starts on node `start[i]`.
-    pub fn bisecting(grid: &Grid, cap: u32, start: Vec<u32>, phi: &[f64]) -> Self {
+    /// paper, see [`super::bisect`]), equal sides cut in the priority
+    /// `order`; item `i` starts on node `start[i]`.
+    pub fn bisecting(grid: &Grid, cap: u32, start: Vec<u32>, phi: &[f64], order: &[usize]) -> Self {
         let nodes = grid.num_nodes();
         let mut items_on = vec![Vec::new(); nodes];
         for (i, &v) in start.iter().enumerate() {
@@ -144,7 +145,7 @@ impl Legalizer {
             fallback_moves: 0,
             migrations: Vec::new(),
             done: false,
-            bisect: Some(Bisection::new(grid, cap, phi)),
+            bisect: Some(Bisection::new(grid, cap, phi, order)),
         }
     }
 

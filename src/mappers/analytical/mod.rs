@@ -65,7 +65,9 @@
 //!   plotted per iteration, and global mapping stops once that estimate has
 //!   not improved for `patience` iterations (a new [`GlobalStop::NoGain`]);
 //!   the best iterate is usually early (8,192 on `torus:8x8x32:cores=4`:
-//!   iteration 7 of 22), so this also saves time.
+//!   iteration 7 of 22), so this also saves time. That iterate is then
+//!   bisected in `cut_orders` orders of cutting equal sides and legalized
+//!   in the best ([`bisect`]).
 //!   `unstructured:P:3d`, seeds 1/2/3, analytical ÷ Scotch gmap, diffusion
 //!   → bisect (`python3 x.py` of the session notes, same as
 //!   `scripts/wu_vs_scotch.sh`): 512 on 8x8x8: 1.092/1.083/0.989 →
@@ -269,6 +271,14 @@ pub const ANALYTICAL_PARAMS: &[ParamSpec] = &[
         help: "legalize=bisect: stop global mapping when the hop-bytes its iterates would \
                give have not improved for this many iterations (0 = off; beyond the paper)",
     },
+    ParamSpec {
+        key: "cut_orders",
+        kind: ParamKind::Int { min: 1, max: 720 },
+        default: "6",
+        help: "legalize=bisect: bisect the best iterate cutting equal sides in this many \
+               orders of the dimensions (x-y-z first, at most D!), keep the best (beyond the \
+               paper)",
+    },
 ];
 
 pub fn info() -> MapperInfo {
@@ -315,6 +325,7 @@ pub const ANALYTICAL_PAIRS_PARAMS: &[ParamSpec] = &[
     ANALYTICAL_PARAMS[12],
     ANALYTICAL_PARAMS[13],
     ANALYTICAL_PARAMS[14],
+    ANALYTICAL_PARAMS[15],
     super::pairs::PAIRS_PARAMS[0],
     super::pairs::PAIRS_PARAMS[1],
     super::pairs::PAIRS_PARAMS[2],
@@ -361,6 +372,9 @@ pub struct Settings {
     /// `legalize=bisect`: stop global mapping after this many iterations
     /// without a better estimate (0 = off).
     pub patience: usize,
+    /// `legalize=bisect`: orders of cutting equal sides tried on the best
+    /// iterate.
+    pub cut_orders: usize,
     pub seed: u64,
 }
 
@@ -402,6 +416,7 @@ impl Default for Settings {
             torus_cut: false,
             legalize: LegalizeKind::Bisect,
             patience: 10,
+            cut_orders: 6,
             seed: 0,
         }
     }
@@ -451,6 +466,7 @@ impl Settings {
                 LegalizeKind::Bisect
             },
             patience: input.get(p, "patience")?,
+            cut_orders: input.get::<usize>(p, "cut_orders")?.max(1),
             seed: input.seed,
         })
     }
@@ -600,6 +616,8 @@ pub struct Analytical {
     best_phi: Vec<f64>,
     best_est: f64,
     best_iteration: usize,
+    /// `legalize=bisect`: the order of cutting equal sides legalization uses.
+    cut_order: Vec<usize>,
     legal: Option<Legalizer>,
     torus_round: torus::Rounds,
     history: History,
@@ -655,6 +673,7 @@ impl Analytical {
             best_phi: Vec::new(),
             best_est: f64::INFINITY,
             best_iteration: 0,
+            cut_order: Vec::new(),
             legal: None,
             torus_round: torus::Rounds::new(nd),
             history: History::default(),
@@ -734,6 +753,11 @@ impl Analytical {
         } else {
             0
         }
+    }
+    /// `legalize=bisect`: the priority order of the dimensions in which
+    /// legalization cuts equal sides (empty before global mapping stopped).
+    pub fn cut_order(&self) -> &[usize] {
+        &self.cut_order
     }
     /// The fixed items and their corner nodes.
     pub fn fixed_items(&self) -> &[(usize, usize)] {
@@ -871,7 +895,8 @@ impl Analytical {
         self.est_hop_bytes = match self.s.legalize {
             LegalizeKind::Diffusion => self.bin_hop_bytes(),
             LegalizeKind::Bisect => {
-                let nodes = bisect::assign(&self.grid, items.cap, &self.phi);
+                let ident: Vec<usize> = (0..nd).collect();
+                let nodes = bisect::assign(&self.grid, items.cap, &self.phi, &ident);
                 let h = self.item_hop_bytes(&nodes);
                 if h < self.best_est {
                     self.best_est = h;
@@ -917,7 +942,17 @@ impl Analytical {
                 .map(|x| shifting::bin_of(&self.grid, x) as u32)
                 .collect();
             self.legal = Some(if bisecting {
-                Legalizer::bisecting(&self.grid, items.cap, start, &self.phi)
+                // The order of cutting equal sides that legalizes best.
+                let mut best = (f64::INFINITY, Vec::new());
+                for o in bisect::orders(nd, self.s.cut_orders) {
+                    let nodes = bisect::assign(&self.grid, items.cap, &self.phi, &o);
+                    let h = self.item_hop_bytes(&nodes);
+                    if h < best.0 {
+                        best = (h, o);
+                    }
+                }
+                self.cut_order = best.1;
+                Legalizer::bisecting(&self.grid, items.cap, start, &self.phi, &self.cut_order)
             } else {
                 Legalizer::new(&self.grid, items.cap, start, self.s.max_legal)
             });
