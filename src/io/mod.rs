@@ -176,12 +176,15 @@ pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
             ),
         )
     };
-    buf.try_reserve_exact(hint.max(1 << 16)).map_err(oom)?;
+    // Room for the whole file plus one byte, so that the read which finds
+    // the end needs no growth; only the bytes about to be read are zeroed.
+    buf.try_reserve_exact(hint.saturating_add(1).max(1 << 12))
+        .map_err(oom)?;
     const CHUNK: usize = 1 << 20;
     let mut checked_binary = false;
     loop {
-        if buf.capacity() - buf.len() < CHUNK {
-            let more = buf.capacity().max(CHUNK);
+        if buf.capacity() == buf.len() {
+            let more = buf.capacity().clamp(1 << 16, CHUNK);
             buf.try_reserve(more).map_err(oom)?;
         }
         let start = buf.len();

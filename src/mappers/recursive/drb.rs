@@ -37,6 +37,10 @@ use std::sync::Arc;
 
 const NONE: u32 = u32::MAX;
 
+/// Levels of the tree (from the root) whose bisections may run several
+/// V-cycles ([`Drb::with_top_vcycles`]).
+pub const VCYCLE_LEVELS: u32 = 2;
+
 /// A custom bisection of node sets ([`Domain::Set`]): the nodes (sorted) and
 /// a seed in, the two halves (both non-empty) and the cut's cost (the
 /// splitter's own measure, reported by guided mode) out. Moh et al.'s BM
@@ -128,6 +132,10 @@ pub struct Drb {
     tree: Vec<TreeNode>,
     splitter: Option<SetSplitter>,
     pull: bool,
+    /// Reflect the tree's boxes at the end ([`super::orient`]).
+    orient: bool,
+    /// Multilevel runs per bisection in the top [`VCYCLE_LEVELS`] levels.
+    vcycles: usize,
     bisections: usize,
     placed: usize,
     done: bool,
@@ -176,6 +184,8 @@ impl Drb {
             tree: Vec::new(),
             splitter: None,
             pull: true,
+            orient: false,
+            vcycles: 1,
             bisections: 0,
             placed: 0,
             done: n == 0,
@@ -209,6 +219,22 @@ impl Drb {
     /// every subproblem is bisected on its own, as in Moh et al.'s BM.
     pub fn with_external_pull(mut self, pull: bool) -> Self {
         self.pull = pull;
+        self
+    }
+
+    /// Reflect the boxes of the finished tree where that lowers hop-bytes
+    /// ([`super::orient`]; meshes and tori only; off by default).
+    pub fn with_orientation(mut self, on: bool) -> Self {
+        self.orient = on;
+        self
+    }
+
+    /// Bisect the parts of the top [`VCYCLE_LEVELS`] levels of the tree
+    /// with this many independent multilevel runs, keeping the best
+    /// ([`BisectParams::vcycles`]; default 1). The top cuts decide most of
+    /// the hop-bytes, and they are few, so this costs little.
+    pub fn with_top_vcycles(mut self, k: usize) -> Self {
+        self.vcycles = k.max(1);
         self
     }
 
@@ -357,7 +383,15 @@ impl Drb {
                 any = true;
             }
         }
-        let r = bisect(&g, caps, any.then_some(bias.as_slice()), &self.params, seed);
+        let params = BisectParams {
+            vcycles: if job.level < VCYCLE_LEVELS {
+                self.vcycles
+            } else {
+                1
+            },
+            ..self.params
+        };
+        let r = bisect(&g, caps, any.then_some(bias.as_slice()), &params, seed);
         for &p in &job.procs {
             self.local[p as usize] = NONE;
         }
@@ -421,6 +455,21 @@ impl Drb {
     /// Place any process a leaf could not hold (only if a bisection missed
     /// its capacity) on the nearest free slot, and finish.
     fn finish(&mut self) {
+        if self.orient && self.overflow.is_empty() {
+            super::orient::orient(
+                &self.graph,
+                &self.vol,
+                &self.topo,
+                &self.tree,
+                &mut self.node_of,
+            );
+            let c = self.cores as u32;
+            for (p, slot) in self.placement.iter_mut().enumerate() {
+                if slot.is_some() {
+                    *slot = Some(self.node_of[p] * c + self.core_of[p]);
+                }
+            }
+        }
         if !self.overflow.is_empty() {
             let slots = self.topo.num_slots();
             let mut used = vec![false; slots];

@@ -7,8 +7,11 @@
 //!   of Scotch's `gmap`), [`drb`]: the communication graph is bisected by
 //!   the multilevel partitioner of [`crate::partition`] in step with the
 //!   topology ([`domain`]), down to single nodes whose cores are filled by
-//!   the processes that reached them. Moh et al.'s BM (§4.2) is the same
-//!   scheme with Kernighan–Lin on both graphs; it reuses
+//!   the processes that reached them. The bisections of the top two levels
+//!   keep the best of `vcycles` independent multilevel runs, and on meshes
+//!   and tori the finished tree's boxes are mirrored where that lowers
+//!   hop-bytes ([`orient`]). Moh et al.'s BM (§4.2) is the same scheme with
+//!   Kernighan–Lin on both graphs (without those two additions); it reuses
 //!   [`crate::partition::bisect()`].
 //! * refinement — swap/move local search on the true objective (hop-bytes,
 //!   or channel loads under dimension-order routing) over the nodes of each
@@ -28,6 +31,7 @@
 
 pub mod domain;
 pub mod drb;
+pub mod orient;
 pub mod refine;
 
 use super::{MapperInfo, MapperInput, MapperRun, ParamKind, ParamSpec, StepEvent};
@@ -52,8 +56,11 @@ pub fn info() -> MapperInfo {
               by heavy-edge matching, grow an initial cut, refine with Fiduccia–Mattheyses); \
               a process whose partners already sit on one side is pulled to that side. Repeat \
               on each half until a half is one node, whose cores take the processes that reached \
-              it. Needs no coordinates; works on meshes, tori, multicore nodes and any network \
-              with distances. Params: runs, pack, tries, imbalance.",
+              it. The top two levels' cuts are the best of several multilevel runs \
+              (`vcycles`); on meshes and tori each box of the finished tree is then mirrored \
+              where that shortens the traffic leaving it (`orient`). Needs no coordinates; \
+              works on meshes, tori, multicore nodes and any network with distances. Params: \
+              runs, pack, tries, vcycles, orient, imbalance.",
         needs_coords: false,
         randomized: true,
         params: CONSTRUCT_PARAMS,
@@ -75,7 +82,7 @@ pub fn info_refine() -> MapperInfo {
               `maxload` (the busiest channel) for users who care about congestion. Stops at a \
               local optimum or when a sweep gains less than `tol`. Small inputs are mapped `runs` \
               times with different seeds and the best is kept. Params: objective, depth, sweeps, \
-              batch, time_ms, tol, runs, pack, tries, imbalance.",
+              batch, time_ms, tol, runs, pack, tries, vcycles, orient, imbalance.",
         needs_coords: false,
         randomized: true,
         params: REFINE_PARAMS,
@@ -100,6 +107,22 @@ const TRIES: ParamSpec = ParamSpec {
     help: "initial cuts grown from this many seeds on each coarsest graph (best kept)",
 };
 
+const VCYCLES: ParamSpec = ParamSpec {
+    key: "vcycles",
+    kind: ParamKind::Int { min: 1, max: 16 },
+    default: "4",
+    help: "independent multilevel runs for each bisection of the top two levels of the tree, \
+           the cheapest cut kept (1 = one run, as Scotch)",
+};
+
+const ORIENT: ParamSpec = ParamSpec {
+    key: "orient",
+    kind: ParamKind::Choice(&["yes", "no"]),
+    default: "yes",
+    help: "mesh/torus: at the end of the construction, mirror each box of the tree where that \
+           lowers hop-bytes (its processes' external edges decide)",
+};
+
 const IMBALANCE: ParamSpec = ParamSpec {
     key: "imbalance",
     kind: ParamKind::Float { min: 0.0, max: 0.5 },
@@ -117,6 +140,8 @@ const CONSTRUCT_PARAMS: &[ParamSpec] = &[
     },
     PACK,
     TRIES,
+    VCYCLES,
+    ORIENT,
     IMBALANCE,
 ];
 
@@ -179,6 +204,8 @@ const REFINE_PARAMS: &[ParamSpec] = &[
     },
     PACK,
     TRIES,
+    VCYCLES,
+    ORIENT,
     IMBALANCE,
 ];
 
@@ -239,8 +266,7 @@ fn start_refine(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
 pub struct Recursive {
     input: MapperInput,
     vol: Arc<Vec<f64>>,
-    bparams: BisectParams,
-    pack: bool,
+    construct: Construct,
     drb: Drb,
     refine_params: Option<RefineParams>,
     refine: Option<Refine>,
@@ -292,21 +318,22 @@ impl Recursive {
     /// the number of runs from the size (see [`auto_runs`]).
     pub fn new(input: &MapperInput, refine: Option<RefineParams>, runs: usize) -> Result<Self> {
         let vol = Arc::new(pair_volumes(&input.graph));
-        let bparams = bisect_params(input)?;
         let contention = refine.is_some_and(|r| r.objective != Objective::HopBytes);
         let pack = match input.param("pack").map(|v| v.trim().to_ascii_lowercase()) {
             Some(v) if v == "yes" => true,
             Some(v) if v == "no" => false,
             _ => !contention,
         };
-        let drb = Drb::new(
-            input.graph.clone(),
-            input.topo.clone(),
-            vol.clone(),
-            bparams,
-            input.seed,
-        )
-        .with_packing(pack);
+        let construct = Construct {
+            bparams: bisect_params(input)?,
+            pack,
+            vcycles: input.get(CONSTRUCT_PARAMS, "vcycles")?,
+            orient: !input
+                .get::<String>(CONSTRUCT_PARAMS, "orient")?
+                .trim()
+                .eq_ignore_ascii_case("no"),
+        };
+        let drb = construct.drb(input, &vol, input.seed);
         let runs = if runs == 0 {
             auto_runs(input.graph.n())
         } else {
@@ -324,8 +351,7 @@ impl Recursive {
         Ok(Recursive {
             input: input.clone(),
             vol,
-            bparams,
-            pack,
+            construct,
             drb,
             refine_params: refine,
             refine: None,
@@ -419,14 +445,9 @@ impl Recursive {
                 }
             }
         } else {
-            self.drb = Drb::new(
-                self.input.graph.clone(),
-                self.input.topo.clone(),
-                self.vol.clone(),
-                self.bparams,
-                run_seed(self.input.seed, self.run),
-            )
-            .with_packing(self.pack);
+            self.drb =
+                self.construct
+                    .drb(&self.input, &self.vol, run_seed(self.input.seed, self.run));
         }
     }
 }
@@ -445,8 +466,7 @@ impl Recursive {
         let job = RunJob {
             input: self.input.clone(),
             vol: self.vol.clone(),
-            bparams: self.bparams,
-            pack: self.pack,
+            construct: self.construct,
             refine: self.refine_params,
             dist,
         };
@@ -470,12 +490,38 @@ impl Recursive {
     }
 }
 
+/// The construction's settings, shared by every run.
+#[derive(Clone, Copy)]
+struct Construct {
+    bparams: BisectParams,
+    pack: bool,
+    /// V-cycles per bisection in the top levels ([`Drb::with_top_vcycles`]).
+    vcycles: usize,
+    /// Reflect the tree's boxes at the end ([`orient`]).
+    orient: bool,
+}
+
+impl Construct {
+    /// A fresh construction run with `seed`.
+    fn drb(&self, input: &MapperInput, vol: &Arc<Vec<f64>>, seed: u64) -> Drb {
+        Drb::new(
+            input.graph.clone(),
+            input.topo.clone(),
+            vol.clone(),
+            self.bparams,
+            seed,
+        )
+        .with_packing(self.pack)
+        .with_top_vcycles(self.vcycles)
+        .with_orientation(self.orient)
+    }
+}
+
 /// What one independent run needs (owned, so it can move to a thread).
 struct RunJob {
     input: MapperInput,
     vol: Arc<Vec<f64>>,
-    bparams: BisectParams,
-    pack: bool,
+    construct: Construct,
     refine: Option<RefineParams>,
     dist: Option<Arc<refine::Dist>>,
 }
@@ -484,14 +530,9 @@ impl RunJob {
     /// Run `run` to the end: (objective, hop-bytes, mapping), or None when
     /// cancelled.
     fn run(&self, run: usize, cancel: &AtomicBool) -> Option<(f64, f64, Mapping)> {
-        let mut drb = Drb::new(
-            self.input.graph.clone(),
-            self.input.topo.clone(),
-            self.vol.clone(),
-            self.bparams,
-            run_seed(self.input.seed, run),
-        )
-        .with_packing(self.pack);
+        let mut drb = self
+            .construct
+            .drb(&self.input, &self.vol, run_seed(self.input.seed, run));
         while !drb.is_done() {
             if cancel.load(Ordering::Relaxed) {
                 return None;

@@ -179,6 +179,8 @@ pub struct Refine {
     /// (hop-bytes = Σ_p cost[p] / 2), so a swap's gain for the process it
     /// displaces needs one distance per partner instead of two.
     cost: Vec<f64>,
+    /// W_p = Σ_v c_pv, for the pruning bound of a swap.
+    wsum: Vec<f64>,
     cores: usize,
     node_of: Vec<u32>,
     core_of: Vec<u32>,
@@ -276,6 +278,12 @@ impl Refine {
             partners: Vec::new(),
             dist,
             cost: Vec::new(),
+            wsum: (0..n)
+                .map(|p| {
+                    let off = graph.offsets()[p];
+                    vol[off..off + graph.degree(p)].iter().sum()
+                })
+                .collect(),
             graph,
             topo,
             vol,
@@ -541,6 +549,7 @@ impl Refine {
         let mut best: Option<(f64, f64, usize)> = None;
         let contention = self.params.objective != Objective::HopBytes;
         for &b in &cand {
+            let dab = self.dist.get(a, b) as f64;
             let gp = partners
                 .iter()
                 .map(|&(nv, c)| c * self.dist.get(b, nv) as f64)
@@ -557,10 +566,22 @@ impl Refine {
                     (gp, None)
                 } else {
                     let q = q as usize;
+                    // Pruning (exact): by the triangle inequality q's cost
+                    // falls by at most min(cost q, W_q · d(a,b)), so an
+                    // exchange whose bound cannot beat the best so far (or
+                    // cannot lower hop-bytes at all) is not evaluated.
+                    let lb = gp - self.cost[q].min(self.wsum[q] * dab);
+                    let bar = if contention {
+                        hb_eps
+                    } else {
+                        best.map_or(-hb_eps, |(d, _, _)| d.min(-hb_eps))
+                    };
+                    if lb > bar + 1e-9 * lb.abs().max(1.0) {
+                        continue;
+                    }
                     // q moves b→a: its new cost minus its cached one.
                     (
-                        gp + self.cost_at(q, a) - self.cost[q]
-                            + 2.0 * self.pair_volume(p, q) * self.dist.get(a, b) as f64,
+                        gp + self.cost_at(q, a) - self.cost[q] + 2.0 * self.pair_volume(p, q) * dab,
                         Some(q),
                     )
                 };
