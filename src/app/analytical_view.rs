@@ -64,9 +64,10 @@ pub const TIP_DIFFUSION: &str = "Diffusion legalization (Wu et al. §3.4, Fig. 4
 pub const TIP_W: &str = "W(Φ) (Wu et al. §3.3, Eq. 2): Σ c_ij |Φ_i − Φ_j|², the quadratic \
     wire length that global mapping minimises (during legalization: W of the nodes' positions).";
 pub const TIP_HOP: &str = "Estimated hop-bytes: the hop-bytes Φ would give if legalized now \
-    (torus distances): with legalize=bisect (default) exactly what bisecting this Φ gives, and \
-    legalization starts from the iterate where it is least; with legalize=diffusion, every item \
-    on its bin's node. During legalization, the current hop-bytes.";
+    (torus distances): with legalize=bisect (default) exactly what bisecting this Φ (x, y, z \
+    order) gives; legalization starts from the iterate where it is least, and cuts in the order \
+    of the dimensions that gives the fewest. With legalize=diffusion, every item on its bin's \
+    node. During legalization, the current hop-bytes.";
 
 /// Cell labels: position and text.
 type Labels = Vec<(Pos2, String)>;
