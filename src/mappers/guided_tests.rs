@@ -245,34 +245,38 @@ fn coce_pins_corners_then_fills_inward() {
 fn analytical_explains_setup_global_mapping_and_legalization() {
     let g =
         crate::generate::generate("stencil:4x4", &crate::generate::GenOptions::default()).unwrap();
-    let mut r = run("analytical", Arc::new(g), "torus:4x4", &[]);
-    r.step();
-    let s = r.explain_last_step().unwrap();
-    assert!(
-        s.starts_with("analytical grouped 16 processes into 16 items"),
-        "{s}"
-    );
-    r.step();
-    let s = r.explain_last_step().unwrap();
-    assert!(s.starts_with("analytical set up 16 items"), "{s}");
-    r.step();
-    let s = r.explain_last_step().unwrap();
-    assert!(
-        s.starts_with("global mapping iteration 1: ") && s.contains("Wu et al. §3.3"),
-        "{s}"
-    );
-    let mut saw_legal = false;
-    while r.state().is_running() {
+    for (legalize, word) in [
+        ("bisect", "legalization level "),
+        ("diffusion", "legalization iteration "),
+    ] {
+        let mut r = run(
+            "analytical",
+            Arc::new(g.clone()),
+            "torus:4x4",
+            &[("legalize", legalize)],
+        );
+        // The first step sets up, then runs global iteration 1.
         r.step();
         let s = r.explain_last_step().unwrap();
-        saw_legal |= s.starts_with("legalization iteration ") || s.starts_with("legal: ");
+        assert!(
+            s.starts_with("setup: 16 items (16 processes, 1 cores per node)")
+                && s.contains("; global mapping iteration 1: ")
+                && s.contains("Wu et al. §3.3"),
+            "{s}"
+        );
+        let mut saw_legal = false;
+        while r.state().is_running() {
+            r.step();
+            let s = r.explain_last_step().unwrap();
+            saw_legal |= s.starts_with(word) || s.starts_with("legal: ");
+        }
+        assert!(saw_legal, "{legalize}");
+        assert!(
+            r.explain_last_step()
+                .unwrap()
+                .starts_with("legal: every node within capacity")
+        );
     }
-    assert!(saw_legal);
-    assert!(
-        r.explain_last_step()
-            .unwrap()
-            .starts_with("legal: every node within capacity")
-    );
 }
 
 /// Whether a sentence names its source: a paper's section, or says it goes
@@ -455,21 +459,29 @@ fn bm_explains_both_cuts() {
 #[test]
 fn a_legalization_step_highlights_the_processes_it_migrated() {
     let g = crate::generate::generate("clusters:2x8", &Default::default()).unwrap();
-    let mut r = run(
-        "analytical",
-        Arc::new(g),
-        "mesh:4x4",
-        &[("max_global", "1"), ("gamma", "4")],
-    );
-    let mut migrated = 0;
-    while r.state().is_running() {
-        r.step();
-        let s = r.explain_last_step().unwrap();
-        if s.starts_with("legalization iteration ") && !s.contains(": 0 surplus items") {
-            let p = r.last_event().unwrap().processes();
-            assert!(!p.is_empty() && p.iter().all(|&p| p < 16), "{s}: {p:?}");
-            migrated += 1;
+    for (legalize, word, none) in [
+        ("bisect", "legalization level ", "; 0 items moved"),
+        ("diffusion", "legalization iteration ", ": 0 surplus items"),
+    ] {
+        let mut r = run(
+            "analytical",
+            Arc::new(g.clone()),
+            "mesh:4x4",
+            &[("max_global", "1"), ("gamma", "4"), ("legalize", legalize)],
+        );
+        let mut migrated = 0;
+        while r.state().is_running() {
+            r.step();
+            let s = r.explain_last_step().unwrap();
+            if s.starts_with(word) && !s.contains(none) {
+                let p = r.last_event().unwrap().processes();
+                assert!(!p.is_empty() && p.iter().all(|&p| p < 16), "{s}: {p:?}");
+                migrated += 1;
+            }
         }
+        assert!(
+            migrated > 0,
+            "{legalize}: no legalization step migrated anything"
+        );
     }
-    assert!(migrated > 0, "no legalization step migrated anything");
 }
