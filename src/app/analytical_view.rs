@@ -374,6 +374,12 @@ impl AnalyticalView {
                 }
             });
         }
+        if d.legalized_iteration > 0 {
+            s.push_str(&format!(
+                " · legalizing the Φ of iteration {}",
+                d.legalized_iteration
+            ));
+        }
         ui.label(s);
     }
 

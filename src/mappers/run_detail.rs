@@ -88,6 +88,9 @@ pub struct AnalyticalDetail {
     pub global_iterations: usize,
     pub legal_iterations: usize,
     pub global_stop: Option<GlobalStop>,
+    /// `legalize=bisect`: the global iteration whose Φ is legalized (0:
+    /// none yet, or diffusion).
+    pub legalized_iteration: usize,
 }
 
 impl AnalyticalDetail {
@@ -264,6 +267,7 @@ pub fn analytical_detail(a: &analytical::Analytical) -> AnalyticalDetail {
         global_iterations: a.global_iterations(),
         legal_iterations: a.legal_iterations(),
         global_stop: a.global_stop(),
+        legalized_iteration: a.legalized_iteration(),
     }
 }
 
