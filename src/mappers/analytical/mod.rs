@@ -81,6 +81,14 @@
 //!   16x16x32: 0.938 → 0.788. Whole mapper, 8,192 on 8x8x32:cores=4:
 //!   0.20 → 0.17 s wall (CLI, min of 5). The paper's legalization stays
 //!   available: `legalize=diffusion` (patience then has no effect).
+//!   Where the targets are still missed: METIS-partitioned meshes whose
+//!   shape does not match the box (our generator: 512 parts of a 96×32×24
+//!   bar or an 80×80×12 plate on `torus:8x8x8`, with 1 or 4 cores per node)
+//!   give 1.05–1.18 × Scotch (analytical+pairs 0.98–1.06): Scotch folds
+//!   them by graph bisection, while any bisection by coordinates keeps them
+//!   unfolded — even the parts' true centroids, bisected the same way, give
+//!   0.95–1.01 (bar) and 1.09–1.18 (plate). Multi-start (fixed=rcm/bft,
+//!   other shift_mu/alpha) gained 1–3 % at best there and was not kept.
 //!
 //! Before → after (analytical ÷ Scotch; torus, cores): 512 8x8x8 1: 1.95 →
 //! 1.20; 512 4x4x8 4: 1.72 → 1.18; 2048 8x8x32 1: 1.65 → 1.08; 2048 8x8x8 4:
