@@ -11,9 +11,9 @@ use proptest::prelude::*;
 use std::path::Path;
 
 const SAMPLES: &[(&str, &[u8])] = &[
-    ("a.ibnet", include_bytes!("data/ibnetdiscover-man.txt")),
-    ("b.conf", include_bytes!("data/topology.conf")),
-    ("c.conf", include_bytes!("data/line3.conf")),
+    ("a.ibnet", include_bytes!("../data/ibnetdiscover-man.txt")),
+    ("b.conf", include_bytes!("../data/topology.conf")),
+    ("c.conf", include_bytes!("../data/line3.conf")),
     (
         "d.net",
         b"# ibsim\nSwitch\t8 \"Switch1\"\n[1]\t\"Hca1\"[1]\n[3]\t\"Switch2\"[3]\n[4]\t\"Switch2\"[4] w=4\n\nSwitch 8 \"Switch2\"\n[3]\t\"Switch1\"[3]\n[4]\t\"Switch1\"[4]\n[1] \"Hca2\"[1]\n\nHca\t2 \"Hca1\"\n[1]\t\"Switch1\"[1]\n\nHca 2 \"Hca2\"\n[1] \"Switch2\"[1]\n",

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-mod common;
+use crate::common;
 use common::hopmap;
 
 fn tmp(name: &str) -> PathBuf {
