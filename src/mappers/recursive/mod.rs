@@ -196,6 +196,14 @@ const REFINE_PARAMS: &[ParamSpec] = &[
                local optimum)",
     },
     ParamSpec {
+        key: "load_budget",
+        kind: ParamKind::Float { min: 0.0, max: 1.0 },
+        default: "0.01",
+        help: "after the search, relieve the busiest channel (dimension-order routing) by \
+               exchanges around it, letting hop-bytes rise by at most this fraction; the \
+               largest load never rises (0 = off; not run for sqload)",
+    },
+    ParamSpec {
         key: "runs",
         kind: ParamKind::Int { min: 0, max: 64 },
         default: "0",
@@ -252,6 +260,7 @@ fn start_refine(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
         time: (time_ms > 0).then(|| Duration::from_millis(time_ms)),
         seed: input.seed,
         tol: input.get(p, "tol")?,
+        load_budget: input.get(p, "load_budget")?,
     };
     Ok(Box::new(Recursive::new(
         input,
@@ -1052,7 +1061,7 @@ mod tests {
                 let inp = input(random_graph(n, seed), topo, seed, &[("runs", &r)]);
                 let params = refine.then_some(RefineParams {
                     objective: Objective::HopBytes, sweeps: 30, batch: 256, depth: 0,
-                    time: None, seed, tol: 0.001,
+                    time: None, seed, tol: 0.001, load_budget: 0.01,
                 });
                 let mut all_here = Recursive::new(&inp, params, runs).unwrap();
                 all_here.visible = runs;
@@ -1080,6 +1089,7 @@ mod tests {
             let before = objective_of(&g, &topo, &start, objective);
             let params = RefineParams {
                 objective, sweeps: 50, batch: 3, depth: 1, time: None, seed, tol: 0.0,
+                load_budget: 0.0,
             };
             let vol = Arc::new(crate::partition::pair_volumes(&g));
             let mut r = Refine::new(g.clone(), topo.clone(), vol, start, params);

@@ -31,6 +31,8 @@
 //! Cost per process: O(|candidates| · cores · deg) distance calls for
 //! hop-bytes, times the route length for the load objectives.
 
+mod bottleneck;
+
 use crate::graph::CommGraph;
 use crate::mapping::Mapping;
 use crate::rng::Rng;
@@ -157,6 +159,10 @@ pub struct RefineParams {
     /// Stop after a sweep that lowered the objective by less than this
     /// fraction of its value at the sweep's start (0 = only at a local optimum).
     pub tol: f64,
+    /// After the search: the bottleneck phase ([`bottleneck`]) may raise
+    /// hop-bytes by this fraction of their value to lower the largest
+    /// channel load (0 = no such phase; the `sqload` objective never runs it).
+    pub load_budget: f64,
 }
 
 /// Why a refinement stopped.
@@ -211,6 +217,8 @@ pub struct Refine {
     last: Vec<(usize, usize)>,
     /// Scratch: (node, volume) of the partners of the process being improved.
     partners: Vec<(usize, f64)>,
+    /// The bottleneck phase, once the search has stopped.
+    hot: Option<Box<bottleneck::Hot>>,
 }
 
 impl Refine {
@@ -276,6 +284,7 @@ impl Refine {
             deltas: Vec::new(),
             last: Vec::new(),
             partners: Vec::new(),
+            hot: None,
             dist,
             cost: Vec::new(),
             wsum: (0..n)
@@ -420,7 +429,7 @@ impl Refine {
     }
 
     /// Candidate nodes of `p` (not its own node `a`) into `self.cand`.
-    fn candidates(&mut self, p: usize, a: usize) {
+    fn candidates(&mut self, p: usize, a: usize, depth: u32) {
         self.stamp_id = self.stamp_id.wrapping_add(1);
         if self.stamp_id == 0 {
             self.stamp.iter_mut().for_each(|s| *s = 0);
@@ -437,7 +446,7 @@ impl Refine {
             }
         }
         let mut lo = 0;
-        for _ in 0..self.params.depth {
+        for _ in 0..depth {
             let hi = self.cand.len();
             for i in lo..hi {
                 let u = self.cand[i];
@@ -534,7 +543,7 @@ impl Refine {
             return None;
         }
         let a = self.node_of[p] as usize;
-        self.candidates(p, a);
+        self.candidates(p, a, self.params.depth);
         let cand = std::mem::take(&mut self.cand);
         let mut partners = std::mem::take(&mut self.partners);
         partners.clear();
@@ -617,7 +626,6 @@ impl Refine {
             return None;
         }
         let b = s / self.cores;
-        let sp = a * self.cores + self.core_of[p] as usize;
         let q = self.owner[s];
         let qo = (q != FREE).then_some(q as usize);
         if contention {
@@ -627,6 +635,18 @@ impl Refine {
             }
             self.sq += dobj;
         }
+        Some(self.apply(p, s, dhb))
+    }
+
+    /// Move `p` into slot `s`, swapping with its occupant if any, and keep
+    /// hop-bytes (`dhb` is the change) and the cost cache exact (not the
+    /// loads: the caller's business). The exchange, `(p, p)` for a move.
+    fn apply(&mut self, p: usize, s: usize, dhb: f64) -> (usize, usize) {
+        let a = self.node_of[p] as usize;
+        let b = s / self.cores;
+        let sp = a * self.cores + self.core_of[p] as usize;
+        let q = self.owner[s];
+        let qo = (q != FREE).then_some(q as usize);
         self.owner[s] = p as u32;
         self.owner[sp] = q;
         self.node_of[p] = b as u32;
@@ -637,18 +657,36 @@ impl Refine {
         // partners themselves is unchanged (they are neither p nor q).
         self.update_costs(p, a, b, qo);
         let r = match qo {
-            None => Some((p, p)),
+            None => (p, p),
             Some(q) => {
                 self.node_of[q] = a as u32;
                 self.core_of[q] = (sp % self.cores) as u32;
                 self.placement[q] = Some(sp as u32);
                 self.update_costs(q, b, a, Some(p));
                 self.cost[q] = self.cost_of(q);
-                Some((p, q))
+                (p, q)
             }
         };
         self.cost[p] = self.cost_of(p);
         r
+    }
+
+    /// The search stopped for `why`: start the bottleneck phase, or finish.
+    fn end_search(&mut self, why: RefineStop) {
+        if self.params.load_budget > 0.0 && self.params.objective != Objective::SqLoad {
+            // Exact hop-bytes for the budget.
+            self.hb = self.total_hop_bytes();
+            self.hot = Some(Box::new(bottleneck::Hot::new(why)));
+        } else {
+            self.finish(why);
+        }
+    }
+
+    /// Whether the bottleneck phase runs, and (once it is set up) the
+    /// largest load at its start, now (as of its last round) and the
+    /// exchanges it kept.
+    pub fn load_phase(&self) -> Option<(f64, f64, usize)> {
+        self.hot.as_ref().map(|h| (h.start_max, h.max, h.exchanges))
     }
 
     fn finish(&mut self, why: RefineStop) {
@@ -689,6 +727,21 @@ impl Refine {
         if self.stop.is_some() {
             return;
         }
+        if let Some(mut h) = self.hot.take() {
+            self.last.clear();
+            let over = self.hot_step(&mut h);
+            self.trace.push(self.hb);
+            let o = self.objective();
+            self.obj_trace.push(o);
+            let why = h.why;
+            self.hot = Some(h);
+            if over {
+                self.finish(why);
+            } else if self.deadline.is_some_and(|d| Instant::now() >= d) {
+                self.finish(RefineStop::TimeLimit);
+            }
+            return;
+        }
         let n = self.graph.n();
         if self.params.objective == Objective::MaxLoad {
             self.batch_max = self.load.iter().cloned().fold(0.0, f64::max);
@@ -721,11 +774,11 @@ impl Refine {
         let o = self.objective();
         self.obj_trace.push(o);
         if self.since_improve >= n {
-            self.finish(RefineStop::LocalOptimum);
+            self.end_search(RefineStop::LocalOptimum);
         } else if self.pos == n && self.sweep == self.params.sweeps {
-            self.finish(RefineStop::SweepLimit);
+            self.end_search(RefineStop::SweepLimit);
         } else if self.pos == n && self.converged_sweep() {
-            self.finish(RefineStop::Converged);
+            self.end_search(RefineStop::Converged);
         } else if self.deadline.is_some_and(|d| Instant::now() >= d) {
             self.finish(RefineStop::TimeLimit);
         }
