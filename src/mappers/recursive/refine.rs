@@ -217,6 +217,10 @@ pub struct Refine {
     last: Vec<(usize, usize)>,
     /// Scratch: (node, volume) of the partners of the process being improved.
     partners: Vec<(usize, f64)>,
+    /// Scratch of [`Refine::load_deltas`], one entry per channel (zero
+    /// between calls), allocated on first use.
+    acc: Vec<f64>,
+    seen: Vec<bool>,
     /// The bottleneck phase, once the search has stopped.
     hot: Option<Box<bottleneck::Hot>>,
 }
@@ -285,6 +289,8 @@ impl Refine {
             last: Vec::new(),
             partners: Vec::new(),
             hot: None,
+            acc: Vec::new(),
+            seen: Vec::new(),
             dist,
             cost: Vec::new(),
             wsum: (0..n)
@@ -468,15 +474,14 @@ impl Refine {
         }
     }
 
-    /// Channel-load changes of moving p a→b and (if some) q b→a, merged by
-    /// channel into `self.deltas`.
-    fn load_deltas(&mut self, p: usize, a: usize, b: usize, q: Option<usize>) {
-        let mut d = std::mem::take(&mut self.deltas);
-        d.clear();
+    /// Every channel-load change of moving p a→b and (if some) q b→a, as
+    /// `sink(channel, signed bytes)`, unmerged: only p's and q's messages
+    /// are re-routed.
+    fn route_changes(&self, p: usize, a: usize, b: usize, q: Option<usize>, sink: &mut impl FnMut(usize, f64)) {
         let topo = &self.topo;
         let g = &self.graph;
         let mut push = |src: usize, dst: usize, bytes: f64, sign: f64| {
-            Routing::Dor.route(topo, src, dst, bytes, &mut |ch, x| d.push((ch, sign * x)));
+            Routing::Dor.route(topo, src, dst, bytes, &mut |ch, x| sink(ch, sign * x));
         };
         for (x, from, to, other) in [(Some(p), a, b, q), (q, b, a, Some(p))] {
             let Some(x) = x else { continue };
@@ -510,18 +515,36 @@ impl Refine {
                 push(a, b, qp, 1.0);
             }
         }
-        d.sort_unstable_by_key(|&(c, _)| c);
-        let mut w = 0;
-        for i in 0..d.len() {
-            if w > 0 && d[w - 1].0 == d[i].0 {
-                d[w - 1].1 += d[i].1;
-            } else {
-                d[w] = d[i];
-                w += 1;
-            }
+    }
+
+    /// Channel-load changes of moving p a→b and (if some) q b→a, merged by
+    /// channel into `self.deltas` (in the order the channels are first
+    /// touched; merged in a dense scratch row, no sort).
+    fn load_deltas(&mut self, p: usize, a: usize, b: usize, q: Option<usize>) {
+        let nc = self.topo.channel_slots();
+        if self.acc.len() != nc {
+            self.acc = vec![0.0; nc];
+            self.seen = vec![false; nc];
         }
-        d.truncate(w);
+        let mut d = std::mem::take(&mut self.deltas);
+        let mut acc = std::mem::take(&mut self.acc);
+        let mut seen = std::mem::take(&mut self.seen);
+        d.clear();
+        self.route_changes(p, a, b, q, &mut |ch, x| {
+            if !seen[ch] {
+                seen[ch] = true;
+                d.push((ch, 0.0));
+            }
+            acc[ch] += x;
+        });
+        for e in d.iter_mut() {
+            e.1 = acc[e.0];
+            acc[e.0] = 0.0;
+            seen[e.0] = false;
+        }
         self.deltas = d;
+        self.acc = acc;
+        self.seen = seen;
     }
 
     /// (Δ Σ load², largest new load among the touched channels).

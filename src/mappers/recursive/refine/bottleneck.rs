@@ -179,15 +179,33 @@ impl Refine {
         }
         h.lists[c] = list;
         h.procs.sort_unstable_by_key(|&(p, _)| p);
-        h.procs.dedup_by_key(|&mut (p, _)| p);
+        // Merge by process, summing the bytes each has through c.
+        let mut w = 0;
+        for i in 0..h.procs.len() {
+            if w > 0 && h.procs[w - 1].0 == h.procs[i].0 {
+                h.procs[w - 1].1 += h.procs[i].1;
+            } else {
+                h.procs[w] = h.procs[i];
+                w += 1;
+            }
+        }
+        h.procs.truncate(w);
         let procs = std::mem::take(&mut h.procs);
         let tol = 1e-9 * m;
         let eps = 1e-12 * self.sq.max(1.0);
         let mut best: Best = None;
+        // Heaviest senders/receivers through c first; the first process
+        // with an acceptable exchange gets its best one.
+        let mut procs = procs;
+        procs.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
+        let mut evaluated = 0;
         for &(p, _) in &procs {
             self.hot_try(p as usize, c, m, tol, eps, h.budget, &mut best);
+            evaluated += 1;
+            if best.is_some() {
+                break;
+            }
         }
-        let evaluated = procs.len();
         h.procs = procs;
         let (dsq, dhb, p, s) = best?;
         let a = self.node_of[p] as usize;
@@ -217,7 +235,7 @@ impl Refine {
             return;
         }
         let a = self.node_of[p] as usize;
-        self.candidates(p, a, self.params.depth.max(1));
+        self.candidates(p, a, self.params.depth);
         let cand = std::mem::take(&mut self.cand);
         let mut partners = std::mem::take(&mut self.partners);
         partners.clear();
@@ -257,6 +275,17 @@ impl Refine {
                 if dhb > allow {
                     continue;
                 }
+                // Cheap test first: does the exchange lower c's load?
+                let mut dc = 0.0;
+                self.route_changes(p, a, b, qo, &mut |ch, x| {
+                    if ch == c {
+                        dc += x
+                    }
+                });
+                if dc >= -tol {
+                    continue;
+                }
+                DBG[2].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 self.load_deltas(p, a, b, qo);
                 let mut dsq = 0.0;
                 let mut relieved = false;
@@ -291,10 +320,12 @@ impl Refine {
         let mut work = 0;
         while work < self.params.batch.max(1) {
             match self.hot_round(h) {
-                Some(k) => work += k,
-                None => return true,
+                Some(k) => { work += k; DBG[0].fetch_add(1, std::sync::atomic::Ordering::Relaxed); DBG[1].fetch_add(k, std::sync::atomic::Ordering::Relaxed); }
+                None => { if std::env::var("HOTDBG").is_ok() { eprintln!("rounds {} procs {} cands {} max {} -> {} hb budget left {}", DBG[0].load(std::sync::atomic::Ordering::Relaxed), DBG[1].load(std::sync::atomic::Ordering::Relaxed), DBG[2].load(std::sync::atomic::Ordering::Relaxed), h.start_max, h.max, h.budget); } return true },
             }
         }
         false
     }
 }
+
+pub static DBG: [std::sync::atomic::AtomicUsize; 3] = [std::sync::atomic::AtomicUsize::new(0), std::sync::atomic::AtomicUsize::new(0), std::sync::atomic::AtomicUsize::new(0)];
