@@ -39,11 +39,15 @@
 use super::{FREE, Refine, RefineStop};
 use crate::routing::Routing;
 
+/// Processes whose messages one set-up step routes.
+const SETUP_CHUNK: usize = 2048;
+
 /// State of the bottleneck phase.
 pub(super) struct Hot {
     /// Why the hop-bytes search before this phase stopped.
     pub(super) why: RefineStop,
-    ready: bool,
+    /// Processes whose messages are routed so far (set-up is done at n).
+    routed: usize,
     /// Per channel: ids (CSR positions) of the messages routed through it,
     /// possibly stale or repeated.
     lists: Vec<Vec<u32>>,
@@ -56,39 +60,52 @@ pub(super) struct Hot {
     pub(super) max: f64,
     /// Exchanges kept so far.
     pub(super) exchanges: usize,
-    /// Scratch: (process, bytes through the hot channel).
+    /// The round in progress: its channel, the channel's load, and the
+    /// processes around it (with their bytes through it, heaviest first)
+    /// still to be tried from `next` on.
+    round: Option<Round>,
+}
+
+struct Round {
+    c: usize,
+    m: f64,
     procs: Vec<(u32, f64)>,
+    next: usize,
 }
 
 impl Hot {
     pub(super) fn new(why: RefineStop) -> Self {
         Hot {
             why,
-            ready: false,
+            routed: 0,
             lists: Vec::new(),
             src: Vec::new(),
             budget: 0.0,
             start_max: 0.0,
             max: 0.0,
             exchanges: 0,
-            procs: Vec::new(),
+            round: None,
         }
     }
 }
 
-/// The best exchange found in a round: (Δ Σ load², Δ hop-bytes, p, slot).
-type Best = Option<(f64, f64, usize, usize)>;
+/// The best exchange of a process: (Δ Σ load², Δ hop-bytes, slot).
+type Best = Option<(f64, f64, usize)>;
 
 impl Refine {
-    /// Route every message once: loads (from scratch) and channel lists.
+    /// Route the messages of the next [`SETUP_CHUNK`] processes: loads
+    /// (from scratch) and channel lists.
     fn hot_setup(&mut self, h: &mut Hot) {
         let g = self.graph.clone();
-        let nc = self.topo.channel_slots();
-        self.load = vec![0.0; nc];
-        h.lists = vec![Vec::new(); nc];
-        h.src = vec![0; g.targets().len()];
+        if h.routed == 0 {
+            let nc = self.topo.channel_slots();
+            self.load = vec![0.0; nc];
+            h.lists = vec![Vec::new(); nc];
+            h.src = vec![0; g.targets().len()];
+        }
         let off = g.offsets();
-        for u in 0..g.n() {
+        let end = (h.routed + SETUP_CHUNK).min(g.n());
+        for u in h.routed..end {
             let a = self.node_of[u] as usize;
             for e in off[u]..off[u + 1] {
                 h.src[e] = u as u32;
@@ -103,13 +120,15 @@ impl Refine {
                 }
             }
         }
+        h.routed = end;
+        if end < g.n() {
+            return;
+        }
         self.sq = self.load.iter().map(|l| l * l).sum();
         h.budget = self.params.load_budget * self.hb;
         h.max = self.max_load();
         h.start_max = h.max;
-        h.ready = true;
     }
-
     /// The largest channel load. O(channels).
     pub fn max_load(&self) -> f64 {
         self.load.iter().cloned().fold(0.0, f64::max)
@@ -149,9 +168,9 @@ impl Refine {
         }
     }
 
-    /// One round on the busiest channel: the number of processes
-    /// evaluated, or None when no exchange relieves it (the phase ends).
-    fn hot_round(&mut self, h: &mut Hot) -> Option<usize> {
+    /// Begin a round on the busiest channel: gather the processes around
+    /// it. False when there is no traffic on any channel.
+    fn hot_begin(&mut self, h: &mut Hot) -> bool {
         let mut c = 0;
         let mut m = 0.0;
         for (ch, &l) in self.load.iter().enumerate() {
@@ -162,52 +181,46 @@ impl Refine {
         }
         h.max = m;
         if m <= 0.0 {
-            return None;
+            return false;
         }
-        // The processes around c.
         let mut list = std::mem::take(&mut h.lists[c]);
         list.sort_unstable();
         list.dedup();
         list.retain(|&e| self.crosses(h, e as usize, c));
-        let g = self.graph.clone();
-        h.procs.clear();
+        let g = &self.graph;
+        let mut procs = Vec::with_capacity(2 * list.len());
         for &e in &list {
             let e = e as usize;
             let bytes = g.sent()[e];
-            h.procs.push((h.src[e], bytes));
-            h.procs.push((g.targets()[e], bytes));
+            procs.push((h.src[e], bytes));
+            procs.push((g.targets()[e], bytes));
         }
         h.lists[c] = list;
-        h.procs.sort_unstable_by_key(|&(p, _)| p);
-        // Merge by process, summing the bytes each has through c.
+        // Merge by process, summing the bytes each has through c; the
+        // heaviest are tried first.
+        procs.sort_unstable_by_key(|&(p, _)| p);
         let mut w = 0;
-        for i in 0..h.procs.len() {
-            if w > 0 && h.procs[w - 1].0 == h.procs[i].0 {
-                h.procs[w - 1].1 += h.procs[i].1;
+        for i in 0..procs.len() {
+            if w > 0 && procs[w - 1].0 == procs[i].0 {
+                procs[w - 1].1 += procs[i].1;
             } else {
-                h.procs[w] = h.procs[i];
+                procs[w] = procs[i];
                 w += 1;
             }
         }
-        h.procs.truncate(w);
-        let procs = std::mem::take(&mut h.procs);
-        let tol = 1e-9 * m;
-        let eps = 1e-12 * self.sq.max(1.0);
-        let mut best: Best = None;
-        // Heaviest senders/receivers through c first; the first process
-        // with an acceptable exchange gets its best one.
-        let mut procs = procs;
+        procs.truncate(w);
         procs.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
-        let mut evaluated = 0;
-        for &(p, _) in &procs {
-            self.hot_try(p as usize, c, m, tol, eps, h.budget, &mut best);
-            evaluated += 1;
-            if best.is_some() {
-                break;
-            }
-        }
-        h.procs = procs;
-        let (dsq, dhb, p, s) = best?;
+        h.round = Some(Round {
+            c,
+            m,
+            procs,
+            next: 0,
+        });
+        true
+    }
+
+    /// Apply p's exchange into slot `s` found by [`Refine::hot_try`].
+    fn hot_apply(&mut self, h: &mut Hot, p: usize, (dsq, dhb, s): (f64, f64, usize)) {
         let a = self.node_of[p] as usize;
         let q = self.owner[s];
         let qo = (q != FREE).then_some(q as usize);
@@ -224,16 +237,18 @@ impl Refine {
             self.hot_relist(h, q);
         }
         self.last.push(ex);
-        Some(evaluated.max(1))
     }
 
     /// The exchanges of `p` that relieve channel `c` (load `m`): keep the
     /// one lowering Σ load² most in `best`.
-    #[allow(clippy::too_many_arguments)]
-    fn hot_try(&mut self, p: usize, c: usize, m: f64, tol: f64, eps: f64, budget: f64, best: &mut Best) {
+    /// Adds the exchanges evaluated to `work`.
+    fn hot_try(&mut self, p: usize, c: usize, m: f64, budget: f64, work: &mut usize) -> Best {
+        let mut best: Best = None;
         if self.graph.degree(p) == 0 {
-            return;
+            return None;
         }
+        let tol = 1e-9 * m;
+        let eps = 1e-12 * self.sq.max(1.0);
         let a = self.node_of[p] as usize;
         self.candidates(p, a, self.params.depth);
         let cand = std::mem::take(&mut self.cand);
@@ -276,6 +291,7 @@ impl Refine {
                     continue;
                 }
                 // Cheap test first: does the exchange lower c's load?
+                *work += 1;
                 let mut dc = 0.0;
                 self.route_changes(p, a, b, qo, &mut |ch, x| {
                     if ch == c {
@@ -285,7 +301,6 @@ impl Refine {
                 if dc >= -tol {
                     continue;
                 }
-                DBG[2].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 self.load_deltas(p, a, b, qo);
                 let mut dsq = 0.0;
                 let mut relieved = false;
@@ -301,31 +316,53 @@ impl Refine {
                         break;
                     }
                 }
-                if ok && relieved && dsq < -eps && best.is_none_or(|(d, _, _, _)| dsq < d) {
-                    *best = Some((dsq, dhb, p, s));
+                if ok && relieved && dsq < -eps && best.is_none_or(|(d, _, _)| dsq < d) {
+                    best = Some((dsq, dhb, s));
                 }
             }
         }
         self.cand = cand;
         self.partners = partners;
+        best
     }
 
-    /// One step of the phase: set-up, or rounds until `batch` processes
-    /// were evaluated. True when the phase is over.
+    /// One step of the phase: a set-up chunk, or rounds until about
+    /// `batch` × 2 exchanges were evaluated (a round may span steps). True
+    /// when the phase is over.
     pub(super) fn hot_step(&mut self, h: &mut Hot) -> bool {
-        if !h.ready {
+        if h.routed < self.graph.n() {
             self.hot_setup(h);
             return false;
         }
+        let limit = 2 * self.params.batch.max(1);
         let mut work = 0;
-        while work < self.params.batch.max(1) {
-            match self.hot_round(h) {
-                Some(k) => { work += k; DBG[0].fetch_add(1, std::sync::atomic::Ordering::Relaxed); DBG[1].fetch_add(k, std::sync::atomic::Ordering::Relaxed); }
-                None => { if std::env::var("HOTDBG").is_ok() { eprintln!("rounds {} procs {} cands {} max {} -> {} hb budget left {}", DBG[0].load(std::sync::atomic::Ordering::Relaxed), DBG[1].load(std::sync::atomic::Ordering::Relaxed), DBG[2].load(std::sync::atomic::Ordering::Relaxed), h.start_max, h.max, h.budget); } return true },
+        while work < limit {
+            if h.round.is_none() && !self.hot_begin(h) {
+                return true;
             }
+            let Some(mut r) = h.round.take() else {
+                return true;
+            };
+            while r.next < r.procs.len() && work < limit {
+                let p = r.procs[r.next].0 as usize;
+                r.next += 1;
+                if let Some(b) = self.hot_try(p, r.c, r.m, h.budget, &mut work) {
+                    self.hot_apply(h, p, b);
+                    // The next round picks the busiest channel anew.
+                    r.next = usize::MAX;
+                    break;
+                }
+            }
+            if r.next == usize::MAX {
+                continue;
+            }
+            if r.next == r.procs.len() {
+                // No process around c can relieve it: the largest load
+                // cannot fall by one exchange.
+                return true;
+            }
+            h.round = Some(r);
         }
         false
     }
 }
-
-pub static DBG: [std::sync::atomic::AtomicUsize; 3] = [std::sync::atomic::AtomicUsize::new(0), std::sync::atomic::AtomicUsize::new(0), std::sync::atomic::AtomicUsize::new(0)];
