@@ -1001,6 +1001,76 @@ mod tests {
         assert!(hop_bytes(&g, &topo, &m) <= 1.5 * 16.0 * g.volume(0, 1));
     }
 
+    fn max_load(g: &CommGraph, t: &Topology, m: &Mapping) -> f64 {
+        evaluate(g, t, m, &Routing::Dor).metrics.max_link_load
+    }
+
+    #[test]
+    fn the_bottleneck_phase_relieves_a_hot_link_at_no_hop_bytes_cost() {
+        // mesh 2×2, node = x + 2y, dimension-order routing x first. p2 on
+        // (0,1) sends 3 bytes to p3 on (1,1), 2 to p0 on (0,0) and 2 to p1
+        // on (1,0), which go (0,1)→(1,1)→(1,0): the channel (0,1)→(1,1)
+        // carries 3 + 2 = 5. Hop-bytes 3 + 2 + 2·2 = 9 are optimal (one
+        // partner must be 2 hops away, the lightest is), so the swap search
+        // keeps this mapping. Swapping p1 and p2 keeps 9 hop-bytes and puts
+        // p2 on (1,0): 3 bytes up, 2 + 2 left; the largest load is 4, the
+        // least possible (p2's 7 bytes leave its corner by two channels).
+        let mut b = GraphBuilder::new(4, true);
+        b.add(2, 3, 3.0);
+        b.add(2, 1, 2.0);
+        b.add(2, 0, 2.0);
+        let g = Arc::new(b.build().unwrap());
+        let topo = Arc::new(Topology::parse("mesh:2x2").unwrap());
+        let vol = Arc::new(crate::partition::pair_volumes(&g));
+        let start = Mapping::new(vec![0, 1, 2, 3], vec![0; 4]);
+        assert_eq!(max_load(&g, &topo, &start), 5.0);
+        for (budget, want) in [(0.0, 5.0), (0.01, 4.0)] {
+            let params = RefineParams {
+                objective: Objective::HopBytes,
+                sweeps: 10,
+                batch: 8,
+                depth: 1,
+                time: None,
+                seed: 1,
+                tol: 0.0,
+                load_budget: budget,
+            };
+            let mut r = Refine::new(g.clone(), topo.clone(), vol.clone(), start.clone(), params);
+            while !r.is_done() {
+                r.step();
+            }
+            let m = r.mapping();
+            assert_eq!(hop_bytes(&g, &topo, &m), 9.0, "budget {budget}");
+            assert_eq!(max_load(&g, &topo, &m), want, "budget {budget}: {m:?}");
+            if budget > 0.0 {
+                assert_eq!((m.node[1], m.node[2]), (2, 1), "{m:?}");
+                assert_eq!(r.load_phase().map(|(s, _, k)| (s, k)), Some((5.0, 1)));
+            }
+        }
+    }
+
+    #[test]
+    fn the_bottleneck_phase_is_on_by_default_and_zero_turns_it_off() {
+        let inp = input(ring(8), "mesh:2x4", 1, &[]);
+        let r = Recursive::new(&inp, Some(default_refine_params(&inp)), 1).unwrap();
+        assert_eq!(r.refine_params.map(|p| p.load_budget), Some(0.01));
+        let inp = input(ring(8), "mesh:2x4", 1, &[("load_budget", "0")]);
+        assert_eq!(default_refine_params(&inp).load_budget, 0.0);
+    }
+
+    fn default_refine_params(inp: &MapperInput) -> RefineParams {
+        RefineParams {
+            objective: Objective::HopBytes,
+            sweeps: 30,
+            batch: 256,
+            depth: 1,
+            time: None,
+            seed: inp.seed,
+            tol: 0.001,
+            load_budget: inp.get(REFINE_PARAMS, "load_budget").unwrap(),
+        }
+    }
+
     fn random_graph(n: usize, seed: u64) -> CommGraph {
         let mut rng = crate::rng::Rng::new(seed);
         let mut b = GraphBuilder::new(n, rng.below(2) == 0);
@@ -1072,6 +1142,53 @@ mod tests {
                 prop_assert!(split.background.is_none(), "{id}: background not joined");
                 prop_assert_eq!(all_here.result(), split.result(), "{}", id);
             }
+        }
+
+        #[test]
+        fn the_bottleneck_phase_never_raises_the_max_load_and_keeps_to_its_budget(
+            k in 0..TOPOS.len() + 1, fill in 0.2f64..=1.0, seed in 0u64..1000,
+            b in 0usize..3, maxload in proptest::bool::ANY,
+        ) {
+            let budget = [0.01, 0.05, 0.3][b];
+            let name = if k == TOPOS.len() { "fabric:moh-fig2" } else { TOPOS[k] };
+            let topo = Arc::new(Topology::parse(name).unwrap());
+            let n = ((topo.num_slots() as f64 * fill) as usize).max(2);
+            let g = Arc::new(random_graph(n, seed));
+            let start = crate::mappers::run(
+                &super::super::random::info(),
+                &MapperInput::new(g.clone(), topo.clone(), seed),
+            ).unwrap();
+            let objective = if maxload { Objective::MaxLoad } else { Objective::HopBytes };
+            let params = RefineParams {
+                objective, sweeps: 50, batch: 2, depth: 1, time: None, seed, tol: 0.0,
+                load_budget: budget,
+            };
+            let vol = Arc::new(crate::partition::pair_volumes(&g));
+            let run = || {
+                let mut r = Refine::new(g.clone(), topo.clone(), vol.clone(), start.clone(), params);
+                // The search's end: the phase starts from this mapping.
+                while !r.is_done() && r.load_phase().is_none() {
+                    r.step();
+                }
+                let at = r.mapping();
+                while !r.is_done() {
+                    r.step();
+                    prop_assert!(r.cost_cache_error() <= 1e-9 * r.hop_bytes().max(1.0));
+                }
+                Ok((at, r))
+            };
+            let (at, r) = run()?;
+            let m = r.mapping();
+            m.validate(n, &topo).unwrap();
+            let (ml0, ml1) = (max_load(&g, &topo, &at), max_load(&g, &topo, &m));
+            prop_assert!(ml1 <= ml0 * (1.0 + 1e-9), "max load {} > {}", ml1, ml0);
+            let (hb0, hb1) = (hop_bytes(&g, &topo, &at), hop_bytes(&g, &topo, &m));
+            prop_assert!(hb1 <= hb0 * (1.0 + budget) + 1e-9, "hop-bytes {} > {} + {}", hb1, hb0, budget);
+            prop_assert!((hb1 - r.hop_bytes()).abs() <= 1e-6 * hb1.max(1.0));
+            if let Some((s, _, _)) = r.load_phase() {
+                prop_assert!((s - ml0).abs() <= 1e-9 * ml0.max(1.0));
+            }
+            prop_assert_eq!(run()?.1.mapping(), m);
         }
 
         #[test]
