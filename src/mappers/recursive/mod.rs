@@ -1149,7 +1149,7 @@ mod tests {
             k in 0..TOPOS.len() + 1, fill in 0.2f64..=1.0, seed in 0u64..1000,
             b in 0usize..3, maxload in proptest::bool::ANY,
         ) {
-            let budget = [0.01, 0.05, 0.3][b];
+            let budget = [1e-6, 0.01, 1.0][b];
             let name = if k == TOPOS.len() { "fabric:moh-fig2" } else { TOPOS[k] };
             let topo = Arc::new(Topology::parse(name).unwrap());
             let n = ((topo.num_slots() as f64 * fill) as usize).max(2);
@@ -1160,7 +1160,8 @@ mod tests {
             ).unwrap();
             let objective = if maxload { Objective::MaxLoad } else { Objective::HopBytes };
             let params = RefineParams {
-                objective, sweeps: 50, batch: 2, depth: 1, time: None, seed, tol: 0.0,
+                // One sweep leaves hot channels for the phase to work on.
+                objective, sweeps: 1, batch: 2, depth: 1, time: None, seed, tol: 0.0,
                 load_budget: budget,
             };
             let vol = Arc::new(crate::partition::pair_volumes(&g));
