@@ -308,13 +308,16 @@ enum LastStep {
     /// hop-bytes of the mapping built and whether the refinement starts.
     Construct(Option<drb::DrbStep>, Option<(f64, bool)>),
     /// A refinement batch: swaps and moves kept, hop-bytes before and
-    /// after, and whether the refinement stopped.
+    /// after, whether the refinement stopped, and for a step of the
+    /// bottleneck phase the largest channel load at its start and now, and
+    /// whether the step was its set-up.
     Refine {
         swaps: usize,
         moves: usize,
         before: f64,
         after: f64,
         stopped: bool,
+        load: Option<(f64, f64, bool)>,
     },
 }
 
@@ -619,6 +622,7 @@ impl Stepper for Recursive {
         }
         if let Some(r) = self.refine.as_mut() {
             let before = r.hop_bytes();
+            let bottleneck = r.load_phase().is_some();
             r.step();
             self.trace.push(r.hop_bytes());
             let sw = r.last_swaps();
@@ -631,6 +635,10 @@ impl Stepper for Recursive {
                     before,
                     after: r.hop_bytes(),
                     stopped: r.is_done(),
+                    load: r
+                        .load_phase()
+                        .filter(|_| bottleneck)
+                        .map(|(start, now, _)| (start, now, r.load_phase_setting_up())),
                 },
             ));
             self.event = Some(StepEvent::Swaps {
@@ -728,7 +736,9 @@ impl Stepper for Recursive {
                 per * self.run + within
             },
             total: Some(per * self.visible),
-            phase: if self.refine.is_some() {
+            phase: if self.refine.as_ref().is_some_and(|r| r.load_phase().is_some()) {
+                "bottleneck"
+            } else if self.refine.is_some() {
                 "refinement"
             } else {
                 "bipartitioning"
@@ -784,6 +794,7 @@ impl MapperRun for Recursive {
                 before,
                 after,
                 stopped,
+                load,
             } => {
                 let change = if *before > 0.0 {
                     let pct = (after - before) / before * 100.0;
@@ -798,6 +809,30 @@ impl MapperRun for Recursive {
                 } else {
                     ""
                 };
+                const CITE_LOAD: &str = "(beyond the seeds and VieM: a bottleneck phase on \
+                                         channel loads under dimension-order routing, as \
+                                         seeds 002 and 003 measure contention)";
+                match load {
+                    Some((_, _, true)) => {
+                        return Some(format!(
+                            "{who} routed messages under dimension-order routing to find the \
+                             busiest channel{of_runs}: the bottleneck phase starts{end} \
+                             {CITE_LOAD}"
+                        ));
+                    }
+                    Some((start, now, false)) => {
+                        return Some(format!(
+                            "{who} relieved the busiest channel{of_runs}: it kept {swaps} \
+                             swap{} and {moves} move{} around it, each lowering that channel's \
+                             load without raising another to the largest load: largest \
+                             channel load {now} (from {start} when the phase began), hop-bytes \
+                             {change} (from {before} to {after}){end} {CITE_LOAD}",
+                            if *swaps == 1 { "" } else { "s" },
+                            if *moves == 1 { "" } else { "s" },
+                        ));
+                    }
+                    None => {}
+                }
                 format!(
                     "{who} refined a batch of up to {batch} processes{of_runs}: it kept {swaps} \
                      swap{} and {moves} move{} to free cores, each the best exchange with a \
@@ -1056,6 +1091,24 @@ mod tests {
         assert_eq!(r.refine_params.map(|p| p.load_budget), Some(0.01));
         let inp = input(ring(8), "mesh:2x4", 1, &[("load_budget", "0")]);
         assert_eq!(default_refine_params(&inp).load_budget, 0.0);
+    }
+
+    #[test]
+    fn the_bottleneck_phase_is_stepped_and_explained() {
+        let inp = input(random_graph(24, 5), "mesh:3x4:cores=2", 5, &[("runs", "1")]);
+        let mut r = start_refine(&inp).unwrap();
+        let (mut setup, mut rounds, mut phase) = (false, false, false);
+        while r.state().is_running() {
+            r.step();
+            phase |= r.progress().phase == "bottleneck";
+            let s = r.explain_last_step().unwrap();
+            setup |= s.starts_with("recursive+refine routed messages under dimension-order");
+            if s.starts_with("recursive+refine relieved the busiest channel: it kept ") {
+                assert!(s.contains("largest channel load ") && s.contains("beyond"), "{s}");
+                rounds = true;
+            }
+        }
+        assert!(setup && rounds && phase, "{setup} {rounds} {phase}");
     }
 
     fn default_refine_params(inp: &MapperInput) -> RefineParams {

@@ -712,6 +712,12 @@ impl Refine {
         self.hot.as_ref().map(|h| (h.start_max, h.max, h.exchanges))
     }
 
+    /// Whether the last step of the bottleneck phase routed messages (its
+    /// set-up) rather than relieved channels.
+    pub fn load_phase_setting_up(&self) -> bool {
+        self.hot.as_ref().is_some_and(|h| h.setting_up)
+    }
+
     fn finish(&mut self, why: RefineStop) {
         self.stop = Some(why);
         self.hb = self.total_hop_bytes();

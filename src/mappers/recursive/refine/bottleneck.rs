@@ -60,6 +60,8 @@ pub(super) struct Hot {
     pub(super) max: f64,
     /// Exchanges kept so far.
     pub(super) exchanges: usize,
+    /// Whether the last step routed messages (set-up) rather than ran rounds.
+    pub(super) setting_up: bool,
     /// The round in progress: its channel, the channel's load, and the
     /// processes around it (with their bytes through it, heaviest first)
     /// still to be tried from `next` on.
@@ -84,6 +86,7 @@ impl Hot {
             start_max: 0.0,
             max: 0.0,
             exchanges: 0,
+            setting_up: true,
             round: None,
         }
     }
@@ -330,10 +333,17 @@ impl Refine {
     /// `batch` × 2 exchanges were evaluated (a round may span steps). True
     /// when the phase is over.
     pub(super) fn hot_step(&mut self, h: &mut Hot) -> bool {
-        if h.routed < self.graph.n() {
+        h.setting_up = h.routed < self.graph.n();
+        if h.setting_up {
             self.hot_setup(h);
             return false;
         }
+        let over = self.hot_rounds(h);
+        h.max = self.max_load();
+        over
+    }
+
+    fn hot_rounds(&mut self, h: &mut Hot) -> bool {
         let limit = 2 * self.params.batch.max(1);
         let mut work = 0;
         while work < limit {
