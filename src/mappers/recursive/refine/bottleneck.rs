@@ -164,9 +164,7 @@ impl Refine {
                     continue;
                 }
                 let lists = &mut h.lists;
-                Routing::Dor.route(&self.topo, s, t, 1.0, &mut |ch, _| {
-                    lists[ch].push(e as u32)
-                });
+                Routing::Dor.route(&self.topo, s, t, 1.0, &mut |ch, _| lists[ch].push(e as u32));
             }
         }
     }
