@@ -507,10 +507,23 @@ impl Refine {
         sink: &mut impl FnMut(usize, f64),
     ) {
         let topo = &self.topo;
-        let g = &self.graph;
-        let mut push = |src: usize, dst: usize, bytes: f64, sign: f64| {
+        self.moved_messages(p, a, b, q, &mut |src, dst, bytes, sign| {
             Routing::Dor.route(topo, src, dst, bytes, &mut |ch, x| sink(ch, sign * x));
-        };
+        });
+    }
+
+    /// The messages whose routes change when p moves a→b and (if some) q
+    /// b→a, as `push(src node, dst node, bytes, sign)`: −1 for the route
+    /// before, +1 for the route after.
+    fn moved_messages(
+        &self,
+        p: usize,
+        a: usize,
+        b: usize,
+        q: Option<usize>,
+        push: &mut impl FnMut(usize, usize, f64, f64),
+    ) {
+        let g = &self.graph;
         for (x, from, to, other) in [(Some(p), a, b, q), (q, b, a, Some(p))] {
             let Some(x) = x else { continue };
             for (k, &v) in g.neighbors(x).iter().enumerate() {

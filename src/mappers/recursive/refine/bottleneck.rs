@@ -146,6 +146,23 @@ impl Refine {
         hit
     }
 
+    /// Whether the route from node `s` to node `t` crosses channel `c`,
+    /// whose ends are `ends` when routes are shortest paths (a test by
+    /// distances first, O(1) with the distance table; else routed, O(L)).
+    fn route_crosses(&self, s: usize, t: usize, c: usize, ends: Option<(usize, usize)>) -> bool {
+        if s == t {
+            return false;
+        }
+        if let Some((u, w)) = ends
+            && self.dist.get(s, u) + 1 + self.dist.get(w, t) != self.dist.get(s, t)
+        {
+            return false;
+        }
+        let mut hit = false;
+        Routing::Dor.route(&self.topo, s, t, 1.0, &mut |ch, _| hit |= ch == c);
+        hit
+    }
+
     /// Append the current routes of every message of `x` to the lists.
     fn hot_relist(&self, h: &mut Hot, x: usize) {
         let g = &self.graph;
@@ -261,6 +278,12 @@ impl Refine {
         }
         let base = self.cost[p];
         let allow = budget + self.hb_eps;
+        // On meshes and tori dimension-order routes are shortest paths, so
+        // a route crosses c = (u→w) only if d(s,u) + 1 + d(w,t) = d(s,t).
+        let ends = self
+            .topo
+            .as_grid()
+            .and_then(|_| self.topo.channel_ends(c));
         for &b in &cand {
             let dab = self.dist.get(a, b) as f64;
             let gp = partners
@@ -294,9 +317,9 @@ impl Refine {
                 // Cheap test first: does the exchange lower c's load?
                 *work += 1;
                 let mut dc = 0.0;
-                self.route_changes(p, a, b, qo, &mut |ch, x| {
-                    if ch == c {
-                        dc += x
+                self.moved_messages(p, a, b, qo, &mut |s, t, bytes, sign| {
+                    if self.route_crosses(s, t, c, ends) {
+                        dc += sign * bytes;
                     }
                 });
                 if dc >= -tol {
