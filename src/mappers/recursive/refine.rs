@@ -242,6 +242,9 @@ pub struct Refine {
     /// between calls), allocated on first use.
     acc: Vec<f64>,
     seen: Vec<bool>,
+    /// Scratch of the bottleneck phase: (Δ hop-bytes, Δ load of the hot
+    /// channel, slot) of the exchanges that relieve it.
+    relief: Vec<(f64, f64, usize)>,
     /// The bottleneck phase, once the search has stopped.
     hot: Option<Box<bottleneck::Hot>>,
 }
@@ -310,6 +313,7 @@ impl Refine {
             last: Vec::new(),
             partners: Vec::new(),
             hot: None,
+            relief: Vec::new(),
             acc: Vec::new(),
             seen: Vec::new(),
             dist,

@@ -11,33 +11,46 @@
 //!    `c` — every channel keeps a list of the messages routed through it,
 //!    built by routing every message once when the phase starts and
 //!    appended to when an exchange re-routes messages; stale entries are
-//!    dropped when a list is read (each entry is re-routed to check it);
-//! 3. for each of them, `p`, try the usual exchanges (a move into a free
-//!    core or a swap with a process `q` on the nodes of p's partners and
-//!    their neighbours, depth 1) whose hop-bytes rise fits in what is left
-//!    of the budget, compute the exact change of every channel's load by
-//!    re-routing only p's and q's messages, and keep the exchange that
-//!    lowers Σ load² most among those that lower `c`'s load and leave every
-//!    channel whose load they raise below `M`;
-//! 4. apply it, or end the phase when there is none: then `c` cannot be
-//!    relieved by one exchange and the largest load cannot fall.
+//!    dropped when a list is read (each entry is re-checked) — and keep the
+//!    16 with the most bytes through `c`, heaviest first;
+//! 3. for each of them, `p`, in turn: list the usual exchanges (a move into
+//!    a free core or a swap with a process `q` on the nodes of p's partners,
+//!    and their neighbours with `depth` 1) whose hop-bytes rise fits in what
+//!    is left of the budget and that lower `c`'s load — a cheap test: only
+//!    the bytes of p's and q's messages through `c` before and after, and
+//!    on meshes and tori a route from s to t can cross `c` = (u→w) only if
+//!    d(s,u) + 1 + d(w,t) = d(s,t), since dimension-order routes are
+//!    shortest paths; then, cheapest in hop-bytes first, compute the exact
+//!    change of every channel's load (re-routing only p's and q's
+//!    messages) and keep the first exchange that raises no other channel to
+//!    `M` or above and lowers Σ load²;
+//! 4. apply it, or end the phase when none of the processes has one: then
+//!    `c` cannot be relieved by one exchange and the largest load cannot
+//!    fall.
 //!
 //! Invariants: the largest channel load never rises (a raised channel stays
 //! below `M`), Σ load² falls with every exchange (so the phase ends), and
 //! hop-bytes rise by at most `load_budget` × the hop-bytes at the phase's
-//! start over the whole phase. One step runs rounds until `batch` processes
-//! were evaluated.
+//! start over the whole phase. Deterministic: no randomness, ties broken by
+//! index. One step routes the messages of 2,048 processes (set-up) or tries
+//! up to 2 × `batch` exchanges (a round may span steps).
 //!
-//! Cost: setting up routes every message once, O(m · L) time and memory
+//! Cost: the set-up routes every message once, O(m · L) time and memory
 //! for the lists (L = mean route length, small after the search). A round
-//! costs O(k · L) to read `c`'s list (k messages through `c`) plus, for
-//! each of the ≤ 2k processes gathered, O(|candidates| · cores · deg · L)
-//! for the re-routing; it only touches the processes around one channel,
-//! which is what makes it cheap compared with re-routing every process's
-//! candidates (an experiment doing that took 116 s at 16,384 processes).
+//! costs O(channels) to find `c`, O(k · L) to read its list (k messages),
+//! and for each process tried O(|candidates| · cores · deg) distance tests
+//! plus O(deg · L) re-routing per exchange that passes them. Only the
+//! processes around one channel are touched, which is what makes it cheap:
+//! an experiment that evaluated every process's exchanges by re-routing
+//! took 116 s at 16,384 processes; this phase takes about 0.1 s there.
 
 use super::{FREE, Refine, RefineStop};
 use crate::routing::Routing;
+
+/// The processes tried around the busiest channel: the ones with the most
+/// bytes through it. (16 gave the same loads as trying all of them on the
+/// measured inputs, at a third of the cost when the channel is stuck.)
+const ROUND_PROCS: usize = 16;
 
 /// Processes whose messages one set-up step routes.
 const SETUP_CHUNK: usize = 2048;
@@ -163,6 +176,30 @@ impl Refine {
         hit
     }
 
+    /// Bytes of the messages of `x` (sent and received) routed through
+    /// channel `c` if `x` sat on node `n`, its partners where they are.
+    /// O(deg x) distance tests, plus routes where they cannot rule c out.
+    fn crossing_bytes(&self, x: usize, n: usize, c: usize, ends: Option<(usize, usize)>) -> f64 {
+        let g = &self.graph;
+        let mut t = 0.0;
+        for (k, &v) in g.neighbors(x).iter().enumerate() {
+            let v = v as usize;
+            let nv = self.node_of[v] as usize;
+            if nv == n {
+                continue;
+            }
+            let out = g.sent_row(x)[k];
+            if out > 0.0 && self.route_crosses(n, nv, c, ends) {
+                t += out;
+            }
+            let inn = g.sent_between(v, x);
+            if inn > 0.0 && self.route_crosses(nv, n, c, ends) {
+                t += inn;
+            }
+        }
+        t
+    }
+
     /// Append the current routes of every message of `x` to the lists.
     fn hot_relist(&self, h: &mut Hot, x: usize) {
         let g = &self.graph;
@@ -228,6 +265,7 @@ impl Refine {
         }
         procs.truncate(w);
         procs.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
+        procs.truncate(ROUND_PROCS);
         h.round = Some(Round {
             c,
             m,
@@ -280,10 +318,10 @@ impl Refine {
         let allow = budget + self.hb_eps;
         // On meshes and tori dimension-order routes are shortest paths, so
         // a route crosses c = (u→w) only if d(s,u) + 1 + d(w,t) = d(s,t).
-        let ends = self
-            .topo
-            .as_grid()
-            .and_then(|_| self.topo.channel_ends(c));
+        let ends = self.topo.as_grid().and_then(|_| self.topo.channel_ends(c));
+        let mut relief = std::mem::take(&mut self.relief);
+        relief.clear();
+        let pa = self.crossing_bytes(p, a, c, ends);
         for &b in &cand {
             let dab = self.dist.get(a, b) as f64;
             let gp = partners
@@ -292,6 +330,8 @@ impl Refine {
                 .sum::<f64>()
                 - base;
             let mut free_tried = false;
+            let mut pb = None;
+            let mut ab = None;
             for s in b * self.cores..(b + 1) * self.cores {
                 let q = self.owner[s];
                 let (dhb, qo) = if q == FREE {
@@ -314,37 +354,66 @@ impl Refine {
                 if dhb > allow {
                     continue;
                 }
-                // Cheap test first: does the exchange lower c's load?
+                // Cheap test first: does the exchange lower c's load? With
+                // B(x, n) = bytes of x's messages through c when x sits on
+                // n (the p–q messages are within a node in B(p, b) and
+                // B(q, a)), the change is B(p,b) − B(p,a) for a move, and
+                // for a swap B(p,b) + B(q,a) − B(p,a) − B(q,b) plus the p–q
+                // messages before and after: c_pq · ([a→b] + [b→a]).
                 *work += 1;
-                let mut dc = 0.0;
-                self.moved_messages(p, a, b, qo, &mut |s, t, bytes, sign| {
-                    if self.route_crosses(s, t, c, ends) {
-                        dc += sign * bytes;
+                let pb = *pb.get_or_insert_with(|| self.crossing_bytes(p, b, c, ends));
+                let dc = match qo {
+                    None => pb - pa,
+                    Some(q) => {
+                        let (x, y) = *ab.get_or_insert_with(|| {
+                            (
+                                self.route_crosses(a, b, c, ends),
+                                self.route_crosses(b, a, c, ends),
+                            )
+                        });
+                        pb - pa + self.crossing_bytes(q, a, c, ends)
+                            - self.crossing_bytes(q, b, c, ends)
+                            + self.pair_volume(p, q) * (x as u8 + y as u8) as f64
                     }
-                });
+                };
                 if dc >= -tol {
                     continue;
                 }
-                self.load_deltas(p, a, b, qo);
-                let mut dsq = 0.0;
-                let mut relieved = false;
-                let mut ok = true;
-                for &(ch, x) in &self.deltas {
-                    let l = self.load[ch];
-                    let nl = l + x;
-                    dsq += nl * nl - l * l;
-                    if ch == c {
-                        relieved = x < -tol;
-                    } else if x > 1e-12 * m && nl >= m - tol {
-                        ok = false;
-                        break;
-                    }
-                }
-                if ok && relieved && dsq < -eps && best.is_none_or(|(d, _, _)| dsq < d) {
-                    best = Some((dsq, dhb, s));
-                }
+                relief.push((dhb, dc, s));
             }
         }
+        // The exchanges that relieve c, cheapest in hop-bytes first (then
+        // most relief, then slot): the first that raises no other channel
+        // to the maximum and lowers Σ load² is kept.
+        relief.sort_by(|x, y| {
+            x.0.total_cmp(&y.0)
+                .then(x.1.total_cmp(&y.1))
+                .then(x.2.cmp(&y.2))
+        });
+        for &(dhb, _, s) in &relief {
+            let q = self.owner[s];
+            let qo = (q != FREE).then_some(q as usize);
+            self.load_deltas(p, a, s / self.cores, qo);
+            let mut dsq = 0.0;
+            let mut relieved = false;
+            let mut ok = true;
+            for &(ch, x) in &self.deltas {
+                let l = self.load[ch];
+                let nl = l + x;
+                dsq += nl * nl - l * l;
+                if ch == c {
+                    relieved = x < -tol;
+                } else if x > 1e-12 * m && nl >= m - tol {
+                    ok = false;
+                    break;
+                }
+            }
+            if ok && relieved && dsq < -eps {
+                best = Some((dsq, dhb, s));
+                break;
+            }
+        }
+        self.relief = relief;
         self.cand = cand;
         self.partners = partners;
         best
