@@ -242,9 +242,11 @@ pub struct Refine {
     /// between calls), allocated on first use.
     acc: Vec<f64>,
     seen: Vec<bool>,
-    /// Scratch of the bottleneck phase: (Δ hop-bytes, Δ load of the hot
-    /// channel, slot) of the exchanges that relieve it.
-    relief: Vec<(f64, f64, usize)>,
+    /// Scratch of the bottleneck phase: (Δ hop-bytes, candidate index,
+    /// slot) of the exchanges within the budget, and the bytes of p's
+    /// messages through the hot channel from each candidate node.
+    relief: Vec<(f64, usize, usize)>,
+    pbs: Vec<Option<f64>>,
     /// The bottleneck phase, once the search has stopped.
     hot: Option<Box<bottleneck::Hot>>,
 }
@@ -314,6 +316,7 @@ impl Refine {
             partners: Vec::new(),
             hot: None,
             relief: Vec::new(),
+            pbs: Vec::new(),
             acc: Vec::new(),
             seen: Vec::new(),
             dist,

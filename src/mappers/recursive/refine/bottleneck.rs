@@ -16,14 +16,14 @@
 //! 3. for each of them, `p`, in turn: list the usual exchanges (a move into
 //!    a free core or a swap with a process `q` on the nodes of p's partners,
 //!    and their neighbours with `depth` 1) whose hop-bytes rise fits in what
-//!    is left of the budget and that lower `c`'s load — a cheap test: only
-//!    the bytes of p's and q's messages through `c` before and after, and
-//!    on meshes and tori a route from s to t can cross `c` = (u→w) only if
-//!    d(s,u) + 1 + d(w,t) = d(s,t), since dimension-order routes are
-//!    shortest paths; then, cheapest in hop-bytes first, compute the exact
-//!    change of every channel's load (re-routing only p's and q's
-//!    messages) and keep the first exchange that raises no other channel to
-//!    `M` or above and lowers Σ load²;
+//!    is left of the budget, and go through them cheapest in hop-bytes
+//!    first: a cheap test whether the exchange lowers `c`'s load (only the
+//!    bytes of p's and q's messages through `c` before and after; on meshes
+//!    and tori a route from s to t can cross `c` = (u→w) only if d(s,u) + 1
+//!    + d(w,t) = d(s,t), since dimension-order routes are shortest paths),
+//!    then the exact change of every channel's load (re-routing only p's
+//!    and q's messages); the first exchange that raises no other channel to
+//!    `M` or above and lowers Σ load² is kept;
 //! 4. apply it, or end the phase when none of the processes has one: then
 //!    `c` cannot be relieved by one exchange and the largest load cannot
 //!    fall.
@@ -321,8 +321,9 @@ impl Refine {
         let ends = self.topo.as_grid().and_then(|_| self.topo.channel_ends(c));
         let mut relief = std::mem::take(&mut self.relief);
         relief.clear();
-        let pa = self.crossing_bytes(p, a, c, ends);
-        for &b in &cand {
+        // Every exchange within the budget, as (Δ hop-bytes, index of its
+        // node in `cand`, slot); tried cheapest in hop-bytes first.
+        for (i, &b) in cand.iter().enumerate() {
             let dab = self.dist.get(a, b) as f64;
             let gp = partners
                 .iter()
@@ -330,69 +331,60 @@ impl Refine {
                 .sum::<f64>()
                 - base;
             let mut free_tried = false;
-            let mut pb = None;
-            let mut ab = None;
             for s in b * self.cores..(b + 1) * self.cores {
                 let q = self.owner[s];
-                let (dhb, qo) = if q == FREE {
+                let dhb = if q == FREE {
                     if free_tried {
                         continue;
                     }
                     free_tried = true;
-                    (gp, None)
+                    gp
                 } else {
                     let q = q as usize;
                     // q's cost falls by at most min(cost q, W_q · d(a,b)).
                     if gp - self.cost[q].min(self.wsum[q] * dab) > allow {
                         continue;
                     }
-                    (
-                        gp + self.cost_at(q, a) - self.cost[q] + 2.0 * self.pair_volume(p, q) * dab,
-                        Some(q),
-                    )
+                    gp + self.cost_at(q, a) - self.cost[q] + 2.0 * self.pair_volume(p, q) * dab
                 };
-                if dhb > allow {
-                    continue;
+                if dhb <= allow {
+                    relief.push((dhb, i, s));
                 }
-                // Cheap test first: does the exchange lower c's load? With
-                // B(x, n) = bytes of x's messages through c when x sits on
-                // n (the p–q messages are within a node in B(p, b) and
-                // B(q, a)), the change is B(p,b) − B(p,a) for a move, and
-                // for a swap B(p,b) + B(q,a) − B(p,a) − B(q,b) plus the p–q
-                // messages before and after: c_pq · ([a→b] + [b→a]).
-                *work += 1;
-                let pb = *pb.get_or_insert_with(|| self.crossing_bytes(p, b, c, ends));
-                let dc = match qo {
-                    None => pb - pa,
-                    Some(q) => {
-                        let (x, y) = *ab.get_or_insert_with(|| {
-                            (
-                                self.route_crosses(a, b, c, ends),
-                                self.route_crosses(b, a, c, ends),
-                            )
-                        });
-                        pb - pa + self.crossing_bytes(q, a, c, ends)
-                            - self.crossing_bytes(q, b, c, ends)
-                            + self.pair_volume(p, q) * (x as u8 + y as u8) as f64
-                    }
-                };
-                if dc >= -tol {
-                    continue;
-                }
-                relief.push((dhb, dc, s));
             }
         }
-        // The exchanges that relieve c, cheapest in hop-bytes first (then
-        // most relief, then slot): the first that raises no other channel
-        // to the maximum and lowers Σ load² is kept.
-        relief.sort_by(|x, y| {
-            x.0.total_cmp(&y.0)
-                .then(x.1.total_cmp(&y.1))
-                .then(x.2.cmp(&y.2))
-        });
-        for &(dhb, _, s) in &relief {
+        relief.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.2.cmp(&y.2)));
+        let pa = self.crossing_bytes(p, a, c, ends);
+        let mut pbs = std::mem::take(&mut self.pbs);
+        pbs.clear();
+        pbs.resize(cand.len(), None);
+        for &(dhb, i, s) in &relief {
+            let b = cand[i];
             let q = self.owner[s];
             let qo = (q != FREE).then_some(q as usize);
+            // Cheap test first: does the exchange lower c's load? With
+            // B(x, n) = bytes of x's messages through c when x sits on n
+            // (the p–q messages are within a node in B(p, b) and B(q, a)),
+            // the change is B(p,b) − B(p,a) for a move, and for a swap
+            // B(p,b) + B(q,a) − B(p,a) − B(q,b) plus the p–q messages before
+            // and after: c_pq · ([a→b] + [b→a]).
+            *work += 1;
+            let pb = *pbs[i].get_or_insert_with(|| self.crossing_bytes(p, b, c, ends));
+            let dc = match qo {
+                None => pb - pa,
+                Some(q) => {
+                    let x = self.route_crosses(a, b, c, ends) as u8;
+                    let y = self.route_crosses(b, a, c, ends) as u8;
+                    pb - pa + self.crossing_bytes(q, a, c, ends)
+                        - self.crossing_bytes(q, b, c, ends)
+                        + self.pair_volume(p, q) * (x + y) as f64
+                }
+            };
+            if dc >= -tol {
+                continue;
+            }
+            // The exact change of every channel: the first exchange that
+            // raises no other channel to the maximum and lowers Σ load² is
+            // kept.
             self.load_deltas(p, a, s / self.cores, qo);
             let mut dsq = 0.0;
             let mut relieved = false;
@@ -414,6 +406,7 @@ impl Refine {
             }
         }
         self.relief = relief;
+        self.pbs = pbs;
         self.cand = cand;
         self.partners = partners;
         best
