@@ -90,8 +90,8 @@ pub fn info_refine() -> MapperInfo {
               routing: it re-routes only the messages of the processes whose traffic crosses \
               that channel, keeps exchanges that lower its load without raising another channel \
               to the maximum, and lets hop-bytes rise by at most `load_budget` (default 1 %; \
-              measured: max link load 0.55–0.92 × Scotch's instead of up to 1.12 ×, for \
-              +0–0.4 % hop-bytes and about 15 % more time). Small inputs are mapped `runs` \
+              measured: max link load 0.55–0.93 × Scotch's instead of up to 1.13 ×, for \
+              +0–0.3 % hop-bytes and up to about 10 % more time). Small inputs are mapped `runs` \
               times with different seeds and the one of least hop-bytes is kept. Params: \
               objective, depth, sweeps, batch, time_ms, tol, load_budget, runs, pack, tries, \
               vcycles, orient, imbalance.",
