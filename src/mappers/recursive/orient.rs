@@ -146,17 +146,20 @@ mod tests {
         Domain::Box { lo: l, len: n }
     }
 
-    #[test]
-    fn a_mirrored_half_is_flipped_back() {
-        // Path 0–1–2–3 on a 4×1 mesh, the heavy edge 1–2 in the middle.
-        // The left half {0, 1} sits mirrored (1 on node 0, 0 on node 1), so
-        // 1–2 spans 2 hops; reflecting the left box makes it 1 hop.
+    /// Path 0–1–2–3 on a 4×1 mesh, the heavy edge 1–2 in the middle.
+    fn path4() -> (CommGraph, Topology) {
         let mut b = GraphBuilder::new(4, false);
         b.add(0, 1, 1.0);
         b.add(1, 2, 100.0);
         b.add(2, 3, 1.0);
-        let g = b.build().unwrap();
-        let topo = Topology::parse("mesh:4x1").unwrap();
+        (b.build().unwrap(), Topology::parse("mesh:4x1").unwrap())
+    }
+
+    #[test]
+    fn a_mirrored_half_is_flipped_back() {
+        // The left half {0, 1} sits mirrored (1 on node 0, 0 on node 1), so
+        // 1–2 spans 2 hops; reflecting the left box makes it 1 hop.
+        let (g, topo) = path4();
         let tree = vec![
             TreeNode {
                 level: 0,
@@ -183,12 +186,7 @@ mod tests {
 
     #[test]
     fn nothing_moves_when_no_reflection_helps() {
-        let mut b = GraphBuilder::new(4, false);
-        b.add(0, 1, 1.0);
-        b.add(1, 2, 100.0);
-        b.add(2, 3, 1.0);
-        let g = b.build().unwrap();
-        let topo = Topology::parse("mesh:4x1").unwrap();
+        let (g, topo) = path4();
         let tree = vec![
             TreeNode {
                 level: 1,
