@@ -2,13 +2,13 @@
 //! instead of one per file): the command line run as a user runs it, and
 //! the library's public API (properties, hand cases, fuzzing).
 
-mod common;
 mod analytical;
 mod cli_basic;
 mod cli_faults;
 mod cli_fuzz;
 mod cli_map;
 mod cli_report;
+mod common;
 mod fabric;
 mod fabric_fuzz;
 mod ibsim_updn;

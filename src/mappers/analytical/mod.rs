@@ -143,7 +143,8 @@ use spreading::Anchors;
 use std::sync::Arc;
 use std::time::Duration;
 
-const PAPER: &str = "Wu et al. §3 (global mapping §3.3, legalization §3.4, multicore §3.6)";
+const PAPER: &str = "Wu et al. §3 (global mapping §3.3, multicore §3.6; legalization §3.4 is \
+                     legalize=diffusion, the default legalize=bisect goes beyond the paper)";
 
 /// The parameters of `analytical`.
 pub const ANALYTICAL_PARAMS: &[ParamSpec] = &[

@@ -68,8 +68,15 @@ pub enum DrbStep {
     /// A small job's root domain shrank to its first half, which holds all
     /// `processes` (packing).
     Shrink { processes: usize, nodes: usize },
-    /// The last leaves were filled and the mapping is complete.
-    Finished { leaves: usize, overflow: usize },
+    /// The last leaves were filled and the mapping is complete; `mirrored`
+    /// boxes were then reflected ([`super::orient`]), changing hop-bytes by
+    /// `gain` (≤ 0).
+    Finished {
+        leaves: usize,
+        overflow: usize,
+        mirrored: usize,
+        gain: f64,
+    },
 }
 
 /// A node domain in a sentence: a grid box `[0–3]×[0–1]`, else its size.
@@ -292,10 +299,12 @@ impl Drb {
             return;
         }
         let overflow = self.overflow.len();
-        self.finish();
+        let (mirrored, gain) = self.finish();
         self.last = Some(DrbStep::Finished {
             leaves: self.leaves_now,
             overflow,
+            mirrored,
+            gain,
         });
     }
 
@@ -454,9 +463,11 @@ impl Drb {
 
     /// Place any process a leaf could not hold (only if a bisection missed
     /// its capacity) on the nearest free slot, and finish.
-    fn finish(&mut self) {
+    /// Returns the boxes mirrored and the hop-bytes change.
+    fn finish(&mut self) -> (usize, f64) {
+        let mut oriented = (0, 0.0);
         if self.orient && self.overflow.is_empty() {
-            super::orient::orient(
+            oriented = super::orient::orient(
                 &self.graph,
                 &self.vol,
                 &self.topo,
@@ -499,5 +510,6 @@ impl Drb {
             }
         }
         self.done = true;
+        oriented
     }
 }

@@ -720,6 +720,8 @@ impl Stepper for Recursive {
                 Some(drb::DrbStep::Finished {
                     leaves: 0,
                     overflow: 0,
+                    mirrored: 0,
+                    gain: 0.0,
                 })
             };
             self.last = Some((run, LastStep::Construct(step, built)));
@@ -908,6 +910,15 @@ impl MapperRun for Recursive {
                          domain ({nodes} nodes), which holds them all, so a small job sits \
                          compactly{of_runs} {CITE}"
                     ),
+                    Some(drb::DrbStep::Finished { mirrored, gain, .. }) if *mirrored > 0 => {
+                        format!(
+                            "{who} filled the last one-node parts{of_runs}: every process has a \
+                         core. Then it mirrored {mirrored} boxes of the tree where that \
+                         shortened the traffic leaving them ({:.3e} fewer hop-bytes; beyond \
+                         Scotch){then} {CITE}",
+                            -gain
+                        )
+                    }
                     Some(drb::DrbStep::Finished { .. }) | None => format!(
                         "{who} filled the last one-node parts{of_runs}: every process has a \
                          core{then} {CITE}"

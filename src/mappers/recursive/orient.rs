@@ -31,17 +31,17 @@ use crate::topology::{GridCoord, MAX_DIMS};
 
 /// Reflect boxes of `tree` (finished, every process inside its boxes) to
 /// lower hop-bytes; `node_of` is updated in place. `vol[k]` is the volume of
-/// the k-th adjacency entry of `graph`. Returns the hop-bytes change (≤ 0).
-/// Does nothing off meshes and tori.
+/// the k-th adjacency entry of `graph`. Returns the number of boxes mirrored
+/// and the hop-bytes change (≤ 0). Does nothing off meshes and tori.
 pub fn orient(
     graph: &CommGraph,
     vol: &[f64],
     topo: &Topology,
     tree: &[TreeNode],
     node_of: &mut [u32],
-) -> f64 {
+) -> (usize, f64) {
     let Some(g) = topo.as_grid() else {
-        return 0.0;
+        return (0, 0.0);
     };
     let nd = g.ndims();
     let dims = g.dims();
@@ -60,6 +60,7 @@ pub fn orient(
     const NOT: u32 = u32::MAX;
     let mut mark = vec![NOT; n];
     let mut total = 0.0;
+    let mut mirrored = 0;
     let mut delta: Vec<f64> = Vec::new();
     let mut per_axis = [[0.0f64; 2]; MAX_DIMS];
     for (ti, t) in tree.iter().enumerate().rev() {
@@ -114,6 +115,7 @@ pub fn orient(
             continue;
         }
         total += best.1;
+        mirrored += 1;
         for &p in &t.processes {
             let p = p as usize;
             for (i, &d) in axes.iter().enumerate() {
@@ -124,7 +126,7 @@ pub fn orient(
             node_of[p] = g.node(&coord[p][..nd]) as u32;
         }
     }
-    total
+    (mirrored, total)
 }
 
 #[cfg(test)]
@@ -146,17 +148,20 @@ mod tests {
         Domain::Box { lo: l, len: n }
     }
 
-    #[test]
-    fn a_mirrored_half_is_flipped_back() {
-        // Path 0–1–2–3 on a 4×1 mesh, the heavy edge 1–2 in the middle.
-        // The left half {0, 1} sits mirrored (1 on node 0, 0 on node 1), so
-        // 1–2 spans 2 hops; reflecting the left box makes it 1 hop.
+    /// Path 0–1–2–3 on a 4×1 mesh, the heavy edge 1–2 in the middle.
+    fn path4() -> (CommGraph, Topology) {
         let mut b = GraphBuilder::new(4, false);
         b.add(0, 1, 1.0);
         b.add(1, 2, 100.0);
         b.add(2, 3, 1.0);
-        let g = b.build().unwrap();
-        let topo = Topology::parse("mesh:4x1").unwrap();
+        (b.build().unwrap(), Topology::parse("mesh:4x1").unwrap())
+    }
+
+    #[test]
+    fn a_mirrored_half_is_flipped_back() {
+        // The left half {0, 1} sits mirrored (1 on node 0, 0 on node 1), so
+        // 1–2 spans 2 hops; reflecting the left box makes it 1 hop.
+        let (g, topo) = path4();
         let tree = vec![
             TreeNode {
                 level: 0,
@@ -175,20 +180,15 @@ mod tests {
             },
         ];
         let mut node_of = vec![1, 0, 2, 3];
-        let gain = orient(&g, &pair_volumes(&g), &topo, &tree, &mut node_of);
+        let (mirrored, gain) = orient(&g, &pair_volumes(&g), &topo, &tree, &mut node_of);
         assert_eq!(node_of, vec![0, 1, 2, 3]);
         // The pair volume of 1–2 is 100 (one direction): 2 hops → 1 hop.
-        assert_eq!(gain, -100.0);
+        assert_eq!((mirrored, gain), (1, -100.0));
     }
 
     #[test]
     fn nothing_moves_when_no_reflection_helps() {
-        let mut b = GraphBuilder::new(4, false);
-        b.add(0, 1, 1.0);
-        b.add(1, 2, 100.0);
-        b.add(2, 3, 1.0);
-        let g = b.build().unwrap();
-        let topo = Topology::parse("mesh:4x1").unwrap();
+        let (g, topo) = path4();
         let tree = vec![
             TreeNode {
                 level: 1,
@@ -204,7 +204,7 @@ mod tests {
         let mut node_of = vec![0, 1, 2, 3];
         assert_eq!(
             orient(&g, &pair_volumes(&g), &topo, &tree, &mut node_of),
-            0.0
+            (0, 0.0)
         );
         assert_eq!(node_of, vec![0, 1, 2, 3]);
     }
@@ -237,7 +237,7 @@ mod tests {
             let m = d.result().unwrap();
             let before = hop_bytes(&g, &topo, &m);
             let mut node_of = m.node.clone();
-            let change = orient(&g, &vol, &topo, d.tree(), &mut node_of);
+            let (_, change) = orient(&g, &vol, &topo, d.tree(), &mut node_of);
             let after = Mapping::new(node_of, m.core.clone());
             after.validate(n, &topo).unwrap();
             let hb = hop_bytes(&g, &topo, &after);
