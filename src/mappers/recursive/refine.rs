@@ -39,11 +39,11 @@
 //! VieM) lowers the largest channel load under dimension-order routing:
 //! round after round it takes the busiest channel, gathers the processes
 //! whose messages cross it (per-channel message lists, built by routing
-//! every message once), and applies the first of them (heaviest through the
-//! channel first) that has an exchange lowering that channel's load without
-//! raising any other channel to the largest load, the one that lowers Σ
-//! load² most, while hop-bytes may rise by at most `load_budget` × their
-//! value over the whole phase. The largest load never rises; the phase ends
+//! every message once), and applies, for the first of them (heaviest
+//! through the channel first) that has one, the exchange cheapest in
+//! hop-bytes that lowers that channel's load and Σ load² without raising
+//! any other channel to the largest load; hop-bytes may rise by at most
+//! `load_budget` × their value over the whole phase. The largest load never rises; the phase ends
 //! when the busiest channel cannot be relieved by one exchange. Measured on
 //! METIS-partitioned meshes of 512–16,384 processes (the 11 cases of
 //! `scripts/vs_scotch.sh` and 8 other graphs): it brings the max link load
