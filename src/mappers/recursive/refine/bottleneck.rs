@@ -19,8 +19,9 @@
 //!    is left of the budget, and go through them cheapest in hop-bytes
 //!    first: a cheap test whether the exchange lowers `c`'s load (only the
 //!    bytes of p's and q's messages through `c` before and after; on meshes
-//!    and tori a route from s to t can cross `c` = (u→w) only if d(s,u) + 1
-//!    + d(w,t) = d(s,t), since dimension-order routes are shortest paths),
+//!    and tori a route from s to t can cross `c` = (u→w) only if
+//!    d(s,u) + 1 + d(w,t) = d(s,t), since dimension-order routes are
+//!    shortest paths),
 //!    then the exact change of every channel's load (re-routing only p's
 //!    and q's messages); the first exchange that raises no other channel to
 //!    `M` or above and lowers Σ load² is kept;
