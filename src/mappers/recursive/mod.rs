@@ -170,7 +170,8 @@ const REFINE_PARAMS: &[ParamSpec] = &[
         kind: ParamKind::Choice(&["auto", "0", "1", "2", "3"]),
         default: "auto",
         help: "candidate nodes: the partners' nodes and every node within this many hops of \
-               them (auto: 0 when several runs are made, else 1)",
+               them (auto: 0 when several runs are made or from 4,096 processes on, else 1; \
+               depth 1 takes about twice the time for about 1% fewer hop-bytes)",
     },
     ParamSpec {
         key: "sweeps",
@@ -364,10 +365,12 @@ impl Recursive {
         } else {
             runs
         };
-        // depth auto (u32::MAX): 0 with several runs, else 1.
+        // depth auto (u32::MAX): 0 with several runs or from 4,096
+        // processes on (`scripts/vs_scotch.sh`: at 4,096–16,384 processes
+        // depth 1 doubled the time for 1–1.5% fewer hop-bytes), else 1.
         let refine = refine.map(|r| RefineParams {
             depth: match r.depth {
-                u32::MAX if runs > 1 => 0,
+                u32::MAX if runs > 1 || input.graph.n() >= 4096 => 0,
                 u32::MAX => 1,
                 d => d,
             },
