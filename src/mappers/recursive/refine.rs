@@ -54,7 +54,7 @@
 //! With it on, the `hopbytes` objective trace may rise at the end, by at
 //! most the budget.
 
-mod bottleneck;
+pub mod bottleneck;
 
 use crate::graph::CommGraph;
 use crate::mapping::Mapping;
