@@ -157,17 +157,9 @@ mod tests {
         (b.build().unwrap(), Topology::parse("mesh:4x1").unwrap())
     }
 
-    #[test]
-    fn a_mirrored_half_is_flipped_back() {
-        // The left half {0, 1} sits mirrored (1 on node 0, 0 on node 1), so
-        // 1–2 spans 2 hops; reflecting the left box makes it 1 hop.
-        let (g, topo) = path4();
-        let tree = vec![
-            TreeNode {
-                level: 0,
-                processes: vec![0, 1, 2, 3],
-                domain: boxed([0, 0], [4, 1]),
-            },
+    /// The two halves of [`path4`]'s mesh: {0, 1} on nodes 0–1, {2, 3} on 2–3.
+    fn halves() -> Vec<TreeNode> {
+        vec![
             TreeNode {
                 level: 1,
                 processes: vec![0, 1],
@@ -178,7 +170,20 @@ mod tests {
                 processes: vec![2, 3],
                 domain: boxed([2, 0], [2, 1]),
             },
-        ];
+        ]
+    }
+
+    #[test]
+    fn a_mirrored_half_is_flipped_back() {
+        // The left half {0, 1} sits mirrored (1 on node 0, 0 on node 1), so
+        // 1–2 spans 2 hops; reflecting the left box makes it 1 hop.
+        let (g, topo) = path4();
+        let mut tree = vec![TreeNode {
+            level: 0,
+            processes: vec![0, 1, 2, 3],
+            domain: boxed([0, 0], [4, 1]),
+        }];
+        tree.extend(halves());
         let mut node_of = vec![1, 0, 2, 3];
         let (mirrored, gain) = orient(&g, &pair_volumes(&g), &topo, &tree, &mut node_of);
         assert_eq!(node_of, vec![0, 1, 2, 3]);
@@ -189,18 +194,7 @@ mod tests {
     #[test]
     fn nothing_moves_when_no_reflection_helps() {
         let (g, topo) = path4();
-        let tree = vec![
-            TreeNode {
-                level: 1,
-                processes: vec![0, 1],
-                domain: boxed([0, 0], [2, 1]),
-            },
-            TreeNode {
-                level: 1,
-                processes: vec![2, 3],
-                domain: boxed([2, 0], [2, 1]),
-            },
-        ];
+        let tree = halves();
         let mut node_of = vec![0, 1, 2, 3];
         assert_eq!(
             orient(&g, &pair_volumes(&g), &topo, &tree, &mut node_of),

@@ -442,6 +442,17 @@ impl Refine {
             .fold(0.0, f64::max)
     }
 
+    /// The change of a process's cost when it moves to node `b`: Σ c · d(b,
+    /// node of the partner) over its `partners` (node, volume), minus its
+    /// cost `base` where it is. O(deg).
+    fn gain_at(&self, partners: &[(usize, f64)], b: usize, base: f64) -> f64 {
+        partners
+            .iter()
+            .map(|&(nv, c)| c * self.dist.get(b, nv) as f64)
+            .sum::<f64>()
+            - base
+    }
+
     /// Keep `cost` exact after `x` moved from node `from` to node `to`
     /// (`other`, the process it swapped with, is handled by the caller).
     fn update_costs(&mut self, x: usize, from: usize, to: usize, other: Option<usize>) {
@@ -632,11 +643,7 @@ impl Refine {
         let contention = self.params.objective != Objective::HopBytes;
         for &b in &cand {
             let dab = self.dist.get(a, b) as f64;
-            let gp = partners
-                .iter()
-                .map(|&(nv, c)| c * self.dist.get(b, nv) as f64)
-                .sum::<f64>()
-                - base;
+            let gp = self.gain_at(&partners, b, base);
             let mut free_tried = false;
             for s in b * self.cores..(b + 1) * self.cores {
                 let q = self.owner[s];

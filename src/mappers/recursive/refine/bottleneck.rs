@@ -328,11 +328,7 @@ impl Refine {
         // node in `cand`, slot); tried cheapest in hop-bytes first.
         for (i, &b) in cand.iter().enumerate() {
             let dab = self.dist.get(a, b) as f64;
-            let gp = partners
-                .iter()
-                .map(|&(nv, w)| w * self.dist.get(b, nv) as f64)
-                .sum::<f64>()
-                - base;
+            let gp = self.gain_at(&partners, b, base);
             let mut free_tried = false;
             for s in b * self.cores..(b + 1) * self.cores {
                 let q = self.owner[s];
