@@ -170,8 +170,8 @@ const REFINE_PARAMS: &[ParamSpec] = &[
         kind: ParamKind::Choice(&["auto", "0", "1", "2", "3"]),
         default: "auto",
         help: "candidate nodes: the partners' nodes and every node within this many hops of \
-               them (auto: 0 when several runs are made or from 4,096 processes on, else 1; \
-               depth 1 takes about twice the time for about 1% fewer hop-bytes)",
+               them (auto: 0 when several runs are made, and from 4,096 processes on when \
+               processes have more than 8 partners on average; else 1)",
     },
     ParamSpec {
         key: "sweeps",
@@ -365,12 +365,17 @@ impl Recursive {
         } else {
             runs
         };
-        // depth auto (u32::MAX): 0 with several runs or from 4,096
-        // processes on (`scripts/vs_scotch.sh`: at 4,096–16,384 processes
-        // depth 1 doubled the time for 1–1.5% fewer hop-bytes), else 1.
+        // depth auto (u32::MAX): 0 with several runs, and from 4,096
+        // processes on when the mean degree is above 8 (`scripts/vs_scotch.sh`:
+        // on the 3D graphs, degree ≈ 12, depth 1 doubled the time for 1–1.5%
+        // fewer hop-bytes; on the 2D ones, degree ≈ 6, it costs a third as
+        // much and gains 2–3%), else 1.
+        let n = input.graph.n();
+        let mean_degree =
+            input.graph.offsets().last().copied().unwrap_or(0) as f64 / n.max(1) as f64;
         let refine = refine.map(|r| RefineParams {
             depth: match r.depth {
-                u32::MAX if runs > 1 || input.graph.n() >= 4096 => 0,
+                u32::MAX if runs > 1 || (n >= 4096 && mean_degree > 8.0) => 0,
                 u32::MAX => 1,
                 d => d,
             },
