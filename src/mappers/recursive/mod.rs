@@ -215,7 +215,8 @@ const REFINE_PARAMS: &[ParamSpec] = &[
         help: "after the search, relieve the busiest channel (dimension-order routing) by \
                exchanges around it, letting hop-bytes rise by at most this fraction; the \
                largest load never rises (0 = off, the search's result as before; not run for \
-               sqload)",
+               sqload, nor on a network with over 64 channels per communicating pair of the \
+               graph, to keep memory proportional to the input)",
     },
     ParamSpec {
         key: "runs",

@@ -753,7 +753,15 @@ impl Refine {
 
     /// The search stopped for `why`: start the bottleneck phase, or finish.
     fn end_search(&mut self, why: RefineStop) {
-        if self.params.load_budget > 0.0 && self.params.objective != Objective::SqLoad {
+        // The phase keeps a load and a message list per channel: on a
+        // network far larger than the input (more than
+        // `bottleneck::CHANNELS_PER_ENTRY` channels per adjacency entry)
+        // it is skipped, so memory follows the input, not the network.
+        let small_net = self.topo.channel_slots()
+            <= bottleneck::CHANNELS_PER_ENTRY
+                * (self.graph.targets().len() + self.graph.n()).max(1);
+        if self.params.load_budget > 0.0 && self.params.objective != Objective::SqLoad && small_net
+        {
             // Exact hop-bytes for the budget.
             self.hb = self.total_hop_bytes();
             self.hot = Some(Box::new(bottleneck::Hot::new(why)));

@@ -109,6 +109,11 @@ impl Hot {
 /// The best exchange of a process: (Δ Σ load², Δ hop-bytes, slot).
 type Best = Option<(f64, f64, usize)>;
 
+/// The phase runs only on networks with at most this many channels per
+/// adjacency entry (plus one per process) of the graph: its per-channel
+/// loads and lists then stay proportional to the input.
+pub const CHANNELS_PER_ENTRY: usize = 64;
+
 impl Refine {
     /// Route the messages of the next [`SETUP_CHUNK`] processes: loads
     /// (from scratch) and channel lists.
