@@ -5,9 +5,11 @@
 //! by them.
 
 use super::common::{harness, step_until};
+use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use hopmap::app::{ColorMode, Tab, process_colors};
+use hopmap::app::{ColorMode, HopmapApp, Tab, process_colors};
 use hopmap::mappers;
+use hopmap::mappers::run_detail::AnalyticalDetail;
 use std::collections::HashSet;
 use std::time::Duration;
 
@@ -28,31 +30,8 @@ fn analytical_three_steps_show_iteration_three_and_three_points() {
         h.get_by_label("Step iteration").click();
         h.run_steps(1);
     }
-    step_until(&mut h, |a| {
-        a.model
-            .run_detail
-            .as_ref()
-            .and_then(|d| d.analytical())
-            .is_some_and(|d| d.global_iterations >= 3)
-            && !a.model.playing
-    });
-    // Give the worker time for any further (wrong) steps, then look again.
-    std::thread::sleep(Duration::from_millis(200));
-    h.run_steps(3);
-    let d = h
-        .state()
-        .model
-        .run_detail
-        .as_ref()
-        .and_then(|d| d.analytical())
-        .cloned()
-        .expect("an analytical detail");
-    assert_eq!(d.global_iterations, 3, "three presses, three iterations");
+    let d = analytical_after_three(&mut h);
     assert_eq!(d.hist_max_workload.len(), 3);
-    // What the view shows: the status line and the plot's points.
-    h.get_by_label_contains("global iteration 3 ·");
-    h.get_by_label("3 iterations plotted");
-    assert_eq!(h.state().analytical_view.plotted, 3);
     assert!(d.started() && d.workloads.iter().map(|&w| w as usize).sum::<usize>() == d.items);
 }
 
@@ -78,14 +57,23 @@ fn analytical_panel_step_three_times_shows_iteration_three() {
     h.get_by_label("Analytical").click();
     h.run_steps(1);
     assert_eq!(h.state().tab, Tab::Analytical);
-    step_until(&mut h, |a| {
+    let d = analytical_after_three(&mut h);
+    assert_eq!(d.hist_hop_bytes.len(), 3);
+}
+
+/// After three Step presses: wait for the third global iteration (and for
+/// play to be off), give the worker time for any further (wrong) steps,
+/// then check that the run and the view show exactly three iterations, and
+/// return the detail.
+fn analytical_after_three(h: &mut Harness<'static, HopmapApp>) -> AnalyticalDetail {
+    step_until(h, |a| {
         a.model
             .run_detail
             .as_ref()
             .and_then(|d| d.analytical())
             .is_some_and(|d| d.global_iterations >= 3)
+            && !a.model.playing
     });
-    // Give the worker time for any further (wrong) steps, then look again.
     std::thread::sleep(Duration::from_millis(200));
     h.run_steps(3);
     let d = h
@@ -96,14 +84,12 @@ fn analytical_panel_step_three_times_shows_iteration_three() {
         .and_then(|d| d.analytical())
         .cloned()
         .expect("an analytical detail");
-    assert_eq!(
-        d.global_iterations, 3,
-        "three presses of Step, three iterations"
-    );
-    assert_eq!(d.hist_hop_bytes.len(), 3);
+    assert_eq!(d.global_iterations, 3, "three presses, three iterations");
+    // What the view shows: the status line and the plot's points.
     h.get_by_label_contains("global iteration 3 ·");
     h.get_by_label("3 iterations plotted");
     assert_eq!(h.state().analytical_view.plotted, 3);
+    d
 }
 
 #[test]
