@@ -36,7 +36,7 @@ use super::geometry::{Geometry, LinkGeom, Resolved};
 use super::paint::seg_dist;
 use super::{LinkFilter, NetworkView, legend};
 use crate::Model;
-use crate::colormap::{fmt_bytes, viridis};
+use crate::colormap::viridis;
 use crate::graph_view::add_segment;
 use crate::worker::{Job, Poll};
 use egui::{Align2, Color32, FontId, Mesh, Pos2, Rect, Sense, Shape, Stroke, pos2, vec2};
@@ -45,6 +45,7 @@ use hopmap_core::routing::fabric_route::{self, Mode};
 use hopmap_core::routing::updown::UpDown;
 use hopmap_core::topology::Fabric;
 use hopmap_core::topology::fabric_layout::{self, FabricLayout};
+use hopmap_core::units::fmt_bytes;
 use std::sync::Arc;
 
 /// Largest host group drawn as dots (larger groups are a strip with a count).

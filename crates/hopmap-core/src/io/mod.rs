@@ -156,7 +156,7 @@ pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
                 std::io::ErrorKind::FileTooLarge,
                 format!(
                     "expected an input file of at most {} (hopmap's cap), found {len}",
-                    crate::graph::fmt_bytes(MAX_INPUT_BYTES as f64)
+                    crate::units::fmt_bytes_exact(MAX_INPUT_BYTES as f64)
                 ),
             ),
         )
@@ -173,7 +173,7 @@ pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
         ));
     }
     if meta.is_file() && meta.len() > MAX_INPUT_BYTES {
-        return Err(too_big(crate::graph::fmt_bytes(meta.len() as f64)));
+        return Err(too_big(crate::units::fmt_bytes_exact(meta.len() as f64)));
     }
     let hint = if meta.is_file() {
         meta.len() as usize
@@ -229,7 +229,7 @@ pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
         if buf.len() as u64 > MAX_INPUT_BYTES {
             return Err(too_big(format!(
                 "more than that (stopped reading at {})",
-                crate::graph::fmt_bytes(buf.len() as f64)
+                crate::units::fmt_bytes_exact(buf.len() as f64)
             )));
         }
     }
