@@ -172,12 +172,7 @@ pub fn prepare(info: &MapperInfo, input: &MapperInput) -> Result<Box<dyn MapperR
     // `coords=infer`: the layout, in the topology's dimension, is the first
     // phase; the mapper starts on the graph with the layout's coordinates.
     // Check the mapper can start at all before laying out.
-    let ndims = input.topo.as_grid().map_or(2, |g| g.ndims());
-    let dim = if ndims >= 3 { 3 } else { 2 };
-    let params = LayoutParams {
-        seed: input.seed,
-        ..LayoutParams::for_dim(dim)
-    };
+    let params = LayoutParams::for_network(&input.topo, input.seed);
     let start = info.start;
     let graph = input.graph.clone();
     Ok(Box::new(Phased::layout_then(
