@@ -9,6 +9,7 @@ mod cli_fuzz;
 mod cli_map;
 mod cli_report;
 mod common;
+mod docs_mappers;
 mod fabric;
 mod fabric_fuzz;
 mod ibsim_updn;

@@ -339,6 +339,24 @@ impl Acc {
 
 /// Evaluate a (valid) mapping: every metric and the per-channel loads
 /// (latency with the default [`LatencyModel`] on fabrics).
+///
+/// ```
+/// use hopmap_core::io::{self, ReadOptions};
+/// use hopmap_core::{Mapping, Routing, Topology, evaluate};
+/// use std::path::Path;
+///
+/// // Two processes exchanging 1,000 bytes, placed at both ends of a line of 4 nodes.
+/// let graph = io::parse_graph(b"0 1 1000\n", Path::new("pair.txt"), &ReadOptions::default())?;
+/// let topo = Topology::parse("mesh:4")?;
+/// let mapping = Mapping::from_nodes(vec![0, 3], &topo)?;
+/// let eval = evaluate(&graph, &topo, &mapping, &Routing::Dor);
+/// assert_eq!(eval.metrics.hop_bytes, 3.0 * 1000.0);
+/// assert_eq!(eval.metrics.max_dilation, 3);
+/// // Half of the volume each way: 500 bytes on each of the 3 links' two directions.
+/// assert_eq!(eval.metrics.used_links, 6);
+/// assert_eq!(eval.metrics.max_link_load, 500.0);
+/// # Ok::<(), hopmap_core::Error>(())
+/// ```
 pub fn evaluate(
     graph: &CommGraph,
     topo: &Topology,

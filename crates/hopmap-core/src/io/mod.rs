@@ -238,6 +238,20 @@ pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
 
 /// Read a graph file (format from `opts`, else detected); attaches the
 /// coordinates the format carries (DOT `pos`).
+///
+/// ```
+/// use hopmap_core::generate::{GenOptions, generate};
+/// use hopmap_core::io::{self, Format, ReadOptions};
+///
+/// let path = std::env::temp_dir().join(format!("hopmap-doc-read-{}.mtx", std::process::id()));
+/// io::write_graph(&path, &generate("stencil:4x4", &GenOptions::default())?, Format::Mtx)?;
+/// // The format is detected from the extension, then from the content.
+/// let graph = io::read_graph(&path, &ReadOptions::default())?;
+/// assert_eq!(graph.n(), 16);
+/// assert_eq!(graph.num_edges(), 24);
+/// std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn read_graph(path: &Path, opts: &ReadOptions) -> Result<CommGraph> {
     let bytes = read_bytes(path)?;
     parse_graph(&bytes, path, opts)
@@ -245,6 +259,23 @@ pub fn read_graph(path: &Path, opts: &ReadOptions) -> Result<CommGraph> {
 
 /// [`read_graph`] from bytes in memory; `path` labels errors and drives
 /// detection by extension.
+///
+/// ```
+/// use hopmap_core::io::{self, ReadOptions};
+/// use std::path::Path;
+///
+/// // An edge list, `src dst bytes` per line; each line adds to the pair's volume.
+/// let text = b"# a chain of three processes\n0 1 1000\n1 2 500\n2 1 500\n";
+/// let graph = io::parse_graph(text, Path::new("chain.txt"), &ReadOptions::default())?;
+/// assert_eq!(graph.n(), 3);
+/// assert_eq!(graph.num_edges(), 2);
+/// assert_eq!(graph.volume(1, 2), 1000.0);
+///
+/// // A line that does not parse is an error naming the file and the line.
+/// let bad = io::parse_graph(b"0 1 5\n0 x 5\n", Path::new("bad.txt"), &ReadOptions::default());
+/// assert!(bad.unwrap_err().to_string().starts_with("bad.txt:2:"));
+/// # Ok::<(), hopmap_core::Error>(())
+/// ```
 pub fn parse_graph(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<CommGraph> {
     let bytes = strip_bom(bytes);
     let format = match opts.format {
@@ -450,7 +481,24 @@ pub fn write_coords(path: &Path, c: &Coords) -> Result<()> {
     atomic::write_atomic(path, |w| coords::write(w, c))
 }
 
-/// Write `graph` to a file in `format` (MatrixMarket, METIS, edge list, DOT).
+/// Write `graph` to a file in `format` (MatrixMarket, METIS, edge list, DOT),
+/// atomically: a failed write leaves the old file as it was.
+///
+/// ```
+/// use hopmap_core::generate::{GenOptions, generate};
+/// use hopmap_core::io::{self, Format, ReadOptions};
+///
+/// let graph = generate("clusters:2x3", &GenOptions::default())?;
+/// let path = std::env::temp_dir().join(format!("hopmap-doc-write-{}.graph", std::process::id()));
+/// io::write_graph(&path, &graph, Format::Metis)?;
+/// let back = io::read_graph(&path, &ReadOptions::default())?;
+/// assert_eq!((back.n(), back.num_edges()), (graph.n(), graph.num_edges()));
+/// assert_eq!(back.total_bytes(), graph.total_bytes());
+/// // Dense matrices are read, not written.
+/// assert!(io::write_graph(&path, &graph, Format::Dense).is_err());
+/// std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn write_graph(path: &Path, graph: &CommGraph, format: Format) -> Result<()> {
     if !format.can_write() {
         return Err(Error::Unsupported(format!(
