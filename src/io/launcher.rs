@@ -152,9 +152,10 @@ impl HostNames {
 
     /// Check that every node of `topo` has a name that `format` can carry:
     /// a rankfile's names hold no space, `=` or `#`; Slurm's start with a
-    /// letter or digit and hold no comma, `#` or space; Hydra's hold no
-    /// `:`, `#` or space. O(nodes) for a list, O(1) for a pattern's
-    /// fixed parts.
+    /// letter or digit and hold no space, `,`, `*` or `#` (its list
+    /// separators, repeat mark and comment); Hydra's hold no space, `:`,
+    /// `,` or `#`. O(nodes) for a list, O(1) for a pattern (the digits it
+    /// adds are allowed everywhere).
     pub fn check_for(&self, topo: &Topology, format: LauncherFormat) -> Result<()> {
         if !format.names_hosts() {
             return Ok(());
