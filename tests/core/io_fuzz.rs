@@ -5,9 +5,9 @@
 //! Nothing may panic, and every failure must be a one-line
 //! `PATH:LINE: message` parse error.
 
-use hopmap::io::launcher::{self, HostNames, LauncherFormat};
-use hopmap::io::{self, Format, ReadOptions};
-use hopmap::{Error, Topology};
+use hopmap_core::io::launcher::{self, HostNames, LauncherFormat};
+use hopmap_core::io::{self, Format, ReadOptions};
+use hopmap_core::{Error, Topology};
 use proptest::prelude::*;
 use std::path::Path;
 
@@ -98,14 +98,7 @@ fn feed(bytes: &[u8], name: &str) -> Result<(), TestCaseError> {
     let text = String::from_utf8_lossy(bytes);
     let hosts = HostNames::Pattern("h%d".into());
     for t in &topos {
-        for f in [
-            LauncherFormat::Plain,
-            LauncherFormat::Bgp,
-            LauncherFormat::Mpich,
-            LauncherFormat::Rankfile,
-            LauncherFormat::Slurm,
-            LauncherFormat::Hydra,
-        ] {
+        for f in LauncherFormat::ALL {
             match launcher::parse_mapping(&text, Path::new(name), t, f, &hosts) {
                 // Slurm's and Hydra's files name hosts and cores of `t`.
                 Ok(m) if matches!(f, LauncherFormat::Slurm | LauncherFormat::Hydra) => {
