@@ -14,6 +14,7 @@ mod fabric;
 mod fabric_fuzz;
 mod ibsim_updn;
 mod io_fuzz;
+mod launch_real;
 mod layout_quality;
 mod mappers_prop;
 mod metrics_prop;
