@@ -2,13 +2,14 @@
 
 use anyhow::Context;
 use hopmap::CommGraph;
+use hopmap::io::ompi_monitoring::Traffic;
 use hopmap::io::{Format, ReadOptions};
 use std::path::PathBuf;
 
 /// A communication graph file, its format and optional coordinates.
 #[derive(clap::Args, Debug, Clone)]
 pub struct GraphArgs {
-    /// Communication graph file (MatrixMarket, METIS, Scotch, edge list/CSV, dense matrix, DOT).
+    /// Communication graph file (MatrixMarket, METIS, Scotch, edge list/CSV, dense matrix, DOT), or Open MPI monitoring output (a folder, a prefix or one `.prof` file).
     pub graph: PathBuf,
     /// Input format (default: detected by extension, then by content).
     #[arg(long, value_enum)]
@@ -19,6 +20,19 @@ pub struct GraphArgs {
     /// Edge-list ids start at 1 instead of 0.
     #[arg(long)]
     pub one_based: bool,
+    #[command(flatten)]
+    pub monitoring: MonitoringArgs,
+}
+
+/// How to read Open MPI monitoring output.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct MonitoringArgs {
+    /// Open MPI monitoring: the traffic that becomes the graph: app (E lines, the application's point-to-point), internal (I: collective algorithms' messages), collectives (C), osc (one-sided), all (E+I+S+R).
+    #[arg(long, value_enum, default_value_t = Traffic::App)]
+    pub traffic: Traffic,
+    /// Open MPI monitoring: read one phase (the NAME of `NAME.<rank>.prof` files) instead of all phases summed.
+    #[arg(long, value_name = "NAME")]
+    pub phase: Option<String>,
 }
 
 impl GraphArgs {
@@ -27,6 +41,8 @@ impl GraphArgs {
         let opts = ReadOptions {
             format: self.format,
             one_based: self.one_based,
+            traffic: self.monitoring.traffic,
+            phase: self.monitoring.phase.clone(),
         };
         let mut g = hopmap::io::read_graph(&self.graph, &opts)?;
         if let Some(c) = &self.coords {

@@ -41,6 +41,8 @@ pub struct Args {
     /// Edge-list ids start at 1 instead of 0.
     #[arg(long)]
     pub one_based: bool,
+    #[command(flatten)]
+    pub monitoring: super::common::MonitoringArgs,
     /// Open a saved `.hopmap` workspace.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["graph", "lesson"])]
     pub workspace: Option<PathBuf>,
@@ -73,6 +75,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         read: hopmap::io::ReadOptions {
             format: args.format,
             one_based: args.one_based,
+            traffic: args.monitoring.traffic,
+            phase: args.monitoring.phase.clone(),
         },
         workspace: args.workspace,
         lesson: args.lesson,

@@ -44,6 +44,10 @@ const SAMPLES: &[(&str, &[u8])] = &[
     ("k.xyz", b"# coords\n0 0\n1 0.5\n2,1\n"),
     ("l.map", b"# mapping\n4\n1 1\n0 0 1\n\n0 # c\n"),
     ("m.map", b"0 0 0\n1 0 1\n2\n"),
+    (
+        "n.prof",
+        b"# POINT TO POINT\nE\t0\t1\t100 bytes\t1 msgs sent\t0,0,0,0,0,0,0,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0\nI\t0\t1\t8 bytes\t1 msgs sent\n# OSC\nS\t0\t1\t800 bytes\t1 msgs sent\nR\t0\t1\t48 bytes\t1 msgs sent\n# COLLECTIVES\nC\t0\t1\t8 bytes\t1 msgs sent\nD\tMPI_COMM_WORLD\tprocs: 0,1\nO2A\t0\t8 bytes\t1 msgs sent\nA2O\t0\t0 bytes\t0 msgs sent\nA2A\t0\t0 bytes\t0 msgs sent\n# POINT TO POINT\nE\t1\t0\t3 bytes\t1 msgs sent\n# OSC\n# COLLECTIVES\n",
+    ),
 ];
 
 fn check_err(e: &Error) -> Result<(), TestCaseError> {
@@ -67,6 +71,7 @@ fn feed(bytes: &[u8], name: &str) -> Result<(), TestCaseError> {
                 opts.push(ReadOptions {
                     format: Some(f),
                     one_based,
+                    ..Default::default()
                 });
             }
         }

@@ -16,4 +16,6 @@ mod io_fuzz;
 mod layout_quality;
 mod mappers_prop;
 mod metrics_prop;
+mod ompi_capture;
+mod ompi_monitoring;
 mod routing_hand;
