@@ -86,11 +86,13 @@ fn every_traffic_kind_reads_its_own_lines() {
     assert_eq!((g.sent_between(0, 2), g.total_bytes()), (8.0, 24.0));
     let g = read(Traffic::Collectives);
     assert_eq!((g.sent_between(0, 1), g.total_bytes()), (16.0, 48.0));
-    // R lines: r received 48 bytes from r+2, so the bytes went r+2 → r.
+    // R lines: r received 48 bytes from r+2, so the bytes went r+2 → r,
+    // which on 3 ranks is the direction of the S line r+2 → r+3.
     let g = read(Traffic::Osc);
-    assert_eq!(g.sent_between(0, 1), 800.0);
+    assert_eq!(g.sent_between(0, 1), 800.0 + 48.0);
     assert_eq!(g.sent_between(2, 0), 800.0 + 48.0);
-    assert_eq!(g.sent_between(1, 2), 800.0);
+    assert_eq!(g.sent_between(1, 0), 0.0);
+    assert_eq!(g.msgs_between(1, 2), Some(2.0));
     assert_eq!(g.total_bytes(), 3.0 * 848.0);
     let g = read(Traffic::All);
     assert_eq!(g.total_bytes(), 600.0 + 24.0 + 3.0 * 848.0);
@@ -172,7 +174,7 @@ fn missing_extra_and_mixed_files_are_errors_naming_file_and_line() {
     let e = err_of(&d, Traffic::App, None);
     assert!(
         e.starts_with(&format!(
-            "{}:8: expected MPI_COMM_WORLD of 4 ranks",
+            "{}:9: expected MPI_COMM_WORLD of 4 ranks",
             d.join("prof.0.prof").display()
         )),
         "{e}"
