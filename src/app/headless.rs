@@ -107,6 +107,11 @@ impl HopmapApp {
             if plain && !sample && path.is_file() {
                 self.model.graph_path = Some(path.to_path_buf());
             }
+            if !sample {
+                self.data.source_path = Some(path.to_path_buf());
+                self.data.traffic = opts.read.traffic;
+                self.data.phase = opts.read.phase.clone();
+            }
         }
         if let Some(m) = &opts.mapper {
             let sel = mappers::resolve(m).map_err(|e| e.to_string())?;

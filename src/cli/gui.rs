@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 #[derive(clap::Args, Debug, Default)]
 pub struct Args {
-    /// Graph file, or `sample` (the built-in 8×8×8 stencil) or a sample name: mesh-16x16, bobrik-two-clusters, unstructured-90, fft-8x8, stencil-8x8x8.
+    /// Graph file, or `sample` (the built-in 8×8×8 stencil) or a sample name: mesh-16x16, bobrik-two-clusters, unstructured-90, fft-8x8, stencil-8x8x8, lammps-lj-64 (a real LAMMPS run), or Open MPI monitoring output (a folder, prefix or .prof file).
     pub graph: Option<String>,
     /// Network spec, e.g. torus:8x8x8, mesh:16x16, bgp:512.
     #[arg(long)]

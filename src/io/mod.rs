@@ -674,6 +674,7 @@ mod tests {
         let opts = ReadOptions {
             format: Some(Format::EdgeList),
             one_based: true,
+            ..Default::default()
         };
         let g = parse_graph(b"1 2 5\n", p, &opts).unwrap();
         assert_eq!(g.n(), 2);
