@@ -876,30 +876,39 @@ pub fn looks_like(bytes: &[u8]) -> bool {
 /// Write `g` as one aggregated monitoring file (`# POINT TO POINT` with an
 /// `E` line per directed message, bytes and message count): what
 /// `hopmap capture -o X.prof` keeps, readable again with its counts.
+/// Bytes are whole numbers here: a directed graph's are rounded; a
+/// symmetric graph's pair volume goes whole on the `u → v` line (`u < v`),
+/// so that pair volumes survive exactly.
 pub fn write(w: &mut (impl std::io::Write + ?Sized), g: &CommGraph) -> std::io::Result<()> {
     let counts = g.msg_counts();
     let off = g.offsets();
-    let mut first = true;
+    let directed = g.is_directed();
     for u in 0..g.n() {
         writeln!(w, "# POINT TO POINT")?;
         for (k, (&v, &s)) in g.neighbors(u).iter().zip(g.sent_row(u)).enumerate() {
-            if s <= 0.0 {
+            let bytes = if directed {
+                s
+            } else if (v as usize) > u {
+                g.volume(u, v as usize)
+            } else {
+                0.0
+            };
+            if bytes <= 0.0 {
                 continue;
             }
-            let m = counts.map_or(1.0, |c| c[off[u] + k]);
+            let m = counts.map_or(1.0, |c| c[off[u] + k]).max(1.0);
             writeln!(
                 w,
                 "E\t{u}\t{v}\t{:.0} bytes\t{:.0} msgs sent",
-                s.round(),
+                bytes.round(),
                 m.round()
             )?;
         }
         writeln!(w, "# OSC")?;
         writeln!(w, "# COLLECTIVES")?;
-        if first {
+        if u == 0 {
             let procs: Vec<String> = (0..g.n()).map(|r| r.to_string()).collect();
             writeln!(w, "D\tMPI_COMM_WORLD\tprocs: {}", procs.join(","))?;
-            first = false;
         }
     }
     Ok(())

@@ -324,3 +324,41 @@ proptest! {
         }
     }
 }
+
+/// `hopmap convert`: every writer reads back to the same pairs; METIS and
+/// Scotch loads over 32 bits are divided by a stated power of ten.
+#[test]
+fn convert_writes_every_format_and_scales_32_bit_loads() {
+    use super::common::hopmap;
+    let src = tmp_in("ompi-mon", "big.txt");
+    // 3·10⁹ bytes between 0 and 1 (both directions: 6·10⁹ in the arcs), 5 between 1 and 2.
+    std::fs::write(&src, "0 1 3000000000\n1 2 5\n").unwrap();
+    let s = src.to_str().unwrap();
+    for ext in ["mtx", "txt", "mat", "dot", "prof"] {
+        let out = tmp_in("ompi-mon", &format!("big.{ext}"));
+        let (c, _, e) = hopmap(&["convert", s, "-o", out.to_str().unwrap()]);
+        assert_eq!(c, 0, "{ext}: {e}");
+        let g = io::read_graph(&out, &ReadOptions::default()).unwrap();
+        assert_eq!(g.volume(0, 1), 3e9, "{ext}");
+        assert_eq!(g.volume(1, 2), 5.0, "{ext}");
+    }
+    for ext in ["graph", "grf"] {
+        let out = tmp_in("ompi-mon", &format!("big.{ext}"));
+        let (c, _, e) = hopmap(&["convert", s, "-o", out.to_str().unwrap()]);
+        assert_eq!(c, 0, "{ext}: {e}");
+        assert!(e.contains("loads are bytes divided by 10,") || e.contains("divided by 10 "), "{e}");
+        let g = io::read_graph(&out, &ReadOptions::default()).unwrap();
+        // 3·10⁹ / 10; 5 / 10 = 0.5 rounds to 1 (and a load is at least 1).
+        assert_eq!(g.volume(0, 1), 3e8, "{ext}");
+        assert_eq!(g.volume(1, 2), 1.0, "{ext}");
+    }
+    let text = std::fs::read_to_string(tmp_in("ompi-mon", "big.graph")).unwrap();
+    assert!(text.contains("divided by 10 (so that their sum fits in 32 bits)"), "{text}");
+    // Small weights are not scaled.
+    std::fs::write(&src, "0 1 7\n").unwrap();
+    let out = tmp_in("ompi-mon", "small.grf");
+    let (c, _, e) = hopmap(&["convert", s, "-o", out.to_str().unwrap()]);
+    assert_eq!(c, 0, "{e}");
+    assert!(!e.contains("divided"), "{e}");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "0\n2 2\n0 010\n1 7 1\n1 7 0\n");
+}
