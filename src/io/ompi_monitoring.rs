@@ -253,7 +253,7 @@ fn scan_dir(dir: &Path) -> Result<Vec<Phase>> {
             }),
         }
     }
-    phases.sort_by(|a, b| natural_key(&a.name).cmp(&natural_key(&b.name)));
+    phases.sort_by_key(|a| natural_key(&a.name));
     for p in &mut phases {
         p.files.sort_by_key(|f| f.rank);
     }
