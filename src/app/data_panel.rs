@@ -227,7 +227,11 @@ impl DataPanel {
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_default()
         );
-        model.pending_path = Some(p.clone());
+        // A saved workspace points to a graph file it re-reads as bytes;
+        // monitoring output (a folder, a rank's file, a traffic choice) is
+        // embedded in the workspace instead.
+        model.pending_path =
+            (!crate::io::ompi_monitoring::is_monitoring_path(&p)).then(|| p.clone());
         let opts = crate::io::ReadOptions {
             traffic: self.traffic,
             phase: self.phase.clone(),

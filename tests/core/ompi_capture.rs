@@ -247,4 +247,18 @@ fn a_launcher_that_is_not_open_mpi_is_refused_with_what_to_do() {
     assert_eq!(code, 1);
     assert!(err.contains("left no monitoring files"), "{err}");
     assert!(!out.exists());
+    // A run stopped by a signal: 128 + the signal, no graph.
+    let (code, _, err) = hopmap(&[
+        "capture",
+        "--any-launcher",
+        "-o",
+        out.to_str().unwrap(),
+        "--",
+        "sh",
+        "-c",
+        "kill -TERM $$",
+    ]);
+    assert_eq!(code, 128 + 15, "{err}");
+    assert!(err.contains("no graph written"), "{err}");
+    assert!(!out.exists());
 }

@@ -346,19 +346,28 @@ fn convert_writes_every_format_and_scales_32_bit_loads() {
         let out = tmp_in("ompi-mon", &format!("big.{ext}"));
         let (c, _, e) = hopmap(&["convert", s, "-o", out.to_str().unwrap()]);
         assert_eq!(c, 0, "{ext}: {e}");
-        assert!(e.contains("loads are bytes divided by 10,") || e.contains("divided by 10 "), "{e}");
+        assert!(
+            e.contains("loads are bytes divided by 10,") || e.contains("divided by 10 "),
+            "{e}"
+        );
         let g = io::read_graph(&out, &ReadOptions::default()).unwrap();
         // 3·10⁹ / 10; 5 / 10 = 0.5 rounds to 1 (and a load is at least 1).
         assert_eq!(g.volume(0, 1), 3e8, "{ext}");
         assert_eq!(g.volume(1, 2), 1.0, "{ext}");
     }
     let text = std::fs::read_to_string(tmp_in("ompi-mon", "big.graph")).unwrap();
-    assert!(text.contains("divided by 10 (so that their sum fits in 32 bits)"), "{text}");
+    assert!(
+        text.contains("divided by 10 (so that their sum fits in 32 bits)"),
+        "{text}"
+    );
     // Small weights are not scaled.
     std::fs::write(&src, "0 1 7\n").unwrap();
     let out = tmp_in("ompi-mon", "small.grf");
     let (c, _, e) = hopmap(&["convert", s, "-o", out.to_str().unwrap()]);
     assert_eq!(c, 0, "{e}");
     assert!(!e.contains("divided"), "{e}");
-    assert_eq!(std::fs::read_to_string(&out).unwrap(), "0\n2 2\n0 010\n1 7 1\n1 7 0\n");
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        "0\n2 2\n0 010\n1 7 1\n1 7 0\n"
+    );
 }
