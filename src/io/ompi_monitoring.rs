@@ -189,12 +189,12 @@ struct Parsed {
     paths: Vec<PathBuf>,
 }
 
-/// Whether `path` names Open MPI monitoring output: a folder holding
-/// `*.<rank>.prof` files, one such file, a `.prof` file, or a prefix `P`
-/// with a `P.0.prof` file.
+/// Whether `path` names Open MPI monitoring output: a folder (the only
+/// graph input that is one), a `.prof` file, or a prefix `P` with a
+/// `P.0.prof` file.
 pub fn is_monitoring_path(path: &Path) -> bool {
     if path.is_dir() {
-        return scan_dir(path).is_ok_and(|p| !p.is_empty());
+        return true;
     }
     if path
         .extension()
