@@ -1,12 +1,12 @@
 //! `hopmap capture -o GRAPH [--traffic …] -- mpirun -np N ./app ARGS`: run
 //! the command with Open MPI's monitoring on, read its files, write the
-//! graph (see `hopmap::io::ompi_capture`).
+//! graph (see `hopmap_core::io::ompi_capture`).
 
 use anyhow::Context;
-use hopmap::graph::{GraphSummary, fmt_bytes};
-use hopmap::io::Format;
-use hopmap::io::ompi_capture::{self, RawDir};
-use hopmap::io::ompi_monitoring::{self, Traffic};
+use hopmap_core::graph::{GraphSummary, fmt_bytes};
+use hopmap_core::io::Format;
+use hopmap_core::io::ompi_capture::{self, RawDir};
+use hopmap_core::io::ompi_monitoring::{self, Traffic};
 use std::ffi::OsString;
 use std::path::PathBuf;
 
@@ -16,10 +16,10 @@ pub struct Args {
     #[arg(short, long, value_name = "GRAPH")]
     pub output: PathBuf,
     /// Output format (default: from the extension of GRAPH).
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = super::common::choice(&Format::ALL, Format::id))]
     pub format: Option<Format>,
     /// The traffic that becomes the graph: app (the application's point-to-point, E lines), internal, collectives, osc, all.
-    #[arg(long, value_enum, default_value_t = Traffic::App)]
+    #[arg(long, value_parser = super::common::choice(&Traffic::ALL, Traffic::name), default_value = "app")]
     pub traffic: Traffic,
     /// Keep the raw monitoring files (one `prof.<rank>.prof` per rank) in DIR; it must not hold .prof files yet.
     #[arg(long, value_name = "DIR")]
@@ -77,8 +77,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         anyhow::bail!(ompi_capture::no_files_help(raw.path()));
     }
     let g = ompi_monitoring::read(raw.path(), args.traffic, None)?;
-    let d = hopmap::io::weight_divisor(&g, format)?;
-    hopmap::io::write_graph(&args.output, &g, format)?;
+    let d = hopmap_core::io::weight_divisor(&g, format)?;
+    hopmap_core::io::write_graph(&args.output, &g, format)?;
     let s = GraphSummary::of(&g);
     eprintln!(
         "captured {} ranks: {} in {} messages between {} pairs ({}) -> {} ({})",

@@ -2,7 +2,7 @@
 //! another format (MatrixMarket, METIS, Scotch, edge list, dense, DOT).
 
 use super::common::MonitoringArgs;
-use hopmap::io::{Format, ReadOptions};
+use hopmap_core::io::{Format, ReadOptions};
 use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
@@ -13,10 +13,10 @@ pub struct Args {
     #[arg(short, long, value_name = "OUT")]
     pub output: PathBuf,
     /// Output format (default: from the extension of OUT).
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = super::common::choice(&Format::ALL, Format::id))]
     pub format: Option<Format>,
     /// Input format (default: detected).
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = super::common::choice(&Format::ALL, Format::id))]
     pub from: Option<Format>,
     /// Edge-list input ids start at 1.
     #[arg(long)]
@@ -40,9 +40,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         traffic: args.monitoring.traffic,
         phase: args.monitoring.phase.clone(),
     };
-    let g = hopmap::io::read_graph(&args.input, &opts)?;
-    let d = hopmap::io::weight_divisor(&g, format)?;
-    hopmap::io::write_graph(&args.output, &g, format)?;
+    let g = hopmap_core::io::read_graph(&args.input, &opts)?;
+    let d = hopmap_core::io::weight_divisor(&g, format)?;
+    hopmap_core::io::write_graph(&args.output, &g, format)?;
     eprintln!(
         "{} processes, {} pairs -> {} ({})",
         g.n(),

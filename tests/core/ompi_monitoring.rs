@@ -4,9 +4,9 @@
 //! and mutated folders (no panic, a `PATH:LINE` error).
 
 use super::common::tmp_in;
-use hopmap::Error;
-use hopmap::io::ompi_monitoring::{self, Traffic};
-use hopmap::io::{self, ReadOptions};
+use hopmap_core::Error;
+use hopmap_core::io::ompi_monitoring::{self, Traffic};
+use hopmap_core::io::{self, ReadOptions};
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
