@@ -234,7 +234,7 @@ fn moh_mean_latency_weighs_each_pair_by_its_messages() {
     let g = b.build().unwrap();
     let counts = g.align_counts([(0, 1, 1.0), (0, 2, 9.0)]);
     let g = g
-        .with_source(hopmap::graph::SourceInfo {
+        .with_source(hopmap_core::graph::SourceInfo {
             msgs: Some(counts),
             ..Default::default()
         })

@@ -79,7 +79,7 @@ const SAMPLE_FILES: &[(&str, &str, &[u8])] = &[
     (
         "lammps-lj-64",
         "lammps-lj-64.prof",
-        include_bytes!("../../sample-graphs/lammps-lj-64.prof"),
+        include_bytes!("../../../sample-graphs/lammps-lj-64.prof"),
     ),
 ];
 
@@ -208,7 +208,7 @@ pub struct DataPanel {
     pub gen_inter: f64,
     pub gen_shuffle: bool,
     /// Open MPI monitoring: the traffic read, and the phase (`None`: all).
-    pub traffic: crate::io::ompi_monitoring::Traffic,
+    pub traffic: hopmap_core::io::ompi_monitoring::Traffic,
     pub phase: Option<String>,
     /// The file or folder the shown graph was read from (re-read when
     /// the traffic or phase changes).
@@ -231,8 +231,8 @@ impl DataPanel {
         // monitoring output (a folder, a rank's file, a traffic choice) is
         // embedded in the workspace instead.
         model.pending_path =
-            (!crate::io::ompi_monitoring::is_monitoring_path(&p)).then(|| p.clone());
-        let opts = crate::io::ReadOptions {
+            (!hopmap_core::io::ompi_monitoring::is_monitoring_path(&p)).then(|| p.clone());
+        let opts = hopmap_core::io::ReadOptions {
             traffic: self.traffic,
             phase: self.phase.clone(),
             ..Default::default()
@@ -442,7 +442,7 @@ impl DataPanel {
     /// What the input held beyond bytes: the traffic and phase choice of
     /// Open MPI monitoring output, the message-size histogram, the notes.
     fn source_ui(&mut self, ui: &mut egui::Ui, model: &mut Model, settings: &mut Settings) {
-        use crate::io::ompi_monitoring::Traffic;
+        use hopmap_core::io::ompi_monitoring::Traffic;
         let Some(src) = model.graph.source().cloned() else {
             return;
         };
@@ -509,7 +509,7 @@ fn histogram_ui(ui: &mut egui::Ui, h: &[u64]) {
             ui.add_sized(
                 [110.0, 14.0],
                 egui::Label::new(
-                    egui::RichText::new(crate::graph::histogram_bucket_label(k)).small(),
+                    egui::RichText::new(hopmap_core::graph::histogram_bucket_label(k)).small(),
                 ),
             );
             let w = 120.0 * c as f32 / max;
