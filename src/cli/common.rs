@@ -2,6 +2,7 @@
 
 use anyhow::Context;
 use hopmap_core::CommGraph;
+use hopmap_core::io::ompi_monitoring::Traffic;
 use hopmap_core::io::{Format, ReadOptions};
 use std::path::PathBuf;
 
@@ -23,7 +24,7 @@ pub fn choice<T: Copy + Send + Sync + 'static>(
 /// A communication graph file, its format and optional coordinates.
 #[derive(clap::Args, Debug, Clone)]
 pub struct GraphArgs {
-    /// Communication graph file (MatrixMarket, METIS, Scotch, edge list/CSV, dense matrix, DOT).
+    /// Communication graph file (MatrixMarket, METIS, Scotch, edge list/CSV, dense matrix, DOT), or Open MPI monitoring output (a folder, a prefix or one `.prof` file).
     pub graph: PathBuf,
     /// Input format (default: detected by extension, then by content).
     #[arg(long, value_parser = choice(&Format::ALL, Format::id))]
@@ -34,6 +35,19 @@ pub struct GraphArgs {
     /// Edge-list ids start at 1 instead of 0.
     #[arg(long)]
     pub one_based: bool,
+    #[command(flatten)]
+    pub monitoring: MonitoringArgs,
+}
+
+/// How to read Open MPI monitoring output.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct MonitoringArgs {
+    /// Open MPI monitoring: the traffic that becomes the graph: app (E lines, the application's point-to-point), internal (I: collective algorithms' messages), collectives (C), osc (one-sided), all (E+I+S+R).
+    #[arg(long, value_parser = choice(&Traffic::ALL, Traffic::name), default_value = "app")]
+    pub traffic: Traffic,
+    /// Open MPI monitoring: read one phase (the NAME of `NAME.<rank>.prof` files) instead of all phases summed.
+    #[arg(long, value_name = "NAME")]
+    pub phase: Option<String>,
 }
 
 impl GraphArgs {
@@ -42,6 +56,8 @@ impl GraphArgs {
         let opts = ReadOptions {
             format: self.format,
             one_based: self.one_based,
+            traffic: self.monitoring.traffic,
+            phase: self.monitoring.phase.clone(),
         };
         let mut g = hopmap_core::io::read_graph(&self.graph, &opts)?;
         if let Some(c) = &self.coords {

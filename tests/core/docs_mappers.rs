@@ -45,11 +45,7 @@ fn long_markdown_has_one_row_per_mapper_and_escapes_pipes() {
     assert_eq!(code, 0, "{err}");
     let (_, short, _) = hopmap(&["mappers"]);
     let ids = short.lines().filter(|l| !l.trim().is_empty()).count();
-    let rows: Vec<&str> = live
-        .lines()
-        .take_while(|l| !l.is_empty())
-        .skip(2)
-        .collect();
+    let rows: Vec<&str> = live.lines().take_while(|l| !l.is_empty()).skip(2).collect();
     assert_eq!(rows.len(), ids, "one table row per `hopmap mappers` line");
     for row in rows {
         // Six cells: an unescaped `|` inside a doc would add columns.

@@ -18,4 +18,6 @@ mod launch_real;
 mod layout_quality;
 mod mappers_prop;
 mod metrics_prop;
+mod ompi_capture;
+mod ompi_monitoring;
 mod routing_hand;

@@ -12,7 +12,11 @@
 //!   [`crate::topology::fabric`]); Σ loads over the hop-counting channels
 //!   ([`Topology::channel_counts_hops`]) = hop-bytes under every routing.
 //! * On fabrics, Moh et al.'s latency model (§5.1, [`LatencyModel`]): the
-//!   mean and max message latency.
+//!   mean and max message latency. The mean is over messages: when the
+//!   graph has message counts (Open MPI monitoring), each pair's latency
+//!   counts once per message it sent (the paper's per-message start-up
+//!   term `t_s` paid for every message); otherwise once per communicating
+//!   direction.
 //!
 //! Cost: O(m · hops) for `dor`; the adaptive model is costlier per message
 //! (see [`crate::routing::adaptive`]). Rows are processed in parallel with
@@ -257,7 +261,9 @@ struct Acc {
     chan: Chan,
     lat_sum: f64,
     lat_max: f64,
-    messages: u64,
+    /// Messages the latency mean is over: 1 per directed pair, or the
+    /// pair's message count when the graph has counts.
+    messages: f64,
 }
 
 impl Acc {
@@ -279,7 +285,7 @@ impl Acc {
             },
             lat_sum: 0.0,
             lat_max: 0.0,
-            messages: 0,
+            messages: 0.0,
         }
     }
     #[inline]
@@ -387,10 +393,14 @@ pub fn evaluate_with(
             let mut a = Acc::new(channels, dense);
             for u in c * chunk..((c + 1) * chunk).min(n) {
                 let nu = mapping.node[u] as usize;
-                for (&v, &b) in graph.neighbors(u).iter().zip(graph.sent_row(u)) {
+                let counts = graph
+                    .msg_counts()
+                    .map(|m| &m[graph.offsets()[u]..graph.offsets()[u + 1]]);
+                for (j, (&v, &b)) in graph.neighbors(u).iter().zip(graph.sent_row(u)).enumerate() {
                     if b <= 0.0 {
                         continue;
                     }
+                    let msgs = counts.map_or(1.0, |m| m[j]);
                     a.total += b;
                     let nv = mapping.node[v as usize] as usize;
                     if nu == nv {
@@ -398,18 +408,18 @@ pub fn evaluate_with(
                         a.hist(0, b);
                         if fabric {
                             let t = lat.latency(true, 0);
-                            a.lat_sum += t;
+                            a.lat_sum += t * msgs;
                             a.lat_max = a.lat_max.max(t);
-                            a.messages += 1;
+                            a.messages += msgs;
                         }
                         continue;
                     }
                     let h = routing.distance(topo, nu, nv);
                     if fabric {
                         let t = lat.latency(false, h);
-                        a.lat_sum += t;
+                        a.lat_sum += t * msgs;
                         a.lat_max = a.lat_max.max(t);
-                        a.messages += 1;
+                        a.messages += msgs;
                     }
                     a.hop_bytes += b * h as f64;
                     a.max_dil = a.max_dil.max(h);
@@ -495,9 +505,9 @@ pub fn evaluate_with(
         topology: topo.spec(),
         hop_histogram_bytes: hist_b,
         hop_histogram_messages: hist_m,
-        mean_latency_us: (fabric && acc.messages > 0)
-            .then(|| acc.lat_sum / acc.messages as f64 / 1000.0),
-        max_latency_us: (fabric && acc.messages > 0).then(|| acc.lat_max / 1000.0),
+        mean_latency_us: (fabric && acc.messages > 0.0)
+            .then(|| acc.lat_sum / acc.messages / 1000.0),
+        max_latency_us: (fabric && acc.messages > 0.0).then(|| acc.lat_max / 1000.0),
     };
     Evaluation { metrics, links }
 }

@@ -560,8 +560,7 @@ impl ScotchRun {
     fn begin(&mut self) -> Result<Phase> {
         let dir = TempDir::new()?;
         let g = &self.graph;
-        let arcs: usize = (0..g.n()).map(|u| g.degree(u)).sum();
-        let text = format!("0\n{} {}\n0 010\n", g.n(), arcs);
+        let text = crate::io::scotch::header(g);
         self.scale = load_scale(g, self.topo.diameter());
         self.dir = Some(dir);
         Ok(Phase::Write { text, next: 0 })
@@ -570,15 +569,10 @@ impl ScotchRun {
     /// Add the next vertices to the graph text; write the file after the
     /// last one. Ok(true) when the file is written.
     fn write_chunk(&self, text: &mut String, next: &mut usize) -> Result<bool> {
-        use std::fmt::Write as _;
         let g = &self.graph;
         let end = (*next + WRITE_CHUNK).min(g.n());
         for u in *next..end {
-            let _ = write!(text, "{}", g.degree(u));
-            for (v, _, c) in g.edges_of(u) {
-                let _ = write!(text, " {} {v}", load_of(c, self.scale));
-            }
-            text.push('\n');
+            crate::io::scotch::push_vertex(text, g, u, |c| load_of(c, self.scale));
         }
         *next = end;
         if end == g.n() {
