@@ -25,7 +25,15 @@ pub struct TopologyReport {
     pub idle_hosts: usize,
     pub host_links: usize,
     pub roots: Vec<String>,
+    /// How the up*/down* roots were chosen.
+    pub root_rule: String,
     pub tree_height: u32,
+    /// The routing a fabric is routed with by default (`fattree` on fat
+    /// trees, else `updn`).
+    pub routing: String,
+    /// Whether OpenSM's ftree engine takes the fabric: its top switches, or
+    /// why not.
+    pub ftree: String,
     /// Shortest-path diameter between switches with job hosts.
     pub shortest_path_diameter: u32,
     /// Inter-switch links that no deterministic up*/down* route between two
@@ -52,7 +60,10 @@ pub fn report(t: &Topology, pair_limit: usize) -> TopologyReport {
         idle_hosts: 0,
         host_links: 0,
         roots: Vec::new(),
+        root_rule: String::new(),
         tree_height: 0,
+        routing: crate::Routing::Dor.resolve(t).name(),
+        ftree: String::new(),
         shortest_path_diameter: 0,
         unused_links: Vec::new(),
         longer_pairs: Vec::new(),
@@ -84,6 +95,28 @@ fn fabric_part(f: &Fabric, pair_limit: usize, r: &mut TopologyReport) {
         .sum();
     let ud = f.updown();
     r.roots = ud.roots.iter().map(|&s| name(s as usize)).collect();
+    r.root_rule = match f.root_choice() {
+        super::RootChoice::Given => "given".into(),
+        super::RootChoice::OpenSm => {
+            "OpenSM's automatic roots (its updn engine's min-hop rule)".into()
+        }
+        super::RootChoice::MinHeight => "OpenSM's min-hop rule finds no root (OpenSM would \
+             disable updn and route with minhop); hopmap takes the root of the \
+             minimum-height tree"
+            .into(),
+    };
+    r.ftree = match f.ftree_roots() {
+        Ok(top) => format!(
+            "a fat tree with {} top switch{} ({})",
+            top.len(),
+            if top.len() == 1 { "" } else { "es" },
+            top.iter()
+                .map(|&s| name(s as usize))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Err(why) => format!("not a fat tree: {why}"),
+    };
     r.tree_height = ud.height();
     let used: Vec<usize> = (0..f.num_switches())
         .filter(|&s| !f.hosts_on(s).is_empty())
@@ -140,12 +173,15 @@ impl TopologyReport {
             "links:             {} inter-switch, {} host links",
             self.links, self.host_links
         );
+        let _ = writeln!(s, "routing:           {}", self.routing);
+        let _ = writeln!(s, "ftree:             {}", self.ftree);
         let _ = writeln!(
             s,
             "up*/down* root:    {} (tree height {})",
             self.roots.join(", "),
             self.tree_height
         );
+        let _ = writeln!(s, "roots chosen by:   {}", self.root_rule);
         let _ = writeln!(
             s,
             "diameter:          {} switch hops up*/down*, {} shortest path",
