@@ -76,10 +76,13 @@ pub fn net_file(f: &Fabric) -> String {
     out + &hosts
 }
 
-/// A running simulator in its own folder; dropped, it is stopped and the
-/// folder removed.
+/// A running simulator in its own folder, on its own socket
+/// (`IBSIM_SOCKNAME`, which ibsim and the clients ibsim-run starts both
+/// read), so that simulators of tests running at once do not meet; dropped,
+/// it is stopped and the folder removed.
 pub struct Subnet {
     pub dir: PathBuf,
+    sock: String,
     child: std::process::Child,
 }
 
@@ -97,15 +100,17 @@ impl Subnet {
         let dir = std::env::temp_dir().join(format!("hopmap-ibsim-{}-{tag}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("fabric.net"), net).unwrap();
+        let sock = format!("hopmap{}{tag}", std::process::id());
         let child = Command::new("ibsim")
             .args(["-s", "fabric.net"])
+            .env("IBSIM_SOCKNAME", &sock)
             .current_dir(&dir)
             .stdin(Stdio::piped()) // ibsim's console waits on stdin
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .expect("start ibsim");
-        let sn = Subnet { dir, child };
+        let sn = Subnet { dir, sock, child };
         let t0 = Instant::now();
         while sn
             .run(&["ibnetdiscover"])
@@ -127,6 +132,7 @@ impl Subnet {
             .args(args)
             .current_dir(&self.dir)
             .env("OSM_CACHE_DIR", &self.dir)
+            .env("IBSIM_SOCKNAME", &self.sock)
             .stdin(Stdio::null())
             .output()
             .ok()?;
@@ -188,6 +194,8 @@ pub struct Cabling {
     pub ports: HashMap<String, HashMap<u32, String>>,
     /// CA node description → node id.
     pub ca_id: HashMap<String, String>,
+    /// The switch the dump was taken from (where the subnet manager sits).
+    pub origin: String,
 }
 
 /// Read a dump taken after the subnet manager ran.
@@ -197,9 +205,13 @@ pub fn cabling(dump: &Path) -> Cabling {
         lid: HashMap::new(),
         ports: HashMap::new(),
         ca_id: HashMap::new(),
+        origin: String::new(),
     };
     let mut cur: Option<(String, bool)> = None; // (id, is a CA)
     for line in text.lines() {
+        if let Some(n) = line.strip_prefix("# Initiated from node ") {
+            c.origin = format!("S-{}", n.split_whitespace().next().unwrap());
+        }
         let quoted: Vec<&str> = line.split('"').collect();
         if line.starts_with("Switch") || line.starts_with("Ca") {
             let id = quoted[1].to_string();
@@ -234,17 +246,30 @@ pub fn cabling(dump: &Path) -> Cabling {
     c
 }
 
-/// Every switch's unicast forwarding table (`ibroute LID`): switch id →
-/// (destination LID → out port).
+/// Every switch's unicast forwarding table (`ibroute -D PATH`, reached by
+/// directed route from the dump's origin, since LID routes between
+/// switches need not exist): switch id → (destination LID → out port).
 pub fn lfts(sn: &Subnet, c: &Cabling) -> HashMap<String, HashMap<u32, u32>> {
-    let mut out = HashMap::new();
-    for (id, &lid) in &c.lid {
-        if !id.starts_with("S-") {
-            continue;
+    // Directed-route paths by breadth-first search over switch cables.
+    let mut path: HashMap<String, String> = HashMap::new();
+    path.insert(c.origin.clone(), "0".into());
+    let mut queue = std::collections::VecDeque::from([c.origin.clone()]);
+    while let Some(sw) = queue.pop_front() {
+        let mut ports: Vec<(&u32, &String)> = c.ports[&sw].iter().collect();
+        ports.sort();
+        for (p, peer) in ports {
+            if peer.starts_with("S-") && !path.contains_key(peer) {
+                let dr = format!("{},{p}", path[&sw]);
+                path.insert(peer.clone(), dr);
+                queue.push_back(peer.clone());
+            }
         }
+    }
+    let mut out = HashMap::new();
+    for (id, dr) in &path {
         let text = sn
-            .run(&["ibroute", &lid.to_string()])
-            .unwrap_or_else(|| panic!("ibroute {lid}"));
+            .run(&["ibroute", "-D", dr])
+            .unwrap_or_else(|| panic!("ibroute -D {dr}"));
         let mut t = HashMap::new();
         for line in text.lines() {
             let w: Vec<&str> = line.split_whitespace().collect();
