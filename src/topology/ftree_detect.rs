@@ -195,20 +195,21 @@ mod tests {
                 .unwrap_err()
                 .contains("bottom level")
         );
-        // One leaf with a second cable to spine 0: up-groups differ in size.
+        // One leaf with a second cable to spine 0: spine 0's down-groups
+        // differ in size from spine 1's (found first, spines come first).
         let mut l2 = links.clone();
         l2.push((0, 2));
         assert!(
             detect(&adj_of(6, &l2), &[0, 0, 3, 3, 3, 3], &nm)
                 .unwrap_err()
-                .contains("cables per up-neighbour")
+                .contains("cables per down-neighbour")
         );
-        // A leaf cabled to one spine only.
+        // A leaf cabled to one spine only: spine 1 has a down-neighbour fewer.
         let l3: Vec<(u32, u32)> = links.iter().copied().filter(|&l| l != (1, 5)).collect();
         assert!(
             detect(&adj_of(6, &l3), &[0, 0, 3, 3, 3, 3], &nm)
                 .unwrap_err()
-                .contains("number of up-links' neighbours")
+                .contains("number of down-links' neighbours")
         );
     }
 
