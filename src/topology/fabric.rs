@@ -101,6 +101,10 @@ pub enum RootChoice {
     /// OpenSM's rule found none (OpenSM would disable up*/down* and route
     /// with min-hop): the root of the minimum-height BFS tree.
     MinHeight,
+    /// OpenSM's rule found roots from which up*/down* cannot route between
+    /// some two switches with hosts (OpenSM would program no route there):
+    /// the root of the minimum-height BFS tree.
+    OpenSmUnroutable,
 }
 
 /// A switch fabric with its routing tables (cheap to clone).
@@ -188,7 +192,7 @@ impl Fabric {
                 .map(|v| hosts_on[v].len() as u32 + desc.idle_hosts.get(v).copied().unwrap_or(0))
                 .collect()
         };
-        let (roots, root_choice) = if desc.roots.is_empty() {
+        let (roots, mut root_choice) = if desc.roots.is_empty() {
             let r = opensm_roots::min_hop_roots(s, &minimal, &cas);
             if r.is_empty() {
                 (vec![updown::auto_root(&ecc)], RootChoice::MinHeight)
@@ -201,7 +205,17 @@ impl Fabric {
             }
             (desc.roots.clone(), RootChoice::Given)
         };
-        let updn = UpDown::new(s, &desc.links, &adj, &roots);
+        let mut updn = UpDown::new(s, &desc.links, &adj, &roots);
+        if root_choice == RootChoice::OpenSm {
+            let ends: Vec<usize> = (0..s).filter(|&v| cas[v] > 0).collect();
+            let broken = ends
+                .iter()
+                .any(|&a| ends.iter().any(|&b| updn.dist(a, b) == UNREACHABLE));
+            if broken {
+                root_choice = RootChoice::OpenSmUnroutable;
+                updn = UpDown::new(s, &desc.links, &adj, &[updown::auto_root(&ecc)]);
+            }
+        }
         let ftree = match &desc.kind {
             FabricKind::FatTree { top } => Ok(top.clone()),
             _ => ftree_detect::detect(&adj, &cas, &|v| desc.switches[v].name.clone()),
@@ -381,5 +395,63 @@ impl Fabric {
     /// Vertex id of switch `s` in channel ends.
     pub fn switch_vertex(&self, s: usize) -> usize {
         self.num_hosts() + s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Spines 0, 1 and 10 leaves (every leaf on both spines), 10 hosts per
+    /// leaf and one host on each spine.
+    fn spines_with_hosts() -> FabricDesc {
+        let s = 12;
+        let switches = (0..s)
+            .map(|v| Switch {
+                name: format!("s{v}"),
+                guid: None,
+                ports: 16,
+            })
+            .collect();
+        let links = (2..s as u32).flat_map(|l| [(0, l), (1, l)]).collect();
+        let mut hosts: Vec<Host> = (0..2)
+            .map(|sw| Host {
+                name: format!("spinehost{sw}"),
+                switch: sw,
+            })
+            .collect();
+        for l in 2..s as u32 {
+            hosts.extend((0..10).map(|i| Host {
+                name: format!("h{l}-{i}"),
+                switch: l,
+            }));
+        }
+        FabricDesc {
+            spec: "test".into(),
+            switches,
+            links,
+            hosts,
+            cores: 1,
+            ..FabricDesc::default()
+        }
+    }
+
+    #[test]
+    fn opensm_roots_that_cannot_route_between_hosts_are_replaced() {
+        // Of 102 hosts, each spine sees 1 at 0 hops, 100 at 1 and 1 at 2:
+        // OpenSM ranks both spines as roots (a leaf sees 10 at 0 hops,
+        // above 5 %). But no legal route joins the spines (down to a leaf,
+        // then up), and each has a host: hopmap takes one root instead.
+        let f = Fabric::new(spines_with_hosts()).unwrap();
+        assert_eq!(f.root_choice(), RootChoice::OpenSmUnroutable);
+        assert_eq!(f.updown().roots.len(), 1);
+        assert!(f.distance(0, 1) < UNREACHABLE as u32);
+        // Without the spines' hosts the two roots stand.
+        let mut d = spines_with_hosts();
+        d.hosts.drain(..2);
+        let f = Fabric::new(d).unwrap();
+        assert_eq!(f.root_choice(), RootChoice::OpenSm);
+        assert_eq!(f.updown().roots, vec![0, 1]);
+        assert_eq!(f.updown().dist(0, 1), UNREACHABLE);
     }
 }

@@ -40,7 +40,8 @@ pub struct TopologyReport {
     /// switches with job hosts uses, as `(link index, switch, switch)`.
     pub unused_links: Vec<(usize, String, String)>,
     /// Switch pairs (a < b) whose up*/down* distance exceeds their shortest
-    /// path: `(a, b, up*/down*, shortest)`; at most `pair_limit` listed.
+    /// path: `(a, b, up*/down*, shortest)` (up*/down* 65535: no legal
+    /// route, as between two roots no cable joins); at most `pair_limit` listed.
     pub longer_pairs: Vec<(String, String, u32, u32)>,
     /// Number of such pairs in all.
     pub longer_pairs_total: usize,
@@ -102,6 +103,10 @@ fn fabric_part(f: &Fabric, pair_limit: usize, r: &mut TopologyReport) {
         }
         super::RootChoice::MinHeight => "OpenSM's min-hop rule finds no root (OpenSM would \
              disable updn and route with minhop); hopmap takes the root of the \
+             minimum-height tree"
+            .into(),
+        super::RootChoice::OpenSmUnroutable => "OpenSM's min-hop rule finds roots from which \
+             up*/down* cannot route between some hosts; hopmap takes the root of the \
              minimum-height tree"
             .into(),
     };
@@ -193,7 +198,11 @@ impl TopologyReport {
             self.longer_pairs_total
         );
         for (a, b, u, m) in &self.longer_pairs {
-            let _ = writeln!(s, "  {a} – {b}: {u} hops up*/down*, {m} shortest");
+            if *u == crate::routing::updown::UNREACHABLE as u32 {
+                let _ = writeln!(s, "  {a} – {b}: no legal up*/down* route, {m} shortest");
+            } else {
+                let _ = writeln!(s, "  {a} – {b}: {u} hops up*/down*, {m} shortest");
+            }
         }
         if self.longer_pairs.len() < self.longer_pairs_total {
             let _ = writeln!(
