@@ -284,28 +284,29 @@ pub fn lfts(sn: &Subnet, c: &Cabling) -> HashMap<String, HashMap<u32, u32>> {
     out
 }
 
-/// The switches a packet from CA `from` to CA `to` (node descriptions)
-/// crosses, following the forwarding tables.
+/// The switches (ids) a packet from CA `from` to CA `to` (node
+/// descriptions) crosses, in order, following the forwarding tables.
 pub fn routed_switches(
     c: &Cabling,
     lft: &HashMap<String, HashMap<u32, u32>>,
     from: &str,
     to: &str,
-) -> usize {
+) -> Vec<String> {
     let (a, b) = (&c.ca_id[from], &c.ca_id[to]);
     let dlid = c.lid[b];
-    let mut sw = c.ports[a][&1].clone();
-    for n in 1..64 {
-        let port = lft[&sw][&dlid];
-        let next = &c.ports[&sw][&port];
+    let mut path = vec![c.ports[a][&1].clone()];
+    while path.len() < 64 {
+        let sw = path.last().unwrap();
+        let port = lft[sw][&dlid];
+        let next = &c.ports[sw][&port];
         if next == b {
-            return n;
+            return path;
         }
         assert!(
             next.starts_with("S-"),
             "{from} → {to}: reached {next} at {sw}"
         );
-        sw = next.clone();
+        path.push(next.clone());
     }
     panic!("{from} → {to}: no route within 64 switches")
 }

@@ -16,7 +16,8 @@
 //! * Routes: after `opensm -R ftree|minhop -o`, every switch's forwarding
 //!   table is read with `ibroute` and every host-to-host route followed;
 //!   the switches it crosses, less one, must be hopmap's distance under
-//!   `fattree` / `minimal`. OpenSM logs "ftree tables configured" only when
+//!   `fattree` / `minimal`, and each ftree route must be one of the routes
+//!   hopmap's `fattree` splits over (up, then down: never down then up). OpenSM logs "ftree tables configured" only when
 //!   it routed with ftree; hopmap must offer `fattree` exactly then.
 //!
 //! Skipped when the tools are missing, except under CI (fails).
@@ -152,6 +153,12 @@ fn ftree_and_minhop_route_lengths_are_opensms() {
                 }
                 assert_eq!(Routing::Dor.resolve(&t), Routing::FatTree, "{tag}");
             }
+            let index: std::collections::HashMap<&str, usize> = f
+                .switches()
+                .iter()
+                .enumerate()
+                .map(|(i, s)| (s.name.as_str(), i))
+                .collect();
             let c = cabling(&sn.dump("post.ibnet"));
             let lft = lfts(&sn, &c);
             let n = f.num_hosts();
@@ -162,9 +169,19 @@ fn ftree_and_minhop_route_lengths_are_opensms() {
                         continue;
                     }
                     let (ha, hb) = (&f.hosts()[a].name, &f.hosts()[b].name);
-                    let theirs = routed_switches(&c, &lft, ha, hb) - 1;
+                    let path = routed_switches(&c, &lft, ha, hb);
                     let ours = routing.distance(&t, a, b) as usize;
-                    assert_eq!(theirs, ours, "{tag} {engine}: {ha} → {hb}");
+                    assert_eq!(path.len() - 1, ours, "{tag} {engine}: {ha} → {hb}");
+                    if engine == "ftree" {
+                        // OpenSM's route is one of those hopmap's fattree
+                        // splits over: up moves, then down moves.
+                        let level = &f.fat_tree().unwrap().level;
+                        let lv = |id: &String| level[index[id.as_str()]];
+                        let turns = path
+                            .windows(3)
+                            .filter(|w| lv(&w[0]) < lv(&w[1]) && lv(&w[1]) > lv(&w[2]));
+                        assert_eq!(turns.count(), 0, "{tag}: {ha} → {hb} by {path:?}");
+                    }
                     pairs += 1;
                 }
             }
