@@ -6,8 +6,8 @@
 //! and a small one with parallel cables and a dual-ported HCA cabled to two
 //! switches.
 
-use hopmap::topology::fabric_spec::{self, FileKind};
-use hopmap::topology::{FabricDesc, Topology};
+use hopmap_core::topology::fabric_spec::{self, FileKind};
+use hopmap_core::topology::{FabricDesc, Topology};
 use std::path::PathBuf;
 
 fn data(name: &str) -> PathBuf {

@@ -7,7 +7,7 @@
 //! missing the test is skipped, except under CI (`CI` set, as `.ci/run`
 //! does), where it fails.
 
-use hopmap::topology::Fabric;
+use hopmap_core::topology::Fabric;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

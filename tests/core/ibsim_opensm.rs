@@ -23,8 +23,8 @@
 //! Skipped when the tools are missing, except under CI (fails).
 
 use super::ibsim::{Subnet, TOOLS, cabling, lfts, net_file, routed_switches, tools_present};
-use hopmap::Routing;
-use hopmap::topology::{RootChoice, Topology};
+use hopmap_core::Routing;
+use hopmap_core::topology::{RootChoice, Topology};
 
 /// A leaf–spine net: every leaf cabled once to every spine, `hosts` hosts
 /// dealt to the leaves in turn.

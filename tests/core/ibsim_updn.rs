@@ -13,7 +13,7 @@
 //! where it fails ([`super::ibsim::tools_present`]).
 
 use super::ibsim::{Subnet, TOOLS, lids, net_file, tools_present};
-use hopmap::topology::Topology;
+use hopmap_core::topology::Topology;
 
 fn check_fabric(spec: &str, tag: &str) {
     let generated = Topology::parse(spec).unwrap();

@@ -1,10 +1,10 @@
 //! Property tests for the routing/metrics identities.
 
-use hopmap::generate::{GenOptions, generate};
-use hopmap::metrics::{evaluate, hop_bytes};
-use hopmap::rng::Rng;
-use hopmap::topology::Grid;
-use hopmap::{CommGraph, GraphBuilder, Mapping, Routing, Topology};
+use hopmap_core::generate::{GenOptions, generate};
+use hopmap_core::metrics::{evaluate, hop_bytes};
+use hopmap_core::rng::Rng;
+use hopmap_core::topology::Grid;
+use hopmap_core::{CommGraph, GraphBuilder, Mapping, Routing, Topology};
 use proptest::prelude::*;
 
 fn random_case(seed: u64, ndims: usize, directed: bool) -> (CommGraph, Topology, Mapping) {
