@@ -112,11 +112,20 @@ fn equal_cost_paths_in_fat_trees() {
     let ft = f.fat_tree().unwrap();
     assert_eq!(ft.roots, vec![0, 1]);
     assert_eq!(fabric_route::count_routes(&f, Mode::UpDown(ft), 2, 3), 2.0);
-    // up*/down* from the single root top0 has one route: top1 sits below
-    // the leaves, so leaf→top1→leaf goes down then up.
-    assert_eq!(f.updown().roots, vec![0]);
+    // Every leaf sees all 8 hosts at 0 or 1 hop (2 and 6), each spine all
+    // 8 at 1: OpenSM's automatic up*/down* roots are the two spines.
+    assert_eq!(f.updown().roots, vec![0, 1]);
+    assert_eq!(f.root_choice(), hopmap_core::topology::RootChoice::OpenSm);
     assert_eq!(
         fabric_route::count_routes(&f, Mode::UpDown(f.updown()), 2, 3),
+        2.0
+    );
+    // up*/down* from the single root top0 has one route: top1 sits below
+    // the leaves, so leaf→top1→leaf goes down then up.
+    let f0 = fabric("fattree:4:2:root=top0");
+    assert_eq!(f0.updown().roots, vec![0]);
+    assert_eq!(
+        fabric_route::count_routes(&f0, Mode::UpDown(f0.updown()), 2, 3),
         1.0
     );
     assert_eq!(fabric_route::count_routes(&f, Mode::Minimal, 2, 3), 2.0);

@@ -23,15 +23,19 @@ pub mod fabric;
 pub mod fabric_layout;
 pub mod fabric_spec;
 pub mod fattree;
+pub mod ftree_detect;
 pub mod grid;
+pub mod iblinkinfo;
+pub mod ibnet_ports;
 pub mod ibnetdiscover;
 pub mod moh;
 pub mod moh_fig2;
+pub mod port_graph;
 pub mod report;
 pub mod slurm_topology;
 pub mod spec;
 
-pub use fabric::{Fabric, FabricDesc, FabricKind, Host, Switch};
+pub use fabric::{Fabric, FabricDesc, FabricKind, Host, RootChoice, Switch};
 pub use grid::{Grid, GridCoord, MAX_DIMS};
 pub use spec::parse_topology;
 
