@@ -196,6 +196,8 @@ pub struct DataPanel {
     pub gen_bytes: f64,
     pub gen_inter: f64,
     pub gen_shuffle: bool,
+    /// The Open… dialog.
+    pub chooser: super::file_dialog::Chooser,
 }
 
 impl DataPanel {
@@ -309,8 +311,12 @@ impl DataPanel {
                 .button("Open…")
                 .on_hover_text("Open a communication graph file (or drop one on the window)")
                 .clicked()
-                && let Some(p) = rfd::FileDialog::new().pick_file()
             {
+                self.chooser.open(super::file_dialog::Request::open(
+                    "Open a communication graph",
+                ));
+            }
+            if let Some(p) = self.chooser.poll(ui.ctx()) {
                 self.open_path(&p, model, settings);
             }
             let mut open_recent = None;
@@ -378,11 +384,27 @@ impl DataPanel {
                     None => "no".into(),
                 });
                 ui.end_row();
-                ui.label("components");
-                ui.label(model.num_clusters.to_string());
-                ui.end_row();
+                graph_structure_rows(ui, model);
             });
     }
+}
+
+/// The components and clusters rows of the graph summary: connected
+/// components of the graph, and the clusters the layout found (colour by
+/// cluster), which are different things.
+fn graph_structure_rows(ui: &mut egui::Ui, model: &Model) {
+    ui.label("components")
+        .on_hover_text("Connected components: groups of processes with no message between them");
+    ui.label(model.num_components.to_string());
+    ui.end_row();
+    ui.label("clusters")
+        .on_hover_text("Clusters the graph layout found (Colour processes by → cluster)");
+    if model.clusters_from_layout {
+        ui.label(model.num_clusters.to_string());
+    } else {
+        ui.weak("– (when the layout has settled)");
+    }
+    ui.end_row();
 }
 
 #[cfg(test)]

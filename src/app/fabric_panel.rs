@@ -83,6 +83,7 @@ pub struct FabricPanel {
     /// (topology generation, summary line), computed once per topology
     /// (the diameter is O(switches²)).
     summary: (u64, String),
+    chooser: super::file_dialog::Chooser,
 }
 
 impl Default for FabricPanel {
@@ -103,11 +104,32 @@ impl Default for FabricPanel {
             job: String::new(),
             root: String::new(),
             summary: (0, String::new()),
+            chooser: Default::default(),
         }
     }
 }
 
 impl FabricPanel {
+    /// For a file source: "file missing: PATH" when there is no such file
+    /// (rather than the spec parser's complaint about the path).
+    pub fn missing_file(&self) -> Option<String> {
+        if self.source != Source::File {
+            return None;
+        }
+        let p = self.path.trim();
+        if p.is_empty() {
+            return Some("choose a fabric file (ibnetdiscover output or topology.conf)".into());
+        }
+        let path = std::path::Path::new(p);
+        if path.is_file() {
+            None
+        } else if path.exists() {
+            Some(format!("not a file: {p}"))
+        } else {
+            Some(format!("file missing: {p}"))
+        }
+    }
+
     /// Set the fields from a fabric's spec (what Apply or a preset loaded),
     /// so that the controls show the network in use. Options other than
     /// the source's own stay as they were, except `cores`.
@@ -257,8 +279,12 @@ impl FabricPanel {
                         .button("Open…")
                         .on_hover_text("an ibnetdiscover output or a Slurm topology.conf")
                         .clicked()
-                        && let Some(p) = rfd::FileDialog::new().pick_file()
                     {
+                        self.chooser.open(super::file_dialog::Request::open(
+                            "Open an ibnetdiscover output or a topology.conf",
+                        ));
+                    }
+                    if let Some(p) = self.chooser.poll(ui.ctx()) {
                         self.path = p.display().to_string();
                         let s = self.build_spec();
                         changed |= net.apply(&s, model);
@@ -311,7 +337,10 @@ impl FabricPanel {
                 .clicked()
             {
                 let s = self.build_spec();
-                changed |= net.apply(&s, model);
+                match self.missing_file() {
+                    Some(e) => model.error = Some(e),
+                    None => changed |= net.apply(&s, model),
+                }
             }
             ui.weak(self.build_spec());
         });

@@ -83,6 +83,10 @@ impl NetworkPanel {
     /// Parse `spec` and give it to the model. True when the network changed.
     pub fn apply(&mut self, spec: &str, model: &mut Model) -> bool {
         match Topology::parse(spec) {
+            Ok(t) if model.refuses_topology(&t).is_some() => {
+                model.error = model.refuses_topology(&t);
+                false
+            }
             Ok(t) => {
                 model.error = None;
                 model.set_topology(t);
