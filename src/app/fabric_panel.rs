@@ -229,8 +229,9 @@ impl FabricPanel {
             }
         });
         let drag = |ui: &mut egui::Ui, label: &str, v: &mut u32, lo: u32, hi: u32, tip: &str| {
-            ui.label(label).on_hover_text(tip);
+            let l = ui.label(label).on_hover_text(tip);
             ui.add(egui::DragValue::new(v).range(lo..=hi))
+                .labelled_by(l.id)
                 .on_hover_text(tip);
         };
         match self.source {
@@ -241,7 +242,7 @@ impl FabricPanel {
                     drag(ui, "k", &mut self.ports, 2, 4096, "ports per switch");
                 });
                 ui.horizontal(|ui| {
-                    ui.label("r").on_hover_text(
+                    let lr = ui.label("r").on_hover_text(
                         "connectivity ratio: the share of the free ports used by \
                          inter-switch links (Moh et al. §5.1)",
                     );
@@ -250,9 +251,11 @@ impl FabricPanel {
                             .range(0.01..=1.0)
                             .speed(0.01)
                             .max_decimals(3),
-                    );
-                    ui.label("seed");
-                    ui.add(egui::DragValue::new(&mut self.seed));
+                    )
+                    .labelled_by(lr.id);
+                    let ls = ui.label("seed");
+                    ui.add(egui::DragValue::new(&mut self.seed))
+                        .labelled_by(ls.id);
                 });
             }
             Source::MohFig2 => {
@@ -309,8 +312,9 @@ impl FabricPanel {
             }
         }
         ui.horizontal(|ui| {
-            ui.label("cores");
+            let lc = ui.label("cores");
             ui.add(egui::DragValue::new(&mut self.cores).range(1..=1024))
+                .labelled_by(lc.id)
                 .on_hover_text("process slots per host");
             ui.label("job");
             ui.add(

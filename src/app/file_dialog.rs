@@ -284,7 +284,7 @@ impl InApp {
                      type a path.",
                 );
                 ui.horizontal(|ui| {
-                    if ui.button("⬆ up").clicked()
+                    if ui.button("Up one folder").clicked()
                         && let Some(p) = self.dir.parent()
                     {
                         self.dir = p.to_path_buf();
@@ -308,10 +308,7 @@ impl InApp {
                         }
                         for e in &self.entries {
                             if e.dir {
-                                if ui
-                                    .selectable_label(false, format!("📁 {}", e.name))
-                                    .clicked()
-                                {
+                                if ui.selectable_label(false, format!("{}/", e.name)).clicked() {
                                     go = Some(self.dir.join(&e.name));
                                 }
                             } else if self.req.kind != Kind::Folder && self.matches(&e.name) {

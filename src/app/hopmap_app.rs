@@ -324,7 +324,7 @@ impl HopmapApp {
                 ui.selectable_value(&mut self.tab, t, t.title());
             }
             ui.separator();
-            ui.label("Colour processes by");
+            let l = ui.label("Colour processes by");
             let mut mode = self.color_mode;
             egui::ComboBox::from_id_salt("color_mode")
                 .selected_text(match mode {
@@ -342,7 +342,9 @@ impl HopmapApp {
                             "The part of the recursive bipartitioning that holds each \
                              process now (Bipartition tab); node colours otherwise",
                         );
-                });
+                })
+                .response
+                .labelled_by(l.id);
             self.color_mode = mode;
         });
         ui.separator();

@@ -150,7 +150,7 @@ impl HopmapApp {
     pub(super) fn lesson_ui(&mut self, ui: &mut egui::Ui) {
         let mut go: Option<(usize, usize)> = None;
         ui.horizontal_wrapped(|ui| {
-            ui.label("Lesson");
+            let l = ui.label("Lesson");
             let cur = self.teach.lesson.lesson.min(LESSONS.len() - 1);
             egui::ComboBox::from_id_salt("lesson_pick")
                 .selected_text(LESSONS[cur].title)
@@ -161,7 +161,9 @@ impl HopmapApp {
                             go = Some((i, 0));
                         }
                     }
-                });
+                })
+                .response
+                .labelled_by(l.id);
             let lesson = self.teach.lesson.current();
             let n = lesson.steps.len();
             let k = self.teach.lesson.step;

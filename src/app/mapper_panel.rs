@@ -343,9 +343,9 @@ impl MapperPanel {
             }
         });
         ui.horizontal(|ui| {
-            ui.label("speed");
             ui.add(
                 egui::Slider::new(&mut model.speed, 1.0..=2000.0)
+                    .text("speed")
                     .logarithmic(true)
                     .suffix(" steps/s")
                     .custom_formatter(|v, _| {
@@ -434,8 +434,9 @@ impl MapperPanel {
         let current = reg.iter().find(|i| i.id == self.selected);
         let randomized = current.is_some_and(|i| i.randomized);
         ui.horizontal(|ui| {
-            ui.label("seed");
+            let l = ui.label("seed");
             ui.add_enabled(randomized, egui::DragValue::new(&mut self.seed))
+                .labelled_by(l.id)
                 .on_hover_text("Seed of every randomized step (same seed, same mapping)");
         });
         if let Some(info) = current {

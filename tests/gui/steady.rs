@@ -78,13 +78,13 @@ fn a_narrow_window_collapses_the_metrics_panel_and_view_restores_it() {
     let map = rect_of(&h, "Map");
     assert!(map.max.y <= 700.0);
     h.get_by_label("View").click();
-    h.run_steps(1);
+    h.run_steps(3);
     h.get_by_label("Metrics panel").click();
     h.run_steps(3);
     assert!(h.state().menus.right_open);
     // The View menu names the zoom keys.
     h.get_by_label("View").click();
-    h.run_steps(1);
+    h.run_steps(3);
     assert!(h.query_by_label_contains("Ctrl +").is_some());
 }
 

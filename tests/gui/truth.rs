@@ -238,7 +238,7 @@ fn every_view_shows_the_library_numbers_on_a_fat_tree() {
     let st = h.state().ui_state();
     assert_eq!(st.hop, "switch-to-switch link");
     assert_eq!(st.zero_hops, "same switch");
-    walk_every_view(&mut h, "default", ["random", "sm"]);
+    walk_every_view(&mut h, "sm", ["default", "random"]);
     // The bound on a fat tree: each edge switch holds 4 hosts × 2 cores, so
     // a process keeps its 7 heaviest partners 0 hops away at best; on a
     // 16×16 mesh (at most 4 partners) the bound is 0, and the panel says

@@ -55,7 +55,7 @@ impl ScaleState {
                 fmt_bytes(v)
             }
         };
-        ui.label("scale top");
+        let l = ui.label("scale top");
         let compared = self.compared.map(|(l, f)| if by_flows { f } else { l });
         let current = match self.top(by_flows) {
             Some(v) if matches!(self.lock, ScaleLock::Typed(_)) => format!("fixed {}", fmt(v)),
@@ -97,6 +97,7 @@ impl ScaleState {
                 }
             })
             .response
+            .labelled_by(l.id)
             .on_hover_text(
                 "The load (or flow count) at the top of the colour bar. Locked to the worst \
                  of the compared mappings, a mapping with less load looks cooler; by default \
@@ -109,7 +110,8 @@ impl ScaleState {
                     .range(1.0..=f64::MAX)
                     .speed(speed)
                     .custom_formatter(move |x, _| fmt(x)),
-            );
+            )
+            .labelled_by(l.id);
         }
     }
 }
