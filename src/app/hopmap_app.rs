@@ -250,9 +250,9 @@ impl HopmapApp {
     fn side_panels(&mut self, ui: &mut egui::Ui) {
         let narrow = ui.ctx().content_rect().width() < 1100.0;
         let (lw, rw) = if narrow {
-            (250.0, 260.0)
+            (250.0, 280.0)
         } else {
-            (300.0, 310.0)
+            (300.0, 340.0)
         };
         let mut left = self.menus.left_open;
         egui::Panel::left("left_panel")
@@ -264,7 +264,7 @@ impl HopmapApp {
                     .show(ui, |ui| {
                         self.mapper.actions_ui(ui, &mut self.model);
                     });
-                egui::ScrollArea::vertical().show(ui, |ui| {
+                egui::ScrollArea::both().show(ui, |ui| {
                     self.data.ui(ui, &mut self.model, &mut self.settings);
                     ui.separator();
                     if self.network.ui(ui, &mut self.model) {
@@ -281,7 +281,8 @@ impl HopmapApp {
             .resizable(false)
             .exact_size(rw)
             .show_collapsible(ui, &mut right, |ui| {
-                egui::ScrollArea::vertical().show(ui, |ui| {
+                // Content wider than the panel scrolls; the panel keeps its width.
+                egui::ScrollArea::both().show(ui, |ui| {
                     self.metrics.ui(ui, &self.model, panes);
                 });
             });

@@ -188,7 +188,7 @@ impl MetricsPanel {
             .show(ui, |ui| {
                 let t = quality_row(
                     ui,
-                    "lower bound (any mapping)",
+                    "lower bound",
                     &bound_tip,
                     bound,
                     base,
@@ -199,7 +199,7 @@ impl MetricsPanel {
                 if let Some(d) = &default {
                     let t = quality_row(
                         ui,
-                        "default: rank i on slot i",
+                        "default (rank i, slot i)",
                         "The `default` mapper (linear TXYZ order), the baseline every mapper should beat.",
                         d.hop_bytes,
                         base,

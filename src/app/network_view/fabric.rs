@@ -972,6 +972,7 @@ impl NetworkView {
                 resolved: Resolved::Flat,
                 any_wrap: false,
                 auto_note: Some(&note),
+                locked: self.scale.top(self.by_flows).is_some(),
             },
         );
     }

@@ -637,6 +637,7 @@ impl NetworkView {
                 resolved,
                 any_wrap: self.geom.any_wrap,
                 auto_note,
+                locked: self.scale.top(self.by_flows).is_some(),
             },
         );
     }
