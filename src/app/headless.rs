@@ -286,6 +286,10 @@ pub fn run(opts: GuiOptions) -> Result<(), AppError> {
         "hopmap",
         native,
         Box::new(move |cc| {
+            if headless {
+                // A screenshot does not inherit a zoom saved by another run.
+                cc.egui_ctx.set_zoom_factor(1.0);
+            }
             let mut app = if headless {
                 // A documentation screenshot must not depend on saved settings.
                 HopmapApp::new(Settings::default())
