@@ -2,6 +2,8 @@
 //! a mapper; with `--screenshot` it saves a PNG of the window after
 //! `--frames` frames and exits (documentation, tests under Xvfb).
 
+use super::common::choice;
+use hopmap_core::io::Format;
 use std::path::PathBuf;
 
 #[derive(clap::Args, Debug, Default)]
@@ -36,8 +38,8 @@ pub struct Args {
     #[arg(long, value_name = "FILE", requires = "graph")]
     pub coords: Option<PathBuf>,
     /// Input format of GRAPH (default: detected by extension, then by content).
-    #[arg(long, value_enum)]
-    pub format: Option<hopmap::io::Format>,
+    #[arg(long, value_parser = choice(&Format::ALL, Format::id))]
+    pub format: Option<Format>,
     /// Edge-list ids start at 1 instead of 0.
     #[arg(long)]
     pub one_based: bool,
@@ -79,7 +81,7 @@ Run `hopmap --help` for everything. For a screenshot without a display:
   xvfb-run -a -s \"-screen 0 1280x800x24\" hopmap gui sample --screenshot out.png";
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let opts = hopmap::app::GuiOptions {
+    let opts = hopmap_app::GuiOptions {
         graph: args.graph,
         topology: args.topology,
         mapper: args.mapper,
@@ -90,7 +92,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         compare: args.compare,
         mappings: args.mappings,
         coords: args.coords,
-        read: hopmap::io::ReadOptions {
+        read: hopmap_core::io::ReadOptions {
             format: args.format,
             one_based: args.one_based,
         },
@@ -99,8 +101,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         state: args.state,
         size: args.size,
     };
-    hopmap::app::run(opts).map_err(|e| match e {
-        hopmap::app::AppError::NoWindow(_) => anyhow::anyhow!("{e}\n\n{NO_DISPLAY_HELP}"),
+    hopmap_app::run(opts).map_err(|e| match e {
+        hopmap_app::AppError::NoWindow(_) => anyhow::anyhow!("{e}\n\n{NO_DISPLAY_HELP}"),
         e => anyhow::anyhow!(e),
     })
 }

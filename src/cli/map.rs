@@ -1,10 +1,11 @@
 //! `hopmap map GRAPH --topology SPEC --mapper ID -o FILE --format FMT`: run
 //! one mapper, validate its mapping, write a launcher file, print the metrics.
 
-use super::common::{GraphArgs, parse_topology};
-use hopmap::io::launcher::{HostNames, LauncherFormat, write_mapping, write_mapping_file};
-use hopmap::mappers::{self, MapperInput};
-use hopmap::{Routing, Topology};
+use super::common::{GraphArgs, choice, parse_topology};
+use hopmap_core::io::Format;
+use hopmap_core::io::launcher::{HostNames, LauncherFormat, write_mapping, write_mapping_file};
+use hopmap_core::mappers::{self, MapperInput};
+use hopmap_core::{Routing, Topology};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -14,8 +15,8 @@ pub struct Args {
     pub graph: PathBuf,
     /// Input graph format (default: detected). Named --graph-format because
     /// --format is the output format here.
-    #[arg(long, value_enum, value_name = "FORMAT")]
-    pub graph_format: Option<hopmap::io::Format>,
+    #[arg(long, value_parser = choice(&Format::ALL, Format::id), value_name = "FORMAT")]
+    pub graph_format: Option<Format>,
     /// Per-process coordinates file (`x y [z]` per line).
     #[arg(long, value_name = "FILE")]
     pub coords: Option<PathBuf>,
@@ -42,7 +43,7 @@ pub struct Args {
     #[arg(long)]
     pub infer_coords: bool,
     /// Launcher file format.
-    #[arg(long, value_enum, default_value = "plain")]
+    #[arg(long, value_parser = choice(&LauncherFormat::ALL, LauncherFormat::name), default_value = "plain")]
     pub format: LauncherFormat,
     /// Host names for rankfiles: one per line, in node order.
     #[arg(long, value_name = "FILE", conflicts_with = "host_pattern")]
@@ -62,9 +63,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         if let Some(h) = &args.hosts {
             inputs.push(("--hosts", h));
         }
-        hopmap::io::atomic::check_outputs(&[("-o", out)], &inputs)?;
+        hopmap_core::io::atomic::check_outputs(&[("-o", out)], &inputs)?;
     }
-    hopmap::metrics::check_evaluable(&args.topology)?;
+    hopmap_core::metrics::check_evaluable(&args.topology)?;
     let graph = GraphArgs {
         graph: args.graph.clone(),
         format: args.graph_format,
@@ -94,7 +95,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .params
         .iter()
         .map(|p| mappers::parse_param(p))
-        .collect::<hopmap::Result<_>>()?;
+        .collect::<hopmap_core::Result<_>>()?;
     let graph = Arc::new(graph);
     let topo = Arc::new(args.topology.clone());
     let mut input = MapperInput::new(graph.clone(), topo.clone(), args.seed);
@@ -110,7 +111,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         None => format!(" ({stop})"),
     };
     let secs = t0.elapsed().as_secs_f64();
-    let ev = hopmap::evaluate(&graph, &topo, &mapping, &Routing::Dor);
+    let ev = hopmap_core::evaluate(&graph, &topo, &mapping, &Routing::Dor);
     let m = &ev.metrics;
     let summary = format!(
         "{}{note}: hop_bytes {:.6e}, avg hops/byte {:.4}, max dilation {}, max link load {:.6e} ({}), {:.3} s",

@@ -13,7 +13,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let reg = hopmap::mappers::registry();
+    let reg = hopmap_core::mappers::registry();
     if args.markdown {
         crate::outln!("| id | mapper | paper | idea |");
         crate::outln!("|---|---|---|---|");

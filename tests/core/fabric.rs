@@ -3,12 +3,12 @@
 //! and topology.conf(5)) and properties on random fabrics (Σ loads =
 //! hop-bytes under every routing; same seed, same fabric).
 
-use hopmap::routing::fabric_route::{self, Mode};
-use hopmap::topology::Topology;
-use hopmap::{GraphBuilder, Mapping, Routing, evaluate};
+use hopmap_core::routing::fabric_route::{self, Mode};
+use hopmap_core::topology::Topology;
+use hopmap_core::{GraphBuilder, Mapping, Routing, evaluate};
 use proptest::prelude::*;
 
-fn fabric(spec: &str) -> hopmap::topology::Fabric {
+fn fabric(spec: &str) -> hopmap_core::topology::Fabric {
     Topology::parse(spec).unwrap().as_fabric().unwrap().clone()
 }
 
@@ -251,8 +251,8 @@ fn moh_latency_counts_host_links_and_switches() {
     assert!(Routing::parse("dor:YX").unwrap().check(&t).is_err());
 }
 
-fn random_graph(n: usize, seed: u64) -> hopmap::CommGraph {
-    let mut rng = hopmap::rng::Rng::new(seed);
+fn random_graph(n: usize, seed: u64) -> hopmap_core::CommGraph {
+    let mut rng = hopmap_core::rng::Rng::new(seed);
     let mut b = GraphBuilder::new(n, true);
     for _ in 0..3 * n {
         let (u, v) = (rng.below(n), rng.below(n));
@@ -273,7 +273,7 @@ const ROUTINGS: [Routing; 5] = [
 
 fn check_loads(t: &Topology, seed: u64, routings: &[Routing]) -> Result<(), TestCaseError> {
     let slots = t.num_slots();
-    let mut rng = hopmap::rng::Rng::new(seed ^ 0x5eed);
+    let mut rng = hopmap_core::rng::Rng::new(seed ^ 0x5eed);
     let n = 2 + rng.below(slots - 1);
     let g = random_graph(n, seed);
     let mut all: Vec<usize> = (0..slots).collect();
@@ -352,7 +352,7 @@ proptest! {
     fn mappers_on_random_fabrics(
         s in 2usize..12, cores in 1u32..3, frac in 0.05f64..=1.0, seed in 0u64..1000
     ) {
-        use hopmap::mappers::{self, FABRIC_MAPPERS, MapperInput};
+        use hopmap_core::mappers::{self, MapperInput, Networks};
         use std::sync::Arc;
         let h = 2 * s;
         let t = match Topology::parse(&format!("fabric:{s},{h},6,0.9,{seed}:cores={cores}")) {
@@ -365,11 +365,11 @@ proptest! {
         for info in mappers::registry() {
             // Scotch needs its tool, and its fabric target (amk_grf) is not
             // deterministic: its own tests cover it.
-            if info.id == "scotch" {
+            if info.external.is_some() {
                 continue;
             }
             let r = mappers::run(&info, &input);
-            if FABRIC_MAPPERS.contains(&info.id) {
+            if info.networks == Networks::Any {
                 let m = r.map_err(|e| TestCaseError::fail(format!("{}: {e}", info.id)))?;
                 prop_assert!(m.validate(n, &t).is_ok(), "{}", info.id);
                 prop_assert_eq!(&mappers::run(&info, &input).unwrap(), &m, "{} not deterministic", info.id);

@@ -5,8 +5,8 @@
 //! `PATH:LINE: expected …` parse error; whatever parses builds a fabric or
 //! fails with a plain message.
 
-use hopmap::Error;
-use hopmap::topology::fabric_spec::{self, FileKind};
+use hopmap_core::Error;
+use hopmap_core::topology::fabric_spec::{self, FileKind};
 use proptest::prelude::*;
 use std::path::Path;
 
@@ -42,7 +42,7 @@ fn feed(bytes: &[u8], name: &str) -> Result<(), TestCaseError> {
                     &[("sort", "name"), ("job", "1"), ("cores", "2")][..],
                 ] {
                     if let Ok(f) = fabric_spec::finish(raw.clone(), opts, name) {
-                        let t = hopmap::Topology::Fabric(f);
+                        let t = hopmap_core::Topology::Fabric(f);
                         prop_assert!(t.num_nodes() >= 1);
                         let _ = t.diameter();
                     }

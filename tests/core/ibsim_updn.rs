@@ -11,7 +11,7 @@
 //! Runs only when `ibsim`, `ibsim-run`, `opensm`, `ibtracert` and
 //! `ibnetdiscover` are on PATH; otherwise it prints that it skipped.
 
-use hopmap::topology::{Fabric, Topology};
+use hopmap_core::topology::{Fabric, Topology};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

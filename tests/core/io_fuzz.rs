@@ -4,8 +4,8 @@
 //! Nothing may panic, and every failure must be a one-line
 //! `PATH:LINE: message` parse error.
 
-use hopmap::io::{self, Format, ReadOptions};
-use hopmap::{Error, Topology};
+use hopmap_core::io::{self, Format, ReadOptions};
+use hopmap_core::{Error, Topology};
 use proptest::prelude::*;
 use std::path::Path;
 

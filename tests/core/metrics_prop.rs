@@ -1,10 +1,10 @@
 //! Property tests for the routing/metrics identities.
 
-use hopmap::generate::{GenOptions, generate};
-use hopmap::metrics::{evaluate, hop_bytes};
-use hopmap::rng::Rng;
-use hopmap::topology::Grid;
-use hopmap::{CommGraph, GraphBuilder, Mapping, Routing, Topology};
+use hopmap_core::generate::{GenOptions, generate};
+use hopmap_core::metrics::{evaluate, hop_bytes};
+use hopmap_core::rng::Rng;
+use hopmap_core::topology::Grid;
+use hopmap_core::{CommGraph, GraphBuilder, Mapping, Routing, Topology};
 use proptest::prelude::*;
 
 fn random_case(seed: u64, ndims: usize, directed: bool) -> (CommGraph, Topology, Mapping) {
@@ -94,7 +94,7 @@ proptest! {
     #[test]
     fn lower_bound_is_below_every_mapping(seed in any::<u64>(), ndims in 1usize..=3, directed in any::<bool>()) {
         let (g, t, m) = random_case(seed, ndims, directed);
-        let lb = hopmap::hop_bound::lower_bound(&g, &t);
+        let lb = hopmap_core::hop_bound::lower_bound(&g, &t);
         prop_assert!(lb <= hop_bytes(&g, &t, &m) + 1e-9, "{} > {}", lb, hop_bytes(&g, &t, &m));
         let mut r = Rng::new(seed ^ 0x5eed);
         let cores = 1 + r.below(2);
@@ -111,7 +111,7 @@ proptest! {
         r.shuffle(&mut s);
         s.truncate(n);
         let m2 = Mapping::from_slots(&s, &f);
-        let lb2 = hopmap::hop_bound::lower_bound(&g2, &f);
+        let lb2 = hopmap_core::hop_bound::lower_bound(&g2, &f);
         prop_assert!(lb2 <= hop_bytes(&g2, &f, &m2) + 1e-9);
     }
 }

@@ -8,10 +8,10 @@ use super::common::{harness, library_metrics, map_through_ui, step_until};
 use egui::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use hopmap::app::metrics_panel::fmt_num;
-use hopmap::app::network_view::{HOTTEST_ROWS, Resolved, ViewMode};
-use hopmap::app::{HopmapApp, Tab};
-use hopmap::mappers;
+use hopmap_app::metrics_panel::fmt_num;
+use hopmap_app::network_view::{HOTTEST_ROWS, Resolved, ViewMode};
+use hopmap_app::{HopmapApp, Tab};
+use hopmap_core::mappers;
 
 #[test]
 fn open_sample_choose_network_map_with_mht() {
@@ -229,7 +229,7 @@ fn map_with(h: &mut Harness<'static, HopmapApp>, id: &str) {
 
 #[test]
 fn network_link_filter_controls_set_the_filter_and_what_is_drawn() {
-    use hopmap::app::network_view::LinkFilter;
+    use hopmap_app::network_view::LinkFilter;
     let mut h = harness();
     h.state_mut().tab = Tab::Network;
     // Uneven loads: map the sample (8x8x8 torus, 1536 links) randomly.

@@ -10,9 +10,9 @@
 use super::common::step_until;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use hopmap::app::settings::Settings;
-use hopmap::app::{GuiOptions, HopmapApp};
-use hopmap::mappers;
+use hopmap_app::settings::Settings;
+use hopmap_app::{GuiOptions, HopmapApp};
+use hopmap_core::mappers;
 
 fn harness_at(w: f32, h: f32) -> Harness<'static, HopmapApp> {
     let mut hn = Harness::builder()
@@ -133,7 +133,7 @@ fn a_paused_run_asks_for_no_frames() {
 
 #[test]
 fn the_in_app_chooser_opens_a_typed_path() {
-    use hopmap::app::file_dialog::{Backend, Request};
+    use hopmap_app::file_dialog::{Backend, Request};
     let dir = std::env::temp_dir().join(format!("hopmap-chooser-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("ring.txt");

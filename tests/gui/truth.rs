@@ -10,15 +10,15 @@
 use super::common::{harness, map_through_ui, step_until};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use hopmap::app::colormap::fmt_bytes;
-use hopmap::app::compare_panel::CompareSub;
-use hopmap::app::metrics_panel::fmt_num;
-use hopmap::app::ui_state::UiState;
-use hopmap::app::{HopmapApp, Tab};
-use hopmap::hop_bound::lower_bound;
-use hopmap::metrics::{Metrics, evaluate};
+use hopmap_app::colormap::fmt_bytes;
+use hopmap_app::compare_panel::CompareSub;
+use hopmap_app::metrics_panel::fmt_num;
+use hopmap_app::ui_state::UiState;
+use hopmap_app::{HopmapApp, Tab};
+use hopmap_core::hop_bound::lower_bound;
+use hopmap_core::metrics::{Metrics, evaluate};
 
-fn figure<'a>(st: &'a UiState, name: &str) -> &'a hopmap::app::metrics_panel::Shown {
+fn figure<'a>(st: &'a UiState, name: &str) -> &'a hopmap_app::metrics_panel::Shown {
     st.metrics
         .iter()
         .find(|s| s.name == name)
@@ -213,7 +213,7 @@ fn every_view_shows_the_library_numbers_on_a_torus() {
     h.run_steps(2);
     {
         let app = h.state_mut();
-        let fresh = hopmap::app::network_panel::NetworkPanel::new(&app.model.topo);
+        let fresh = hopmap_app::network_panel::NetworkPanel::new(&app.model.topo);
         let mut net = std::mem::replace(&mut app.network, fresh);
         assert!(net.apply("torus:4x4x4:cores=4", &mut app.model));
         app.network = net;
@@ -229,7 +229,7 @@ fn every_view_shows_the_library_numbers_on_a_fat_tree() {
     h.run_steps(2);
     {
         let app = h.state_mut();
-        let fresh = hopmap::app::network_panel::NetworkPanel::new(&app.model.topo);
+        let fresh = hopmap_app::network_panel::NetworkPanel::new(&app.model.topo);
         let mut net = std::mem::replace(&mut app.network, fresh);
         assert!(net.apply("fattree:8:3:cores=2", &mut app.model));
         app.network = net;
@@ -260,7 +260,7 @@ fn a_network_too_small_keeps_the_graph_mapping_and_comparison() {
     );
     {
         let app = h.state_mut();
-        let fresh = hopmap::app::network_panel::NetworkPanel::new(&app.model.topo);
+        let fresh = hopmap_app::network_panel::NetworkPanel::new(&app.model.topo);
         let mut net = std::mem::replace(&mut app.network, fresh);
         assert!(!net.apply("torus:4x4", &mut app.model));
         app.network = net;
