@@ -23,6 +23,8 @@ pub struct Args {
     /// Edge-list ids start at 1 instead of 0.
     #[arg(long)]
     pub one_based: bool,
+    #[command(flatten)]
+    pub monitoring: super::common::MonitoringArgs,
     /// Network: mesh:AxB[xC], torus:AxBxC[:cores=N], mesh:…:wrap=110, bgp:512…32768, or a switch fabric (fabric:S,H,k,r[,seed], fabric:moh-fig2, fattree:K[:L], dragonfly:A,P,H[,G], ibnetdiscover:PATH, slurm:PATH, a fabric file; :cores=N :root=… :roots=FILE :job=… :sort=name).
     #[arg(long, short = 't', value_parser = parse_topology)]
     pub topology: Topology,
@@ -73,6 +75,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         format: args.graph_format,
         coords: args.coords.clone(),
         one_based: args.one_based,
+        monitoring: args.monitoring.clone(),
     }
     .load()?;
     let graph =

@@ -49,6 +49,10 @@ const SAMPLES: &[(&str, &[u8])] = &[
     ("n.rankfile", b"rank 0=h1 slot=1\nrank 2=h0 slot=0 # c\nrank 1=h2 slot=0\n"),
     ("o.slurm", b"# SLURM_HOSTFILE\nh2\nh0,h1\nh1\nh4*2\n"),
     ("p.hydra", b"# machinefile\nh1:2 binding=user:1,0\nh0:1 binding=user:0\n"),
+    (
+        "n.prof",
+        b"# POINT TO POINT\nE\t0\t1\t100 bytes\t1 msgs sent\t0,0,0,0,0,0,0,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0\nI\t0\t1\t8 bytes\t1 msgs sent\n# OSC\nS\t0\t1\t800 bytes\t1 msgs sent\nR\t0\t1\t48 bytes\t1 msgs sent\n# COLLECTIVES\nC\t0\t1\t8 bytes\t1 msgs sent\nD\tMPI_COMM_WORLD\tprocs: 0,1\nO2A\t0\t8 bytes\t1 msgs sent\nA2O\t0\t0 bytes\t0 msgs sent\nA2A\t0\t0 bytes\t0 msgs sent\n# POINT TO POINT\nE\t1\t0\t3 bytes\t1 msgs sent\n# OSC\n# COLLECTIVES\n",
+    ),
 ];
 
 fn check_err(e: &Error) -> Result<(), TestCaseError> {
@@ -72,6 +76,7 @@ fn feed(bytes: &[u8], name: &str) -> Result<(), TestCaseError> {
                 opts.push(ReadOptions {
                     format: Some(f),
                     one_based,
+                    ..Default::default()
                 });
             }
         }
