@@ -23,4 +23,5 @@ mod mappers_prop;
 mod metrics_prop;
 mod ompi_capture;
 mod ompi_monitoring;
+mod real_captures;
 mod routing_hand;
