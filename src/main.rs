@@ -31,7 +31,7 @@ enum Command {
     /// Open the desktop app (optionally headless: --screenshot PNG)
     #[cfg(feature = "gui")]
     Gui(cli::gui::Args),
-    /// Run a mapper and write a launcher mapping file (plain, bgp, mpich, rankfile).
+    /// Run a mapper and write a launcher mapping file (plain, bgp, mpich, rankfile, slurm, hydra).
     Map(cli::map::Args),
     /// List the mappers, each with its paper and section.
     Mappers(cli::mappers::Args),

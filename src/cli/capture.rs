@@ -3,10 +3,11 @@
 //! graph (see `hopmap_core::io::ompi_capture`).
 
 use anyhow::Context;
-use hopmap_core::graph::{GraphSummary, fmt_bytes};
+use hopmap_core::graph::GraphSummary;
 use hopmap_core::io::Format;
 use hopmap_core::io::ompi_capture::{self, RawDir};
 use hopmap_core::io::ompi_monitoring::{self, Traffic};
+use hopmap_core::units::fmt_bytes_exact as fmt_bytes;
 use std::ffi::OsString;
 use std::path::PathBuf;
 

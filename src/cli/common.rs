@@ -95,12 +95,11 @@ pub fn infer_coords_if_asked(
         }
         return Ok(graph);
     }
-    let ndims = topo.as_grid().map_or(2, |g| g.ndims());
-    let dim = if ndims >= 3 { 3 } else { 2 };
     let t0 = std::time::Instant::now();
-    let coords = hopmap_core::layout::infer_coords(&graph, dim, seed)?;
+    let coords = hopmap_core::layout::infer_coords(&graph, topo, seed)?;
     eprintln!(
-        "coordinates inferred by the gravitational layout ({dim}D, seed {seed}) in {:.2} s",
+        "coordinates inferred by the gravitational layout ({}D, seed {seed}) in {:.2} s",
+        coords.dim,
         t0.elapsed().as_secs_f64()
     );
     Ok(graph.with_coords(Some(coords))?)

@@ -44,13 +44,15 @@ pub struct Args {
     /// gravitational layout, so that affn/coce/coce+mht can run on it.
     #[arg(long)]
     pub infer_coords: bool,
-    /// Launcher file format.
+    /// Launcher file format: plain, bgp, mpich (Cray), rankfile (Open MPI
+    /// mpirun), slurm (SLURM_HOSTFILE for srun --distribution=arbitrary),
+    /// hydra (MPICH / Intel MPI mpiexec -f).
     #[arg(long, value_parser = choice(&LauncherFormat::ALL, LauncherFormat::name), default_value = "plain")]
     pub format: LauncherFormat,
-    /// Host names for rankfiles: one per line, in node order.
+    /// Host names for rankfile, slurm and hydra files: one per line, in node order.
     #[arg(long, value_name = "FILE", conflicts_with = "host_pattern")]
     pub hosts: Option<PathBuf>,
-    /// Host name pattern for rankfiles (`%d` = node id, `%03d` zero-padded);
+    /// Host name pattern for rankfile, slurm and hydra files (`%d` = node id, `%03d` zero-padded);
     /// on a switch fabric the default is the fabric's own host names.
     #[arg(long, value_name = "PATTERN", default_value = "node%d")]
     pub host_pattern: String,
@@ -91,9 +93,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ),
         (None, _) => HostNames::pattern(&args.host_pattern)?,
     };
-    if args.format == LauncherFormat::Rankfile {
-        hosts.check(&args.topology)?;
-    }
+    hosts.check_for(&args.topology, args.format)?;
     let user: Vec<(String, String)> = args
         .params
         .iter()

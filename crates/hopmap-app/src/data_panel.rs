@@ -4,11 +4,11 @@
 //! place and shows `PATH:LINE: …` in the window.
 
 use super::Model;
-use super::colormap::fmt_bytes;
 use super::error::AppError;
 use super::settings::Settings;
 use super::worker::Job;
 use hopmap_core::graph::{CommGraph, Coords, GraphBuilder};
+use hopmap_core::units::fmt_bytes;
 use std::path::Path;
 
 /// The sample the app starts on and that `hopmap gui sample` means.

@@ -1,8 +1,8 @@
 //! The switch-fabric part of the Network panel: a generator with its
 //! parameters (Moh et al.'s random fabric `fabric:S,H,k,r,seed`, the
 //! paper's Fig. 2 sample, `fattree:K:L`, `dragonfly:A,P,H[,G]`) or a fabric
-//! file (ibnetdiscover or Slurm `topology.conf`, detected from the content
-//! or forced), plus the options every fabric takes (cores per host, the
+//! file (an ibnetdiscover dump or `-p` listing, iblinkinfo output, or Slurm
+//! `topology.conf`, detected from the content or forced), plus the options every fabric takes (cores per host, the
 //! job's hosts, the up*/down* root). Everything becomes a spec string
 //! parsed by [`hopmap_core::topology::Topology::parse`] through
 //! [`super::network_panel::NetworkPanel::apply`], so a bad parameter or file
@@ -255,7 +255,10 @@ impl FabricPanel {
                 ui.horizontal(|ui| {
                     if ui
                         .button("Open…")
-                        .on_hover_text("an ibnetdiscover output or a Slurm topology.conf")
+                        .on_hover_text(
+                            "an ibnetdiscover dump or `ibnetdiscover -p` listing, iblinkinfo \
+                             output, or a Slurm topology.conf",
+                        )
                         .clicked()
                         && let Some(p) = rfd::FileDialog::new().pick_file()
                     {
@@ -277,7 +280,8 @@ impl FabricPanel {
                         &mut self.format,
                         FileFormat::Ibnetdiscover,
                         "ibnetdiscover",
-                    );
+                    )
+                    .on_hover_text("the dump, `-p` or iblinkinfo (which one: from the content)");
                     ui.selectable_value(&mut self.format, FileFormat::Slurm, "topology.conf");
                 });
             }

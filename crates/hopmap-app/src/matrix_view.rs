@@ -13,8 +13,9 @@
 //! bin (its bytes summed) — plus the log colour legend. O(k²) per export.
 
 use super::Model;
-use super::colormap::{fmt_bytes, inferno, log_scale};
+use super::colormap::{inferno, log_scale};
 use egui::{Color32, ColorImage, Rect, Sense, TextureHandle, TextureOptions, Vec2, pos2, vec2};
+use hopmap_core::units::fmt_bytes;
 
 /// Largest texture side.
 pub const MAX_PIXELS: usize = 512;

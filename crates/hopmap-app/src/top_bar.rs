@@ -46,6 +46,16 @@ impl HopmapApp {
                                 "txt",
                                 "Open MPI rankfile (hosts node%d)",
                             ),
+                            (
+                                LauncherFormat::Slurm,
+                                "txt",
+                                "SLURM_HOSTFILE for srun -m arbitrary (hosts node%d)",
+                            ),
+                            (
+                                LauncherFormat::Hydra,
+                                "txt",
+                                "MPICH/Intel MPI Hydra machinefile (hosts node%d)",
+                            ),
                         ] {
                             let enabled = self.model.mapping.is_some();
                             if ui.add_enabled(enabled, egui::Button::new(what)).clicked() {

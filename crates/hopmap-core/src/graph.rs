@@ -16,6 +16,7 @@
 //! processes and 10⁷ edges fit in about 250 MB.
 
 use crate::error::{Error, Result};
+use crate::units::fmt_bytes_exact;
 
 /// Largest total of bytes a graph may carry: hop-bytes are at most the
 /// total times the network's diameter (below 2^28), so with this cap they
@@ -603,14 +604,14 @@ impl GraphSummary {
                 "symmetric input"
             }
         );
-        let _ = writeln!(s, "total bytes:   {}", fmt_bytes(self.total_bytes));
+        let _ = writeln!(s, "total bytes:   {}", fmt_bytes_exact(self.total_bytes));
         let _ = writeln!(
             s,
             "degree:        min {} / mean {:.2} / max {} (max bytes per process {})",
             self.min_degree,
             self.mean_degree,
             self.max_degree,
-            fmt_bytes(self.max_weighted_degree)
+            fmt_bytes_exact(self.max_weighted_degree)
         );
         let _ = writeln!(
             s,
@@ -638,7 +639,7 @@ impl GraphSummary {
                 s,
                 "messages:      {m} counted ({} per message on average)",
                 if m > 0.0 {
-                    fmt_bytes((self.total_bytes / m).round())
+                    crate::units::fmt_bytes((self.total_bytes / m).round())
                 } else {
                     "-".into()
                 }
@@ -684,24 +685,6 @@ pub fn histogram_text(h: &[u64]) -> String {
         "none".into()
     } else {
         parts.join(", ")
-    }
-}
-
-/// Bytes with a binary unit, e.g. `1.50 MiB (1572864)`.
-pub fn fmt_bytes(b: f64) -> String {
-    // −0 (an empty sum) reads as 0.
-    let b = b + 0.0;
-    let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
-    let mut v = b;
-    let mut i = 0;
-    while v.abs() >= 1024.0 && i + 1 < units.len() {
-        v /= 1024.0;
-        i += 1;
-    }
-    if i == 0 {
-        format!("{b} B")
-    } else {
-        format!("{v:.2} {} ({b})", units[i])
     }
 }
 

@@ -137,8 +137,10 @@ pub fn dense_channels(topo: &Topology, graph: &CommGraph) -> bool {
     channels <= (1 << 20) || channels / 16 <= graph.num_entries() + graph.n()
 }
 
-/// Every metric of a mapping. [`Metrics::summary`] gives the `eval --json` keys.
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+/// Every metric of a mapping. Serialized, it is the exact key set of
+/// `hopmap eval --json` and of `compare --json` rows: every field but the
+/// two per-hop histograms, and the latencies only on fabrics.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Metrics {
     pub processes: usize,
     pub edges: usize,
@@ -155,36 +157,15 @@ pub struct Metrics {
     pub routing: String,
     pub topology: String,
     /// Bytes that travel h hops, at index h (index 0 = intra-node).
+    #[serde(skip)]
     pub hop_histogram_bytes: Vec<f64>,
     /// Directed messages that travel h hops, at index h.
+    #[serde(skip)]
     pub hop_histogram_messages: Vec<u64>,
     /// Fabrics: mean message latency (µs) under [`LatencyModel`].
-    pub mean_latency_us: Option<f64>,
-    /// Fabrics: max message latency (µs).
-    pub max_latency_us: Option<f64>,
-}
-
-/// The exact key set of `hopmap eval --json` (and of `compare --json` rows).
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct MetricsSummary {
-    pub processes: usize,
-    pub edges: usize,
-    pub total_bytes: f64,
-    pub intra_node_bytes: f64,
-    pub hop_bytes: f64,
-    pub avg_hops_per_byte: f64,
-    pub max_dilation: u32,
-    pub max_link_load: f64,
-    pub mean_link_load: f64,
-    pub used_links: usize,
-    pub max_link_flows: u32,
-    pub mean_link_flows: f64,
-    pub routing: String,
-    pub topology: String,
-    /// Fabrics only (absent on meshes/tori).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mean_latency_us: Option<f64>,
-    /// Fabrics only (absent on meshes/tori).
+    /// Fabrics: max message latency (µs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_latency_us: Option<f64>,
 }
@@ -192,22 +173,30 @@ pub struct MetricsSummary {
 impl Metrics {
     /// Human-readable lines, as `hopmap eval` prints them.
     pub fn to_text(&self) -> String {
-        use crate::graph::fmt_bytes;
+        use crate::units::fmt_bytes_exact;
         let mut s = String::new();
         use std::fmt::Write;
         let _ = writeln!(s, "topology:          {}", self.topology);
         let _ = writeln!(s, "routing:           {}", self.routing);
         let _ = writeln!(s, "processes:         {}", self.processes);
         let _ = writeln!(s, "edges:             {}", self.edges);
-        let _ = writeln!(s, "total bytes:       {}", fmt_bytes(self.total_bytes));
-        let _ = writeln!(s, "intra-node bytes:  {}", fmt_bytes(self.intra_node_bytes));
+        let _ = writeln!(
+            s,
+            "total bytes:       {}",
+            fmt_bytes_exact(self.total_bytes)
+        );
+        let _ = writeln!(
+            s,
+            "intra-node bytes:  {}",
+            fmt_bytes_exact(self.intra_node_bytes)
+        );
         let _ = writeln!(s, "hop-bytes:         {}", self.hop_bytes);
         let _ = writeln!(s, "avg hops per byte: {:.4}", self.avg_hops_per_byte);
         let _ = writeln!(s, "max dilation:      {} hops", self.max_dilation);
         let _ = writeln!(
             s,
             "link load:         max {} / mean {:.1} over {} used channels",
-            fmt_bytes(self.max_link_load),
+            fmt_bytes_exact(self.max_link_load),
             self.mean_link_load,
             self.used_links
         );
@@ -228,27 +217,6 @@ impl Metrics {
             let _ = writeln!(s, "latency (Moh):     mean {mean:.4} µs / max {max:.4} µs");
         }
         s
-    }
-
-    pub fn summary(&self) -> MetricsSummary {
-        MetricsSummary {
-            processes: self.processes,
-            edges: self.edges,
-            total_bytes: self.total_bytes,
-            intra_node_bytes: self.intra_node_bytes,
-            hop_bytes: self.hop_bytes,
-            avg_hops_per_byte: self.avg_hops_per_byte,
-            max_dilation: self.max_dilation,
-            max_link_load: self.max_link_load,
-            mean_link_load: self.mean_link_load,
-            used_links: self.used_links,
-            max_link_flows: self.max_link_flows,
-            mean_link_flows: self.mean_link_flows,
-            routing: self.routing.clone(),
-            topology: self.topology.clone(),
-            mean_latency_us: self.mean_latency_us,
-            max_latency_us: self.max_latency_us,
-        }
     }
 }
 
@@ -377,6 +345,24 @@ impl Acc {
 
 /// Evaluate a (valid) mapping: every metric and the per-channel loads
 /// (latency with the default [`LatencyModel`] on fabrics).
+///
+/// ```
+/// use hopmap_core::io::{self, ReadOptions};
+/// use hopmap_core::{Mapping, Routing, Topology, evaluate};
+/// use std::path::Path;
+///
+/// // Two processes exchanging 1,000 bytes, placed at both ends of a line of 4 nodes.
+/// let graph = io::parse_graph(b"0 1 1000\n", Path::new("pair.txt"), &ReadOptions::default())?;
+/// let topo = Topology::parse("mesh:4")?;
+/// let mapping = Mapping::from_nodes(vec![0, 3], &topo)?;
+/// let eval = evaluate(&graph, &topo, &mapping, &Routing::Dor);
+/// assert_eq!(eval.metrics.hop_bytes, 3.0 * 1000.0);
+/// assert_eq!(eval.metrics.max_dilation, 3);
+/// // Half of the volume each way: 500 bytes on each of the 3 links' two directions.
+/// assert_eq!(eval.metrics.used_links, 6);
+/// assert_eq!(eval.metrics.max_link_load, 500.0);
+/// # Ok::<(), hopmap_core::Error>(())
+/// ```
 pub fn evaluate(
     graph: &CommGraph,
     topo: &Topology,

@@ -170,7 +170,7 @@ pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
                 std::io::ErrorKind::FileTooLarge,
                 format!(
                     "expected an input file of at most {} (hopmap's cap), found {len}",
-                    crate::graph::fmt_bytes(MAX_INPUT_BYTES as f64)
+                    crate::units::fmt_bytes_exact(MAX_INPUT_BYTES as f64)
                 ),
             ),
         )
@@ -187,7 +187,7 @@ pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
         ));
     }
     if meta.is_file() && meta.len() > MAX_INPUT_BYTES {
-        return Err(too_big(crate::graph::fmt_bytes(meta.len() as f64)));
+        return Err(too_big(crate::units::fmt_bytes_exact(meta.len() as f64)));
     }
     let hint = if meta.is_file() {
         meta.len() as usize
@@ -243,7 +243,7 @@ pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
         if buf.len() as u64 > MAX_INPUT_BYTES {
             return Err(too_big(format!(
                 "more than that (stopped reading at {})",
-                crate::graph::fmt_bytes(buf.len() as f64)
+                crate::units::fmt_bytes_exact(buf.len() as f64)
             )));
         }
     }
@@ -252,6 +252,20 @@ pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
 
 /// Read a graph file (format from `opts`, else detected); attaches the
 /// coordinates the format carries (DOT `pos`).
+///
+/// ```
+/// use hopmap_core::generate::{GenOptions, generate};
+/// use hopmap_core::io::{self, Format, ReadOptions};
+///
+/// let path = std::env::temp_dir().join(format!("hopmap-doc-read-{}.mtx", std::process::id()));
+/// io::write_graph(&path, &generate("stencil:4x4", &GenOptions::default())?, Format::Mtx)?;
+/// // The format is detected from the extension, then from the content.
+/// let graph = io::read_graph(&path, &ReadOptions::default())?;
+/// assert_eq!(graph.n(), 16);
+/// assert_eq!(graph.num_edges(), 24);
+/// std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn read_graph(path: &Path, opts: &ReadOptions) -> Result<CommGraph> {
     let prof = match opts.format {
         Some(f) => f == Format::Prof,
@@ -266,6 +280,23 @@ pub fn read_graph(path: &Path, opts: &ReadOptions) -> Result<CommGraph> {
 
 /// [`read_graph`] from bytes in memory; `path` labels errors and drives
 /// detection by extension.
+///
+/// ```
+/// use hopmap_core::io::{self, ReadOptions};
+/// use std::path::Path;
+///
+/// // An edge list, `src dst bytes` per line; each line adds to the pair's volume.
+/// let text = b"# a chain of three processes\n0 1 1000\n1 2 500\n2 1 500\n";
+/// let graph = io::parse_graph(text, Path::new("chain.txt"), &ReadOptions::default())?;
+/// assert_eq!(graph.n(), 3);
+/// assert_eq!(graph.num_edges(), 2);
+/// assert_eq!(graph.volume(1, 2), 1000.0);
+///
+/// // A line that does not parse is an error naming the file and the line.
+/// let bad = io::parse_graph(b"0 1 5\n0 x 5\n", Path::new("bad.txt"), &ReadOptions::default());
+/// assert!(bad.unwrap_err().to_string().starts_with("bad.txt:2:"));
+/// # Ok::<(), hopmap_core::Error>(())
+/// ```
 pub fn parse_graph(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<CommGraph> {
     let bytes = strip_bom(bytes);
     let format = match opts.format {
@@ -519,8 +550,23 @@ pub fn weight_divisor(graph: &CommGraph, format: Format) -> Result<u64> {
     Ok(d)
 }
 
-/// Write `graph` to a file in `format` (atomically). METIS and Scotch
-/// loads are divided by [`weight_divisor`].
+/// Write `graph` to a file in `format` (atomically: a failed write leaves
+/// the old file as it was). METIS and Scotch loads are divided by
+/// [`weight_divisor`].
+///
+/// ```
+/// use hopmap_core::generate::{GenOptions, generate};
+/// use hopmap_core::io::{self, Format, ReadOptions};
+///
+/// let graph = generate("clusters:2x3", &GenOptions::default())?;
+/// let path = std::env::temp_dir().join(format!("hopmap-doc-write-{}.graph", std::process::id()));
+/// io::write_graph(&path, &graph, Format::Metis)?;
+/// let back = io::read_graph(&path, &ReadOptions::default())?;
+/// assert_eq!((back.n(), back.num_edges()), (graph.n(), graph.num_edges()));
+/// assert_eq!(back.total_bytes(), graph.total_bytes());
+/// std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn write_graph(path: &Path, graph: &CommGraph, format: Format) -> Result<()> {
     let d = weight_divisor(graph, format)?;
     atomic::write_atomic(path, |w| write_graph_to_scaled(w, graph, format, d))

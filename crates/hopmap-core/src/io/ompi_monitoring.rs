@@ -46,8 +46,9 @@
 //! Cost: O(bytes) time; memory O(lines), never a size a file claims.
 
 use crate::error::{Error, Result};
-use crate::graph::{CommGraph, GraphBuilder, SIZE_HISTOGRAM_BUCKETS, SourceInfo, fmt_bytes};
+use crate::graph::{CommGraph, GraphBuilder, SIZE_HISTOGRAM_BUCKETS, SourceInfo};
 use crate::io::text;
+use crate::units::fmt_bytes_exact as fmt_bytes;
 use std::path::{Path, PathBuf};
 
 /// Which traffic of a monitored run becomes the graph.

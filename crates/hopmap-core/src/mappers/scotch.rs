@@ -3,7 +3,7 @@
 //! architecture by dual recursive bipartitioning; hopmap drives the
 //! `scotch_gmap` binary as a child process and reads its mapping back. This
 //! is not one of the seed papers' algorithms: it is a peer to compare them
-//! with (issue 12, "External peers as mappers").
+//! with.
 //!
 //! A run, step by step (each step is small, so the GUI stays live):
 //!
@@ -57,8 +57,7 @@
 //! When `scotch_gmap` is not on `PATH`, [`available`] says how to install it
 //! and `start` fails with the same message; front ends read it through
 //! [`super::MapperInfo::available`]. Cost: O(n + m) to write and read, plus
-//! Scotch's own time (0.03 s at 512 processes, 0.8 s at 4,096, about 4 s at
-//! 16,384 on a 3D torus on our 2-core machine).
+//! Scotch's own time (measured in `docs/benchmarks.md`).
 
 use super::{MapperInfo, MapperInput, MapperRun, ParamKind, ParamSpec, StepEvent};
 use crate::error::{Error, Result};
