@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 #[derive(clap::Args, Debug, Default)]
 pub struct Args {
-    /// Graph file, or `sample` (the built-in 8×8×8 stencil) or a sample name: mesh-16x16, bobrik-two-clusters, unstructured-90, fft-8x8, stencil-8x8x8.
+    /// Graph file, or `sample` (the built-in 8×8×8 stencil) or a sample name: mesh-16x16, bobrik-two-clusters, unstructured-90, fft-8x8, stencil-8x8x8, lammps-lj-64 (a real LAMMPS run), or Open MPI monitoring output (a folder, prefix or .prof file).
     pub graph: Option<String>,
     /// Network spec, e.g. torus:8x8x8, mesh:16x16, bgp:512.
     #[arg(long)]
@@ -43,12 +43,34 @@ pub struct Args {
     /// Edge-list ids start at 1 instead of 0.
     #[arg(long)]
     pub one_based: bool,
+    #[command(flatten)]
+    pub monitoring: super::common::MonitoringArgs,
     /// Open a saved `.hopmap` workspace.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["graph", "lesson"])]
     pub workspace: Option<PathBuf>,
     /// Open a built-in lesson: default-vs-mesh, balaji-tzxy, bobrik-gravity (the default when no graph is given).
     #[arg(long, value_name = "ID")]
     pub lesson: Option<String>,
+    /// With --screenshot: also write what the panels show as JSON (view, the shown mapping, every metric as displayed, the lower bound, the legend's range).
+    #[arg(long, value_name = "JSON", requires = "screenshot")]
+    pub state: Option<PathBuf>,
+    /// Window size in points, WxH (default 1280x800).
+    #[arg(long, value_name = "WxH", value_parser = parse_size)]
+    pub size: Option<[f32; 2]>,
+}
+
+fn parse_size(s: &str) -> Result<[f32; 2], String> {
+    let (w, h) = s
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("expected WxH such as 1920x1080, found `{s}`"))?;
+    let p = |v: &str| {
+        v.trim()
+            .parse::<u32>()
+            .ok()
+            .filter(|&x| (200..=16384).contains(&x))
+            .ok_or_else(|| format!("expected a width and height in 200..=16384, found `{s}`"))
+    };
+    Ok([p(w)? as f32, p(h)? as f32])
 }
 
 const NO_DISPLAY_HELP: &str = "\
@@ -75,9 +97,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         read: hopmap_core::io::ReadOptions {
             format: args.format,
             one_based: args.one_based,
+            traffic: args.monitoring.traffic,
+            phase: args.monitoring.phase.clone(),
         },
         workspace: args.workspace,
         lesson: args.lesson,
+        state: args.state,
+        size: args.size,
     };
     hopmap_app::run(opts).map_err(|e| match e {
         hopmap_app::AppError::NoWindow(_) => anyhow::anyhow!("{e}\n\n{NO_DISPLAY_HELP}"),

@@ -21,7 +21,7 @@
 //! O(frontier parts) for the network outlines.
 
 use super::Model;
-use super::colormap::{category, fmt_bytes, position};
+use super::colormap::{category, position};
 use super::mapper_panel::MapperPanel;
 use super::network_view::geometry::{Geometry, Projector};
 use egui::epaint::{Mesh, Vertex, WHITE_UV};
@@ -31,6 +31,7 @@ use glam::Vec3;
 use hopmap_core::mappers::recursive::domain::Domain;
 use hopmap_core::mappers::run_detail::{PartState, RecursiveDetail, RunDetail, TreePart};
 use hopmap_core::topology::Topology;
+use hopmap_core::units::fmt_bytes;
 
 /// The view's state.
 #[derive(Default)]

@@ -13,7 +13,6 @@
 //! [`super::race`] (mappers stepping at once).
 
 use super::Model;
-use super::colormap::fmt_bytes;
 use super::compare_charts::{bar_chart, ratio};
 use super::diff_view::DiffView;
 use super::error::AppError;
@@ -26,6 +25,7 @@ use egui::Color32;
 use hopmap_core::compare::{self, Comparison, Row, Skipped};
 use hopmap_core::mappers;
 use hopmap_core::metrics::evaluate;
+use hopmap_core::units::fmt_bytes;
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -67,7 +67,7 @@ fn eval_row(
     Row {
         mapper: name,
         seconds,
-        metrics: e.metrics.summary(),
+        metrics: e.metrics.clone(),
         mapping: Arc::new(m),
     }
 }
@@ -126,6 +126,9 @@ pub struct ComparePanel {
     rows_key: (u64, u64),
     seed: u64,
     params: String,
+    /// The Load mapping file… and Export CSV… dialogs.
+    chooser: super::file_dialog::Chooser,
+    chooser_csv: super::file_dialog::Chooser,
 }
 
 impl Default for ComparePanel {
@@ -149,6 +152,8 @@ impl Default for ComparePanel {
             rows_key: (0, 0),
             seed: 0,
             params: String::new(),
+            chooser: Default::default(),
+            chooser_csv: Default::default(),
         }
     }
 }
@@ -468,30 +473,18 @@ impl ComparePanel {
         });
     }
 
-    /// The table as CSV (header + one line per mapper; skipped ones with their reason).
-    pub fn csv(&self) -> String {
-        let mut s = COLUMNS.join(",");
-        s.push_str(",skipped\n");
-        for r in &self.rows {
-            let m = &r.metrics;
-            s.push_str(&format!(
-                "{},{},{},{},{},{},{:.6},\n",
-                r.mapper,
-                m.hop_bytes,
-                m.avg_hops_per_byte,
-                m.max_dilation,
-                m.max_link_load,
-                m.max_link_flows,
-                r.seconds
-            ));
-        }
-        for k in &self.skipped {
-            s.push_str(&format!(
-                "{},,,,,,,\"{}\"\n",
-                k.mapper,
-                k.reason.replace('"', "'")
-            ));
-        }
+    /// The table as CSV, in the columns of every comparison CSV hopmap
+    /// writes ([`hopmap_core::report::CSV_HEADER`]): one line per mapper in
+    /// the table's order, then the skipped ones with their reason.
+    pub fn csv(&self, model: &Model) -> String {
+        let mut s = format!("{}\n", hopmap_core::report::CSV_HEADER);
+        let routing = model.routing.resolve(&model.topo).to_string();
+        hopmap_core::report::csv_lines(
+            &mut s,
+            (&model.graph_name, &model.topo.spec(), &routing),
+            &self.rows,
+            &self.skipped,
+        );
         s
     }
 
@@ -595,19 +588,22 @@ impl ComparePanel {
                      or coordinates x y z [t] per process, in rank order): one more row",
                 )
                 .clicked()
-                && let Some(p) = rfd::FileDialog::new().pick_file()
             {
+                self.chooser
+                    .open(super::file_dialog::Request::open("Load a mapping file"));
+            }
+            if let Some(p) = self.chooser.poll(ui.ctx()) {
                 self.load_mapping_file(&p, model);
             }
-            if !self.rows.is_empty()
-                && ui.button("Export CSV…").clicked()
-                && let Some(p) = rfd::FileDialog::new()
-                    .add_filter("CSV", &["csv"])
-                    .set_file_name("compare.csv")
-                    .save_file()
-            {
+            if !self.rows.is_empty() && ui.button("Export CSV…").clicked() {
+                self.chooser_csv.open(
+                    super::file_dialog::Request::save("Export the comparison", "compare.csv")
+                        .filter("CSV", &["csv"]),
+                );
+            }
+            if let Some(p) = self.chooser_csv.poll(ui.ctx()) {
                 if let Err(e) =
-                    hopmap_core::io::atomic::write_bytes_atomic(&p, self.csv().as_bytes())
+                    hopmap_core::io::atomic::write_bytes_atomic(&p, self.csv(model).as_bytes())
                 {
                     model.error = Some(e.to_string());
                 } else {

@@ -37,6 +37,7 @@ pub mod find_nearest;
 pub mod generate;
 pub mod glossary;
 pub mod graph;
+pub mod hop_bound;
 pub mod io;
 pub mod layout;
 pub mod lessons;
@@ -50,6 +51,7 @@ pub mod rng;
 pub mod routing;
 pub mod step;
 pub mod topology;
+pub mod units;
 pub mod workspace;
 
 pub use error::{Error, Result};
