@@ -21,7 +21,7 @@
 //! O(frontier parts) for the network outlines.
 
 use super::Model;
-use super::colormap::{category, fmt_bytes, position};
+use super::colormap::{category, position};
 use super::mapper_panel::MapperPanel;
 use super::network_view::geometry::{Geometry, Projector};
 use egui::epaint::{Mesh, Vertex, WHITE_UV};
@@ -340,7 +340,7 @@ impl BipartitionView {
             .height(ui.available_height().max(80.0))
             .allow_scroll(false)
             .x_axis_label("refinement step")
-            .y_axis_formatter(|m, _| fmt_bytes(m.value))
+            .y_axis_formatter(|m, _| super::metrics_panel::fmt_num(m.value.round()))
             .show(ui, |pu| {
                 if pts.len() < 40 {
                     pu.points(Points::new("hop-bytes", pts.clone()).color(c).radius(3.0));
