@@ -2,6 +2,7 @@
 
 use anyhow::Context;
 use hopmap_core::CommGraph;
+use hopmap_core::io::ompi_monitoring::Traffic;
 use hopmap_core::io::{Format, ReadOptions};
 use std::path::PathBuf;
 
@@ -23,7 +24,7 @@ pub fn choice<T: Copy + Send + Sync + 'static>(
 /// A communication graph file, its format and optional coordinates.
 #[derive(clap::Args, Debug, Clone)]
 pub struct GraphArgs {
-    /// Communication graph file (MatrixMarket, METIS, Scotch, edge list/CSV, dense matrix, DOT).
+    /// Communication graph file (MatrixMarket, METIS, Scotch, edge list/CSV, dense matrix, DOT), or Open MPI monitoring output (a folder, a prefix or one `.prof` file).
     pub graph: PathBuf,
     /// Input format (default: detected by extension, then by content).
     #[arg(long, value_parser = choice(&Format::ALL, Format::id))]
@@ -34,6 +35,19 @@ pub struct GraphArgs {
     /// Edge-list ids start at 1 instead of 0.
     #[arg(long)]
     pub one_based: bool,
+    #[command(flatten)]
+    pub monitoring: MonitoringArgs,
+}
+
+/// How to read Open MPI monitoring output.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct MonitoringArgs {
+    /// Open MPI monitoring: the traffic that becomes the graph: app (E lines, the application's point-to-point), internal (I: collective algorithms' messages), collectives (C), osc (one-sided), all (E+I+S+R).
+    #[arg(long, value_parser = choice(&Traffic::ALL, Traffic::name), default_value = "app")]
+    pub traffic: Traffic,
+    /// Open MPI monitoring: read one phase (the NAME of `NAME.<rank>.prof` files) instead of all phases summed.
+    #[arg(long, value_name = "NAME")]
+    pub phase: Option<String>,
 }
 
 impl GraphArgs {
@@ -42,6 +56,8 @@ impl GraphArgs {
         let opts = ReadOptions {
             format: self.format,
             one_based: self.one_based,
+            traffic: self.monitoring.traffic,
+            phase: self.monitoring.phase.clone(),
         };
         let mut g = hopmap_core::io::read_graph(&self.graph, &opts)?;
         if let Some(c) = &self.coords {
@@ -79,12 +95,11 @@ pub fn infer_coords_if_asked(
         }
         return Ok(graph);
     }
-    let ndims = topo.as_grid().map_or(2, |g| g.ndims());
-    let dim = if ndims >= 3 { 3 } else { 2 };
     let t0 = std::time::Instant::now();
-    let coords = hopmap_core::layout::infer_coords(&graph, dim, seed)?;
+    let coords = hopmap_core::layout::infer_coords(&graph, topo, seed)?;
     eprintln!(
-        "coordinates inferred by the gravitational layout ({dim}D, seed {seed}) in {:.2} s",
+        "coordinates inferred by the gravitational layout ({}D, seed {seed}) in {:.2} s",
+        coords.dim,
         t0.elapsed().as_secs_f64()
     );
     Ok(graph.with_coords(Some(coords))?)

@@ -48,8 +48,6 @@ pub struct Args {
     pub infer_coords: bool,
 }
 
-const CSV_COLUMNS: &str = "mapper,seconds,hop_bytes,avg_hops_per_byte,max_dilation,max_link_load,max_link_flows,mean_link_load,mean_link_flows";
-
 pub fn run(args: Args) -> anyhow::Result<()> {
     let selected = hopmap_core::compare::parse_list(&args.mappers)?;
     if let Some(dir) = &args.report {
@@ -94,22 +92,21 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.json {
         crate::outln!("{}", serde_json::to_string_pretty(&cmp.rows)?);
     } else if args.csv {
-        crate::outln!("{CSV_COLUMNS}");
-        for r in &cmp.rows {
-            let m = &r.metrics;
-            crate::outln!(
-                "{},{},{},{},{},{},{},{},{}",
-                r.mapper,
-                r.seconds,
-                m.hop_bytes,
-                m.avg_hops_per_byte,
-                m.max_dilation,
-                m.max_link_load,
-                m.max_link_flows,
-                m.mean_link_load,
-                m.mean_link_flows
-            );
-        }
+        use hopmap_core::report::{CSV_HEADER, csv_lines};
+        let mut out = String::new();
+        let case = (
+            args.graph.graph.display().to_string(),
+            topo.spec(),
+            args.routing.resolve(&topo).to_string(),
+        );
+        csv_lines(
+            &mut out,
+            (&case.0, &case.1, &case.2),
+            &cmp.rows,
+            &cmp.skipped,
+        );
+        crate::outln!("{CSV_HEADER}");
+        crate::out!("{out}");
     } else {
         crate::outln!(
             "{} processes on {}, routing {}; sorted by hop-bytes, * = best",

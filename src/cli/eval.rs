@@ -30,7 +30,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     m.validate(g.n(), &args.topology)?;
     let ev = hopmap_core::evaluate(&g, &args.topology, &m, &args.routing);
     if args.json {
-        crate::outln!("{}", serde_json::to_string_pretty(&ev.metrics.summary())?);
+        crate::outln!("{}", serde_json::to_string_pretty(&ev.metrics)?);
     } else {
         crate::out!("{}", ev.metrics.to_text());
     }

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 #[derive(clap::Args, Debug, Default)]
 pub struct Args {
-    /// Graph file, or `sample` (the built-in 8×8×8 stencil) or a sample name: mesh-16x16, bobrik-two-clusters, unstructured-90, fft-8x8, stencil-8x8x8.
+    /// Graph file, or `sample` (the built-in 8×8×8 stencil) or a sample name: mesh-16x16, bobrik-two-clusters, unstructured-90, fft-8x8, stencil-8x8x8, lammps-lj-64 (a real LAMMPS run), or Open MPI monitoring output (a folder, prefix or .prof file).
     pub graph: Option<String>,
     /// Network spec, e.g. torus:8x8x8, mesh:16x16, bgp:512.
     #[arg(long)]
@@ -43,6 +43,8 @@ pub struct Args {
     /// Edge-list ids start at 1 instead of 0.
     #[arg(long)]
     pub one_based: bool,
+    #[command(flatten)]
+    pub monitoring: super::common::MonitoringArgs,
     /// Open a saved `.hopmap` workspace.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["graph", "lesson"])]
     pub workspace: Option<PathBuf>,
@@ -95,6 +97,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         read: hopmap_core::io::ReadOptions {
             format: args.format,
             one_based: args.one_based,
+            traffic: args.monitoring.traffic,
+            phase: args.monitoring.phase.clone(),
         },
         workspace: args.workspace,
         lesson: args.lesson,

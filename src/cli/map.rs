@@ -23,6 +23,8 @@ pub struct Args {
     /// Edge-list ids start at 1 instead of 0.
     #[arg(long)]
     pub one_based: bool,
+    #[command(flatten)]
+    pub monitoring: super::common::MonitoringArgs,
     /// Network: mesh:AxB[xC], torus:AxBxC[:cores=N], mesh:…:wrap=110, bgp:512…32768, or a switch fabric (fabric:S,H,k,r[,seed], fabric:moh-fig2, fattree:K[:L], dragonfly:A,P,H[,G], ibnetdiscover:PATH, slurm:PATH, a fabric file; :cores=N :root=… :roots=FILE :job=… :sort=name).
     #[arg(long, short = 't', value_parser = parse_topology)]
     pub topology: Topology,
@@ -42,13 +44,15 @@ pub struct Args {
     /// gravitational layout, so that affn/coce/coce+mht can run on it.
     #[arg(long)]
     pub infer_coords: bool,
-    /// Launcher file format.
+    /// Launcher file format: plain, bgp, mpich (Cray), rankfile (Open MPI
+    /// mpirun), slurm (SLURM_HOSTFILE for srun --distribution=arbitrary),
+    /// hydra (MPICH / Intel MPI mpiexec -f).
     #[arg(long, value_parser = choice(&LauncherFormat::ALL, LauncherFormat::name), default_value = "plain")]
     pub format: LauncherFormat,
-    /// Host names for rankfiles: one per line, in node order.
+    /// Host names for rankfile, slurm and hydra files: one per line, in node order.
     #[arg(long, value_name = "FILE", conflicts_with = "host_pattern")]
     pub hosts: Option<PathBuf>,
-    /// Host name pattern for rankfiles (`%d` = node id, `%03d` zero-padded);
+    /// Host name pattern for rankfile, slurm and hydra files (`%d` = node id, `%03d` zero-padded);
     /// on a switch fabric the default is the fabric's own host names.
     #[arg(long, value_name = "PATTERN", default_value = "node%d")]
     pub host_pattern: String,
@@ -71,6 +75,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         format: args.graph_format,
         coords: args.coords.clone(),
         one_based: args.one_based,
+        monitoring: args.monitoring.clone(),
     }
     .load()?;
     let graph =
@@ -88,9 +93,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ),
         (None, _) => HostNames::pattern(&args.host_pattern)?,
     };
-    if args.format == LauncherFormat::Rankfile {
-        hosts.check(&args.topology)?;
-    }
+    hosts.check_for(&args.topology, args.format)?;
     let user: Vec<(String, String)> = args
         .params
         .iter()

@@ -92,7 +92,7 @@ fn compare_three_mappers_gives_three_rows() {
     for id in &ids {
         h.get_by_label(&format!("{id} ›"));
     }
-    assert_eq!(app.compare.csv().lines().count(), 4);
+    assert_eq!(app.compare.csv(&app.model).lines().count(), 4);
 }
 
 /// A file dropped on the window.

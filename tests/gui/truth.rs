@@ -10,13 +10,13 @@
 use super::common::{harness, map_through_ui, step_until};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use hopmap_app::colormap::fmt_bytes;
 use hopmap_app::compare_panel::CompareSub;
 use hopmap_app::metrics_panel::fmt_num;
 use hopmap_app::ui_state::UiState;
 use hopmap_app::{HopmapApp, Tab};
 use hopmap_core::hop_bound::lower_bound;
 use hopmap_core::metrics::{Metrics, evaluate};
+use hopmap_core::units::fmt_bytes;
 
 fn figure<'a>(st: &'a UiState, name: &str) -> &'a hopmap_app::metrics_panel::Shown {
     st.metrics

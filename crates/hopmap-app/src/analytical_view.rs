@@ -25,12 +25,13 @@
 //! cell labels drawn only when the cells are large.
 
 use super::Model;
-use super::colormap::{fmt_bytes, viridis};
+use super::colormap::viridis;
 use super::mapper_panel::MapperPanel;
 use egui::epaint::{Mesh, Vertex, WHITE_UV};
 use egui::{Color32, Pos2, Rect, Sense, Shape, Stroke, pos2, vec2};
 use egui_plot::{HLine, Line, Plot, Points, VLine};
 use hopmap_core::mappers::run_detail::AnalyticalDetail;
+use hopmap_core::units::fmt_bytes;
 use std::sync::Arc;
 
 /// Arrows (forces, shifts) drawn at most, in each layer: more are decimated

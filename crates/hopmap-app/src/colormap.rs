@@ -210,23 +210,6 @@ pub fn log_scale(v: f64, lo: f64, hi: f64) -> f32 {
     (((v.max(lo)).ln() - lo.ln()) / (hi.ln() - lo.ln())) as f32
 }
 
-/// Human-readable bytes: 1.2 KB, 3.4 MB (powers of 1000).
-pub fn fmt_bytes(b: f64) -> String {
-    let a = b.abs();
-    let (v, u) = if a >= 1e12 {
-        (b / 1e12, "TB")
-    } else if a >= 1e9 {
-        (b / 1e9, "GB")
-    } else if a >= 1e6 {
-        (b / 1e6, "MB")
-    } else if a >= 1e3 {
-        (b / 1e3, "KB")
-    } else {
-        return format!("{b:.0} B");
-    };
-    format!("{v:.2} {u}")
-}
-
 /// How processes are coloured (the same in the graph and the network view).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ColorMode {
@@ -371,12 +354,10 @@ mod tests {
     }
 
     #[test]
-    fn log_scale_and_bytes() {
+    fn log_scale_and_hsl() {
         assert_eq!(log_scale(10.0, 1.0, 100.0), 0.5);
         assert_eq!(log_scale(0.0, 1.0, 100.0), 0.0);
         assert_eq!(log_scale(100.0, 1.0, 100.0), 1.0);
-        assert_eq!(fmt_bytes(1500.0), "1.50 KB");
-        assert_eq!(fmt_bytes(12.0), "12 B");
         assert_eq!(hsl(0.0, 1.0, 0.5), Color32::from_rgb(255, 0, 0));
     }
 }

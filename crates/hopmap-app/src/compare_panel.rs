@@ -13,7 +13,6 @@
 //! [`super::race`] (mappers stepping at once).
 
 use super::Model;
-use super::colormap::fmt_bytes;
 use super::compare_charts::{bar_chart, ratio};
 use super::diff_view::DiffView;
 use super::error::AppError;
@@ -26,6 +25,7 @@ use egui::Color32;
 use hopmap_core::compare::{self, Comparison, Row, Skipped};
 use hopmap_core::mappers;
 use hopmap_core::metrics::evaluate;
+use hopmap_core::units::fmt_bytes;
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -67,7 +67,7 @@ fn eval_row(
     Row {
         mapper: name,
         seconds,
-        metrics: e.metrics.summary(),
+        metrics: e.metrics.clone(),
         mapping: Arc::new(m),
     }
 }
@@ -473,30 +473,18 @@ impl ComparePanel {
         });
     }
 
-    /// The table as CSV (header + one line per mapper; skipped ones with their reason).
-    pub fn csv(&self) -> String {
-        let mut s = COLUMNS.join(",");
-        s.push_str(",skipped\n");
-        for r in &self.rows {
-            let m = &r.metrics;
-            s.push_str(&format!(
-                "{},{},{},{},{},{},{:.6},\n",
-                r.mapper,
-                m.hop_bytes,
-                m.avg_hops_per_byte,
-                m.max_dilation,
-                m.max_link_load,
-                m.max_link_flows,
-                r.seconds
-            ));
-        }
-        for k in &self.skipped {
-            s.push_str(&format!(
-                "{},,,,,,,\"{}\"\n",
-                k.mapper,
-                k.reason.replace('"', "'")
-            ));
-        }
+    /// The table as CSV, in the columns of every comparison CSV hopmap
+    /// writes ([`hopmap_core::report::CSV_HEADER`]): one line per mapper in
+    /// the table's order, then the skipped ones with their reason.
+    pub fn csv(&self, model: &Model) -> String {
+        let mut s = format!("{}\n", hopmap_core::report::CSV_HEADER);
+        let routing = model.routing.resolve(&model.topo).to_string();
+        hopmap_core::report::csv_lines(
+            &mut s,
+            (&model.graph_name, &model.topo.spec(), &routing),
+            &self.rows,
+            &self.skipped,
+        );
         s
     }
 
@@ -615,7 +603,7 @@ impl ComparePanel {
             }
             if let Some(p) = self.chooser_csv.poll(ui.ctx()) {
                 if let Err(e) =
-                    hopmap_core::io::atomic::write_bytes_atomic(&p, self.csv().as_bytes())
+                    hopmap_core::io::atomic::write_bytes_atomic(&p, self.csv(model).as_bytes())
                 {
                     model.error = Some(e.to_string());
                 } else {

@@ -4,11 +4,11 @@
 //! place and shows `PATH:LINE: …` in the window.
 
 use super::Model;
-use super::colormap::fmt_bytes;
 use super::error::AppError;
 use super::settings::Settings;
 use super::worker::Job;
 use hopmap_core::graph::{CommGraph, Coords, GraphBuilder};
+use hopmap_core::units::fmt_bytes;
 use std::path::Path;
 
 /// The sample the app starts on and that `hopmap gui sample` means.
@@ -41,6 +41,12 @@ pub const SAMPLES: &[(&str, &str)] = &[
         "stencil-8x8x8",
         "8x8x8 stencil as a MatrixMarket file (no coordinates)",
     ),
+    (
+        "lammps-lj-64",
+        "a real run: LAMMPS (bench/in.lj, 32,000 atoms) on 64 ranks, captured with Open MPI's \
+         monitoring (the application's point-to-point bytes and message counts; \
+         sample-graphs/README.md)",
+    ),
 ];
 
 /// The embedded sample files: (name, file name, bytes).
@@ -69,6 +75,11 @@ const SAMPLE_FILES: &[(&str, &str, &[u8])] = &[
         "stencil-8x8x8",
         "stencil-8x8x8.mtx",
         include_bytes!("../../../sample-graphs/stencil-8x8x8.mtx"),
+    ),
+    (
+        "lammps-lj-64",
+        "lammps-lj-64.prof",
+        include_bytes!("../../../sample-graphs/lammps-lj-64.prof"),
     ),
 ];
 
@@ -196,6 +207,12 @@ pub struct DataPanel {
     pub gen_bytes: f64,
     pub gen_inter: f64,
     pub gen_shuffle: bool,
+    /// Open MPI monitoring: the traffic read, and the phase (`None`: all).
+    pub traffic: hopmap_core::io::ompi_monitoring::Traffic,
+    pub phase: Option<String>,
+    /// The file or folder the shown graph was read from (re-read when
+    /// the traffic or phase changes).
+    pub source_path: Option<std::path::PathBuf>,
     /// The Open… dialog.
     pub chooser: super::file_dialog::Chooser,
 }
@@ -204,6 +221,7 @@ impl DataPanel {
     /// Load a file on a worker thread; remember it in Recent.
     pub fn open_path(&mut self, path: &Path, model: &mut Model, settings: &mut Settings) {
         let p = path.to_path_buf();
+        self.source_path = Some(p.clone());
         settings.push_recent(&p.display().to_string());
         let label = format!(
             "Loading {}",
@@ -211,9 +229,18 @@ impl DataPanel {
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_default()
         );
-        model.pending_path = Some(p.clone());
+        // A saved workspace points to a graph file it re-reads as bytes;
+        // monitoring output (a folder, a rank's file, a traffic choice) is
+        // embedded in the workspace instead.
+        model.pending_path =
+            (!hopmap_core::io::ompi_monitoring::is_monitoring_path(&p)).then(|| p.clone());
+        let opts = hopmap_core::io::ReadOptions {
+            traffic: self.traffic,
+            phase: self.phase.clone(),
+            ..Default::default()
+        };
         model.load_job = Some(Job::spawn(label, move |_ctl| {
-            read_file(&p).map_err(AppError::from)
+            read_file_with(&p, &opts).map_err(AppError::from)
         }));
     }
 
@@ -316,7 +343,22 @@ impl DataPanel {
                     "Open a communication graph",
                 ));
             }
+            if ui
+                .button("Open folder…")
+                .on_hover_text(
+                    "Open Open MPI monitoring output: a folder of prof.<rank>.prof files \
+                     (hopmap capture --keep-raw, or pml_monitoring_filename)",
+                )
+                .clicked()
+            {
+                self.chooser.open(super::file_dialog::Request::folder(
+                    "Open a folder of Open MPI monitoring files",
+                ));
+            }
             if let Some(p) = self.chooser.poll(ui.ctx()) {
+                if p.is_dir() {
+                    self.phase = None;
+                }
                 self.open_path(&p, model, settings);
             }
             let mut open_recent = None;
@@ -354,6 +396,7 @@ impl DataPanel {
                     model.error = None;
                     model.set_graph(g, &n);
                     self.sample = n;
+                    self.source_path = None;
                 }
             }
         });
@@ -385,7 +428,106 @@ impl DataPanel {
                 });
                 ui.end_row();
                 graph_structure_rows(ui, model);
+                if let Some(m) = g.msg_counts() {
+                    let total: f64 = m.iter().sum();
+                    ui.label("messages");
+                    ui.label(format!(
+                        "{total} ({} each on average)",
+                        if total > 0.0 {
+                            fmt_bytes(g.total_bytes() / total)
+                        } else {
+                            "-".into()
+                        }
+                    ))
+                    .on_hover_text("messages sent, as the input counted them");
+                    ui.end_row();
+                }
             });
+        self.source_ui(ui, model, settings);
+    }
+
+    /// What the input held beyond bytes: the traffic and phase choice of
+    /// Open MPI monitoring output, the message-size histogram, the notes.
+    fn source_ui(&mut self, ui: &mut egui::Ui, model: &mut Model, settings: &mut Settings) {
+        use hopmap_core::io::ompi_monitoring::Traffic;
+        let Some(src) = model.graph.source().cloned() else {
+            return;
+        };
+        let monitoring = src
+            .notes
+            .iter()
+            .any(|n| n.starts_with("Open MPI monitoring"));
+        let path = self.source_path.clone();
+        if monitoring && let Some(path) = path {
+            let mut reload = false;
+            ui.horizontal(|ui| {
+                ui.label("traffic");
+                egui::ComboBox::from_id_salt("traffic")
+                    .selected_text(self.traffic.name())
+                    .show_ui(ui, |ui| {
+                        for t in Traffic::ALL {
+                            reload |= ui
+                                .selectable_value(&mut self.traffic, t, t.name())
+                                .on_hover_text(t.describe())
+                                .changed();
+                        }
+                    });
+                if src.phases.len() > 1 {
+                    ui.label("phase");
+                    let shown = self.phase.clone().unwrap_or_else(|| "all".into());
+                    egui::ComboBox::from_id_salt("phase")
+                        .selected_text(shown)
+                        .show_ui(ui, |ui| {
+                            reload |= ui.selectable_value(&mut self.phase, None, "all").changed();
+                            for p in &src.phases {
+                                reload |= ui
+                                    .selectable_value(&mut self.phase, Some(p.clone()), p)
+                                    .changed();
+                            }
+                        });
+                }
+            });
+            if reload {
+                self.open_path(&path, model, settings);
+            }
+        }
+        if let Some(h) = &src.size_histogram {
+            egui::CollapsingHeader::new("message sizes")
+                .id_salt("size_histogram")
+                .show(ui, |ui| histogram_ui(ui, h));
+        }
+        egui::CollapsingHeader::new("about this input")
+            .id_salt("source_notes")
+            .show(ui, |ui| {
+                for note in &src.notes {
+                    ui.label(egui::RichText::new(note).small().weak());
+                }
+            });
+    }
+}
+
+/// Bars of a message-size histogram, from its first to its last non-empty bucket.
+fn histogram_ui(ui: &mut egui::Ui, h: &[u64]) {
+    let last = h.iter().rposition(|&c| c > 0).unwrap_or(0);
+    let first = h.iter().position(|&c| c > 0).unwrap_or(0);
+    let max = h.iter().copied().max().unwrap_or(0).max(1) as f32;
+    for (k, &c) in h.iter().enumerate().take(last + 1).skip(first) {
+        ui.horizontal(|ui| {
+            ui.add_sized(
+                [110.0, 14.0],
+                egui::Label::new(
+                    egui::RichText::new(hopmap_core::graph::histogram_bucket_label(k)).small(),
+                ),
+            );
+            let w = 120.0 * c as f32 / max;
+            let (r, _) = ui.allocate_exact_size(egui::vec2(120.0, 10.0), egui::Sense::hover());
+            ui.painter().rect_filled(
+                egui::Rect::from_min_size(r.min, egui::vec2(w, r.height())),
+                1.0,
+                egui::Color32::from_rgb(90, 140, 200),
+            );
+            ui.label(egui::RichText::new(c.to_string()).small());
+        });
     }
 }
 

@@ -12,7 +12,7 @@
 //! views' own cost and O(moved) rings.
 
 use super::Model;
-use super::colormap::{diverging, fmt_bytes};
+use super::colormap::diverging;
 use super::network_view::{LinkDelta, NetworkView, ViewMode, ViewSync};
 use super::side_by_side::{
     Evaluated, LEGEND_H, PANE_HEADER, Pane, color_bar, draw_panes, eval_job, grid_cells,
@@ -21,6 +21,7 @@ use super::side_by_side::{
 use super::worker::{Job, Poll};
 use egui::{Color32, Rect, pos2};
 use hopmap_core::compare::Row;
+use hopmap_core::units::fmt_bytes;
 
 /// Rows of each hottest-links table.
 pub const HOT_ROWS: usize = 10;

@@ -94,7 +94,7 @@ const EXPORTS: [(ViewKind, Format, &str, &str); 6] = [
 ];
 
 /// The launcher formats of Export mapping: format, extension, description.
-const MAPPING_FORMATS: [(LauncherFormat, &str, &str); 4] = [
+const MAPPING_FORMATS: [(LauncherFormat, &str, &str); 6] = [
     (LauncherFormat::Plain, "txt", "plain: rank node core"),
     (LauncherFormat::Bgp, "map", "Blue Gene/P mapfile (x y z t)"),
     (LauncherFormat::Mpich, "txt", "Cray MPICH_RANK_ORDER"),
@@ -102,6 +102,16 @@ const MAPPING_FORMATS: [(LauncherFormat, &str, &str); 4] = [
         LauncherFormat::Rankfile,
         "txt",
         "Open MPI rankfile (hosts node%d)",
+    ),
+    (
+        LauncherFormat::Slurm,
+        "txt",
+        "SLURM_HOSTFILE for srun --distribution=arbitrary (hosts node%d)",
+    ),
+    (
+        LauncherFormat::Hydra,
+        "txt",
+        "MPICH/Intel MPI Hydra machinefile (hosts node%d)",
     ),
 ];
 

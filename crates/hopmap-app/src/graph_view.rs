@@ -22,10 +22,10 @@
 //! [`MAX_EDGES`] remain.
 
 use super::Model;
-use super::colormap::fmt_bytes;
 use egui::{Color32, Mesh, Pos2, Rect, Sense, Shape, Stroke, Vec2, vec2};
 use hopmap_core::layout::{ClusterParams, Init, Layout, LayoutParams};
 use hopmap_core::step::{StepState, Stepper, Stop};
+use hopmap_core::units::fmt_bytes;
 use std::sync::Arc;
 
 /// Most pairs drawn; lighter ones are left out.

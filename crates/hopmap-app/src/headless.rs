@@ -112,8 +112,14 @@ impl HopmapApp {
             let path = std::path::Path::new(g);
             let sample = g == "sample" || data_panel::SAMPLES.iter().any(|(n, _)| n == g);
             let plain = opts.coords.is_none() && !opts.read.one_based && opts.read.format.is_none();
-            if plain && !sample && path.is_file() {
+            let monitoring = hopmap_core::io::ompi_monitoring::is_monitoring_path(path);
+            if plain && !sample && !monitoring && path.is_file() {
                 self.model.graph_path = Some(path.to_path_buf());
+            }
+            if !sample {
+                self.data.source_path = Some(path.to_path_buf());
+                self.data.traffic = opts.read.traffic;
+                self.data.phase = opts.read.phase.clone();
             }
         }
         if let Some(m) = &opts.mapper {

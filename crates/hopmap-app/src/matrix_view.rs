@@ -13,16 +13,21 @@
 //! bin (its bytes summed) — plus the log colour legend. O(k²) per export.
 
 use super::Model;
-use super::colormap::{fmt_bytes, inferno, log_scale};
+use super::colormap::{inferno, log_scale};
 use egui::{Color32, ColorImage, Rect, Sense, TextureHandle, TextureOptions, Vec2, pos2, vec2};
+use hopmap_core::units::fmt_bytes;
 
 /// Largest texture side.
 pub const MAX_PIXELS: usize = 512;
 
 pub struct MatrixView {
     pub by_mapping: bool,
+    /// Colour by messages sent instead of bytes (graphs with counts).
+    pub by_messages: bool,
+    /// The bins hold messages (set by the last build).
+    msgs_shown: bool,
     tex: Option<TextureHandle>,
-    key: (u64, u64, u64, bool),
+    key: (u64, u64, u64, bool, bool),
     /// Process at each matrix position.
     order: Vec<u32>,
     /// Bytes per bin, row-major k×k.
@@ -41,8 +46,10 @@ impl MatrixView {
     pub fn new(by_mapping: bool) -> Self {
         MatrixView {
             by_mapping,
+            by_messages: false,
+            msgs_shown: false,
             tex: None,
-            key: (0, 0, 0, false),
+            key: (0, 0, 0, false, false),
             order: Vec::new(),
             bins: Vec::new(),
             k: 0,
@@ -81,10 +88,19 @@ impl MatrixView {
         let k = n.clamp(1, MAX_PIXELS);
         self.k = k;
         self.bins = vec![0.0; k * k];
-        for (u, v, b) in g.messages() {
-            let r = pos[u] as usize * k / n.max(1);
-            let c = pos[v] as usize * k / n.max(1);
-            self.bins[r * k + c] += b;
+        let counts = g.msg_counts().filter(|_| self.by_messages);
+        self.msgs_shown = counts.is_some();
+        let off = g.offsets();
+        for u in 0..n {
+            for (j, (&v, &b)) in g.neighbors(u).iter().zip(g.sent_row(u)).enumerate() {
+                let x = counts.map_or(b, |m| m[off[u] + j]);
+                if !(x > 0.0) {
+                    continue;
+                }
+                let r = pos[u] as usize * k / n.max(1);
+                let c = pos[v as usize] as usize * k / n.max(1);
+                self.bins[r * k + c] += x;
+            }
         }
         let hi = self.bins.iter().cloned().fold(0.0, f64::max);
         let lo = self
@@ -151,15 +167,16 @@ impl MatrixView {
         prims.push(Prim::End);
         cap.prims.splice(0..0, prims);
         let (lo, hi) = (self.lo, self.hi);
+        let what = self.unit();
         super::export::add_legend(
             cap,
-            &[if self.aggregated() {
-                "bytes per bin (log scale)"
+            &[&if self.aggregated() {
+                format!("{what} per bin (log scale)")
             } else {
-                "bytes sent (log scale)"
+                format!("{what} sent (log scale)")
             }],
-            &fmt_bytes(lo),
-            &fmt_bytes(hi),
+            &self.fmt(lo),
+            &self.fmt(hi),
             24,
             |t| {
                 // The same map as the cells: t spans lo … hi on a log scale.
@@ -173,6 +190,27 @@ impl MatrixView {
         );
     }
 
+    /// What the cells count: `bytes` or `messages`.
+    fn unit(&self) -> &'static str {
+        if self.showing_messages() {
+            "messages"
+        } else {
+            "bytes"
+        }
+    }
+
+    fn showing_messages(&self) -> bool {
+        self.msgs_shown
+    }
+
+    fn fmt(&self, x: f64) -> String {
+        if self.showing_messages() {
+            format!("{x} messages")
+        } else {
+            fmt_bytes(x)
+        }
+    }
+
     fn aggregated(&self) -> bool {
         self.k > 0 && self.k < self.order.len()
     }
@@ -183,6 +221,12 @@ impl MatrixView {
             ui.label("order by");
             ui.selectable_value(&mut self.by_mapping, false, "rank");
             ui.selectable_value(&mut self.by_mapping, true, "mapping (node, core)");
+            if model.graph.msg_counts().is_some() {
+                ui.label("colour by");
+                ui.selectable_value(&mut self.by_messages, false, "bytes");
+                ui.selectable_value(&mut self.by_messages, true, "messages")
+                    .on_hover_text("messages sent row -> column, as the input counted them");
+            }
             if ui.button("Reset zoom").clicked() {
                 self.zoom = 1.0;
                 self.pan = Vec2::ZERO;
@@ -193,6 +237,7 @@ impl MatrixView {
             if self.by_mapping { model.place_gen } else { 0 },
             model.topo_gen,
             self.by_mapping,
+            self.by_messages && model.graph.msg_counts().is_some(),
         );
         if self.key != key || self.tex.is_none() {
             self.key = key;
@@ -248,7 +293,8 @@ impl MatrixView {
             rect.left_bottom() + vec2(6.0, -6.0),
             egui::Align2::LEFT_BOTTOM,
             format!(
-                "{n}×{n} bytes sent row -> column, log colour scale{}  ·  wheel zoom, drag pan",
+                "{n}×{n} {} sent row -> column, log colour scale{}  ·  wheel zoom, drag pan",
+                self.unit(),
                 if self.k < n {
                     format!(", {}×{} bins", self.k, self.k)
                 } else {
@@ -269,8 +315,13 @@ impl MatrixView {
             let b = self.bins.get(r * self.k + c).copied().unwrap_or(0.0);
             let text = if self.k == n {
                 let (u, v) = (self.order[r] as usize, self.order[c] as usize);
+                let msgs = model
+                    .graph
+                    .msgs_between(u, v)
+                    .map(|m| format!(" in {m} messages"))
+                    .unwrap_or_default();
                 format!(
-                    "process {u} -> process {v}: {}\n(row {r}, column {c})",
+                    "process {u} -> process {v}: {}{msgs}\n(row {r}, column {c})",
                     fmt_bytes(model.graph.sent_between(u, v))
                 )
             } else {
@@ -282,7 +333,7 @@ impl MatrixView {
                 };
                 let (r0, r1) = span(r);
                 let (c0, c1) = span(c);
-                format!("positions {r0}–{r1} -> {c0}–{c1}: {}", fmt_bytes(b))
+                format!("positions {r0}–{r1} -> {c0}–{c1}: {}", self.fmt(b))
             };
             resp.on_hover_text_at_pointer(text);
         }

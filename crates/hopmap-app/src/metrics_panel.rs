@@ -20,12 +20,12 @@
 //! text as displayed) for `hopmap gui --state`.
 
 use super::Model;
-use super::colormap::fmt_bytes;
 use egui::{Color32, RichText};
 use egui_plot::{Bar, BarChart, Line, Plot, Points};
 use hopmap_core::hop_bound::{HopModel, lower_bound};
 use hopmap_core::mapping::Mapping;
 use hopmap_core::metrics::{Metrics, evaluate};
+use hopmap_core::units::fmt_bytes;
 
 /// A metric value as the panel prints it: integers with space digit
 /// groups (`1 234 567`), other values with three decimals.

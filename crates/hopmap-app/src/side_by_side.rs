@@ -18,7 +18,7 @@
 //! moves); O(n + links) per view when the selection changes.
 
 use super::Model;
-use super::colormap::{category, fmt_bytes, node_colors, viridis};
+use super::colormap::{category, node_colors, viridis};
 use super::metrics_panel::fmt_num;
 use super::network_view::{LinkFilter, NetworkView, ViewMode, ViewSync};
 use super::worker::{Job, Poll};
@@ -28,6 +28,7 @@ use hopmap_core::graph::CommGraph;
 use hopmap_core::mapping::Mapping;
 use hopmap_core::metrics::{Evaluation, evaluate};
 use hopmap_core::topology::{Grid, Topology};
+use hopmap_core::units::fmt_bytes;
 use std::sync::Arc;
 
 /// At most this many views side by side.

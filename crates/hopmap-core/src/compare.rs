@@ -14,7 +14,7 @@
 use crate::error::{Error, Result};
 use crate::graph::CommGraph;
 use crate::mappers::{self, MapperInput};
-use crate::metrics::{MetricsSummary, evaluate};
+use crate::metrics::{Metrics, evaluate};
 use crate::routing::Routing;
 use crate::topology::Topology;
 use std::sync::Arc;
@@ -59,7 +59,7 @@ pub struct Row {
     /// Wall time of the mapper run (not the evaluation).
     pub seconds: f64,
     #[serde(flatten)]
-    pub metrics: MetricsSummary,
+    pub metrics: Metrics,
     /// The mapping itself, kept so that a front end can show it at once.
     #[serde(skip)]
     pub mapping: Arc<crate::mapping::Mapping>,
@@ -112,7 +112,7 @@ pub fn compare(
                 out.rows.push(Row {
                     mapper: sel.id.clone(),
                     seconds,
-                    metrics: ev.metrics.summary(),
+                    metrics: ev.metrics,
                     mapping: Arc::new(m),
                 });
             }

@@ -16,6 +16,7 @@
 //! processes and 10⁷ edges fit in about 250 MB.
 
 use crate::error::{Error, Result};
+use crate::units::fmt_bytes_exact;
 
 /// Largest total of bytes a graph may carry: hop-bytes are at most the
 /// total times the network's diameter (below 2^28), so with this cap they
@@ -63,6 +64,29 @@ pub struct BuildStats {
     pub duplicates_merged: usize,
 }
 
+/// Number of buckets of a message-size histogram: bucket 0 counts empty
+/// messages, bucket `k ≥ 1` messages of `2^(k-1)` to `2^k − 1` bytes (the
+/// last one everything larger), as Open MPI's monitoring keeps them.
+pub const SIZE_HISTOGRAM_BUCKETS: usize = 66;
+
+/// What an input holds beyond bytes per pair: message counts, a
+/// message-size histogram, and what its numbers mean.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SourceInfo {
+    /// Messages sent `u → v`, aligned with [`CommGraph::sent`]; `None`
+    /// when the input has no counts.
+    pub msgs: Option<Vec<f64>>,
+    /// Message-size histogram ([`SIZE_HISTOGRAM_BUCKETS`] buckets).
+    pub size_histogram: Option<Vec<u64>>,
+    /// Lines for `info` and the Data panel: what the numbers mean, what
+    /// was left out.
+    pub notes: Vec<String>,
+    /// Phases the input holds (Open MPI monitoring flushes), in order.
+    pub phases: Vec<String>,
+    /// The phase read (`None`: all of them, summed).
+    pub phase: Option<String>,
+}
+
 /// A communication graph in symmetric CSR form. See the module docs.
 #[derive(Clone, Debug)]
 pub struct CommGraph {
@@ -73,6 +97,7 @@ pub struct CommGraph {
     sent: Vec<f64>,
     coords: Option<Coords>,
     stats: BuildStats,
+    source: Option<std::sync::Arc<SourceInfo>>,
 }
 
 /// Accumulates edges, then builds a [`CommGraph`].
@@ -234,6 +259,7 @@ impl GraphBuilder {
             sent,
             coords: None,
             stats,
+            source: None,
         })
     }
 }
@@ -249,6 +275,7 @@ impl CommGraph {
             sent: Vec::new(),
             coords: None,
             stats: BuildStats::default(),
+            source: None,
         }
     }
 
@@ -395,6 +422,60 @@ impl CommGraph {
         Ok(self)
     }
 
+    /// What the input held beyond bytes (see [`SourceInfo`]).
+    pub fn source(&self) -> Option<&SourceInfo> {
+        self.source.as_deref()
+    }
+
+    /// Attach what the input held beyond bytes. `info.msgs`, when given,
+    /// must be aligned with [`Self::sent`].
+    pub fn with_source(mut self, info: SourceInfo) -> Result<Self> {
+        if let Some(m) = &info.msgs
+            && m.len() != self.sent.len()
+        {
+            return Err(Error::Unsupported(format!(
+                "{} message counts given for {} graph entries",
+                m.len(),
+                self.sent.len()
+            )));
+        }
+        self.source = Some(std::sync::Arc::new(info));
+        Ok(self)
+    }
+
+    /// Message counts aligned with [`Self::sent`] from `(u, v, count)`
+    /// triples (duplicates summed); a triple whose `u → v` carries no
+    /// bytes adds nothing. O(k log d).
+    pub fn align_counts(&self, counts: impl IntoIterator<Item = (usize, usize, f64)>) -> Vec<f64> {
+        let mut out = vec![0.0; self.sent.len()];
+        for (u, v, c) in counts {
+            if u >= self.n {
+                continue;
+            }
+            if let Ok(k) = self.neighbors(u).binary_search(&(v as u32)) {
+                let at = self.offsets[u] + k;
+                if self.sent[at] > 0.0 {
+                    out[at] += c;
+                }
+            }
+        }
+        out
+    }
+
+    /// Message counts aligned with [`Self::sent`], when the input had them.
+    pub fn msg_counts(&self) -> Option<&[f64]> {
+        self.source()?.msgs.as_deref()
+    }
+
+    /// Messages sent from `u` to `v`, when the input had counts.
+    pub fn msgs_between(&self, u: usize, v: usize) -> Option<f64> {
+        let m = self.msg_counts()?;
+        Some(match self.neighbors(u).binary_search(&(v as u32)) {
+            Ok(k) => m[self.offsets[u] + k],
+            Err(_) => 0.0,
+        })
+    }
+
     /// Connected components (of the undirected support). Returns the
     /// component id of every process and the number of components. O(n + m).
     pub fn components(&self) -> (Vec<u32>, usize) {
@@ -460,6 +541,12 @@ pub struct GraphSummary {
     pub self_loops_dropped: usize,
     pub zero_weights_dropped: usize,
     pub duplicates_merged: usize,
+    /// Messages counted by the input (Open MPI monitoring), if it had counts.
+    pub total_msgs: Option<f64>,
+    /// Message-size histogram (see [`SIZE_HISTOGRAM_BUCKETS`]), if any.
+    pub size_histogram: Option<Vec<u64>>,
+    /// What the numbers mean and what was left out (from the reader).
+    pub notes: Vec<String>,
 }
 
 impl GraphSummary {
@@ -494,6 +581,9 @@ impl GraphSummary {
             self_loops_dropped: st.self_loops_dropped,
             zero_weights_dropped: st.zero_weights_dropped,
             duplicates_merged: st.duplicates_merged,
+            total_msgs: g.msg_counts().map(|m| m.iter().sum::<f64>() + 0.0),
+            size_histogram: g.source().and_then(|s| s.size_histogram.clone()),
+            notes: g.source().map(|s| s.notes.clone()).unwrap_or_default(),
         }
     }
 
@@ -514,14 +604,14 @@ impl GraphSummary {
                 "symmetric input"
             }
         );
-        let _ = writeln!(s, "total bytes:   {}", fmt_bytes(self.total_bytes));
+        let _ = writeln!(s, "total bytes:   {}", fmt_bytes_exact(self.total_bytes));
         let _ = writeln!(
             s,
             "degree:        min {} / mean {:.2} / max {} (max bytes per process {})",
             self.min_degree,
             self.mean_degree,
             self.max_degree,
-            fmt_bytes(self.max_weighted_degree)
+            fmt_bytes_exact(self.max_weighted_degree)
         );
         let _ = writeln!(
             s,
@@ -544,25 +634,57 @@ impl GraphSummary {
             self.zero_weights_dropped,
             self.duplicates_merged
         );
+        if let Some(m) = self.total_msgs {
+            let _ = writeln!(
+                s,
+                "messages:      {m} counted ({} per message on average)",
+                if m > 0.0 {
+                    crate::units::fmt_bytes((self.total_bytes / m).round())
+                } else {
+                    "-".into()
+                }
+            );
+        }
+        if let Some(h) = &self.size_histogram {
+            let _ = writeln!(s, "message sizes: {}", histogram_text(h));
+        }
+        for note in &self.notes {
+            let _ = writeln!(s, "note:          {note}");
+        }
         s
     }
 }
 
-/// Bytes with a binary unit, e.g. `1.50 MiB (1572864)`.
-pub fn fmt_bytes(b: f64) -> String {
-    // −0 (an empty sum) reads as 0.
-    let b = b + 0.0;
-    let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
-    let mut v = b;
-    let mut i = 0;
-    while v.abs() >= 1024.0 && i + 1 < units.len() {
-        v /= 1024.0;
-        i += 1;
+/// The range of message sizes histogram bucket `k` counts, e.g. `1–2 KiB`.
+pub fn histogram_bucket_label(k: usize) -> String {
+    let unit = |e: usize| -> String {
+        let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+        format!(
+            "{} {}",
+            1u64 << (e % 10),
+            units[(e / 10).min(units.len() - 1)]
+        )
+    };
+    match k {
+        0 => "0 B".into(),
+        k if k + 1 >= SIZE_HISTOGRAM_BUCKETS => format!("≥ {}", unit(k - 1)),
+        k => format!("{}–{}", unit(k - 1), unit(k)),
     }
-    if i == 0 {
-        format!("{b} B")
+}
+
+/// The non-empty buckets of a size histogram on one line:
+/// `1–2 KiB: 12, 4–8 KiB: 3`.
+pub fn histogram_text(h: &[u64]) -> String {
+    let parts: Vec<String> = h
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| **c > 0)
+        .map(|(k, c)| format!("{}: {c}", histogram_bucket_label(k)))
+        .collect();
+    if parts.is_empty() {
+        "none".into()
     } else {
-        format!("{v:.2} {} ({b})", units[i])
+        parts.join(", ")
     }
 }
 

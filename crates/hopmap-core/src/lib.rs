@@ -51,6 +51,7 @@ pub mod rng;
 pub mod routing;
 pub mod step;
 pub mod topology;
+pub mod units;
 pub mod workspace;
 
 pub use error::{Error, Result};

@@ -12,7 +12,11 @@
 //!   [`crate::topology::fabric`]); Σ loads over the hop-counting channels
 //!   ([`Topology::channel_counts_hops`]) = hop-bytes under every routing.
 //! * On fabrics, Moh et al.'s latency model (§5.1, [`LatencyModel`]): the
-//!   mean and max message latency.
+//!   mean and max message latency. The mean is over messages: when the
+//!   graph has message counts (Open MPI monitoring), each pair's latency
+//!   counts once per message it sent (the paper's per-message start-up
+//!   term `t_s` paid for every message); otherwise once per communicating
+//!   direction.
 //!
 //! Cost: O(m · hops) for `dor`; the adaptive model is costlier per message
 //! (see [`crate::routing::adaptive`]). Rows are processed in parallel with
@@ -133,8 +137,10 @@ pub fn dense_channels(topo: &Topology, graph: &CommGraph) -> bool {
     channels <= (1 << 20) || channels / 16 <= graph.num_entries() + graph.n()
 }
 
-/// Every metric of a mapping. [`Metrics::summary`] gives the `eval --json` keys.
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+/// Every metric of a mapping. Serialized, it is the exact key set of
+/// `hopmap eval --json` and of `compare --json` rows: every field but the
+/// two per-hop histograms, and the latencies only on fabrics.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Metrics {
     pub processes: usize,
     pub edges: usize,
@@ -151,36 +157,15 @@ pub struct Metrics {
     pub routing: String,
     pub topology: String,
     /// Bytes that travel h hops, at index h (index 0 = intra-node).
+    #[serde(skip)]
     pub hop_histogram_bytes: Vec<f64>,
     /// Directed messages that travel h hops, at index h.
+    #[serde(skip)]
     pub hop_histogram_messages: Vec<u64>,
     /// Fabrics: mean message latency (µs) under [`LatencyModel`].
-    pub mean_latency_us: Option<f64>,
-    /// Fabrics: max message latency (µs).
-    pub max_latency_us: Option<f64>,
-}
-
-/// The exact key set of `hopmap eval --json` (and of `compare --json` rows).
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct MetricsSummary {
-    pub processes: usize,
-    pub edges: usize,
-    pub total_bytes: f64,
-    pub intra_node_bytes: f64,
-    pub hop_bytes: f64,
-    pub avg_hops_per_byte: f64,
-    pub max_dilation: u32,
-    pub max_link_load: f64,
-    pub mean_link_load: f64,
-    pub used_links: usize,
-    pub max_link_flows: u32,
-    pub mean_link_flows: f64,
-    pub routing: String,
-    pub topology: String,
-    /// Fabrics only (absent on meshes/tori).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mean_latency_us: Option<f64>,
-    /// Fabrics only (absent on meshes/tori).
+    /// Fabrics: max message latency (µs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_latency_us: Option<f64>,
 }
@@ -188,22 +173,30 @@ pub struct MetricsSummary {
 impl Metrics {
     /// Human-readable lines, as `hopmap eval` prints them.
     pub fn to_text(&self) -> String {
-        use crate::graph::fmt_bytes;
+        use crate::units::fmt_bytes_exact;
         let mut s = String::new();
         use std::fmt::Write;
         let _ = writeln!(s, "topology:          {}", self.topology);
         let _ = writeln!(s, "routing:           {}", self.routing);
         let _ = writeln!(s, "processes:         {}", self.processes);
         let _ = writeln!(s, "edges:             {}", self.edges);
-        let _ = writeln!(s, "total bytes:       {}", fmt_bytes(self.total_bytes));
-        let _ = writeln!(s, "intra-node bytes:  {}", fmt_bytes(self.intra_node_bytes));
+        let _ = writeln!(
+            s,
+            "total bytes:       {}",
+            fmt_bytes_exact(self.total_bytes)
+        );
+        let _ = writeln!(
+            s,
+            "intra-node bytes:  {}",
+            fmt_bytes_exact(self.intra_node_bytes)
+        );
         let _ = writeln!(s, "hop-bytes:         {}", self.hop_bytes);
         let _ = writeln!(s, "avg hops per byte: {:.4}", self.avg_hops_per_byte);
         let _ = writeln!(s, "max dilation:      {} hops", self.max_dilation);
         let _ = writeln!(
             s,
             "link load:         max {} / mean {:.1} over {} used channels",
-            fmt_bytes(self.max_link_load),
+            fmt_bytes_exact(self.max_link_load),
             self.mean_link_load,
             self.used_links
         );
@@ -224,27 +217,6 @@ impl Metrics {
             let _ = writeln!(s, "latency (Moh):     mean {mean:.4} µs / max {max:.4} µs");
         }
         s
-    }
-
-    pub fn summary(&self) -> MetricsSummary {
-        MetricsSummary {
-            processes: self.processes,
-            edges: self.edges,
-            total_bytes: self.total_bytes,
-            intra_node_bytes: self.intra_node_bytes,
-            hop_bytes: self.hop_bytes,
-            avg_hops_per_byte: self.avg_hops_per_byte,
-            max_dilation: self.max_dilation,
-            max_link_load: self.max_link_load,
-            mean_link_load: self.mean_link_load,
-            used_links: self.used_links,
-            max_link_flows: self.max_link_flows,
-            mean_link_flows: self.mean_link_flows,
-            routing: self.routing.clone(),
-            topology: self.topology.clone(),
-            mean_latency_us: self.mean_latency_us,
-            max_latency_us: self.max_latency_us,
-        }
     }
 }
 
@@ -289,7 +261,9 @@ struct Acc {
     chan: Chan,
     lat_sum: f64,
     lat_max: f64,
-    messages: u64,
+    /// Messages the latency mean is over: 1 per directed pair, or the
+    /// pair's message count when the graph has counts.
+    messages: f64,
 }
 
 impl Acc {
@@ -311,7 +285,7 @@ impl Acc {
             },
             lat_sum: 0.0,
             lat_max: 0.0,
-            messages: 0,
+            messages: 0.0,
         }
     }
     #[inline]
@@ -371,6 +345,24 @@ impl Acc {
 
 /// Evaluate a (valid) mapping: every metric and the per-channel loads
 /// (latency with the default [`LatencyModel`] on fabrics).
+///
+/// ```
+/// use hopmap_core::io::{self, ReadOptions};
+/// use hopmap_core::{Mapping, Routing, Topology, evaluate};
+/// use std::path::Path;
+///
+/// // Two processes exchanging 1,000 bytes, placed at both ends of a line of 4 nodes.
+/// let graph = io::parse_graph(b"0 1 1000\n", Path::new("pair.txt"), &ReadOptions::default())?;
+/// let topo = Topology::parse("mesh:4")?;
+/// let mapping = Mapping::from_nodes(vec![0, 3], &topo)?;
+/// let eval = evaluate(&graph, &topo, &mapping, &Routing::Dor);
+/// assert_eq!(eval.metrics.hop_bytes, 3.0 * 1000.0);
+/// assert_eq!(eval.metrics.max_dilation, 3);
+/// // Half of the volume each way: 500 bytes on each of the 3 links' two directions.
+/// assert_eq!(eval.metrics.used_links, 6);
+/// assert_eq!(eval.metrics.max_link_load, 500.0);
+/// # Ok::<(), hopmap_core::Error>(())
+/// ```
 pub fn evaluate(
     graph: &CommGraph,
     topo: &Topology,
@@ -401,10 +393,14 @@ pub fn evaluate_with(
             let mut a = Acc::new(channels, dense);
             for u in c * chunk..((c + 1) * chunk).min(n) {
                 let nu = mapping.node[u] as usize;
-                for (&v, &b) in graph.neighbors(u).iter().zip(graph.sent_row(u)) {
+                let counts = graph
+                    .msg_counts()
+                    .map(|m| &m[graph.offsets()[u]..graph.offsets()[u + 1]]);
+                for (j, (&v, &b)) in graph.neighbors(u).iter().zip(graph.sent_row(u)).enumerate() {
                     if b <= 0.0 {
                         continue;
                     }
+                    let msgs = counts.map_or(1.0, |m| m[j]);
                     a.total += b;
                     let nv = mapping.node[v as usize] as usize;
                     if nu == nv {
@@ -412,18 +408,18 @@ pub fn evaluate_with(
                         a.hist(0, b);
                         if fabric {
                             let t = lat.latency(true, 0);
-                            a.lat_sum += t;
+                            a.lat_sum += t * msgs;
                             a.lat_max = a.lat_max.max(t);
-                            a.messages += 1;
+                            a.messages += msgs;
                         }
                         continue;
                     }
                     let h = routing.distance(topo, nu, nv);
                     if fabric {
                         let t = lat.latency(false, h);
-                        a.lat_sum += t;
+                        a.lat_sum += t * msgs;
                         a.lat_max = a.lat_max.max(t);
-                        a.messages += 1;
+                        a.messages += msgs;
                     }
                     a.hop_bytes += b * h as f64;
                     a.max_dil = a.max_dil.max(h);
@@ -509,9 +505,9 @@ pub fn evaluate_with(
         topology: topo.spec(),
         hop_histogram_bytes: hist_b,
         hop_histogram_messages: hist_m,
-        mean_latency_us: (fabric && acc.messages > 0)
-            .then(|| acc.lat_sum / acc.messages as f64 / 1000.0),
-        max_latency_us: (fabric && acc.messages > 0).then(|| acc.lat_max / 1000.0),
+        mean_latency_us: (fabric && acc.messages > 0.0)
+            .then(|| acc.lat_sum / acc.messages / 1000.0),
+        max_latency_us: (fabric && acc.messages > 0.0).then(|| acc.lat_max / 1000.0),
     };
     Evaluation { metrics, links }
 }

@@ -18,7 +18,7 @@
 //! Every file is written whole to a temporary file and renamed
 //! ([`write_file`], the project's atomic-write helper). Cost: the comparisons' own; writing is O(runs).
 
-use crate::compare::{Comparison, Selected, compare};
+use crate::compare::{Comparison, Row, Selected, Skipped, compare};
 use crate::error::{Error, Result};
 use crate::graph::CommGraph;
 use crate::routing::Routing;
@@ -108,8 +108,11 @@ fn metric(row: &crate::compare::Row, key: &str) -> f64 {
     }
 }
 
-/// The CSV header of `runs.csv`.
-pub const CSV_HEADER: &str = "graph,topology,routing,mapper,seconds,hop_bytes,avg_hops_per_byte,max_dilation,max_link_load,max_link_flows,mean_link_load,mean_link_flows,hop_bytes_vs_best,hop_bytes_vs_default";
+/// The columns of every comparison CSV hopmap writes (`runs.csv` of a
+/// report, `compare --csv`, the app's Export CSV): one line per mapper run,
+/// best first, then one per mapper left out, with its reason in `skipped`
+/// and the metric columns empty.
+pub const CSV_HEADER: &str = "graph,topology,routing,mapper,seconds,hop_bytes,avg_hops_per_byte,max_dilation,max_link_load,max_link_flows,mean_link_load,mean_link_flows,hop_bytes_vs_best,hop_bytes_vs_default,skipped";
 
 fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
@@ -124,40 +127,68 @@ fn ratio(x: f64, base: Option<f64>) -> Option<f64> {
     base.filter(|&b| b > 0.0).map(|b| x / b)
 }
 
-/// `runs.csv`.
+/// Append the [`CSV_HEADER`] lines of one comparison of `graph` on
+/// `topology` with `routing`: its runs in the order given (the best first
+/// when sorted by hop-bytes: `hop_bytes_vs_best` is to the lowest), then
+/// the mappers left out.
+pub fn csv_lines(
+    out: &mut String,
+    (graph, topology, routing): (&str, &str, &str),
+    rows: &[Row],
+    skipped: &[Skipped],
+) {
+    let best = rows.iter().map(|r| r.metrics.hop_bytes).reduce(f64::min);
+    let default = rows
+        .iter()
+        .find(|r| r.mapper == "default")
+        .map(|r| r.metrics.hop_bytes);
+    let case = format!(
+        "{},{},{}",
+        csv_field(graph),
+        csv_field(topology),
+        csv_field(routing)
+    );
+    let opt = |v: Option<f64>| v.map_or(String::new(), |v| format!("{v}"));
+    for r in rows {
+        let m = &r.metrics;
+        let _ = writeln!(
+            out,
+            "{case},{},{},{},{},{},{},{},{},{},{},{},",
+            csv_field(&r.mapper),
+            r.seconds,
+            m.hop_bytes,
+            m.avg_hops_per_byte,
+            m.max_dilation,
+            m.max_link_load,
+            m.max_link_flows,
+            m.mean_link_load,
+            m.mean_link_flows,
+            opt(ratio(m.hop_bytes, best)),
+            opt(ratio(m.hop_bytes, default)),
+        );
+    }
+    for k in skipped {
+        let _ = writeln!(
+            out,
+            "{case},{},,,,,,,,,,,{}",
+            csv_field(&k.mapper),
+            csv_field(&k.reason)
+        );
+    }
+}
+
+/// `runs.csv`: every case's lines under one header.
 pub fn to_csv(cases: &[Case]) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "{CSV_HEADER}");
     for c in cases {
         let Ok(cmp) = &c.outcome else { continue };
-        let best = cmp.rows.first().map(|r| r.metrics.hop_bytes);
-        let default = cmp
-            .rows
-            .iter()
-            .find(|r| r.mapper == "default")
-            .map(|r| r.metrics.hop_bytes);
-        for r in &cmp.rows {
-            let m = &r.metrics;
-            let opt = |v: Option<f64>| v.map_or(String::new(), |v| format!("{v}"));
-            let _ = writeln!(
-                s,
-                "{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-                csv_field(&c.graph),
-                csv_field(&c.topology),
-                csv_field(&c.routing),
-                csv_field(&r.mapper),
-                r.seconds,
-                m.hop_bytes,
-                m.avg_hops_per_byte,
-                m.max_dilation,
-                m.max_link_load,
-                m.max_link_flows,
-                m.mean_link_load,
-                m.mean_link_flows,
-                opt(ratio(m.hop_bytes, best)),
-                opt(ratio(m.hop_bytes, default)),
-            );
-        }
+        csv_lines(
+            &mut s,
+            (&c.graph, &c.topology, &c.routing),
+            &cmp.rows,
+            &cmp.skipped,
+        );
     }
     s
 }
@@ -484,8 +515,20 @@ mod tests {
         let lines: Vec<&str> = csv.lines().collect();
         assert_eq!(lines[0], CSV_HEADER);
         // ring16/torus:4x4 and ring8/torus:4x4: 3 runs each; the 2x2 mesh
-        // has 4 slots, so every mapper is left out for both rings.
-        assert_eq!(lines.len(), 1 + 6);
+        // has 4 slots, so every mapper is left out for both rings: a line
+        // each, with the reason in the last column and no metrics.
+        assert_eq!(lines.len(), 1 + 6 + 6);
+        let left_out: Vec<&str> = lines
+            .iter()
+            .filter(|l| l.contains(",mesh:2x2,"))
+            .copied()
+            .collect();
+        assert_eq!(left_out.len(), 6);
+        for l in left_out {
+            let f: Vec<&str> = l.split(',').collect();
+            assert!(f[4..14].iter().all(|v| v.is_empty()), "{l}");
+            assert!(!f[14].is_empty(), "{l}");
+        }
         // default on the 4x4 torus: hop-bytes 40 (see compare's test).
         let d = lines
             .iter()

@@ -36,7 +36,7 @@ use super::geometry::{Geometry, LinkGeom, Resolved};
 use super::paint::seg_dist;
 use super::{LinkFilter, NetworkView, legend};
 use crate::Model;
-use crate::colormap::{fmt_bytes, viridis};
+use crate::colormap::viridis;
 use crate::graph_view::add_segment;
 use crate::worker::{Job, Poll};
 use egui::{Align2, Color32, FontId, Mesh, Pos2, Rect, Sense, Shape, Stroke, pos2, vec2};
@@ -45,6 +45,7 @@ use hopmap_core::routing::fabric_route::{self, Mode};
 use hopmap_core::routing::updown::UpDown;
 use hopmap_core::topology::Fabric;
 use hopmap_core::topology::fabric_layout::{self, FabricLayout};
+use hopmap_core::units::fmt_bytes;
 use std::sync::Arc;
 
 /// Largest host group drawn as dots (larger groups are a strip with a count).
@@ -1205,14 +1206,11 @@ fn pick(d: &FabDrawn, f: &Fabric, p: Pos2) -> Option<Pick> {
 
 /// The routing choice on a fabric (the mapper panel's routing row): the
 /// routings of [`Routing`] that apply to switch fabrics. `dor` and
-/// `adaptive` (what a mesh/torus had) show as `updn` and `updn-split`,
-/// which is what they mean on a fabric; `r` changes only on a click.
+/// `adaptive` (what a mesh/torus had) show as what they mean on this fabric
+/// ([`Routing::resolve_fabric`]: `fattree` on fat trees, else `updn` and
+/// `updn-split`); `r` changes only on a click.
 pub fn routing_ui(ui: &mut egui::Ui, f: &Fabric, r: &mut Routing) {
-    let cur = match &*r {
-        Routing::Dor | Routing::DorOrder(_) => Routing::UpDown,
-        Routing::Adaptive => Routing::UpDownSplit,
-        other => other.clone(),
-    };
+    let cur = r.resolve_fabric(f);
     let mut choices = vec![
         (
             Routing::UpDown,
@@ -1227,20 +1225,22 @@ pub fn routing_ui(ui: &mut egui::Ui, f: &Fabric, r: &mut Routing) {
         (
             Routing::Minimal,
             "minimal",
-            "plain shortest path, for comparison (not deadlock-free)",
+            "plain shortest path (OpenSM's minhop route lengths; not deadlock-free)",
         ),
         (
             Routing::MinimalSplit,
             "minimal-split",
-            "plain shortest paths, bytes split evenly",
+            "plain shortest paths, bytes split evenly (OpenSM's minhop balances its ports \
+             per destination; this is that balance in aggregate)",
         ),
     ];
-    if matches!(f.kind(), hopmap_core::topology::FabricKind::FatTree { .. }) {
+    let ftree_why = f.ftree_roots().err().map(str::to_string);
+    if ftree_why.is_none() {
         choices.push((
             Routing::FatTree,
             "fattree",
-            "fat-tree up/down: every top switch a root, bytes split evenly over the equal-cost \
-             up paths (the view then draws the three tiers)",
+            "fat-tree up/down (OpenSM's ftree route lengths): every top switch a root, bytes \
+             split evenly over the equal-cost up paths (the view then draws the tree's levels)",
         ));
     }
     for (k, label, tip) in choices {
@@ -1251,6 +1251,10 @@ pub fn routing_ui(ui: &mut egui::Ui, f: &Fabric, r: &mut Routing) {
         {
             *r = k;
         }
+    }
+    if let Some(why) = ftree_why {
+        ui.add_enabled(false, egui::Button::selectable(false, "fattree"))
+            .on_disabled_hover_text(format!("not a fat tree as OpenSM's ftree sees it: {why}"));
     }
 }
 

@@ -4,8 +4,9 @@
 //! are, and how to move the camera).
 
 use super::geometry::Resolved;
-use crate::colormap::{fmt_bytes, viridis};
+use crate::colormap::viridis;
 use egui::{Color32, Mesh, Painter, Rect, Shape, pos2};
+use hopmap_core::units::fmt_bytes;
 
 /// Height reserved for the legend.
 pub const HEIGHT: f32 = 70.0;

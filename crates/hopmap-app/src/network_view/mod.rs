@@ -48,11 +48,11 @@ pub use input::Picked;
 pub use sync::{LinkDelta, ViewSync};
 
 use super::Model;
-use super::colormap::fmt_bytes;
 use super::graph_view::coord_text;
 use egui::{Color32, Rect, Sense, Shape, Stroke, pos2, vec2};
 use geometry::{Camera, Geometry, Projector};
 use glam::Vec3;
+use hopmap_core::units::fmt_bytes;
 use paint::{Drawn, Scene, node_radius};
 
 /// Rows of the hottest-links list.

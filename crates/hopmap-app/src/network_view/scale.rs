@@ -7,7 +7,7 @@
 //! Cost: O(1) per frame; the compared maximum is O(rows) when the Compare
 //! rows change.
 
-use super::super::colormap::fmt_bytes;
+use hopmap_core::units::fmt_bytes;
 
 /// What the top of the colour scale is.
 #[derive(Clone, Copy, Debug, PartialEq, Default)]

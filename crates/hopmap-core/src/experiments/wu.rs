@@ -1,9 +1,9 @@
 //! `hopmap reproduce wu`: the analytical mapper of Wu et al. (seed 003) in
 //! the style of their Table 4 (hop-bytes reduction against the default
 //! mapping, fixed processes by BFT or RCM) and Table 6 (global-mapping
-//! iterations and time), with the paper's figures beside ours; and the
-//! issue's quality targets against Scotch (`scotch_gmap`, when it is on
-//! PATH — optional, never required) and MHT.
+//! iterations and time), with the paper's figures beside ours; and quality
+//! against Scotch (`scotch_gmap`, when it is on PATH — optional, never
+//! required) and MHT.
 //!
 //! Inputs: this project's `unstructured:P:3d` graphs (a jittered 3D point
 //! mesh split into P parts by recursive bisection; weights = mesh edges cut;

@@ -140,6 +140,25 @@ pub const GENERATORS: &[(&str, &str)] = &[
 ];
 
 /// Generate the graph described by `spec` (see [`GENERATORS`]).
+///
+/// ```
+/// use hopmap_core::generate::{GenOptions, generate};
+///
+/// // A 4×4 five-point stencil: 24 neighbour pairs, each process sending
+/// // 1,024 bytes to each partner (2,048 bytes per pair).
+/// let stencil = generate("stencil:4x4", &GenOptions::default())?;
+/// assert_eq!((stencil.n(), stencil.num_edges()), (16, 24));
+/// assert_eq!(stencil.total_bytes(), 24.0 * 2048.0);
+/// // Wrapped: every process has four partners.
+/// let periodic = generate("stencil:4x4", &GenOptions { periodic: true, ..Default::default() })?;
+/// assert_eq!(periodic.num_edges(), 32);
+/// // Randomized generators take the seed: the same seed, the same graph.
+/// let opts = GenOptions { seed: 7, ..Default::default() };
+/// let a = generate("random-geometric:64:4", &opts)?;
+/// let b = generate("random-geometric:64:4", &opts)?;
+/// assert_eq!(a.pairs().collect::<Vec<_>>(), b.pairs().collect::<Vec<_>>());
+/// # Ok::<(), hopmap_core::Error>(())
+/// ```
 pub fn generate(spec: &str, opts: &GenOptions) -> Result<CommGraph> {
     let spec = spec.trim();
     if !(opts.bytes > 0.0 && opts.bytes <= MAX_BYTES) {

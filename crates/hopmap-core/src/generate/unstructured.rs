@@ -50,8 +50,7 @@
 //! a Morton-order sort for cache locality; each bisection level is an O(M)
 //! selection, plus two BFS over the sets near the hole, up to `dim` times
 //! where a cut strands cells), O(M) memory. P is capped at [`MAX_PARTS`].
-//! Measured (`cargo bench --bench generate`, release, loaded 2-core box):
-//! `unstructured:16384:3d` ≈ 1.45 s, `unstructured:16384` ≈ 1.5 s.
+//! Times: `docs/benchmarks.md` (`cargo bench --bench generate`).
 
 use super::{GenOptions, finish, parse_count, spec_err};
 use crate::error::Result;

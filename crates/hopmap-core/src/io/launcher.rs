@@ -14,6 +14,19 @@
 //!   are not. The parser accepts `a-b` ranges and `#` comments, as Cray does.
 //! * `rankfile`: the Open MPI rankfile, `rank R=HOST slot=S`, host names from
 //!   a list (one per node, in node order) or a pattern such as `node%d`.
+//!   Open MPI 4.1 takes it as `mpirun --hostfile H --rankfile FILE`, Open
+//!   MPI 5 (PRRTE) as `mpirun --hostfile H --map-by rankfile:file=FILE`; the
+//!   slot is the core's logical index on its host.
+//! * `slurm`: a `SLURM_HOSTFILE` for `srun --distribution=arbitrary`: line
+//!   `r` names rank `r`'s host (Slurm reads `#` to the end of a line as a
+//!   comment and takes the names in order, one task each). It names hosts,
+//!   not cores: Slurm binds a node's tasks in their rank order.
+//! * `hydra`: a machinefile for MPICH's and Intel MPI's Hydra launcher
+//!   (`mpiexec -f FILE -n N`): `host:count` lines in rank order, each line
+//!   a run of consecutive ranks on one host (Hydra fills each line's count
+//!   with the next ranks; it merges a line into the one before only when the
+//!   host is the same, so a host may appear on several lines). Each line
+//!   carries `binding=user:c0,c1,…`, the cores of its ranks in order.
 
 use crate::error::{Error, Result};
 use crate::mapping::Mapping;
@@ -33,25 +46,42 @@ pub enum LauncherFormat {
     Mpich,
     /// Open MPI rankfile: `rank R=HOST slot=S`.
     Rankfile,
+    /// Slurm `SLURM_HOSTFILE` for `srun --distribution=arbitrary`: one host per rank.
+    Slurm,
+    /// MPICH / Intel MPI Hydra machinefile: `host:count` lines in rank order.
+    Hydra,
 }
 
 impl LauncherFormat {
     /// Every format, in the order a help text lists them.
-    pub const ALL: [LauncherFormat; 4] = [
+    pub const ALL: [LauncherFormat; 6] = [
         LauncherFormat::Plain,
         LauncherFormat::Bgp,
         LauncherFormat::Mpich,
         LauncherFormat::Rankfile,
+        LauncherFormat::Slurm,
+        LauncherFormat::Hydra,
     ];
 
-    /// The name a command line uses (`plain`, `bgp`, `mpich`, `rankfile`).
+    /// The name a command line uses (`plain`, `bgp`, `mpich`, `rankfile`,
+    /// `slurm`, `hydra`).
     pub fn name(self) -> &'static str {
         match self {
             LauncherFormat::Plain => "plain",
             LauncherFormat::Bgp => "bgp",
             LauncherFormat::Mpich => "mpich",
             LauncherFormat::Rankfile => "rankfile",
+            LauncherFormat::Slurm => "slurm",
+            LauncherFormat::Hydra => "hydra",
         }
+    }
+
+    /// Whether the format names hosts (and so needs a name for every node).
+    pub fn names_hosts(self) -> bool {
+        matches!(
+            self,
+            LauncherFormat::Rankfile | LauncherFormat::Slurm | LauncherFormat::Hydra
+        )
     }
 }
 
@@ -128,6 +158,50 @@ impl HostNames {
                 topo.num_nodes()
             ))),
             HostNames::List(_) => Ok(()),
+        }
+    }
+
+    /// Check that every node of `topo` has a name that `format` can carry:
+    /// a rankfile's names hold no space, `=` or `#`; Slurm's start with a
+    /// letter or digit and hold no space, `,`, `*` or `#` (its list
+    /// separators, repeat mark and comment); Hydra's hold no space, `:`,
+    /// `,` or `#`. O(nodes) for a list, O(1) for a pattern (the digits it
+    /// adds are allowed everywhere).
+    pub fn check_for(&self, topo: &Topology, format: LauncherFormat) -> Result<()> {
+        if !format.names_hosts() {
+            return Ok(());
+        }
+        self.check(topo)?;
+        let bad: &[char] = match format {
+            LauncherFormat::Rankfile => &['=', '#'],
+            LauncherFormat::Slurm => &[',', '#', '*'],
+            LauncherFormat::Hydra => &[':', '#', ','],
+            LauncherFormat::Plain | LauncherFormat::Bgp | LauncherFormat::Mpich => return Ok(()),
+        };
+        let ok = |n: &str| {
+            !n.is_empty()
+                && !n.chars().any(|c| c.is_whitespace() || bad.contains(&c))
+                && (format != LauncherFormat::Slurm
+                    || n.starts_with(|c: char| c.is_ascii_alphanumeric()))
+        };
+        let first_bad = match self {
+            HostNames::List(v) => v.iter().take(topo.num_nodes()).find(|n| !ok(n)).cloned(),
+            // The digits a pattern adds are always allowed: check its ends.
+            HostNames::Pattern(_) => Some(self.name(0)).filter(|n| !ok(n)),
+        };
+        match first_bad {
+            Some(n) => Err(Error::Unsupported(format!(
+                "the host name `{n}` cannot be written in a {} file (it holds a space or one \
+                 of {:?}{})",
+                format.name(),
+                bad,
+                if format == LauncherFormat::Slurm {
+                    ", or does not start with a letter or digit"
+                } else {
+                    ""
+                }
+            ))),
+            None => Ok(()),
         }
     }
 
@@ -231,8 +305,49 @@ pub fn write_mapping(
                 )?;
             }
         }
+        LauncherFormat::Slurm => {
+            writeln!(
+                w,
+                "# SLURM_HOSTFILE for srun --distribution=arbitrary -n {}: line r+1 is rank r's host ({})",
+                mapping.len(),
+                topo.spec()
+            )?;
+            for r in 0..mapping.len() {
+                writeln!(w, "{}", hosts.name(mapping.node[r] as usize))?;
+            }
+        }
+        LauncherFormat::Hydra => {
+            writeln!(
+                w,
+                "# Hydra machinefile for mpiexec -f FILE -n {}: host:count in rank order, then the ranks' cores ({})",
+                mapping.len(),
+                topo.spec()
+            )?;
+            for run in node_runs(mapping) {
+                let cores: Vec<String> = run.clone().map(|r| mapping.core[r].to_string()).collect();
+                writeln!(
+                    w,
+                    "{}:{} binding=user:{}",
+                    hosts.name(mapping.node[run.start] as usize),
+                    run.len(),
+                    cores.join(",")
+                )?;
+            }
+        }
     }
     Ok(())
+}
+
+/// The maximal runs of consecutive ranks placed on one node, in rank order.
+fn node_runs(mapping: &Mapping) -> Vec<std::ops::Range<usize>> {
+    let mut runs: Vec<std::ops::Range<usize>> = Vec::new();
+    for r in 0..mapping.len() {
+        match runs.last_mut() {
+            Some(last) if mapping.node[last.start] == mapping.node[r] => last.end = r + 1,
+            _ => runs.push(r..r + 1),
+        }
+    }
+    runs
 }
 
 /// Write to a file (errors name the path).
@@ -481,9 +596,7 @@ pub fn parse_rankfile(
     topo: &Topology,
     hosts: &HostNames,
 ) -> Result<Mapping> {
-    let by_name: HashMap<String, u32> = (0..topo.num_nodes())
-        .map(|i| (hosts.name(i), i as u32))
-        .collect();
+    let by_name = node_by_name(topo, hosts);
     let mut rows: Vec<Option<(u32, u32)>> = Vec::new();
     for (ln, l) in content_lines(text) {
         let bad = || {
@@ -505,17 +618,180 @@ pub fn parse_rankfile(
         if it.next().is_some() {
             return Err(bad());
         }
-        let node = *by_name.get(host).ok_or_else(|| {
-            Error::parse(
-                path,
-                ln,
-                format!("expected a known host name, found `{host}`"),
-            )
-        })?;
+        let node = known_host(&by_name, host, path, ln)?;
         let core: u32 = num(path, ln, "a slot number", slot)?;
         put_row(&mut rows, r, (node, core), path, ln)?;
     }
     collect_rows(rows, path, text)
+}
+
+/// The node index of each host name of `topo` under `hosts`.
+fn node_by_name(topo: &Topology, hosts: &HostNames) -> HashMap<String, u32> {
+    (0..topo.num_nodes())
+        .map(|i| (hosts.name(i), i as u32))
+        .collect()
+}
+
+fn known_host(by_name: &HashMap<String, u32>, host: &str, path: &Path, ln: usize) -> Result<u32> {
+    by_name.get(host).copied().ok_or_else(|| {
+        Error::parse(
+            path,
+            ln,
+            format!("expected a known host name, found `{host}`"),
+        )
+    })
+}
+
+/// The mapping a launcher builds from hosts listed in rank order: each
+/// node's ranks take its cores 0, 1, … in rank order (Slurm binds a
+/// node's tasks by their local id, which follows the rank order). Fails
+/// when a node gets more ranks than `topo` gives it cores.
+fn from_host_order(nodes: Vec<(u32, usize)>, path: &Path, topo: &Topology) -> Result<Mapping> {
+    let mut used: HashMap<u32, u32> = HashMap::new();
+    let mut m = Mapping::default();
+    for (r, (node, ln)) in nodes.into_iter().enumerate() {
+        let c = used.entry(node).or_insert(0);
+        if *c as usize >= topo.cores() {
+            return Err(Error::parse(
+                path,
+                ln,
+                format!(
+                    "expected at most {} ranks on node {node} ({}), found rank {r} too",
+                    topo.cores(),
+                    topo.spec()
+                ),
+            ));
+        }
+        m.node.push(node);
+        m.core.push(*c);
+        *c += 1;
+    }
+    Ok(m)
+}
+
+/// Parse a `SLURM_HOSTFILE` as Slurm reads it: `#` starts a comment, a
+/// line holds one name or several separated by commas, `NAME*K` repeats a
+/// name K times; the i-th name is task i's host. Cores follow the rank
+/// order within each node (`from_host_order`).
+pub fn parse_slurm(text: &str, path: &Path, topo: &Topology, hosts: &HostNames) -> Result<Mapping> {
+    let by_name = node_by_name(topo, hosts);
+    let mut nodes: Vec<(u32, usize)> = Vec::new();
+    for (ln, l) in content_lines(text) {
+        for tok in l.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+            let (name, times) = match tok.split_once('*') {
+                Some((a, k)) => (a, num::<usize>(path, ln, "a repeat count", k.trim())?),
+                None => (tok, 1),
+            };
+            let node = known_host(&by_name, name, path, ln)?;
+            if nodes.len() + times > topo.num_slots() {
+                return Err(Error::parse(
+                    path,
+                    ln,
+                    format!(
+                        "expected at most {} ranks ({}), found more",
+                        topo.num_slots(),
+                        topo.spec()
+                    ),
+                ));
+            }
+            nodes.extend(std::iter::repeat_n((node, ln), times));
+        }
+    }
+    from_host_order(nodes, path, topo)
+}
+
+/// Parse a Hydra machinefile (`host[:count] [binding=user:c,…]` lines,
+/// `#` comments): the lines' counts are filled with ranks in order. With
+/// a `binding=user:` list a line's ranks take those cores, else cores
+/// follow the rank order within each node.
+pub fn parse_hydra(text: &str, path: &Path, topo: &Topology, hosts: &HostNames) -> Result<Mapping> {
+    let by_name = node_by_name(topo, hosts);
+    let mut nodes: Vec<(u32, usize)> = Vec::new();
+    let mut cores: Vec<Option<u32>> = Vec::new();
+    for (ln, l) in content_lines(text) {
+        let mut it = l.split_whitespace();
+        let first = it.next().unwrap_or("");
+        let (name, count) = match first.split_once(':') {
+            Some((h, k)) => (h, num::<usize>(path, ln, "a process count", k)?),
+            None => (first, 1),
+        };
+        let node = known_host(&by_name, name, path, ln)?;
+        if nodes.len() + count > topo.num_slots() {
+            return Err(Error::parse(
+                path,
+                ln,
+                format!(
+                    "expected at most {} ranks ({}), found more",
+                    topo.num_slots(),
+                    topo.spec()
+                ),
+            ));
+        }
+        let mut bound: Option<Vec<u32>> = None;
+        for tok in it {
+            let list = tok.strip_prefix("binding=user:").ok_or_else(|| {
+                Error::parse(
+                    path,
+                    ln,
+                    format!("expected `binding=user:c0,c1,…`, found `{tok}`"),
+                )
+            })?;
+            let v = list
+                .split(',')
+                .map(|c| num::<u32>(path, ln, "a core id", c))
+                .collect::<Result<Vec<u32>>>()?;
+            if v.len() != count {
+                return Err(Error::parse(
+                    path,
+                    ln,
+                    format!("expected {count} cores in the binding, found {}", v.len()),
+                ));
+            }
+            bound = Some(v);
+        }
+        nodes.extend(std::iter::repeat_n((node, ln), count));
+        match bound {
+            Some(v) => cores.extend(v.into_iter().map(Some)),
+            None => cores.extend(std::iter::repeat_n(None, count)),
+        }
+    }
+    if cores.iter().all(Option::is_none) {
+        return from_host_order(nodes, path, topo);
+    }
+    let mut m = Mapping::default();
+    let mut owner: HashMap<(u32, u32), usize> = HashMap::new();
+    for (r, ((node, ln), c)) in nodes.into_iter().zip(cores).enumerate() {
+        let c = c.ok_or_else(|| {
+            Error::parse(
+                path,
+                ln,
+                format!("expected a binding for rank {r}, as the other lines have"),
+            )
+        })?;
+        if c as usize >= topo.cores() {
+            return Err(Error::parse(
+                path,
+                ln,
+                format!(
+                    "expected cores from 0 to {} ({}), found {c}",
+                    topo.cores() - 1,
+                    topo.spec()
+                ),
+            ));
+        }
+        if let Some(q) = owner.insert((node, c), r) {
+            return Err(Error::parse(
+                path,
+                ln,
+                format!(
+                    "expected one rank per core, found ranks {q} and {r} on core {c} of node {node}"
+                ),
+            ));
+        }
+        m.node.push(node);
+        m.core.push(c);
+    }
+    Ok(m)
 }
 
 /// Parse any format (mpich yields the packed mapping Cray would build).
@@ -531,6 +807,8 @@ pub fn parse_mapping(
         LauncherFormat::Bgp => parse_bgp(text, path, topo),
         LauncherFormat::Mpich => parse_mpich(text, path, topo),
         LauncherFormat::Rankfile => parse_rankfile(text, path, topo, hosts),
+        LauncherFormat::Slurm => parse_slurm(text, path, topo, hosts),
+        LauncherFormat::Hydra => parse_hydra(text, path, topo, hosts),
     }
 }
 
@@ -594,6 +872,7 @@ mod tests {
                 LauncherFormat::Plain,
                 LauncherFormat::Bgp,
                 LauncherFormat::Rankfile,
+                LauncherFormat::Hydra,
             ] {
                 let s = write(&m, &t, f, &hosts);
                 let back = parse_mapping(&s, path, &t, f, &hosts).unwrap();
@@ -609,7 +888,117 @@ mod tests {
             if n == t.num_slots() {
                 assert_eq!(packed, m);
             }
+            // Slurm keeps each rank's node; its cores follow the rank order.
+            let s = write(&m, &t, LauncherFormat::Slurm, &hosts);
+            let back = parse_slurm(&s, path, &t, &hosts).unwrap();
+            assert_eq!(back.node, m.node, "{spec} slurm");
+            back.validate(n, &t).unwrap();
         }
+    }
+
+    #[test]
+    fn slurm_and_hydra_exact_outputs() {
+        let t = Topology::parse("mesh:2:cores=3").unwrap();
+        // Ranks 0, 1 and 3 on node 1 (cores 2, 0, 1), rank 2 on node 0.
+        let m = Mapping::new(vec![1, 1, 0, 1], vec![2, 0, 1, 1]);
+        let h = HostNames::Pattern("h%d".into());
+        let s = write(&m, &t, LauncherFormat::Slurm, &h);
+        assert!(s.starts_with("# SLURM_HOSTFILE"), "{s}");
+        assert_eq!(
+            s.lines().skip(1).collect::<Vec<_>>(),
+            ["h1", "h1", "h0", "h1"]
+        );
+        let y = write(&m, &t, LauncherFormat::Hydra, &h);
+        assert!(y.starts_with("# Hydra machinefile"), "{y}");
+        assert_eq!(
+            y.lines().skip(1).collect::<Vec<_>>(),
+            [
+                "h1:2 binding=user:2,0",
+                "h0:1 binding=user:1",
+                "h1:1 binding=user:1"
+            ]
+        );
+        let p = Path::new("f");
+        // Hydra keeps the cores; Slurm's file has none, so a node's ranks
+        // take its cores in rank order.
+        assert_eq!(parse_hydra(&y, p, &t, &h).unwrap(), m);
+        assert_eq!(
+            parse_slurm(&s, p, &t, &h).unwrap(),
+            Mapping::new(vec![1, 1, 0, 1], vec![0, 1, 0, 2])
+        );
+        // Slurm's own shorthands: commas and NAME*K.
+        assert_eq!(
+            parse_slurm("h1*2,h0 # x\nh1\n", p, &t, &h).unwrap(),
+            Mapping::new(vec![1, 1, 0, 1], vec![0, 1, 0, 2])
+        );
+        // A machinefile without bindings: the same core order.
+        assert_eq!(
+            parse_hydra("h1:2\nh0\nh1:1\n", p, &t, &h).unwrap(),
+            Mapping::new(vec![1, 1, 0, 1], vec![0, 1, 0, 2])
+        );
+        let e = |r: Result<Mapping>| r.unwrap_err().to_string();
+        assert!(e(parse_slurm("h1\nh1\nh1\nh1\n", p, &t, &h)).starts_with("f:4:"));
+        assert!(e(parse_hydra("h1:2 binding=user:0\n", p, &t, &h)).starts_with("f:1:"));
+        assert!(e(parse_hydra("h0:1\nh9:1\n", p, &t, &h)).contains("`h9`"));
+        assert!(e(parse_hydra("h0:1 binding=user:3\n", p, &t, &h)).starts_with("f:1:"));
+        assert!(
+            e(parse_hydra(
+                "h0:1 binding=user:1\nh0:1 binding=user:1\n",
+                p,
+                &t,
+                &h
+            ))
+            .starts_with("f:2:")
+        );
+    }
+
+    #[test]
+    fn host_names_each_format_can_carry() {
+        let t = Topology::parse("mesh:2").unwrap();
+        let list = |v: &[&str]| HostNames::List(v.iter().map(|s| s.to_string()).collect());
+        let ok = list(&["n0.cluster", "n-1"]);
+        for f in [
+            LauncherFormat::Rankfile,
+            LauncherFormat::Slurm,
+            LauncherFormat::Hydra,
+        ] {
+            ok.check_for(&t, f).unwrap();
+            assert!(list(&["n0", "a b"]).check_for(&t, f).is_err(), "{f:?}");
+            assert!(list(&["n0"]).check_for(&t, f).is_err(), "{f:?}: too few");
+        }
+        assert!(
+            list(&["n0", "x:1"])
+                .check_for(&t, LauncherFormat::Hydra)
+                .is_err()
+        );
+        list(&["n0", "x:1"])
+            .check_for(&t, LauncherFormat::Slurm)
+            .unwrap();
+        assert!(
+            list(&["n0", "-x"])
+                .check_for(&t, LauncherFormat::Slurm)
+                .is_err()
+        );
+        assert!(
+            list(&["n0", "a,b"])
+                .check_for(&t, LauncherFormat::Slurm)
+                .is_err()
+        );
+        assert!(
+            list(&["n0", "a=b"])
+                .check_for(&t, LauncherFormat::Rankfile)
+                .is_err()
+        );
+        assert!(
+            HostNames::Pattern("-n%d".into())
+                .check_for(&t, LauncherFormat::Slurm)
+                .is_err()
+        );
+        // Formats without host names accept anything.
+        list(&["a b"]).check_for(&t, LauncherFormat::Plain).unwrap();
+        HostNames::default()
+            .check_for(&t, LauncherFormat::Plain)
+            .unwrap();
     }
 
     #[test]

@@ -185,7 +185,11 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<CommGraph> {
 }
 
 /// Write `graph` as METIS `fmt = 001`, with rounded integer pair volumes.
-pub fn write(w: &mut (impl Write + ?Sized), graph: &CommGraph) -> std::io::Result<()> {
+pub fn write(
+    w: &mut (impl Write + ?Sized),
+    graph: &CommGraph,
+    divisor: u64,
+) -> std::io::Result<()> {
     writeln!(
         w,
         "% hopmap communication graph in METIS format: {} processes, {} pairs",
@@ -194,7 +198,12 @@ pub fn write(w: &mut (impl Write + ?Sized), graph: &CommGraph) -> std::io::Resul
     )?;
     writeln!(
         w,
-        "% edge weights are pair volumes in bytes rounded to the nearest integer (at least 1){}",
+        "% edge weights are pair volumes in bytes{} rounded to the nearest integer (at least 1){}",
+        if divisor > 1 {
+            format!(" divided by {divisor} (so that their sum fits in 32 bits)")
+        } else {
+            String::new()
+        },
         if graph.is_directed() {
             "; the direction of the messages is not kept"
         } else {
@@ -206,7 +215,7 @@ pub fn write(w: &mut (impl Write + ?Sized), graph: &CommGraph) -> std::io::Resul
     for u in 0..graph.n() {
         line.clear();
         for (v, _, c) in graph.edges_of(u) {
-            let r = c.round().max(1.0) as u64;
+            let r = (c / divisor.max(1) as f64).round().max(1.0) as u64;
             if !line.is_empty() {
                 line.push(' ');
             }
@@ -299,7 +308,7 @@ mod tests {
         b.add(4, 0, 1.0);
         let g = b.build().unwrap();
         let mut out = Vec::new();
-        write(&mut out, &g).unwrap();
+        write(&mut out, &g, 1).unwrap();
         let h = parse(&out, p()).unwrap();
         assert_eq!(h.n(), 5);
         let a: Vec<_> = g.pairs().collect();
@@ -311,7 +320,7 @@ mod tests {
         b.add(1, 2, 0.2);
         let g = b.build().unwrap();
         let mut out = Vec::new();
-        write(&mut out, &g).unwrap();
+        write(&mut out, &g, 1).unwrap();
         assert!(String::from_utf8_lossy(&out).contains("rounded"));
         let h = parse(&out, p()).unwrap();
         assert_eq!(h.volume(0, 1), 2.0);

@@ -6,8 +6,13 @@
 //! | METIS ([`metis`]) | `.graph`, `.metis` | ✓ | ✓ (fmt 001, integer weights) |
 //! | Scotch source graph ([`scotch`]) | `.grf`, `.src` | ✓ | – |
 //! | edge list / CSV ([`edge_list`]) | `.txt`, `.edges`, `.csv`, `.el` | ✓ | ✓ |
-//! | dense matrix ([`dense`]) | `.mat`, `.dense` | ✓ (directed) | – |
+//! | dense matrix ([`dense`]; also `profile2mat`, `ompi_monitoring_prof.so` and EZTrace matrices) | `.mat`, `.dense`, `.dat` | ✓ (directed) | ✓ |
 //! | Graphviz DOT subset ([`dot`]) | `.dot`, `.gv` | ✓ (+ `pos` coordinates) | ✓ |
+//! | Open MPI monitoring ([`ompi_monitoring`]) | a folder, a prefix, `.prof` | ✓ (directed, message counts, phases) | ✓ (one aggregated file) |
+//!
+//! METIS and Scotch loads are integers that these tools keep in 32 bits:
+//! weights whose sum would not fit are divided by a power of ten
+//! ([`weight_divisor`]), stated in the file where the format has comments.
 //!
 //! Coordinates files ([`coords`]) and mapping files ([`mapping_file`]) have
 //! their own readers. Unknown extensions are detected by content
@@ -26,6 +31,8 @@ pub mod launcher;
 pub mod mapping_file;
 pub mod matrix_market;
 pub mod metis;
+pub mod ompi_capture;
+pub mod ompi_monitoring;
 pub mod scotch;
 pub mod text;
 
@@ -53,16 +60,19 @@ pub enum Format {
     Dense,
     /// Graphviz DOT subset (`.dot`, `.gv`).
     Dot,
+    /// Open MPI monitoring output (a folder, a prefix, `.prof` files).
+    Prof,
 }
 
 impl Format {
-    pub const ALL: [Format; 6] = [
+    pub const ALL: [Format; 7] = [
         Format::Mtx,
         Format::Metis,
         Format::Scotch,
         Format::EdgeList,
         Format::Dense,
         Format::Dot,
+        Format::Prof,
     ];
 
     /// The name a command line or a settings file uses (`mtx`, `edge-list`, …).
@@ -74,6 +84,7 @@ impl Format {
             Format::EdgeList => "edge-list",
             Format::Dense => "dense",
             Format::Dot => "dot",
+            Format::Prof => "prof",
         }
     }
 
@@ -91,6 +102,7 @@ impl Format {
             Format::EdgeList => "edge list",
             Format::Dense => "dense matrix",
             Format::Dot => "DOT",
+            Format::Prof => "Open MPI monitoring",
         }
     }
 
@@ -102,18 +114,16 @@ impl Format {
             "graph" | "metis" => Format::Metis,
             "grf" | "src" => Format::Scotch,
             "txt" | "edges" | "csv" | "el" => Format::EdgeList,
-            "mat" | "dense" => Format::Dense,
+            "mat" | "dense" | "dat" => Format::Dense,
             "dot" | "gv" => Format::Dot,
+            "prof" => Format::Prof,
             _ => return None,
         })
     }
 
-    /// Whether [`write_graph`] supports this format.
+    /// Whether [`write_graph`] supports this format (all do).
     pub fn can_write(self) -> bool {
-        matches!(
-            self,
-            Format::Mtx | Format::Metis | Format::EdgeList | Format::Dot
-        )
+        true
     }
 }
 
@@ -130,6 +140,10 @@ pub struct ReadOptions {
     pub format: Option<Format>,
     /// Edge lists: ids start at 1.
     pub one_based: bool,
+    /// Open MPI monitoring: which traffic becomes the graph.
+    pub traffic: ompi_monitoring::Traffic,
+    /// Open MPI monitoring: the phase to read (`None`: all, summed).
+    pub phase: Option<String>,
 }
 
 /// Drop a leading UTF-8 byte order mark (editors on Windows add one).
@@ -156,7 +170,7 @@ pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
                 std::io::ErrorKind::FileTooLarge,
                 format!(
                     "expected an input file of at most {} (hopmap's cap), found {len}",
-                    crate::graph::fmt_bytes(MAX_INPUT_BYTES as f64)
+                    crate::units::fmt_bytes_exact(MAX_INPUT_BYTES as f64)
                 ),
             ),
         )
@@ -173,7 +187,7 @@ pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
         ));
     }
     if meta.is_file() && meta.len() > MAX_INPUT_BYTES {
-        return Err(too_big(crate::graph::fmt_bytes(meta.len() as f64)));
+        return Err(too_big(crate::units::fmt_bytes_exact(meta.len() as f64)));
     }
     let hint = if meta.is_file() {
         meta.len() as usize
@@ -229,7 +243,7 @@ pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
         if buf.len() as u64 > MAX_INPUT_BYTES {
             return Err(too_big(format!(
                 "more than that (stopped reading at {})",
-                crate::graph::fmt_bytes(buf.len() as f64)
+                crate::units::fmt_bytes_exact(buf.len() as f64)
             )));
         }
     }
@@ -238,13 +252,51 @@ pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
 
 /// Read a graph file (format from `opts`, else detected); attaches the
 /// coordinates the format carries (DOT `pos`).
+///
+/// ```
+/// use hopmap_core::generate::{GenOptions, generate};
+/// use hopmap_core::io::{self, Format, ReadOptions};
+///
+/// let path = std::env::temp_dir().join(format!("hopmap-doc-read-{}.mtx", std::process::id()));
+/// io::write_graph(&path, &generate("stencil:4x4", &GenOptions::default())?, Format::Mtx)?;
+/// // The format is detected from the extension, then from the content.
+/// let graph = io::read_graph(&path, &ReadOptions::default())?;
+/// assert_eq!(graph.n(), 16);
+/// assert_eq!(graph.num_edges(), 24);
+/// std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn read_graph(path: &Path, opts: &ReadOptions) -> Result<CommGraph> {
+    let prof = match opts.format {
+        Some(f) => f == Format::Prof,
+        None => ompi_monitoring::is_monitoring_path(path),
+    };
+    if prof {
+        return ompi_monitoring::read(path, opts.traffic, opts.phase.as_deref());
+    }
     let bytes = read_bytes(path)?;
     parse_graph(&bytes, path, opts)
 }
 
 /// [`read_graph`] from bytes in memory; `path` labels errors and drives
 /// detection by extension.
+///
+/// ```
+/// use hopmap_core::io::{self, ReadOptions};
+/// use std::path::Path;
+///
+/// // An edge list, `src dst bytes` per line; each line adds to the pair's volume.
+/// let text = b"# a chain of three processes\n0 1 1000\n1 2 500\n2 1 500\n";
+/// let graph = io::parse_graph(text, Path::new("chain.txt"), &ReadOptions::default())?;
+/// assert_eq!(graph.n(), 3);
+/// assert_eq!(graph.num_edges(), 2);
+/// assert_eq!(graph.volume(1, 2), 1000.0);
+///
+/// // A line that does not parse is an error naming the file and the line.
+/// let bad = io::parse_graph(b"0 1 5\n0 x 5\n", Path::new("bad.txt"), &ReadOptions::default());
+/// assert!(bad.unwrap_err().to_string().starts_with("bad.txt:2:"));
+/// # Ok::<(), hopmap_core::Error>(())
+/// ```
 pub fn parse_graph(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<CommGraph> {
     let bytes = strip_bom(bytes);
     let format = match opts.format {
@@ -254,7 +306,7 @@ pub fn parse_graph(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Comm
                 path,
                 1,
                 "expected a graph in a known format (MatrixMarket, METIS, Scotch, edge list, \
-                 dense matrix, DOT), found none that fits; use --format",
+                 dense matrix, DOT, Open MPI monitoring), found none that fits; use --format",
             )
         })?,
     };
@@ -265,7 +317,16 @@ pub fn parse_graph(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Comm
         Format::EdgeList => edge_list::parse(bytes, path, opts.one_based),
         Format::Dense => dense::parse(bytes, path),
         Format::Dot => dot::parse(bytes, path),
+        Format::Prof => ompi_monitoring::parse(bytes, path, opts.traffic),
     };
+    let r = r.and_then(|g| match dense::meaning(path) {
+        Some(m) if format == Format::Dense => {
+            let mut info = g.source().cloned().unwrap_or_default();
+            info.notes.push(m);
+            g.with_source(info)
+        }
+        _ => Ok(g),
+    });
     // Errors of the graph as a whole (from the builder: bytes that
     // overflow) are errors of the file, reported at its end.
     r.map_err(|e| match e {
@@ -301,6 +362,9 @@ pub fn detect_content(bytes: &[u8]) -> Option<Format> {
         if let Some(k) = pre.iter().rposition(|&b| b == b'\n') {
             pre = &pre[..k];
         }
+    }
+    if ompi_monitoring::looks_like(pre) {
+        return Some(Format::Prof);
     }
     let start = text::trim(pre);
     if start.len() >= 14 && start[..14].eq_ignore_ascii_case(b"%%MatrixMarket") {
@@ -450,33 +514,89 @@ pub fn write_coords(path: &Path, c: &Coords) -> Result<()> {
     atomic::write_atomic(path, |w| coords::write(w, c))
 }
 
-/// Write `graph` to a file in `format` (MatrixMarket, METIS, edge list, DOT).
-pub fn write_graph(path: &Path, graph: &CommGraph, format: Format) -> Result<()> {
-    if !format.can_write() {
+/// Largest sum of integer loads METIS and Scotch files get: both tools
+/// keep loads and their sums in 32-bit integers in Debian's builds.
+pub const MAX_INT_LOAD_SUM: u64 = (1 << 31) - 1;
+
+/// The divisor `d` (1 or a power of ten) such that every edge load
+/// `max(1, round(c / d))` of `graph`, summed over both directions, stays
+/// at most [`MAX_INT_LOAD_SUM`]: 1 for every format but METIS and Scotch.
+/// An error when no divisor can do it (more arcs than the limit).
+pub fn weight_divisor(graph: &CommGraph, format: Format) -> Result<u64> {
+    if !matches!(format, Format::Metis | Format::Scotch) {
+        return Ok(1);
+    }
+    let arcs = graph.num_entries() as u64;
+    if arcs > MAX_INT_LOAD_SUM {
         return Err(Error::Unsupported(format!(
-            "writing {} files is not supported (use MatrixMarket, METIS, edge list or DOT)",
+            "expected at most {MAX_INT_LOAD_SUM} arcs for {} (32-bit loads), found {arcs}",
             format.name()
         )));
     }
-    atomic::write_atomic(path, |w| write_graph_to(w, graph, format))
+    let sum = |d: f64| -> f64 {
+        (0..graph.n())
+            .flat_map(|u| graph.edges_of(u).map(|(_, _, c)| (c / d).round().max(1.0)))
+            .sum()
+    };
+    let mut d = 1u64;
+    while sum(d as f64) > MAX_INT_LOAD_SUM as f64 {
+        d = d.checked_mul(10).ok_or_else(|| {
+            Error::Unsupported(format!(
+                "expected weights that {} can hold in 32 bits after scaling, found none",
+                format.name()
+            ))
+        })?;
+    }
+    Ok(d)
 }
 
-/// Write `graph` to a stream. Formats without a writer give an
-/// `Unsupported` I/O error.
+/// Write `graph` to a file in `format` (atomically: a failed write leaves
+/// the old file as it was). METIS and Scotch loads are divided by
+/// [`weight_divisor`].
+///
+/// ```
+/// use hopmap_core::generate::{GenOptions, generate};
+/// use hopmap_core::io::{self, Format, ReadOptions};
+///
+/// let graph = generate("clusters:2x3", &GenOptions::default())?;
+/// let path = std::env::temp_dir().join(format!("hopmap-doc-write-{}.graph", std::process::id()));
+/// io::write_graph(&path, &graph, Format::Metis)?;
+/// let back = io::read_graph(&path, &ReadOptions::default())?;
+/// assert_eq!((back.n(), back.num_edges()), (graph.n(), graph.num_edges()));
+/// assert_eq!(back.total_bytes(), graph.total_bytes());
+/// std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn write_graph(path: &Path, graph: &CommGraph, format: Format) -> Result<()> {
+    let d = weight_divisor(graph, format)?;
+    atomic::write_atomic(path, |w| write_graph_to_scaled(w, graph, format, d))
+}
+
+/// Write `graph` to a stream (METIS and Scotch loads divided by
+/// [`weight_divisor`]).
 pub fn write_graph_to(
     w: &mut (impl Write + ?Sized),
     graph: &CommGraph,
     format: Format,
 ) -> std::io::Result<()> {
+    let d = weight_divisor(graph, format).map_err(|e| std::io::Error::other(e.to_string()))?;
+    write_graph_to_scaled(w, graph, format, d)
+}
+
+fn write_graph_to_scaled(
+    w: &mut (impl Write + ?Sized),
+    graph: &CommGraph,
+    format: Format,
+    divisor: u64,
+) -> std::io::Result<()> {
     match format {
         Format::Mtx => matrix_market::write(w, graph),
-        Format::Metis => metis::write(w, graph),
+        Format::Metis => metis::write(w, graph, divisor),
+        Format::Scotch => scotch::write(w, graph, divisor),
         Format::EdgeList => edge_list::write(w, graph),
         Format::Dot => dot::write(w, graph),
-        Format::Scotch | Format::Dense => Err(std::io::Error::new(
-            std::io::ErrorKind::Unsupported,
-            format!("writing {} files is not supported", format.name()),
-        )),
+        Format::Dense => dense::write(w, graph),
+        Format::Prof => ompi_monitoring::write(w, graph),
     }
 }
 
@@ -615,6 +735,7 @@ mod tests {
         let opts = ReadOptions {
             format: Some(Format::EdgeList),
             one_based: true,
+            ..Default::default()
         };
         let g = parse_graph(b"1 2 5\n", p, &opts).unwrap();
         assert_eq!(g.n(), 2);
@@ -651,6 +772,8 @@ mod tests {
             (Format::Metis, "graph"),
             (Format::EdgeList, "txt"),
             (Format::Dot, "dot"),
+            (Format::Scotch, "grf"),
+            (Format::Dense, "mat"),
         ] {
             let path = dir.join(format!("g.{ext}"));
             write_graph(&path, &g, f).unwrap();
@@ -659,8 +782,6 @@ mod tests {
             let b: Vec<_> = h.pairs().collect();
             assert_eq!(a, b, "{f}");
         }
-        let e = write_graph(&dir.join("g.grf"), &g, Format::Scotch).unwrap_err();
-        assert!(matches!(e, Error::Unsupported(_)));
         let c = Coords::new(3, vec![[1.0, 2.0, 3.0], [0.5, 0.0, -1.0]]);
         write_coords(&dir.join("c.txt"), &c).unwrap();
         assert_eq!(read_coords(&dir.join("c.txt")).unwrap(), c);

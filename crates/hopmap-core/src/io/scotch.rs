@@ -19,6 +19,42 @@ use crate::graph::CommGraph;
 use std::collections::HashMap;
 use std::path::Path;
 
+/// The header of a Scotch source graph with edge loads (flags `010`).
+pub fn header(g: &CommGraph) -> String {
+    let arcs: usize = (0..g.n()).map(|u| g.degree(u)).sum();
+    format!("0\n{} {}\n0 010\n", g.n(), arcs)
+}
+
+/// Append vertex `u`'s record: its degree, then `load end` per partner,
+/// the load of a pair volume given by `load`.
+pub fn push_vertex(text: &mut String, g: &CommGraph, u: usize, load: impl Fn(f64) -> u64) {
+    use std::fmt::Write as _;
+    let _ = write!(text, "{}", g.degree(u));
+    for (v, _, c) in g.edges_of(u) {
+        let _ = write!(text, " {} {v}", load(c));
+    }
+    text.push('\n');
+}
+
+/// Write `g` as a Scotch source graph: edge loads are pair volumes in
+/// bytes divided by `divisor`, rounded, at least 1 (the format has no
+/// comments: the caller states the divisor).
+pub fn write(
+    w: &mut (impl std::io::Write + ?Sized),
+    g: &CommGraph,
+    divisor: u64,
+) -> std::io::Result<()> {
+    let d = divisor.max(1) as f64;
+    w.write_all(header(g).as_bytes())?;
+    let mut text = String::new();
+    for u in 0..g.n() {
+        text.clear();
+        push_vertex(&mut text, g, u, |c| (c / d).round().max(1.0) as u64);
+        w.write_all(text.as_bytes())?;
+    }
+    Ok(())
+}
+
 fn next_uint(t: &mut Tokens<'_>, path: &Path, what: &str) -> Result<(usize, u64)> {
     match t.next() {
         Some((ln, tok)) => text::uint(path, ln, Some(tok), what).map(|v| (ln, v)),

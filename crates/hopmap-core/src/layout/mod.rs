@@ -177,6 +177,19 @@ impl LayoutParams {
         }
     }
 
+    /// The parameters for laying a graph out to map it onto `topo`, with
+    /// `seed`: in the network's dimension, 3D for grids of 3 or more
+    /// dimensions and 2D otherwise (fabrics included). The one rule for
+    /// coordinates that a mapper infers (`coords=infer`, `--infer-coords`,
+    /// the gravitational mappers).
+    pub fn for_network(topo: &crate::topology::Topology, seed: u64) -> Self {
+        let ndims = topo.as_grid().map_or(2, |g| g.ndims());
+        LayoutParams {
+            seed,
+            ..LayoutParams::for_dim(if ndims >= 3 { 3 } else { 2 })
+        }
+    }
+
     /// The paper's method exactly (single level, fixed step `h`), apart from
     /// the displacement cap.
     pub fn paper() -> Self {
@@ -737,12 +750,13 @@ pub fn run(graph: &CommGraph, params: LayoutParams) -> Result<Layout> {
     Ok(l)
 }
 
-/// Infer `dim`-dimensional coordinates for a graph without them (Bhatele &
-/// Kale §V, scenario 2): the multilevel layout run to stability.
-pub fn infer_coords(graph: &CommGraph, dim: usize, seed: u64) -> Result<Coords> {
-    let p = LayoutParams {
-        seed,
-        ..LayoutParams::for_dim(dim)
-    };
-    Ok(run(graph, p)?.coords())
+/// Infer coordinates for a graph without them, to map it onto `topo`
+/// (Bhatele & Kale §V, scenario 2): the multilevel layout, with
+/// [`LayoutParams::for_network`], run to stability.
+pub fn infer_coords(
+    graph: &CommGraph,
+    topo: &crate::topology::Topology,
+    seed: u64,
+) -> Result<Coords> {
+    Ok(run(graph, LayoutParams::for_network(topo, seed))?.coords())
 }

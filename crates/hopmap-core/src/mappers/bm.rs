@@ -16,7 +16,7 @@
 //!    processor.
 //!
 //! Built on the shared dual-recursive-bipartitioning core
-//! ([`super::recursive::drb`], as issue 11 asks): the recursion, the
+//! ([`super::recursive::drb`], so that BM and `recursive` share it): the recursion, the
 //! subproblem queue and the leaves are Drb's; BM plugs in its network cut
 //! ([`network_split`]: steps 2–3, with [`crate::partition::maxcut`]'s
 //! Kernighan–Lin on switch groups, since processors of one switch are 0

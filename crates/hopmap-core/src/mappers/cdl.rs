@@ -14,7 +14,7 @@
 //! 2. `max_link_flows`: the most messages sharing one directed channel —
 //!    Balaji's "contention count" (footnote 3: how many streams use a link
 //!    at once) at the worst link.
-//! 3. `hop_bytes`: the tie-break the issue asks for.
+//! 3. `hop_bytes`: fewer bytes moved when contention is equal.
 //! 4. the candidate's position in the enumeration (so the pick is
 //!    deterministic; the enumeration starts with TXYZ… = `default`).
 //!

@@ -124,16 +124,15 @@ pub fn info_greedy() -> MapperInfo {
     }
 }
 
-/// The layout parameters for the input graph in the grid's dimension (2 or 3).
-fn layout_params(input: &MapperInput, ndims: usize) -> Result<LayoutParams> {
-    let dim = if ndims >= 3 { 3 } else { 2 };
+/// The layout parameters for the input graph in the network's dimension
+/// ([`LayoutParams::for_network`]) with the user's force parameters.
+fn layout_params(input: &MapperInput) -> Result<LayoutParams> {
     Ok(LayoutParams {
-        seed: input.seed,
         c_att: input.get(GRAVITY_PARAMS, "c_att")?,
         c_rep: input.get(GRAVITY_PARAMS, "c_rep")?,
         max_iterations: input.get(GRAVITY_PARAMS, "iters")?,
         theta: input.get(GRAVITY_PARAMS, "theta")?,
-        ..LayoutParams::for_dim(dim)
+        ..LayoutParams::for_network(&input.topo, input.seed)
     })
 }
 
@@ -162,7 +161,7 @@ fn after_layout(
         _ => grid_of(input, id)?.dims().to_vec(),
     };
     input.check_fits()?;
-    let params = layout_params(input, dims.len())?;
+    let params = layout_params(input)?;
     let inp = input.clone();
     Ok(Box::new(Phased::layout_then(
         input.graph.clone(),

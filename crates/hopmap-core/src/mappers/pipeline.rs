@@ -38,6 +38,21 @@ pub struct Selected {
 /// with `order=TZXY` (exact: it must fit the grid), else a registry id in
 /// any case. So `tzxy` is the registry entry (generalised to any grid) and
 /// `TZXY` the exact order.
+///
+/// ```
+/// use hopmap_core::mappers;
+///
+/// let mht = mappers::resolve("mht")?;
+/// assert_eq!(mht.info.paper, "Bhatele & Kale §IV, Heuristic 2 (Algorithm 1)");
+/// // A Blue Gene order string is `perm` with that order.
+/// let order = mappers::resolve("TZXY")?;
+/// assert_eq!((order.id.as_str(), order.info.id), ("TZXY", "perm"));
+/// assert_eq!(order.params, [("order".to_string(), "TZXY".to_string())]);
+/// // An unknown id is an error that lists the known ones.
+/// let err = mappers::resolve("nope").unwrap_err().to_string();
+/// assert!(err.contains("known: default, random"), "{err}");
+/// # Ok::<(), hopmap_core::Error>(())
+/// ```
 pub fn resolve(id: &str) -> Result<Selected> {
     let id = id.trim();
     let exact = super::registry().into_iter().find(|m| m.id == id);
@@ -152,6 +167,38 @@ pub fn with_defaults(
 
 /// Check everything that can be checked before any work and start a run.
 /// Cheap: heavy work happens in the run's steps.
+///
+/// Step the run yourself to watch it, then [`finish`] it:
+///
+/// ```
+/// use hopmap_core::generate::{GenOptions, generate};
+/// use hopmap_core::mappers::{self, MapperInput};
+/// use hopmap_core::{Stepper, Stop, Topology};
+/// use std::sync::Arc;
+///
+/// let graph = Arc::new(generate("stencil:4x4", &GenOptions::default())?);
+/// let topo = Arc::new(Topology::parse("torus:4x4")?);
+/// let sel = mappers::resolve("pairs")?;
+/// let mut input = MapperInput::new(graph, topo, 7);
+/// input.params = sel.with_params(&[mappers::parse_param("sweeps=2")?])?;
+/// let mut run = mappers::prepare(&sel.info, &input)?;
+/// // A run that has not stopped has no mapping yet.
+/// assert!(mappers::finish(&sel.info, run.as_ref(), &input).is_err());
+/// let mut steps = 0;
+/// while run.step().is_running() {
+///     steps += 1; // a front end would draw `run.placement()` here
+/// }
+/// assert!(steps > 0);
+/// let why = run.state().stop();
+/// assert!(matches!(why, Some(Stop::LocalOptimum | Stop::IterationLimit)), "{why:?}");
+/// let mapping = mappers::finish(&sel.info, run.as_ref(), &input)?;
+/// assert_eq!(mapping.len(), 16);
+///
+/// // Bad parameters fail here, before any work.
+/// input.params = vec![("sweeps".into(), "-1".into())];
+/// assert!(mappers::prepare(&sel.info, &input).is_err());
+/// # Ok::<(), hopmap_core::Error>(())
+/// ```
 pub fn prepare(info: &MapperInfo, input: &MapperInput) -> Result<Box<dyn MapperRun>> {
     let mut input = input.clone();
     input.params = with_defaults(info, &input.params)?;
@@ -172,12 +219,7 @@ pub fn prepare(info: &MapperInfo, input: &MapperInput) -> Result<Box<dyn MapperR
     // `coords=infer`: the layout, in the topology's dimension, is the first
     // phase; the mapper starts on the graph with the layout's coordinates.
     // Check the mapper can start at all before laying out.
-    let ndims = input.topo.as_grid().map_or(2, |g| g.ndims());
-    let dim = if ndims >= 3 { 3 } else { 2 };
-    let params = LayoutParams {
-        seed: input.seed,
-        ..LayoutParams::for_dim(dim)
-    };
+    let params = LayoutParams::for_network(&input.topo, input.seed);
     let start = info.start;
     let graph = input.graph.clone();
     Ok(Box::new(Phased::layout_then(
@@ -221,7 +263,28 @@ pub fn finish(info: &MapperInfo, run: &dyn MapperRun, input: &MapperInput) -> Re
     Ok(m)
 }
 
-/// Run a mapper to the end and return its validated mapping.
+/// Run a mapper to the end and return its validated mapping
+/// ([`prepare`], step to the end, [`finish`]).
+///
+/// ```
+/// use hopmap_core::generate::{GenOptions, generate};
+/// use hopmap_core::mappers::{self, MapperInput};
+/// use hopmap_core::{Routing, Topology, evaluate};
+/// use std::sync::Arc;
+///
+/// let graph = Arc::new(generate("stencil:8x8", &GenOptions::default())?);
+/// let topo = Arc::new(Topology::parse("mesh:8x8")?);
+/// let input = MapperInput::new(graph.clone(), topo.clone(), 1);
+/// let mht = mappers::run(&mappers::resolve("mht")?.info, &input)?;
+/// let random = mappers::run(&mappers::resolve("random")?.info, &input)?;
+/// let hop_bytes =
+///     |m: &hopmap_core::Mapping| evaluate(&graph, &topo, m, &Routing::Dor).metrics.hop_bytes;
+/// // Every pair is at least one hop apart on one core per node; MHT keeps
+/// // partners near, a random placement does not.
+/// assert!(hop_bytes(&mht) >= graph.total_bytes());
+/// assert!(hop_bytes(&mht) < hop_bytes(&random));
+/// # Ok::<(), hopmap_core::Error>(())
+/// ```
 pub fn run(info: &MapperInfo, input: &MapperInput) -> Result<Mapping> {
     let mut r = prepare(info, input)?;
     r.run_to_end();

@@ -3,7 +3,7 @@
 //! architecture by dual recursive bipartitioning; hopmap drives the
 //! `scotch_gmap` binary as a child process and reads its mapping back. This
 //! is not one of the seed papers' algorithms: it is a peer to compare them
-//! with (issue 12, "External peers as mappers").
+//! with.
 //!
 //! A run, step by step (each step is small, so the GUI stays live):
 //!
@@ -57,8 +57,7 @@
 //! When `scotch_gmap` is not on `PATH`, [`available`] says how to install it
 //! and `start` fails with the same message; front ends read it through
 //! [`super::MapperInfo::available`]. Cost: O(n + m) to write and read, plus
-//! Scotch's own time (0.03 s at 512 processes, 0.8 s at 4,096, about 4 s at
-//! 16,384 on a 3D torus on our 2-core machine).
+//! Scotch's own time (measured in `docs/benchmarks.md`).
 
 use super::{MapperInfo, MapperInput, MapperRun, ParamKind, ParamSpec, StepEvent};
 use crate::error::{Error, Result};
@@ -561,8 +560,7 @@ impl ScotchRun {
     fn begin(&mut self) -> Result<Phase> {
         let dir = TempDir::new()?;
         let g = &self.graph;
-        let arcs: usize = (0..g.n()).map(|u| g.degree(u)).sum();
-        let text = format!("0\n{} {}\n0 010\n", g.n(), arcs);
+        let text = crate::io::scotch::header(g);
         self.scale = load_scale(g, self.topo.diameter());
         self.dir = Some(dir);
         Ok(Phase::Write { text, next: 0 })
@@ -571,15 +569,10 @@ impl ScotchRun {
     /// Add the next vertices to the graph text; write the file after the
     /// last one. Ok(true) when the file is written.
     fn write_chunk(&self, text: &mut String, next: &mut usize) -> Result<bool> {
-        use std::fmt::Write as _;
         let g = &self.graph;
         let end = (*next + WRITE_CHUNK).min(g.n());
         for u in *next..end {
-            let _ = write!(text, "{}", g.degree(u));
-            for (v, _, c) in g.edges_of(u) {
-                let _ = write!(text, " {} {v}", load_of(c, self.scale));
-            }
-            text.push('\n');
+            crate::io::scotch::push_vertex(text, g, u, |c| load_of(c, self.scale));
         }
         *next = end;
         if end == g.n() {

@@ -7,8 +7,8 @@
 //! map |S| processes of Q onto the switch's processors; repeat until every
 //! process is mapped. Adjacent processes thus share a switch.
 //!
-//! **Generalised to any communication graph** (the request; the
-//! paper halves a 2-D mesh geometrically): the buddies are the blocks of a
+//! **Generalised to any communication graph** (beyond the paper, which
+//! halves a 2-D mesh geometrically): the buddies are the blocks of a
 //! recursive bisection of the process graph. Each bisection splits a block
 //! of size s into ⌈s/2⌉ + ⌊s/2⌋ processes with the least communication
 //! between the halves (the shared multilevel min-cut partitioner,

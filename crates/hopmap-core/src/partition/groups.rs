@@ -14,10 +14,8 @@
 //!   system METIS is needed). Edge weights are the pair volumes, scaled to
 //!   integers so that their sum fits METIS's 32-bit `idx_t`. Recursive
 //!   bisection rather than k-way because the parts are tiny (a node's
-//!   cores): on `unstructured:8192:3d` into 2,048 parts, `gpmetis` takes
-//!   0.35 s with k-way (communication volume 72,824, 3,024 connected pieces)
-//!   and 0.09 s with recursive bisection (volume 57,297, 2,073 pieces). Imbalance
-//!   tolerance `ufactor = 1` (0.1 %), `seed` from the caller, so the result is
+//!   cores), where it was both faster and cut less (`docs/benchmarks.md`,
+//!   "METIS"). Imbalance tolerance `ufactor = 1` (0.1 %), `seed` from the caller, so the result is
 //!   deterministic.
 //! * Balancing (the paper's greedy heuristic): while a group holds more than
 //!   `size` processes, move the process-and-target pair with the smallest

@@ -19,12 +19,20 @@
 //! * [`Routing::Minimal`] / [`Routing::MinimalSplit`] (`minimal`,
 //!   `minimal-split`) — plain shortest paths, for comparison (not
 //!   deadlock-free);
-//! * [`Routing::FatTree`] (`fattree`) — on a `fattree:` fabric, up/down with
-//!   every top switch a root and an even split over the equal-cost up paths.
+//! * [`Routing::FatTree`] (`fattree`, `ftree`) — on a fat tree (a
+//!   `fattree:` fabric, or a file that OpenSM's ftree engine recognises as
+//!   one, [`crate::topology::ftree_detect`]), up/down with every top switch
+//!   a root and an even split over the equal-cost up paths: the route
+//!   lengths of OpenSM's `ftree` (its choice of port per destination is not
+//!   modelled).
 //!
-//! `dor` on a fabric means `updn` and `adaptive` means `updn-split`
-//! ([`Routing::resolve`]); the fabric routings are rejected on a mesh/torus
-//! by [`Routing::check`].
+//! `minimal` is also spelt `minhop`: its route lengths are those of OpenSM's
+//! `minhop` engine; OpenSM picks, per destination, the least-used of the
+//! shortest ports, which `minimal-split` models in aggregate.
+//!
+//! `dor` on a fabric means `fattree` on fat trees and `updn` elsewhere;
+//! `adaptive` means `fattree` or `updn-split` ([`Routing::resolve`]); the
+//! fabric routings are rejected on a mesh/torus by [`Routing::check`].
 //!
 //! Every routing is minimal for its own distance ([`Routing::distance`]), so
 //! every byte crosses exactly that many hop-counting channels and Σ loads
@@ -33,6 +41,7 @@
 pub mod adaptive;
 pub mod dor;
 pub mod fabric_route;
+pub mod opensm_roots;
 pub mod updown;
 
 use crate::error::{Error, Result};
@@ -167,15 +176,16 @@ impl Routing {
     }
 
     /// The tables and split flag of this routing on fabric `f` (after
-    /// [`Routing::resolve`]: `dor` = `updn`, `adaptive` = `updn-split`; a
-    /// fat-tree routing on a fabric that is not a fat tree falls back to
-    /// `updn-split`, which [`Routing::check`] reports).
+    /// [`Routing::resolve`]: `dor` = `updn` or `fattree`, `adaptive` =
+    /// `updn-split` or `fattree`; a fat-tree routing on a fabric that is not
+    /// a fat tree falls back to `updn-split`, which [`Routing::check`]
+    /// reports).
     pub fn fabric_mode<'a>(
         &self,
         f: &'a crate::topology::Fabric,
     ) -> (fabric_route::Mode<'a>, bool) {
         use fabric_route::Mode;
-        match self {
+        match self.resolve_fabric(f) {
             Routing::Dor | Routing::DorOrder(_) | Routing::UpDown => {
                 (Mode::UpDown(f.updown()), false)
             }
@@ -193,7 +203,7 @@ impl Routing {
     pub fn distance(&self, topo: &Topology, a: usize, b: usize) -> u32 {
         match topo {
             Topology::Grid(g) => g.distance(a, b),
-            Topology::Fabric(f) => match self {
+            Topology::Fabric(f) => match self.resolve_fabric(f) {
                 Routing::Minimal | Routing::MinimalSplit => f.min_distance(a, b),
                 Routing::FatTree => {
                     let (sa, sb) = (f.switch_of(a), f.switch_of(b));
@@ -208,12 +218,25 @@ impl Routing {
         }
     }
 
-    /// The routing actually used on `topo`: on a fabric `dor` is `updn` and
-    /// `adaptive` is `updn-split`; otherwise unchanged.
+    /// The routing actually used on `topo`: on a fat tree (a `fattree:`
+    /// fabric or one that OpenSM's ftree engine recognises,
+    /// [`crate::topology::ftree_detect`]) `dor` and `adaptive` are `fattree`;
+    /// on other fabrics `dor` is `updn` and `adaptive` is `updn-split`;
+    /// otherwise unchanged.
     pub fn resolve(&self, topo: &Topology) -> Routing {
-        match (topo, self) {
-            (Topology::Fabric(_), Routing::Dor | Routing::DorOrder(_)) => Routing::UpDown,
-            (Topology::Fabric(_), Routing::Adaptive) => Routing::UpDownSplit,
+        match topo {
+            Topology::Fabric(f) => self.resolve_fabric(f),
+            Topology::Grid(_) => self.clone(),
+        }
+    }
+
+    /// [`Routing::resolve`] on fabric `f`.
+    pub fn resolve_fabric(&self, f: &crate::topology::Fabric) -> Routing {
+        let fat = f.ftree_roots().is_ok();
+        match self {
+            Routing::Dor | Routing::DorOrder(_) | Routing::Adaptive if fat => Routing::FatTree,
+            Routing::Dor | Routing::DorOrder(_) => Routing::UpDown,
+            Routing::Adaptive => Routing::UpDownSplit,
             _ => self.clone(),
         }
     }
@@ -243,12 +266,17 @@ impl Routing {
                      minimal, minimal-split or fattree",
                 ));
             }
-            (Routing::FatTree, Topology::Fabric(f)) if f.fat_tree().is_none() => {
-                return Err(Error::spec(
-                    "routing",
-                    &self.name(),
-                    "needs a fat tree (a `fattree:` topology); use updn-split",
-                ));
+            (Routing::FatTree, Topology::Fabric(f)) => {
+                if let Err(why) = f.ftree_roots() {
+                    return Err(Error::spec(
+                        "routing",
+                        &self.name(),
+                        format!(
+                            "needs a fat tree, and this fabric is not one as OpenSM's ftree \
+                             engine sees it: {why}; use updn or updn-split"
+                        ),
+                    ));
+                }
             }
             _ => {}
         }

@@ -89,6 +89,7 @@ pub fn generate(spec: &str, body: &str) -> Result<RawFabric> {
         hosts,
         kind: FabricKind::Dragonfly,
         default_job: None,
+        ca_ports: Vec::new(),
     })
 }
 

@@ -30,7 +30,9 @@
 //! entries) and the bit-set searches of [`crate::routing::updown`].
 
 use crate::error::{Error, Result};
+use crate::routing::opensm_roots;
 use crate::routing::updown::{self, UNREACHABLE, UpDown};
+use crate::topology::ftree_detect;
 use std::sync::{Arc, OnceLock};
 
 /// Largest number of switches (the tables are S² entries).
@@ -80,9 +82,29 @@ pub struct FabricDesc {
     pub idle_hosts: Vec<u32>,
     /// Process slots per host.
     pub cores: u32,
-    /// Root switches for up*/down* (empty = the minimum-height root).
+    /// Root switches for up*/down* (empty = OpenSM's automatic roots, see
+    /// [`RootChoice`]).
     pub roots: Vec<u32>,
     pub kind: FabricKind,
+    /// CA and router ports cabled to each switch, as the source lists them
+    /// (empty = the job's and idle hosts on each switch).
+    pub ca_ports: Vec<u32>,
+}
+
+/// How the up*/down* roots were chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RootChoice {
+    /// Given by the user (`root=`, `roots=`).
+    Given,
+    /// OpenSM's automatic rule ([`crate::routing::opensm_roots`]).
+    OpenSm,
+    /// OpenSM's rule found none (OpenSM would disable up*/down* and route
+    /// with min-hop): the root of the minimum-height BFS tree.
+    MinHeight,
+    /// OpenSM's rule found roots from which up*/down* cannot route between
+    /// some two switches with hosts (OpenSM would program no route there):
+    /// the root of the minimum-height BFS tree.
+    OpenSmUnroutable,
 }
 
 /// A switch fabric with its routing tables (cheap to clone).
@@ -97,8 +119,11 @@ struct Inner {
     adj: Vec<Vec<(u32, u32)>>,
     hosts_on: Vec<Vec<u32>>,
     updn: UpDown,
+    root_choice: RootChoice,
     minimal: Vec<u16>,
     ecc: Vec<u32>,
+    /// The fat tree's roots, or why it is not one.
+    ftree: std::result::Result<Vec<u32>, String>,
     fat: OnceLock<UpDown>,
 }
 
@@ -160,23 +185,51 @@ impl Fabric {
                 desc.switches[t].name, desc.switches[0].name
             )));
         }
-        let roots = if desc.roots.is_empty() {
-            vec![updown::auto_root(&ecc)]
+        let cas: Vec<u32> = if desc.ca_ports.len() == s {
+            desc.ca_ports.clone()
+        } else {
+            (0..s)
+                .map(|v| hosts_on[v].len() as u32 + desc.idle_hosts.get(v).copied().unwrap_or(0))
+                .collect()
+        };
+        let (roots, mut root_choice) = if desc.roots.is_empty() {
+            let r = opensm_roots::min_hop_roots(s, &minimal, &cas);
+            if r.is_empty() {
+                (vec![updown::auto_root(&ecc)], RootChoice::MinHeight)
+            } else {
+                (r, RootChoice::OpenSm)
+            }
         } else {
             if let Some(&r) = desc.roots.iter().find(|&&r| r as usize >= s) {
                 return Err(bad(format!("root {r} is not a switch")));
             }
-            desc.roots.clone()
+            (desc.roots.clone(), RootChoice::Given)
         };
-        let updn = UpDown::new(s, &desc.links, &adj, &roots);
+        let mut updn = UpDown::new(s, &desc.links, &adj, &roots);
+        if root_choice == RootChoice::OpenSm {
+            let ends: Vec<usize> = (0..s).filter(|&v| cas[v] > 0).collect();
+            let broken = ends
+                .iter()
+                .any(|&a| ends.iter().any(|&b| updn.dist(a, b) == UNREACHABLE));
+            if broken {
+                root_choice = RootChoice::OpenSmUnroutable;
+                updn = UpDown::new(s, &desc.links, &adj, &[updown::auto_root(&ecc)]);
+            }
+        }
+        let ftree = match &desc.kind {
+            FabricKind::FatTree { top } => Ok(top.clone()),
+            _ => ftree_detect::detect(&adj, &cas, &|v| desc.switches[v].name.clone()),
+        };
         Ok(Fabric {
             inner: Arc::new(Inner {
                 desc,
                 adj,
                 hosts_on,
                 updn,
+                root_choice,
                 minimal,
                 ecc,
+                ftree,
                 fat: OnceLock::new(),
             }),
         })
@@ -241,10 +294,22 @@ impl Fabric {
     pub fn kind(&self) -> &FabricKind {
         &self.inner.desc.kind
     }
+    /// How the up*/down* roots were chosen.
+    pub fn root_choice(&self) -> RootChoice {
+        self.inner.root_choice
+    }
+    /// The fat tree's top switches (a `fattree:` fabric's, or those OpenSM's
+    /// ftree engine finds, [`ftree_detect`]), or why this is not a fat tree.
+    pub fn ftree_roots(&self) -> std::result::Result<&[u32], &str> {
+        match &self.inner.ftree {
+            Ok(t) => Ok(t),
+            Err(e) => Err(e),
+        }
+    }
     /// The fat-tree up/down structure (every top switch a root), if this is
     /// a fat tree. Built on first use.
     pub fn fat_tree(&self) -> Option<&UpDown> {
-        let FabricKind::FatTree { top } = &self.inner.desc.kind else {
+        let Ok(top) = &self.inner.ftree else {
             return None;
         };
         Some(self.inner.fat.get_or_init(|| {
@@ -330,5 +395,63 @@ impl Fabric {
     /// Vertex id of switch `s` in channel ends.
     pub fn switch_vertex(&self, s: usize) -> usize {
         self.num_hosts() + s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Spines 0, 1 and 10 leaves (every leaf on both spines), 10 hosts per
+    /// leaf and one host on each spine.
+    fn spines_with_hosts() -> FabricDesc {
+        let s = 12;
+        let switches = (0..s)
+            .map(|v| Switch {
+                name: format!("s{v}"),
+                guid: None,
+                ports: 16,
+            })
+            .collect();
+        let links = (2..s as u32).flat_map(|l| [(0, l), (1, l)]).collect();
+        let mut hosts: Vec<Host> = (0..2)
+            .map(|sw| Host {
+                name: format!("spinehost{sw}"),
+                switch: sw,
+            })
+            .collect();
+        for l in 2..s as u32 {
+            hosts.extend((0..10).map(|i| Host {
+                name: format!("h{l}-{i}"),
+                switch: l,
+            }));
+        }
+        FabricDesc {
+            spec: "test".into(),
+            switches,
+            links,
+            hosts,
+            cores: 1,
+            ..FabricDesc::default()
+        }
+    }
+
+    #[test]
+    fn opensm_roots_that_cannot_route_between_hosts_are_replaced() {
+        // Of 102 hosts, each spine sees 1 at 0 hops, 100 at 1 and 1 at 2:
+        // OpenSM ranks both spines as roots (a leaf sees 10 at 0 hops,
+        // above 5 %). But no legal route joins the spines (down to a leaf,
+        // then up), and each has a host: hopmap takes one root instead.
+        let f = Fabric::new(spines_with_hosts()).unwrap();
+        assert_eq!(f.root_choice(), RootChoice::OpenSmUnroutable);
+        assert_eq!(f.updown().roots.len(), 1);
+        assert!(f.distance(0, 1) < UNREACHABLE as u32);
+        // Without the spines' hosts the two roots stand.
+        let mut d = spines_with_hosts();
+        d.hosts.drain(..2);
+        let f = Fabric::new(d).unwrap();
+        assert_eq!(f.root_choice(), RootChoice::OpenSm);
+        assert_eq!(f.updown().roots, vec![0, 1]);
+        assert_eq!(f.updown().dist(0, 1), UNREACHABLE);
     }
 }

@@ -6,14 +6,19 @@
 //! * `fattree:K[:L]` ([`super::fattree`]), `dragonfly:A,P,H[,G]`
 //!   ([`super::dragonfly`]);
 //! * `ibnetdiscover:PATH`, `slurm:PATH`, or a bare `PATH` whose format is
-//!   detected from its content ([`super::ibnetdiscover`],
-//!   [`super::slurm_topology`]).
+//!   detected from its content ([`detect`]): an ibnetdiscover dump
+//!   ([`super::ibnetdiscover`]), `ibnetdiscover -p`
+//!   ([`super::ibnet_ports`]), `iblinkinfo` ([`super::iblinkinfo`]) or
+//!   Slurm's topology.conf ([`super::slurm_topology`]). `ibnetdiscover:`
+//!   takes any of the three InfiniBand listings.
 //!
 //! Options, appended as `:key=value`:
 //! * `cores=N` — process slots per host (default 1);
-//! * `root=NAME|GUID[,…]` — the up*/down* root switch(es) (default: the root
-//!   of the minimum-height BFS tree); `roots=FILE` — a file of root GUIDs,
-//!   one per line, as OpenSM's `-a` takes it;
+//! * `root=NAME|GUID[,…]` — the up*/down* root switch(es) (default: the
+//!   roots OpenSM's updn engine detects, [`crate::routing::opensm_roots`], or
+//!   when it finds none the root of the minimum-height BFS tree);
+//!   `roots=FILE` — a file of root GUIDs, one per line, as OpenSM's `-a`
+//!   takes it;
 //! * `job=N|all|HOSTLIST` — the job's hosts: the first N, every host, or the
 //!   hosts named by a hostlist expression (`tux[0-3,12],tux20`); they keep
 //!   the host numbering order. Default: every host (for `moh-fig2`, its 16
@@ -22,7 +27,8 @@
 //!   would; default `sort=file`: the source's host order.
 //!
 //! **Switch order** (which breaks the routing's ties): ascending GUID when
-//! every switch has one, else the source's switch order. **Host order**: the
+//! every switch has one (the links are then sorted by their ends), else the
+//! source's switch order. **Host order**: the
 //! source's host records (see the readers) unless `sort=name`.
 
 use super::fabric::{Fabric, FabricDesc, FabricKind, Host, Switch};
@@ -40,6 +46,9 @@ pub struct RawFabric {
     pub kind: FabricKind,
     /// The source's own default job (indices into `hosts`), if any.
     pub default_job: Option<Vec<usize>>,
+    /// CA and router ports cabled to each switch, when the source lists
+    /// ports (empty: count the hosts). OpenSM's root detection counts these.
+    pub ca_ports: Vec<u32>,
 }
 
 const OPTION_KEYS: [&str; 5] = ["cores", "root", "roots", "job", "sort"];
@@ -100,8 +109,18 @@ pub fn parse_fabric(spec: &str) -> Result<Option<Topology>> {
         ),
         "ibnetdiscover" | "ibnet" => {
             let path = Path::new(body);
+            let ib = |k: FileKind| {
+                matches!(
+                    k,
+                    FileKind::Ibnet | FileKind::IbnetPorts | FileKind::Linkinfo
+                )
+            };
+            let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+            let kind = Some(detect(&bytes))
+                .filter(|&k| ib(k))
+                .unwrap_or(FileKind::Ibnet);
             (
-                read(path, Some(FileKind::Ibnet))?,
+                parse_bytes(path, &bytes, Some(kind))?,
                 format!("ibnetdiscover:{body}"),
             )
         }
@@ -123,10 +142,16 @@ pub fn parse_fabric(spec: &str) -> Result<Option<Topology>> {
     Ok(Some(Topology::Fabric(fabric)))
 }
 
-/// The two fabric file formats.
+/// The fabric file formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FileKind {
+    /// `ibnetdiscover`'s dump (and ibsim's net files).
     Ibnet,
+    /// `ibnetdiscover -p`, one line per port.
+    IbnetPorts,
+    /// `iblinkinfo` (sections or `-l` lines).
+    Linkinfo,
+    /// Slurm's `topology.conf`.
     Slurm,
 }
 
@@ -141,21 +166,34 @@ pub fn parse_bytes(path: &Path, bytes: &[u8], kind: Option<FileKind>) -> Result<
     let kind = kind.unwrap_or_else(|| detect(bytes));
     match kind {
         FileKind::Ibnet => super::ibnetdiscover::parse(path, bytes),
+        FileKind::IbnetPorts => super::ibnet_ports::parse(path, bytes),
+        FileKind::Linkinfo => super::iblinkinfo::parse(path, bytes),
         FileKind::Slurm => super::slurm_topology::parse(path, bytes),
     }
 }
 
-/// A file whose first record line starts with `SwitchName=` is Slurm's
-/// topology.conf; anything else is read as ibnetdiscover output.
+/// The format of a fabric file, from its first line that is not blank, a
+/// `#` comment or a discovery message (`ibwarn: …`, `… DR path …`):
+/// `SwitchName=`/`BlockName=` is Slurm's topology.conf; a port line `SW|CA|RT
+/// LID PORT 0xGUID …` is `ibnetdiscover -p`; a `Switch: 0x…`/`CA: …`
+/// heading or a line with `==( … )==>` is `iblinkinfo`; anything else is
+/// read as the plain ibnetdiscover dump.
 pub fn detect(bytes: &[u8]) -> FileKind {
     for line in bytes.split(|&b| b == b'\n') {
         let t = line.trim_ascii();
-        if t.is_empty() || t.starts_with(b"#") {
+        let text = String::from_utf8_lossy(t);
+        if t.is_empty() || t.starts_with(b"#") || super::port_graph::is_discovery_message(&text) {
             continue;
         }
         let lower = t.to_ascii_lowercase();
         if lower.starts_with(b"switchname=") || lower.starts_with(b"blockname=") {
             return FileKind::Slurm;
+        }
+        if super::ibnet_ports::looks_like(&text) {
+            return FileKind::IbnetPorts;
+        }
+        if super::iblinkinfo::looks_like(&text) {
+            return FileKind::Linkinfo;
         }
         return FileKind::Ibnet;
     }
@@ -181,7 +219,17 @@ pub fn finish(mut raw: RawFabric, opts: &[(&str, &str)], spec: &str) -> Result<F
         }
         raw.switches = order.iter().map(|&i| raw.switches[i].clone()).collect();
         for l in &mut raw.links {
-            *l = (new_of[l.0 as usize], new_of[l.1 as usize]);
+            let (a, b) = (new_of[l.0 as usize], new_of[l.1 as usize]);
+            *l = (a.min(b), a.max(b));
+        }
+        // Links in switch order, so that every listing of one subnet (the
+        // dump, `-p`, iblinkinfo) gives the same link numbering.
+        raw.links.sort_unstable();
+        if !raw.ca_ports.is_empty() {
+            raw.ca_ports = order
+                .iter()
+                .map(|&i| raw.ca_ports.get(i).copied().unwrap_or(0))
+                .collect();
         }
         for h in &mut raw.hosts {
             h.switch = new_of[h.switch as usize];
@@ -312,5 +360,6 @@ pub fn finish(mut raw: RawFabric, opts: &[(&str, &str)], spec: &str) -> Result<F
         cores,
         roots,
         kind: raw.kind,
+        ca_ports: raw.ca_ports,
     })
 }

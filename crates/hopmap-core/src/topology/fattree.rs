@@ -49,6 +49,7 @@ pub fn generate(spec: &str, k: u32, levels: u32) -> Result<RawFabric> {
             hosts,
             kind: FabricKind::FatTree { top: vec![0] },
             default_job: None,
+            ca_ports: Vec::new(),
         });
     }
     let pod_levels = (levels - 1) as usize; // levels inside a pod
@@ -133,6 +134,7 @@ pub fn generate(spec: &str, k: u32, levels: u32) -> Result<RawFabric> {
             top: (0..top as u32).collect(),
         },
         default_job: None,
+        ca_ports: Vec::new(),
     })
 }
 

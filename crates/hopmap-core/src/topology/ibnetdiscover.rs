@@ -9,8 +9,8 @@
 //! `[port](port-guid) "peer-id"[peer-port](peer-port-guid) # comment`
 //! (both GUIDs optional, trailing words such as `w=4` ignored). Lines
 //! `vendid=`, `devid=`, `sysimgguid=`, `switchguid=`, `caguid=`, blank lines,
-//! `#` comments and the `Non-Chassis Nodes` / `Chassis …` headings are
-//! ignored; `Rt` (router) records and the links to them are skipped.
+//! `#` comments, discovery messages (`ibwarn: …`, `… DR path …`) and the
+//! `Non-Chassis Nodes` / `Chassis …` headings are ignored; `Rt` (router) records and the links to them are skipped.
 //!
 //! * Switch GUID: the hex digits of an `S-<hex>` id (ibnetdiscover's naming);
 //!   otherwise none (then the switch order is the record order).
@@ -19,6 +19,8 @@
 //!   description (the quoted text after `#`) when there is one, else its id.
 //!   A host with several connected ports is attached to the switch of its
 //!   lowest connected port.
+//! * CA and router ports cabled to each switch are counted (`ca_ports`, for
+//!   OpenSM's root detection), each `(switch, port)` once.
 //! * Links: switch–switch port pairs, each listed from both ends in a real
 //!   dump, are merged by their `(node, port)` ends; parallel links (other
 //!   ports) stay separate.
@@ -93,7 +95,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<RawFabric> {
             current = None;
             continue;
         }
-        if line.starts_with('#') {
+        if line.starts_with('#') || crate::topology::port_graph::is_discovery_message(line) {
             continue;
         }
         let word = line.split_whitespace().next().unwrap_or("");
@@ -234,6 +236,9 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<RawFabric> {
     let mut seen: std::collections::HashSet<(End, End)> = std::collections::HashSet::new();
     let mut links = Vec::new();
     let mut host_switch: HashMap<usize, (u32, u32)> = HashMap::new(); // host node → (port, switch)
+    // CA and router ports per switch, each (switch, port) once.
+    let mut ca_ports = vec![0u32; switches.len()];
+    let mut counted: std::collections::HashSet<(u32, u32)> = std::collections::HashSet::new();
     for (i, n) in nodes.iter().enumerate() {
         for (p, peer, pp, ln) in &n.conns {
             let &j = by_id.get(peer).ok_or_else(|| {
@@ -247,6 +252,16 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<RawFabric> {
                 )
             })?;
             let (a, b) = (&nodes[i], &nodes[j]);
+            let end_on_switch = match (a.kind, b.kind) {
+                (Kind::Switch, Kind::Host | Kind::Router) => Some((sw_index[i], *p)),
+                (Kind::Host | Kind::Router, Kind::Switch) => Some((sw_index[j], *pp)),
+                _ => None,
+            };
+            if let Some(e) = end_on_switch
+                && counted.insert(e)
+            {
+                ca_ports[e.0 as usize] += 1;
+            }
             match (a.kind, b.kind) {
                 (Kind::Switch, Kind::Switch) => {
                     if i == j {
@@ -301,6 +316,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<RawFabric> {
         hosts,
         kind: FabricKind::Irregular,
         default_job: None,
+        ca_ports,
     })
 }
 

@@ -23,15 +23,19 @@ pub mod fabric;
 pub mod fabric_layout;
 pub mod fabric_spec;
 pub mod fattree;
+pub mod ftree_detect;
 pub mod grid;
+pub mod iblinkinfo;
+pub mod ibnet_ports;
 pub mod ibnetdiscover;
 pub mod moh;
 pub mod moh_fig2;
+pub mod port_graph;
 pub mod report;
 pub mod slurm_topology;
 pub mod spec;
 
-pub use fabric::{Fabric, FabricDesc, FabricKind, Host, Switch};
+pub use fabric::{Fabric, FabricDesc, FabricKind, Host, RootChoice, Switch};
 pub use grid::{Grid, GridCoord, MAX_DIMS};
 pub use spec::parse_topology;
 
@@ -46,6 +50,21 @@ pub enum Topology {
 
 impl Topology {
     /// Parse a spec string such as `torus:8x8x16:cores=4` or `bgp:4096`.
+    ///
+    /// ```
+    /// use hopmap_core::Topology;
+    ///
+    /// let torus = Topology::parse("torus:4x4x2:cores=2")?;
+    /// assert_eq!(torus.num_nodes(), 32);
+    /// assert_eq!(torus.num_slots(), 64);
+    /// // Node ids are X-fastest; the ring of 4 wraps, so nodes 0 and 3 are neighbours.
+    /// assert_eq!(torus.distance(0, 3), 1);
+    /// assert_eq!(torus.diameter(), 2 + 2 + 1);
+    /// let mesh = Topology::parse("mesh:4x4")?;
+    /// assert_eq!(mesh.distance(0, 3), 3);
+    /// assert!(Topology::parse("torus:4x").is_err());
+    /// # Ok::<(), hopmap_core::Error>(())
+    /// ```
     pub fn parse(spec: &str) -> crate::Result<Self> {
         parse_topology(spec)
     }

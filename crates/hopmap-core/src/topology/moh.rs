@@ -180,6 +180,7 @@ pub fn generate(p: &MohParams) -> Result<RawFabric> {
         hosts,
         kind: FabricKind::Irregular,
         default_job: None,
+        ca_ports: Vec::new(),
     })
 }
 

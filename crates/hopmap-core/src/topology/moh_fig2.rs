@@ -84,5 +84,6 @@ pub fn generate() -> RawFabric {
         hosts,
         kind: FabricKind::Irregular,
         default_job: Some(job),
+        ca_ports: Vec::new(),
     }
 }

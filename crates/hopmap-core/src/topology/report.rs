@@ -25,14 +25,23 @@ pub struct TopologyReport {
     pub idle_hosts: usize,
     pub host_links: usize,
     pub roots: Vec<String>,
+    /// How the up*/down* roots were chosen.
+    pub root_rule: String,
     pub tree_height: u32,
+    /// The routing a fabric is routed with by default (`fattree` on fat
+    /// trees, else `updn`).
+    pub routing: String,
+    /// Whether OpenSM's ftree engine takes the fabric: its top switches, or
+    /// why not.
+    pub ftree: String,
     /// Shortest-path diameter between switches with job hosts.
     pub shortest_path_diameter: u32,
     /// Inter-switch links that no deterministic up*/down* route between two
     /// switches with job hosts uses, as `(link index, switch, switch)`.
     pub unused_links: Vec<(usize, String, String)>,
     /// Switch pairs (a < b) whose up*/down* distance exceeds their shortest
-    /// path: `(a, b, up*/down*, shortest)`; at most `pair_limit` listed.
+    /// path: `(a, b, up*/down*, shortest)` (up*/down* 65535: no legal
+    /// route, as between two roots no cable joins); at most `pair_limit` listed.
     pub longer_pairs: Vec<(String, String, u32, u32)>,
     /// Number of such pairs in all.
     pub longer_pairs_total: usize,
@@ -52,7 +61,10 @@ pub fn report(t: &Topology, pair_limit: usize) -> TopologyReport {
         idle_hosts: 0,
         host_links: 0,
         roots: Vec::new(),
+        root_rule: String::new(),
         tree_height: 0,
+        routing: crate::Routing::Dor.resolve(t).name(),
+        ftree: String::new(),
         shortest_path_diameter: 0,
         unused_links: Vec::new(),
         longer_pairs: Vec::new(),
@@ -84,6 +96,32 @@ fn fabric_part(f: &Fabric, pair_limit: usize, r: &mut TopologyReport) {
         .sum();
     let ud = f.updown();
     r.roots = ud.roots.iter().map(|&s| name(s as usize)).collect();
+    r.root_rule = match f.root_choice() {
+        super::RootChoice::Given => "given".into(),
+        super::RootChoice::OpenSm => {
+            "OpenSM's automatic roots (its updn engine's min-hop rule)".into()
+        }
+        super::RootChoice::MinHeight => "OpenSM's min-hop rule finds no root (OpenSM would \
+             disable updn and route with minhop); hopmap takes the root of the \
+             minimum-height tree"
+            .into(),
+        super::RootChoice::OpenSmUnroutable => "OpenSM's min-hop rule finds roots from which \
+             up*/down* cannot route between some hosts; hopmap takes the root of the \
+             minimum-height tree"
+            .into(),
+    };
+    r.ftree = match f.ftree_roots() {
+        Ok(top) => format!(
+            "a fat tree with {} top switch{} ({})",
+            top.len(),
+            if top.len() == 1 { "" } else { "es" },
+            top.iter()
+                .map(|&s| name(s as usize))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Err(why) => format!("not a fat tree: {why}"),
+    };
     r.tree_height = ud.height();
     let used: Vec<usize> = (0..f.num_switches())
         .filter(|&s| !f.hosts_on(s).is_empty())
@@ -140,12 +178,15 @@ impl TopologyReport {
             "links:             {} inter-switch, {} host links",
             self.links, self.host_links
         );
+        let _ = writeln!(s, "routing:           {}", self.routing);
+        let _ = writeln!(s, "ftree:             {}", self.ftree);
         let _ = writeln!(
             s,
             "up*/down* root:    {} (tree height {})",
             self.roots.join(", "),
             self.tree_height
         );
+        let _ = writeln!(s, "roots chosen by:   {}", self.root_rule);
         let _ = writeln!(
             s,
             "diameter:          {} switch hops up*/down*, {} shortest path",
@@ -157,7 +198,11 @@ impl TopologyReport {
             self.longer_pairs_total
         );
         for (a, b, u, m) in &self.longer_pairs {
-            let _ = writeln!(s, "  {a} – {b}: {u} hops up*/down*, {m} shortest");
+            if *u == crate::routing::updown::UNREACHABLE as u32 {
+                let _ = writeln!(s, "  {a} – {b}: no legal up*/down* route, {m} shortest");
+            } else {
+                let _ = writeln!(s, "  {a} – {b}: {u} hops up*/down*, {m} shortest");
+            }
         }
         if self.longer_pairs.len() < self.longer_pairs_total {
             let _ = writeln!(

@@ -175,6 +175,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<RawFabric> {
         hosts,
         kind: FabricKind::Irregular,
         default_job: None,
+        ca_ports: Vec::new(),
     })
 }
 

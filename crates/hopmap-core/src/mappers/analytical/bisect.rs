@@ -15,28 +15,22 @@
 //! The recursion ends at single nodes, which by construction hold at most
 //! `cap` items: the result is always legal.
 //!
-//! Why (issue 9, `unstructured:P:3d`, seeds 1–3, tori with 1 and 4 cores per
-//! node, hop-bytes ÷ Scotch gmap's): global mapping ends with Φ still
-//! crowded (it usually stalls above γ with one core per node), and the
-//! diffusion, which moves the surplus of each node a link at a time, roughly
-//! doubled the hop-bytes of the bins (512 processes on `torus:8x8x8`: bins
-//! 0.59, diffusion 1.09). Bisection keeps the relative order of Φ in every
-//! dimension at once and gave 0.88 on the same Φ (1.08 → 0.90, 1.22 → 0.93,
-//! 1.07 → 0.85 on other 512-process cases; 2,048 on `torus:8x8x32`: 1.07 →
-//! 0.98). Being cheap, it is also what "the hop-bytes Φ would give if
-//! legalized now" means in this mode, so global mapping keeps its best
-//! iterate by that measure and legalizes that one (see the module docs of
-//! [`super`]).
+//! Why: global mapping ends with Φ still crowded (it usually stalls above
+//! γ with one core per node), and the diffusion, which moves the surplus of
+//! each node a link at a time, roughly doubled the hop-bytes of the bins;
+//! bisection keeps the relative order of Φ in every dimension at once and
+//! gave fewer hop-bytes than diffusion on every measured input
+//! (`docs/benchmarks.md`, "Legalization"). Being cheap, it is also what
+//! "the hop-bytes Φ would give if legalized now" means in this mode, so
+//! global mapping keeps its best iterate by that measure and legalizes
+//! that one (see the module docs of [`super`]).
 //!
 //! The order of cutting equal sides changes the result by a few per cent
 //! (on a cube every level has ties), and no order is best for every input,
 //! so global mapping's best iterate is bisected with the first `cut_orders`
 //! permutations of the dimensions (lexicographic, x-y-z first; default 6,
 //! all of them in 3D) and legalized with the order that gives the fewest
-//! hop-bytes ([`orders`]). 512 processes, seeds 1/2/3 on `torus:8x8x8`:
-//! 0.714/0.683/0.745 → 0.714/0.675/0.705 of Scotch's hop-bytes; on
-//! `torus:4x4x8:cores=4`: 0.895/0.804/0.806 → 0.895/0.791/0.782; a
-//! METIS-partitioned 96×32×24 bar mesh on `torus:8x8x8`: 1.101 → 1.055.
+//! hop-bytes ([`orders`]).
 //!
 //! Stepping: one step is one level of the recursion — every box that is
 //! still more than one node is cut once, and every item moves to the node of

@@ -219,8 +219,7 @@ fn distances(g: &ItemGraph, s: usize) -> Vec<u32> {
 /// Why: RCM/BFT give the corners of the box the items at the same *rank*
 /// of two traversals; items of the same rank sit anywhere on a level set of
 /// the graph, so two box corners that are neighbours can get items far
-/// apart (the box is then twisted). Measured in the module docs of
-/// [`super`].
+/// apart (the box is then twisted). Measured in `docs/benchmarks.md`.
 ///
 /// Cost O(2^D · (n + m) + (2^D)! · 4^D). Memory O(2^D · n).
 pub fn far_items(g: &ItemGraph, grid: &Grid) -> Vec<(usize, usize)> {

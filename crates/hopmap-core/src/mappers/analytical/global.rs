@@ -28,22 +28,9 @@
 //!   [`super::fixed::initial_positions`] (BFS distances to the fixed items)
 //!   instead of the box centre.
 //!
-//! Measured (release, this shared 2-core machine, medians) on
-//! `unstructured:8192:3d` (8,192 items, no grouping, torus 8x8x32:cores=4),
-//! time in the solves per global iteration (3 dimensions): PCG 0.029 s
-//! (load ≈ 6) / 0.048 s (load ≈ 12); Cholesky refactorisation + solves
-//! 0.047 s / 0.085 s. With grouping (2,048 items): PCG 0.0035–0.0079 s,
-//! Cholesky 0.0075–0.0172 s. PCG is faster in every run and is the default.
-//! Reproduce with `hopmap bench analytical --solvers`.
-//!
-//! Session 2 (issue 9, speed): one dimension at a time through faer's
-//! sparse × dense product and up to 100 iterations per dimension and solve
-//! took 0.78 s of solves in 25 global iterations (load ≈ 9); lockstep
-//! dimensions, the caps (40 first / 10 later at 8,192) and the BFS warm
-//! start: 0.26–0.32 s of solves at load ≈ 11 (0.011–0.013 s per global
-//! iteration), 0.14 s at load ≈ 6.6 (0.0064 s per iteration; Cholesky
-//! 0.046 s). Hop-bytes were unchanged within noise (3.89e9 with the caps,
-//! 3.91e9 with 100/20).
+//! PCG is the default: it was faster than the Cholesky refactorisation in
+//! every measured run at equal hop-bytes (figures: `docs/benchmarks.md`,
+//! "Solvers"; reproduce with `hopmap bench analytical --solvers`).
 //!
 //! Cost per iteration: Cholesky O(nnz(L) + flops of the refactorisation);
 //! PCG O(iterations · nnz(Q)). Memory: O(nnz(Q)) (+ nnz(L) for Cholesky).
@@ -52,11 +39,6 @@ use crate::error::{Error, Result};
 use faer::sparse::linalg::solvers::{Llt, SymbolicLlt};
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
 use faer::{MatMut, Side};
-
-/// The measured figures quoted in the module docs.
-pub const SOLVER_FIGURES: &str = "8,192 items (unstructured 3D, no grouping, torus 8x8x32, 4 \
-    cores): PCG 0.029-0.048 s per global iteration, Cholesky refactorisation 0.047-0.085 s \
-    (`hopmap bench analytical --solvers`, release, loaded 2-core machine)";
 
 /// Which linear solver the global optimization uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -19,85 +19,39 @@
 //! mapping then also evaluates every iterate by that legalization, stops
 //! `patience` iterations after the best one, and legalizes the best one.
 //!
-//! Multicore nodes (§3.6): [`multicore`] — METIS groups (`multicore=group`,
-//! the paper) or no grouping with bins of γ·cores (`multicore=bins`, the
-//! default, chosen from these figures: `hopmap bench analytical --solvers`,
-//! `unstructured:8192:3d` on `torus:8x8x32:cores=4`, release, medians on
-//! this shared 2-core machine under load — first session: bins/PCG 5.73e9
-//! hop-bytes, group/PCG 7.50e9; with the session-2 defaults below:
-//! bins/PCG 3.91e9, group/PCG 4.79e9 (bins/Cholesky 3.91e9, group/Cholesky
-//! 4.75e9): the METIS groups of 4 cut 63 % of the bytes, and a
-//! one-group-per-node model cannot undo a poor group. Whole-mapper times
-//! (load ≈ 6.6, median of 5): bins/PCG 0.28 s wall (0.18 s CPU),
-//! group/PCG 0.31 s (0.21 s CPU), of which the grouping alone took 0.15 s.
-//! Third session, with `legalize=bisect` (load ≈ 1.5, median of 5): bins/PCG
-//! 3.58e9 in 0.147 s, group/PCG 4.22e9 in 0.162 s (grouping 0.091 s),
-//! bins/Cholesky 3.64e9, group/Cholesky 4.20e9; at 512 processes on
-//! `torus:4x4x8:cores=4` (seeds 1–3, ÷ Scotch gmap): bins 0.90/0.80/0.81,
-//! group 1.19/1.02/0.89. The quality gap is stable, so the default follows
-//! the quality).
+//! Multicore nodes (§3.6): [`multicore`]. `multicore=group` is the paper
+//! (METIS groups of `cores` processes, one group per node);
+//! `multicore=bins`, the default, groups nothing and lets a bin hold
+//! γ·cores processes, because a one-group-per-node model cannot undo a
+//! poor group and gave more hop-bytes in every measured case.
 //!
-//! What the defaults change against the paper, and why (issue 9, second
-//! session; `scripts/wu_vs_scotch.sh`, `unstructured:P:3d` with seed 1, no
-//! coordinates, tori of Blue Gene/P shape, hop-bytes ÷ Scotch gmap's):
-//! * `spread=pin` instead of the boundary anchors of Eqs. 6–9: those make
-//!   each shifted position stationary with the partners at their *old*
-//!   positions; all items shift at once, which amplifies the smooth part of
-//!   the shift ≈ 10× ([`spreading::pins`]). W(Φ) doubled every iteration and
-//!   global mapping always stalled.
-//! * `shift_mu=0.5`: segments resized in proportion to their workloads
-//!   ([`shifting::shift_proportional`]); FastPlace's local rule left clumps
-//!   (775 of 2,048 bins empty, bins of 23 where 16 are allowed) and
-//!   legalization then doubled the hop-bytes.
+//! The defaults go beyond the paper where it was measured to do better
+//! (figures and the commands that reproduce them: `docs/benchmarks.md`,
+//! "The analytical mapper"); the paper's algorithm as published is
+//! `fixed=rcm spread=paper shift_mu=0 legalize=diffusion multicore=group`:
+//! * `spread=pin` ([`spreading::pins`]) instead of the anchors of Eqs. 6–9,
+//!   which, when all items shift at once, amplify the smooth part of the
+//!   shift and make global mapping stall;
+//! * `shift_mu=0.5` ([`shifting::shift_proportional`]): segments resized in
+//!   proportion to their workloads, as FastPlace's local rule leaves clumps;
 //! * `fixed=far` ([`fixed::far_items`]): far-apart corner items oriented to
-//!   the box; RCM/BFT ranks twist the box (512 processes, torus 8x8x8:
-//!   3.23e8 hop-bytes with rcm, 2.56e8 with far, Scotch 2.13e8). The node
-//!   traversal of rcm/bft now ignores the torus's wrap links (the box has
-//!   none).
-//! * PCG in lockstep over the dimensions, capped, warm-started (see
-//!   [`global`]).
-//! * `legalize=bisect` and `patience=10` (third session): recursive
-//!   coordinate bisection of the best global iterate instead of diffusion
-//!   ([`bisect`] has the reasons). Global mapping had stalled with Φ still
-//!   crowded (one core per node: max workload above γ), and diffusion then
-//!   roughly doubled the bins' hop-bytes. Every iterate is bisected (O(n log
-//!   nodes), ≈ 0.7 ms at 8,192 items), its hop-bytes are the estimate
-//!   plotted per iteration, and global mapping stops once that estimate has
-//!   not improved for `patience` iterations (a new [`GlobalStop::NoGain`]);
-//!   the best iterate is usually early (8,192 on `torus:8x8x32:cores=4`:
-//!   iteration 7 of 22), so this also saves time. That iterate is then
-//!   bisected in `cut_orders` orders of cutting equal sides and legalized
-//!   in the best ([`bisect`]).
-//!   `unstructured:P:3d`, seeds 1/2/3, analytical ÷ Scotch gmap, diffusion
-//!   → bisect (`python3 x.py` of the session notes, same as
-//!   `scripts/wu_vs_scotch.sh`): 512 on 8x8x8: 1.092/1.083/0.989 →
-//!   0.714/0.683/0.745; 512 on 4x4x8:cores=4: 1.217/1.130/1.067 →
-//!   0.895/0.804/0.806; 1024 on 8x8x16: 0.941/0.975/1.001 →
-//!   0.715/0.720/0.770; 2048 on 8x8x32: 1.065/1.077/1.090 →
-//!   0.885/0.909/0.949; 2048 on 8x8x8:cores=4: 0.924/0.893/1.015 →
-//!   0.761/0.715/0.810; 4096 on 8x16x32: 1.008/0.972/0.988 →
-//!   0.837/0.769/0.765; 4096 on 8x8x16:cores=4: 0.838/0.770/0.786 →
-//!   0.749/0.677/0.676; 8192 on 8x8x32:cores=4 (seed 1): 0.955 → 0.875,
-//!   16x16x32: 0.938 → 0.788. Whole mapper, 8,192 on 8x8x32:cores=4:
-//!   0.20 → 0.17 s wall (CLI, min of 5). The paper's legalization stays
-//!   available: `legalize=diffusion` (patience then has no effect).
-//!   Where the targets are still missed: METIS-partitioned meshes whose
-//!   shape does not match the box (our generator: 512 parts of a 96×32×24
-//!   bar or an 80×80×12 plate on `torus:8x8x8`, with 1 or 4 cores per node)
-//!   give 1.05–1.18 × Scotch (analytical+pairs 0.98–1.06): Scotch folds
-//!   them by graph bisection, while any bisection by coordinates keeps them
-//!   unfolded — even the parts' true centroids, bisected the same way, give
-//!   0.95–1.01 (bar) and 1.09–1.18 (plate). Multi-start (fixed=rcm/bft,
-//!   other shift_mu/alpha) gained 1–3 % at best there and was not kept.
+//!   the box, as RCM/BFT ranks twist the box (the node traversal of
+//!   `rcm`/`bft` ignores the torus's wrap links: the box has none);
+//! * PCG in lockstep over the dimensions, capped and warm-started
+//!   ([`global`]), for speed at equal quality;
+//! * `legalize=bisect` with `patience=10`: recursive coordinate bisection
+//!   ([`bisect`], which gives its reasons) instead of diffusion, which
+//!   roughly doubled the hop-bytes of a Φ that global mapping left still
+//!   crowded. Every iterate is bisected (O(n log nodes)), its hop-bytes are
+//!   the estimate plotted per iteration, and global mapping stops once that
+//!   estimate has not improved for `patience` iterations
+//!   ([`GlobalStop::NoGain`]); the best iterate is then bisected in
+//!   `cut_orders` orders of cutting equal sides and legalized in the best.
+//!   With `legalize=diffusion`, `patience` has no effect.
 //!
-//! Before → after (analytical ÷ Scotch; torus, cores): 512 8x8x8 1: 1.95 →
-//! 1.20; 512 4x4x8 4: 1.72 → 1.18; 2048 8x8x32 1: 1.65 → 1.08; 2048 8x8x8 4:
-//! 1.48 → 0.93; 8192 16x16x32 1: 1.50 → 0.93; 8192 8x8x32 4: 1.39 → 0.95;
-//! 16384 16x32x32 1: 1.45 → 0.78; 16384 8x16x32 4: 1.57 → 0.77. On 8192 /
-//! 8x8x32 / 4 cores: shift_mu=0 (FastPlace's rule) 4.88e9 instead of
-//! 3.91e9; the paper's settings (below) 6.53e9. The
-//! paper's settings stay available: `fixed=rcm spread=paper shift_mu=0
-//! legalize=diffusion`.
+//! Known limit: METIS-partitioned meshes whose shape does not match the
+//! machine's box stay a few per cent above Scotch, which folds them by graph
+//! bisection while any bisection by coordinates keeps them unfolded.
 //!
 //! Torus (beyond the paper, whose continuous model is a box): hop-bytes and
 //! every migration cost use torus distances and legalization diffuses over
@@ -111,9 +65,9 @@
 //! `start()` only parses parameters; grouping, orderings and the matrix
 //! assembly happen in the first step, before its global-mapping iteration,
 //! so that step `k` is global iteration `k` (the GUI's Step button: three
-//! presses, iteration 3). That first step is the longest: at 8,192
-//! processes ≈ 10 ms of setup with `multicore=bins`, ≈ 0.1 s with the METIS
-//! grouping of `multicore=group` (on the worker thread; the UI stays live).
+//! presses, iteration 3). That first step is therefore the longest (the
+//! METIS grouping of `multicore=group` most of all); it runs on the
+//! worker thread, so the UI stays live.
 //!
 //! Cost: k₁ global iterations × (solve + O(N·D + m)) + k₂ legalization
 //! iterations × (Laplacian solve + O(nodes log nodes + moves·deg)), as in

@@ -115,11 +115,10 @@ pub fn shift(grid: &Grid, phi: &[f64], w: &[u32], mean: f64, delta: f64, target:
 /// total then reflects what the earlier passes already evened out). A row
 /// without items stays.
 ///
-/// Why (measured on `unstructured:8192:3d`, torus 8x8x32, 4 cores): with
-/// FastPlace's local rule a boundary moves at most to the middle of its
-/// neighbours, so a clump of several heavy bins only loosens at its edges;
-/// global mapping stalled with 775 of 2,048 bins empty and bins of 23 items
-/// (cap 16), and legalization then doubled the hop-bytes (2.38e9 → 5.16e9).
+/// Why: with FastPlace's local rule a boundary moves at most to the middle
+/// of its neighbours, so a clump of several heavy bins only loosens at its
+/// edges; global mapping stalled with empty bins beside over-full ones, and
+/// legalization then doubled the hop-bytes (`docs/benchmarks.md`).
 pub fn shift_proportional(grid: &Grid, phi: &[f64], mu: f64, target: &mut [f64]) {
     let nd = grid.ndims();
     target.copy_from_slice(phi);

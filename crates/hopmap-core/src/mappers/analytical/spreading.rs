@@ -20,13 +20,10 @@
 //! get an infinite β).
 //!
 //! This is `spread=paper`. The default is `spread=pin` ([`pins`], beyond
-//! the paper): it was measured that the anchors above amplify the smooth
-//! part of every shift (see [`pins`]): W(Φ) doubled per iteration, the
-//! maximum workload oscillated and global mapping stalled (issue 9: 1.9e8 →
-//! 1.1e9 estimated hop-bytes at 2,048 processes). With the other
-//! defaults kept, `spread=paper` gives 3.18e9 hop-bytes and `spread=pin`
-//! 1.37e9 on `unstructured:2048:3d` (seed 1), torus 8x16x16 (Scotch
-//! 1.43e9).
+//! the paper), because the anchors above amplify the smooth part of every
+//! shift when all items shift at once: W(Φ) grew every iteration, the
+//! maximum workload oscillated and global mapping stalled (figures:
+//! `docs/benchmarks.md`, "Defaults against the paper").
 //!
 //! Cost O(N · D + m) per iteration. Memory O(N · D).
 
@@ -123,7 +120,7 @@ pub fn anchors(
 /// targets; the caller grows `α` every iteration. The force vectors are
 /// `β_i (x'_i − Φ_i)`, the pull of the anchor on the item where it is.
 ///
-/// Why (measured, see the module docs of [`super`]): with the anchors of
+/// Why (measured: `docs/benchmarks.md`): with the anchors of
 /// Eqs. 6–9 every item's anchor balances its partners *at their old
 /// positions*; when all items shift at once the solve's answer is
 /// `x' + (L + B)⁻¹ A (x' − Φ)`, which amplifies the smooth part of the shift

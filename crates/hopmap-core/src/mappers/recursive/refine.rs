@@ -44,13 +44,10 @@
 //! hop-bytes that lowers that channel's load and Σ load² without raising
 //! any other channel to the largest load; hop-bytes may rise by at most
 //! `load_budget` × their value over the whole phase. The largest load never rises; the phase ends
-//! when the busiest channel cannot be relieved by one exchange. Measured on
-//! METIS-partitioned meshes of 512–16,384 processes (the 11 cases of
-//! `scripts/vs_scotch.sh` and 8 other graphs): it brings the max link load
-//! from 0.79–1.13 × Scotch gmap's to 0.55–0.93 ×, at +0.0–0.3 % hop-bytes,
-//! and costs 0.005–0.1 s (at 16,384 processes about 8 % of the mapper's
-//! time); the budget of 1 % was never the limit there, and a larger one did
-//! not help `maxload` either.
+//! when the busiest channel cannot be relieved by one exchange. On the
+//! measured meshes it lowered the max link load below Scotch's at a
+//! fraction of a per cent more hop-bytes, and the 1 % budget was never the
+//! limit (`docs/benchmarks.md`, "The bottleneck phase").
 //! With it on, the `hopbytes` objective trace may rise at the end, by at
 //! most the budget.
 

@@ -41,9 +41,8 @@
 //! costs O(channels) to find `c`, O(k · L) to read its list (k messages),
 //! and for each process tried O(|candidates| · cores · deg) distance tests
 //! plus O(deg · L) re-routing per exchange that passes them. Only the
-//! processes around one channel are touched, which is what makes it cheap:
-//! an experiment that evaluated every process's exchanges by re-routing
-//! took 116 s at 16,384 processes; this phase takes about 0.1 s there.
+//! processes around one channel are touched, which is what makes it cheap
+//! (against re-routing every process's exchanges: `docs/benchmarks.md`).
 
 use super::{FREE, Refine, RefineStop};
 use crate::routing::Routing;
