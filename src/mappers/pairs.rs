@@ -78,6 +78,7 @@ pub fn info() -> MapperInfo {
 /// checks that this list matches the registry).
 pub const FROM_CHOICES: &[&str] = &[
     "mht",
+    "grid",
     "sm",
     "bm",
     "default",

@@ -11,6 +11,7 @@ mod cli_report;
 mod common;
 mod fabric;
 mod fabric_fuzz;
+mod grid_embed;
 mod ibsim_updn;
 mod io_fuzz;
 mod layout_quality;

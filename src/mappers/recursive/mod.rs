@@ -65,7 +65,7 @@ pub fn info() -> MapperInfo {
               (`vcycles`); on meshes and tori each box of the finished tree is then mirrored \
               where that shortens the traffic leaving it (`orient`). Needs no coordinates; \
               works on meshes, tori, multicore nodes and any network with distances. Params: \
-              runs, pack, tries, vcycles, orient, imbalance.",
+              runs, pack, tries, vcycles, orient, imbalance, light.",
         needs_coords: false,
         randomized: true,
         params: CONSTRUCT_PARAMS,
@@ -94,7 +94,7 @@ pub fn info_refine() -> MapperInfo {
               +0–0.3 % hop-bytes and up to about 10 % more time). Small inputs are mapped `runs` \
               times with different seeds and the one of least hop-bytes is kept. Params: \
               objective, depth, sweeps, batch, time_ms, tol, load_budget, runs, pack, tries, \
-              vcycles, orient, imbalance.",
+              vcycles, orient, imbalance, light.",
         needs_coords: false,
         randomized: true,
         params: REFINE_PARAMS,
@@ -143,6 +143,15 @@ const IMBALANCE: ParamSpec = ParamSpec {
            share of each half, as a fraction (slot capacities are always respected)",
 };
 
+const LIGHT: ParamSpec = ParamSpec {
+    key: "light",
+    kind: ParamKind::Float { min: 0.0, max: 1.0 },
+    default: "0",
+    help: "coarsening matches a process only along pairs of at least this fraction of its \
+           heaviest pair, so many light pairs (FFT transposes, coarse multigrid levels) do not \
+           merge unrelated processes (0 = plain heavy-edge matching)",
+};
+
 const CONSTRUCT_PARAMS: &[ParamSpec] = &[
     ParamSpec {
         key: "runs",
@@ -155,6 +164,7 @@ const CONSTRUCT_PARAMS: &[ParamSpec] = &[
     VCYCLES,
     ORIENT,
     IMBALANCE,
+    LIGHT,
 ];
 
 const REFINE_PARAMS: &[ParamSpec] = &[
@@ -230,12 +240,14 @@ const REFINE_PARAMS: &[ParamSpec] = &[
     VCYCLES,
     ORIENT,
     IMBALANCE,
+    LIGHT,
 ];
 
 fn bisect_params(input: &MapperInput) -> Result<BisectParams> {
     Ok(BisectParams {
         tries: input.get::<usize>(CONSTRUCT_PARAMS, "tries")?.max(1),
         imbalance: input.get(CONSTRUCT_PARAMS, "imbalance")?,
+        light: input.get(CONSTRUCT_PARAMS, "light")?,
         ..BisectParams::default()
     })
 }
