@@ -3,7 +3,8 @@
 #
 # Usage: scripts/vs_scotch.sh [HOPMAP] [MAPPERS] [CASES...]
 #   HOPMAP   path of the hopmap binary (default target/release/hopmap)
-#   MAPPERS  comma-separated hopmap mapper ids (default recursive,recursive+refine,pairs)
+#   MAPPERS  comma-separated hopmap mapper ids (default recursive,recursive+refine,pairs),
+#            each optionally with parameters: ID/KEY=VALUE/… (recursive+refine/group=first)
 #   CASES    P:DIM:TOPOLOGY[:SEED] (a METIS-made mesh, `hopmap generate
 #            unstructured:P:DIM`; default: the issue's table below), or
 #            SOURCE@KIND:DIMS[@cores=C][@shuffle=S] for any graph, with
@@ -157,7 +158,11 @@ EOF
     "$(python3 -c "print('%.3f' % ($ghb / $TOTAL))")"
   IFS=, read -r -a MS <<<"$MAPPERS"
   for m in "${MS[@]}"; do
-    read -r sec cpu < <(timed "$HOPMAP" map "$g" --topology "$TOPO" --mapper "$m" -o "$W/h.map" --format plain)
+    # ID/KEY=VALUE/…: the mapper's parameters after its id.
+    IFS=/ read -r -a MP <<<"$m"
+    PARGS=()
+    for kv in "${MP[@]:1}"; do PARGS+=(--param "$kv"); done
+    read -r sec cpu < <(timed "$HOPMAP" map "$g" --topology "$TOPO" --mapper "${MP[0]}" "${PARGS[@]}" -o "$W/h.map" --format plain)
     read -r hb ml < <("$HOPMAP" eval "$g" --topology "$TOPO" --mapping "$W/h.map" --json |
       python3 -c "import json,sys; m=json.load(sys.stdin); m=m.get('metrics',m); print(m['hop_bytes'], m['max_link_load'])")
     python3 -c "print('\t'.join(['$c','$m','%.0f'%$hb,'%.0f'%$ml,'$sec','$cpu','%.3f'%($hb/$ghb),'%.3f'%($ml/$gml),'%.2f'%($cpu/max($gcpu,1e-3)),'%.3f'%($hb/$TOTAL)]))"

@@ -36,6 +36,7 @@
 
 pub mod domain;
 pub mod drb;
+pub mod groups_first;
 pub mod orient;
 pub mod refine;
 
@@ -65,7 +66,7 @@ pub fn info() -> MapperInfo {
               (`vcycles`); on meshes and tori each box of the finished tree is then mirrored \
               where that shortens the traffic leaving it (`orient`). Needs no coordinates; \
               works on meshes, tori, multicore nodes and any network with distances. Params: \
-              runs, pack, tries, vcycles, orient, imbalance, light.",
+              runs, pack, tries, vcycles, orient, imbalance, light, group.",
         needs_coords: false,
         randomized: true,
         params: CONSTRUCT_PARAMS,
@@ -94,7 +95,7 @@ pub fn info_refine() -> MapperInfo {
               +0–0.3 % hop-bytes and up to about 10 % more time). Small inputs are mapped `runs` \
               times with different seeds and the one of least hop-bytes is kept. Params: \
               objective, depth, sweeps, batch, time_ms, tol, load_budget, runs, pack, tries, \
-              vcycles, orient, imbalance, light.",
+              vcycles, orient, imbalance, light, group.",
         needs_coords: false,
         randomized: true,
         params: REFINE_PARAMS,
@@ -152,6 +153,15 @@ const LIGHT: ParamSpec = ParamSpec {
            merge unrelated processes (0 = plain heavy-edge matching)",
 };
 
+const GROUP: ParamSpec = ParamSpec {
+    key: "group",
+    kind: ParamKind::Choice(&["no", "first"]),
+    default: "no",
+    help: "several cores per node (mesh/torus): `first` splits the processes into node-sized \
+           groups of the heaviest communication first, then maps the groups onto the nodes \
+           (`no`: processes and machine are bisected together down to single nodes)",
+};
+
 const CONSTRUCT_PARAMS: &[ParamSpec] = &[
     ParamSpec {
         key: "runs",
@@ -165,6 +175,7 @@ const CONSTRUCT_PARAMS: &[ParamSpec] = &[
     ORIENT,
     IMBALANCE,
     LIGHT,
+    GROUP,
 ];
 
 const REFINE_PARAMS: &[ParamSpec] = &[
@@ -241,6 +252,7 @@ const REFINE_PARAMS: &[ParamSpec] = &[
     ORIENT,
     IMBALANCE,
     LIGHT,
+    GROUP,
 ];
 
 fn bisect_params(input: &MapperInput) -> Result<BisectParams> {
@@ -252,13 +264,22 @@ fn bisect_params(input: &MapperInput) -> Result<BisectParams> {
     })
 }
 
+/// Whether `group=first` applies: asked for, and several cores per node.
+fn group_first(input: &MapperInput) -> Result<bool> {
+    Ok(input.topo.cores() > 1
+        && input
+            .get::<String>(CONSTRUCT_PARAMS, "group")?
+            .trim()
+            .eq_ignore_ascii_case("first"))
+}
+
 fn start_plain(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
     input.check_fits()?;
-    Ok(Box::new(Recursive::new(
-        input,
-        None,
-        input.get(CONSTRUCT_PARAMS, "runs")?,
-    )?))
+    let runs = input.get(CONSTRUCT_PARAMS, "runs")?;
+    if group_first(input)? {
+        return Ok(Box::new(groups_first::GroupsFirst::new(input, None, runs)?));
+    }
+    Ok(Box::new(Recursive::new(input, None, runs)?))
 }
 
 fn start_refine(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
@@ -289,11 +310,11 @@ fn start_refine(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
         tol: input.get(p, "tol")?,
         load_budget: input.get(p, "load_budget")?,
     };
-    Ok(Box::new(Recursive::new(
-        input,
-        Some(rp),
-        input.get(p, "runs")?,
-    )?))
+    let runs = input.get(p, "runs")?;
+    if group_first(input)? {
+        return Ok(Box::new(groups_first::GroupsFirst::new(input, Some(rp), runs)?));
+    }
+    Ok(Box::new(Recursive::new(input, Some(rp), runs)?))
 }
 
 /// The recursive mapper as a stepper: construction, then (optionally)
