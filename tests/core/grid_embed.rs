@@ -145,11 +145,13 @@ proptest! {
         let (ha, sa) = run(&a, &topo, &[("refine", "no")]);
         let (hb, sb) = run(&b, &topo, &[("refine", "no")]);
         let (sa, sb) = (sa.unwrap_or_default(), sb.unwrap_or_default());
-        // Both orders are recognised, or neither (a full halo with a
-        // wrapped direction of size 2 or 3 is a clique along it: no grid).
-        let grid = sa.contains("recognised a");
-        prop_assert_eq!(grid, sb.contains("recognised a"), "{}: {} / {}", spec, sa, sb);
-        prop_assert!(grid || full, "{}: {}", spec, sa);
+        // The shuffled order is recognised from the structure alone, and
+        // then the generator's order too (which may also be recognised by
+        // its numbering alone); a face halo always is. A full halo with a
+        // wrapped direction of size 2 or 3 is a clique along it: no grid.
+        let grid = sb.contains("recognised a");
+        prop_assert!(!grid || sa.contains("recognised a"), "{}: {} / {}", spec, sa, sb);
+        prop_assert!(grid || full, "{}: {}", spec, sb);
         if grid {
             prop_assert!((ha - hb).abs() <= 1e-9 * ha.max(1.0), "{} on {}: {} vs {} ({})", spec, topo, ha, hb, sb);
             if cores == 1 && !full {

@@ -366,15 +366,16 @@ fn better(a: &GridHalo, b: &GridHalo) -> bool {
         || (x >= y * (1.0 - 1e-12) && face_bytes(a) > face_bytes(b) * (1.0 + 1e-12))
 }
 
-/// Share of the bytes a rank-order grid must carry between grid neighbours.
+/// Share of the bytes a rank-order grid must carry between face neighbours
+/// (on a small grid nearly every pair is a diagonal neighbour).
 const RANK_ORDER_SHARE: f64 = 0.9;
 
 /// When the structure is not an exact grid (a decomposition of a
 /// non-rectangular domain: some neighbour pairs missing, some diagonal
 /// pairs present), the application's own numbering may still be Cartesian:
 /// try every 2D and 3D shape of `n` with the ranks numbered x-fastest, and
-/// keep the one whose neighbour pairs carry most bytes, if at least
-/// [`RANK_ORDER_SHARE`]. A direction wraps when over 1 % of the bytes cross
+/// keep the one whose face pairs carry most bytes, if at least
+/// [`RANK_ORDER_SHARE`] of all. A direction wraps when over 1 % of the bytes cross
 /// its ends. This
 /// only works in the application's order. O(divisor pairs · m).
 fn rank_order_grid(g: &CommGraph, vol: &[f64], total: f64) -> Option<GridHalo> {
@@ -419,7 +420,7 @@ fn rank_order_grid(g: &CommGraph, vol: &[f64], total: f64) -> Option<GridHalo> {
         let h = measure(g, vol, dims, periodic, coords, 0.0);
         // Most bytes between face neighbours first: a finer split of the
         // same numbering turns face pairs into diagonal ones.
-        if h.covered_bytes() >= RANK_ORDER_SHARE * total
+        if face_bytes(&h) >= RANK_ORDER_SHARE * total
             && best.as_ref().is_none_or(|b| {
                 let (x, y) = (face_bytes(&h), face_bytes(b));
                 x > y * (1.0 + 1e-12) || (x >= y * (1.0 - 1e-12) && better(&h, b))
@@ -895,28 +896,27 @@ mod tests {
             check("stencil:8x8x8", &t, &[8, 8, 8]);
             check("stencil:6x5", &t, &[6, 5]);
             // Equal volumes, open: diagonal pairs on the box's edges look
-            // like faces (the module docs' limit): only the generator's
-            // own x-fastest numbering reveals the grid.
+            // like faces (the module docs' limit), and the faces carry too
+            // little of the bytes for the rank order to count as a grid.
             let g = generate("stencil:6x5x4", &f).unwrap();
-            match recognise(&g) {
-                Ok(h) => assert!(!shuffle && h.dims == [6, 5, 4], "{h:?}"),
-                Err(e) => assert!(shuffle, "{e}"),
-            }
+            assert!(recognise(&g).is_err());
         }
     }
 
     #[test]
     fn faces_with_some_diagonals_as_heavy_as_faces() {
-        // A 6×5 mesh halo plus diagonal pairs (x, y)–(x+1, y+1) of the
-        // same volume for x even: no threshold separates them; dropping
-        // the diagonals of unit squares does.
+        // A 6×5 mesh halo plus four diagonal pairs (x, y)–(x+1, y+1), x
+        // in {0, 3} and y in {0, 2}, of the faces' volume: no threshold
+        // separates them; dropping the diagonals of unit squares does.
+        // (Diagonals on every other square would make every face pair a
+        // square's diagonal too: not recognised, but the rank order may be.)
         let g0 = generate("stencil:6x5", &GenOptions::default()).unwrap();
         let mut b = crate::graph::GraphBuilder::new(30, false);
         for (u, v, c) in g0.pairs() {
             b.add(u, v, c);
         }
-        for y in 0..4 {
-            for x in (0..5).step_by(2) {
+        for y in [0, 2] {
+            for x in [0, 3] {
                 b.add(x + 6 * y, x + 1 + 6 * (y + 1), 2048.0);
             }
         }
@@ -925,7 +925,7 @@ mod tests {
         let mut dims = h.dims.clone();
         dims.sort_unstable();
         assert_eq!(dims, [5, 6]);
-        assert_eq!(h.diagonal_bytes, 12.0 * 2048.0);
+        assert_eq!(h.diagonal_bytes, 4.0 * 2048.0);
         assert_eq!(h.other_bytes, 0.0);
     }
 
