@@ -9,9 +9,9 @@
 //! `solver=pcg`.)
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use hopmap::generate::{GenOptions, generate};
-use hopmap::mappers::{self, MapperInput};
-use hopmap::topology::Topology;
+use hopmap_core::generate::{GenOptions, generate};
+use hopmap_core::mappers::{self, MapperInput};
+use hopmap_core::topology::Topology;
 use std::hint::black_box;
 use std::sync::Arc;
 
@@ -52,7 +52,7 @@ fn bench(c: &mut Criterion) {
         let inp = input(params);
         group.bench_function(*name, |b| {
             b.iter(|| {
-                let mut r = hopmap::mappers::prepare(&info, &inp).expect("start");
+                let mut r = hopmap_core::mappers::prepare(&info, &inp).expect("start");
                 r.run_to_end();
                 black_box(r.result())
             })

@@ -2,8 +2,8 @@
 //! average ≈ 24 hops) on a 32×32×32 torus. Target ≤ 1 s.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use hopmap::rng::Rng;
-use hopmap::{GraphBuilder, Mapping, Routing, Topology, evaluate};
+use hopmap_core::rng::Rng;
+use hopmap_core::{GraphBuilder, Mapping, Routing, Topology, evaluate};
 
 fn bench(c: &mut Criterion) {
     let t = Topology::parse("torus:32x32x32").unwrap();

@@ -7,10 +7,10 @@
 //! the 2,000-switch fabric, through the one pipeline. Target ≤ 1 s.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use hopmap::Topology;
-use hopmap::generate::{GenOptions, generate};
-use hopmap::mappers::{self, MapperInput};
-use hopmap::routing::fabric_route::{self, Mode};
+use hopmap_core::Topology;
+use hopmap_core::generate::{GenOptions, generate};
+use hopmap_core::mappers::{self, MapperInput};
+use hopmap_core::routing::fabric_route::{self, Mode};
 use std::sync::Arc;
 
 const IRREGULAR: &str = "fabric:2000,8000,12,0.75,1";

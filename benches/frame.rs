@@ -7,12 +7,12 @@
 //! honest worst case while the user rotates the view.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use hopmap::Topology;
-use hopmap::app::settings::Settings;
-use hopmap::app::{HopmapApp, Tab};
-use hopmap::generate::{GenOptions, generate};
-use hopmap::mappers::{self, MapperInput};
-use hopmap::metrics::evaluate;
+use hopmap_app::settings::Settings;
+use hopmap_app::{HopmapApp, Tab};
+use hopmap_core::Topology;
+use hopmap_core::generate::{GenOptions, generate};
+use hopmap_core::mappers::{self, MapperInput};
+use hopmap_core::metrics::evaluate;
 
 fn input() -> egui::RawInput {
     egui::RawInput {
@@ -37,7 +37,7 @@ fn bench(c: &mut Criterion) {
     let e = evaluate(&app.model.graph, &app.model.topo, &m, &app.model.routing);
     app.model.apply_mapping("random", m, e);
     app.tab = Tab::Split;
-    app.network_view.mode = hopmap::app::network_view::ViewMode::ThreeD;
+    app.network_view.mode = hopmap_app::network_view::ViewMode::ThreeD;
     app.network_view.by_flows = false;
 
     let ctx = egui::Context::default();
@@ -104,7 +104,7 @@ fn frames_while_mapping(_c: &mut Criterion) {
         .set_topology(Topology::parse("torus:16x32x32").unwrap());
     app.model.set_graph(g, "stencil:16x32x32");
     app.tab = Tab::Split;
-    app.network_view.mode = hopmap::app::network_view::ViewMode::ThreeD;
+    app.network_view.mode = hopmap_app::network_view::ViewMode::ThreeD;
     let ctx = egui::Context::default();
     for _ in 0..3 {
         let out = ctx.run_ui(input(), |ui| app.ui_frame(ui));
@@ -263,7 +263,7 @@ fn frames_while_racing(_c: &mut Criterion) {
         .set_topology(Topology::parse("torus:16x16x16").unwrap());
     app.model.set_graph(g, "stencil:16x16x16");
     app.tab = Tab::Compare;
-    app.compare.sub = hopmap::app::compare_panel::CompareSub::Race;
+    app.compare.sub = hopmap_app::compare_panel::CompareSub::Race;
     app.graph_view.playing = false;
     let ids: Vec<String> = std::env::var("HOPMAP_RACE_MAPPERS")
         .unwrap_or_else(|_| "mht,pairs,gravity,recursive".into())
@@ -369,7 +369,7 @@ fn frames_while_racing(_c: &mut Criterion) {
 /// frame costs while the run plays). Then the run plays on its worker at
 /// full speed while frames are drawn and timed one by one (median, max).
 fn analytical_view(c: &mut Criterion) {
-    use hopmap::mappers::run_detail::{RunDetail, detail_of};
+    use hopmap_core::mappers::run_detail::{RunDetail, detail_of};
     use std::sync::Arc;
     let g = generate("unstructured:8192:3d", &GenOptions::default()).unwrap();
     let mut app = HopmapApp::new(Settings::default());

@@ -3,7 +3,7 @@
 //! 16,384 parts. Target: well under a few seconds.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use hopmap::generate::{GenOptions, generate};
+use hopmap_core::generate::{GenOptions, generate};
 
 fn bench(c: &mut Criterion) {
     let opts = GenOptions::default();

@@ -3,9 +3,9 @@
 //! whole multilevel layout of the 16,384 grid.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use hopmap::generate::{GenOptions, generate};
-use hopmap::layout::{Layout, LayoutParams, MultilevelMode, RepulsionMode};
-use hopmap::step::Stepper;
+use hopmap_core::generate::{GenOptions, generate};
+use hopmap_core::layout::{Layout, LayoutParams, MultilevelMode, RepulsionMode};
+use hopmap_core::step::Stepper;
 use std::time::Duration;
 
 fn iteration(c: &mut Criterion) {

@@ -18,11 +18,11 @@
 //! points in the unit square), group `mappers_16384_hole_free`.
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
-use hopmap::find_nearest::{FindKind, FindNearest, Finder};
-use hopmap::generate::{GenOptions, generate};
-use hopmap::mappers::greedy::Affine;
-use hopmap::mappers::{self, MapperInput};
-use hopmap::topology::Topology;
+use hopmap_core::find_nearest::{FindKind, FindNearest, Finder};
+use hopmap_core::generate::{GenOptions, generate};
+use hopmap_core::mappers::greedy::Affine;
+use hopmap_core::mappers::{self, MapperInput};
+use hopmap_core::topology::Topology;
 use std::hint::black_box;
 use std::sync::Arc;
 
@@ -50,7 +50,7 @@ fn bench(c: &mut Criterion) {
         let info = mappers::find(id).expect("registered");
         group.bench_function(id, |b| {
             b.iter(|| {
-                let mut r = hopmap::mappers::prepare(&info, &tree).expect("start");
+                let mut r = hopmap_core::mappers::prepare(&info, &tree).expect("start");
                 r.run_to_end();
                 black_box(r.result())
             })
@@ -60,7 +60,7 @@ fn bench(c: &mut Criterion) {
     let affn = mappers::find("affn").expect("registered");
     group.bench_function("affn_spiral", |b| {
         b.iter(|| {
-            let mut r = hopmap::mappers::prepare(&affn, &spiral).expect("start");
+            let mut r = hopmap_core::mappers::prepare(&affn, &spiral).expect("start");
             r.run_to_end();
             black_box(r.result())
         })
@@ -74,7 +74,7 @@ fn bench(c: &mut Criterion) {
         let info = mappers::find(id).expect("registered");
         group.bench_function(id, |b| {
             b.iter(|| {
-                let mut r = hopmap::mappers::prepare(&info, &hole_free).expect("start");
+                let mut r = hopmap_core::mappers::prepare(&info, &hole_free).expect("start");
                 r.run_to_end();
                 black_box(r.result())
             })
@@ -124,7 +124,7 @@ fn bench(c: &mut Criterion) {
         let info = mappers::find(id).expect("registered");
         group.bench_function(id, |b| {
             b.iter(|| {
-                let mut r = hopmap::mappers::prepare(&info, &rin).expect("start");
+                let mut r = hopmap_core::mappers::prepare(&info, &rin).expect("start");
                 r.run_to_end();
                 black_box(r.result())
             })

@@ -6,8 +6,8 @@
 //! check that 10⁷ edges fit.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use hopmap::io::{self, Format, ReadOptions};
-use hopmap::rng::Rng;
+use hopmap_core::io::{self, Format, ReadOptions};
+use hopmap_core::rng::Rng;
 use std::io::Write;
 use std::path::Path;
 

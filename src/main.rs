@@ -31,7 +31,7 @@ enum Command {
     /// Open the desktop app (optionally headless: --screenshot PNG)
     #[cfg(feature = "gui")]
     Gui(cli::gui::Args),
-    /// Run a mapper and write a launcher mapping file (plain, bgp, mpich, rankfile).
+    /// Run a mapper and write a launcher mapping file (plain, bgp, mpich, rankfile, slurm, hydra).
     Map(cli::map::Args),
     /// List the mappers, each with its paper and section.
     Mappers(cli::mappers::Args),
@@ -45,6 +45,10 @@ enum Command {
     Topology(cli::topology::Args),
     /// Benchmarks (`hopmap bench layout`)
     Bench(cli::bench::Args),
+    /// Run an Open MPI launch command with monitoring on and write its communication graph.
+    Capture(cli::capture::Args),
+    /// Write a graph in another format (MatrixMarket, METIS, Scotch, edge list, dense, DOT).
+    Convert(cli::convert::Args),
 }
 
 /// No subcommand: open the GUI on its first lesson/sample, or (built
@@ -82,6 +86,8 @@ fn main() {
             Command::Layout(a) => cli::layout::run(a),
             Command::Bench(a) => cli::bench::run(a),
             Command::Topology(a) => cli::topology::run(a),
+            Command::Capture(a) => cli::capture::run(a),
+            Command::Convert(a) => cli::convert::run(a),
         },
     };
     // Whatever is still buffered goes out now, so that its failure is seen.

@@ -3,12 +3,12 @@
 //! registry entry, for an order-string id, for a parameterised run, and for
 //! a coordinate mapper asked to infer its coordinates.
 
-use hopmap::app::Model;
-use hopmap::generate::{GenOptions, generate};
-use hopmap::io::Format;
-use hopmap::io::launcher::{HostNames, LauncherFormat, parse_mapping};
-use hopmap::mappers;
-use hopmap::{Mapping, Routing, Topology};
+use hopmap_app::Model;
+use hopmap_core::generate::{GenOptions, generate};
+use hopmap_core::io::Format;
+use hopmap_core::io::launcher::{HostNames, LauncherFormat, parse_mapping};
+use hopmap_core::mappers;
+use hopmap_core::{Mapping, Routing, Topology};
 use std::path::Path;
 use std::process::Command;
 use std::sync::Arc;
@@ -53,7 +53,12 @@ fn cli_mapping(graph: &Path, spec: &str, id: &str, params: &[&str], out: &Path) 
     .unwrap()
 }
 
-fn compare_mapping(g: &Arc<hopmap::CommGraph>, spec: &str, id: &str, params: &[&str]) -> Mapping {
+fn compare_mapping(
+    g: &Arc<hopmap_core::CommGraph>,
+    spec: &str,
+    id: &str,
+    params: &[&str],
+) -> Mapping {
     let mut sel = mappers::resolve(id).unwrap();
     let user: Vec<(String, String)> = params
         .iter()
@@ -61,7 +66,7 @@ fn compare_mapping(g: &Arc<hopmap::CommGraph>, spec: &str, id: &str, params: &[&
         .collect();
     sel.params = sel.with_params(&user).unwrap();
     let topo = Arc::new(Topology::parse(spec).unwrap());
-    let cmp = hopmap::compare::compare(
+    let cmp = hopmap_core::compare::compare(
         g.clone(),
         topo,
         &[sel],
@@ -75,7 +80,7 @@ fn compare_mapping(g: &Arc<hopmap::CommGraph>, spec: &str, id: &str, params: &[&
     (*cmp.rows[0].mapping).clone()
 }
 
-fn gui_mapping(g: &hopmap::CommGraph, spec: &str, id: &str, params: &[&str]) -> Mapping {
+fn gui_mapping(g: &hopmap_core::CommGraph, spec: &str, id: &str, params: &[&str]) -> Mapping {
     let mut m = Model::new(g.clone(), "g", Topology::parse(spec).unwrap());
     m.start_map(id, SEED, &params.join(", "));
     assert!(m.error.is_none(), "{id}: {:?}", m.error);
@@ -98,10 +103,10 @@ fn cli_compare_and_gui_give_the_same_mapping_for_every_mapper() {
     let g = generate("stencil:4x4x4", &GenOptions::default()).unwrap();
     assert!(g.coords().is_some());
     let with = dir.join("with.mtx");
-    hopmap::io::write_graph(&with, &g, Format::Mtx).unwrap();
+    hopmap_core::io::write_graph(&with, &g, Format::Mtx).unwrap();
     let coords = dir.join("with.xyz");
     let mut buf = Vec::new();
-    hopmap::io::coords::write(&mut buf, g.coords().unwrap()).unwrap();
+    hopmap_core::io::coords::write(&mut buf, g.coords().unwrap()).unwrap();
     std::fs::write(&coords, buf).unwrap();
     let spec = "torus:4x4x2:cores=2";
     let ga = Arc::new(g.clone());
@@ -173,7 +178,7 @@ fn cli_compare_and_gui_give_the_same_mapping_for_every_mapper() {
     // A coordinate mapper on a graph without coordinates, asked to infer them.
     let bare = g.clone().with_coords(None).unwrap();
     let without = dir.join("without.mtx");
-    hopmap::io::write_graph(&without, &bare, Format::Mtx).unwrap();
+    hopmap_core::io::write_graph(&without, &bare, Format::Mtx).unwrap();
     let bare_a = Arc::new(bare.clone());
     for id in ["affn", "coce+mht"] {
         let out = dir.join(format!("{id}-infer.map"));

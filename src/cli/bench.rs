@@ -5,10 +5,10 @@
 //! Use a release build for meaningful numbers.
 
 use anyhow::bail;
-use hopmap::generate::{GenOptions, generate};
-use hopmap::layout::quality::hop_spearman;
-use hopmap::layout::{Layout, LayoutParams, MultilevelMode, RepulsionMode};
-use hopmap::step::Stepper;
+use hopmap_core::generate::{GenOptions, generate};
+use hopmap_core::layout::quality::hop_spearman;
+use hopmap_core::layout::{Layout, LayoutParams, MultilevelMode, RepulsionMode};
+use hopmap_core::step::Stepper;
 use std::time::Instant;
 
 #[derive(clap::Args, Debug)]
@@ -154,10 +154,10 @@ fn layout(b: LayoutBench) -> anyhow::Result<()> {
 }
 
 fn analytical(b: AnalyticalBench) -> anyhow::Result<()> {
-    use hopmap::mappers::analytical::global::SolverKind;
-    use hopmap::mappers::analytical::multicore::MulticoreMode;
-    use hopmap::mappers::analytical::{Analytical, Settings};
-    use hopmap::topology::Topology;
+    use hopmap_core::mappers::analytical::global::SolverKind;
+    use hopmap_core::mappers::analytical::multicore::MulticoreMode;
+    use hopmap_core::mappers::analytical::{Analytical, Settings};
+    use hopmap_core::topology::Topology;
     use std::sync::Arc;
     if b.repeats == 0 {
         bail!("--repeats must be at least 1");
@@ -198,9 +198,9 @@ fn analytical(b: AnalyticalBench) -> anyhow::Result<()> {
         let mut cut = 0.0;
         for _ in 0..b.repeats {
             let t0 = Instant::now();
-            let gr = hopmap::partition::groups_of_size(&g, topo.cores(), 1)?;
+            let gr = hopmap_core::partition::groups_of_size(&g, topo.cores(), 1)?;
             t.push(t0.elapsed().as_secs_f64());
-            cut = hopmap::partition::edge_cut(&g, &gr.part);
+            cut = hopmap_core::partition::edge_cut(&g, &gr.part);
         }
         println!(
             "grouping (METIS recursive bisection + balancing) into groups of {}: {:.4} s, edge cut {:.6e} of {:.6e} bytes",
@@ -290,7 +290,7 @@ fn analytical(b: AnalyticalBench) -> anyhow::Result<()> {
             last = Some((
                 a.global_iterations(),
                 a.legal_iterations(),
-                hopmap::metrics::hop_bytes(&g, &topo, &m),
+                hopmap_core::metrics::hop_bytes(&g, &topo, &m),
             ));
         }
         let (gi, li, hb) = last.expect("repeats ≥ 1");

@@ -1,12 +1,12 @@
 //! `hopmap compare GRAPH --topology SPEC --mappers all|id,…`: run several
 //! mappers and print one row each, best (least hop-bytes) first. The work is
-//! done by `hopmap::compare`. With `--report DIR`, every graph (GRAPH and
+//! done by `hopmap_core::compare`. With `--report DIR`, every graph (GRAPH and
 //! each `--graph`) × every topology (`--topology` repeated or comma-separated)
-//! is compared and `hopmap::report` writes CSV, JSON, SVG charts and an
+//! is compared and `hopmap_core::report` writes CSV, JSON, SVG charts and an
 //! index.html into DIR.
 
 use super::common::{GraphArgs, parse_routing, parse_topology};
-use hopmap::{Routing, Topology};
+use hopmap_core::{Routing, Topology};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
@@ -48,17 +48,15 @@ pub struct Args {
     pub infer_coords: bool,
 }
 
-const CSV_COLUMNS: &str = "mapper,seconds,hop_bytes,avg_hops_per_byte,max_dilation,max_link_load,max_link_flows,mean_link_load,mean_link_flows";
-
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let selected = hopmap::compare::parse_list(&args.mappers)?;
+    let selected = hopmap_core::compare::parse_list(&args.mappers)?;
     if let Some(dir) = &args.report {
         return report(&args, &selected, dir);
     }
     if args.topology.len() != 1 || !args.more_graphs.is_empty() {
         anyhow::bail!("several graphs or topologies are compared only with --report DIR");
     }
-    hopmap::metrics::check_evaluable(&args.topology[0])?;
+    hopmap_core::metrics::check_evaluable(&args.topology[0])?;
     let graph = super::common::infer_coords_if_asked(
         args.graph.load()?,
         &args.topology[0],
@@ -69,13 +67,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let topo = Arc::new(args.topology[0].clone());
     // A network too small for the graph: one line, as `map` says it, not a
     // note per mapper.
-    hopmap::mappers::MapperInput::new(graph.clone(), topo.clone(), args.seed).check_fits()?;
+    hopmap_core::mappers::MapperInput::new(graph.clone(), topo.clone(), args.seed).check_fits()?;
     let n = graph.n();
     let cancel = AtomicBool::new(false);
     let verbose = !args.json && !args.csv;
     // Live progress only on a terminal (logs get no carriage returns).
     let live = verbose && std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let cmp = hopmap::compare::compare(
+    let cmp = hopmap_core::compare::compare(
         graph,
         topo.clone(),
         &selected,
@@ -94,22 +92,21 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.json {
         crate::outln!("{}", serde_json::to_string_pretty(&cmp.rows)?);
     } else if args.csv {
-        crate::outln!("{CSV_COLUMNS}");
-        for r in &cmp.rows {
-            let m = &r.metrics;
-            crate::outln!(
-                "{},{},{},{},{},{},{},{},{}",
-                r.mapper,
-                r.seconds,
-                m.hop_bytes,
-                m.avg_hops_per_byte,
-                m.max_dilation,
-                m.max_link_load,
-                m.max_link_flows,
-                m.mean_link_load,
-                m.mean_link_flows
-            );
-        }
+        use hopmap_core::report::{CSV_HEADER, csv_lines};
+        let mut out = String::new();
+        let case = (
+            args.graph.graph.display().to_string(),
+            topo.spec(),
+            args.routing.resolve(&topo).to_string(),
+        );
+        csv_lines(
+            &mut out,
+            (&case.0, &case.1, &case.2),
+            &cmp.rows,
+            &cmp.skipped,
+        );
+        crate::outln!("{CSV_HEADER}");
+        crate::out!("{out}");
     } else {
         crate::outln!(
             "{} processes on {}, routing {}; sorted by hop-bytes, * = best",
@@ -168,7 +165,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 /// `--report DIR`: every graph × topology × mapper, written by the library.
 fn report(
     args: &Args,
-    selected: &[hopmap::compare::Selected],
+    selected: &[hopmap_core::compare::Selected],
     dir: &std::path::Path,
 ) -> anyhow::Result<()> {
     let name = |p: &std::path::Path| {
@@ -200,12 +197,12 @@ fn report(
         graphs.push((name(p), Arc::new(g)));
     }
     for t in &args.topology {
-        hopmap::metrics::check_evaluable(t)?;
+        hopmap_core::metrics::check_evaluable(t)?;
     }
     let topos: Vec<Arc<Topology>> = args.topology.iter().cloned().map(Arc::new).collect();
     let cancel = AtomicBool::new(false);
     let live = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let cases = hopmap::report::run(
+    let cases = hopmap_core::report::run(
         &graphs,
         &topos,
         selected,
@@ -221,7 +218,7 @@ fn report(
     if live {
         eprintln!();
     }
-    let files = hopmap::report::write(dir, &cases)?;
+    let files = hopmap_core::report::write(dir, &cases)?;
     let runs: usize = cases
         .iter()
         .filter_map(|c| c.outcome.as_ref().ok())

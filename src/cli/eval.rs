@@ -1,7 +1,7 @@
 //! `hopmap eval GRAPH --topology SPEC --mapping FILE`: the metrics of a mapping.
 
 use super::common::{GraphArgs, parse_routing, parse_topology};
-use hopmap::{Routing, Topology};
+use hopmap_core::{Routing, Topology};
 use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
@@ -23,14 +23,14 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    hopmap::metrics::check_evaluable(&args.topology)?;
+    hopmap_core::metrics::check_evaluable(&args.topology)?;
     let g = args.graph.load()?;
     args.routing.check(&args.topology)?;
-    let m = hopmap::io::read_mapping(&args.mapping, &args.topology, g.n())?;
+    let m = hopmap_core::io::read_mapping(&args.mapping, &args.topology, g.n())?;
     m.validate(g.n(), &args.topology)?;
-    let ev = hopmap::evaluate(&g, &args.topology, &m, &args.routing);
+    let ev = hopmap_core::evaluate(&g, &args.topology, &m, &args.routing);
     if args.json {
-        crate::outln!("{}", serde_json::to_string_pretty(&ev.metrics.summary())?);
+        crate::outln!("{}", serde_json::to_string_pretty(&ev.metrics)?);
     } else {
         crate::out!("{}", ev.metrics.to_text());
     }

@@ -1,7 +1,8 @@
 //! `hopmap generate SPEC -o FILE`: write a generated communication graph.
 
-use hopmap::generate::{GENERATORS, GenOptions, Neighbors};
-use hopmap::io::Format;
+use super::common::choice;
+use hopmap_core::generate::{GENERATORS, GenOptions, Neighbors};
+use hopmap_core::io::Format;
 use std::path::PathBuf;
 
 fn after_help() -> String {
@@ -21,7 +22,7 @@ pub struct Args {
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: PathBuf,
     /// Output format (default: from the extension; .mtx when unknown).
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = choice(&Format::ALL, Format::id))]
     pub out_format: Option<Format>,
     /// Write the generator's per-process coordinates (`x y [z]` lines) here.
     #[arg(long, value_name = "FILE")]
@@ -30,7 +31,7 @@ pub struct Args {
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Stencil neighbours: faces (2d) or full (3^d − 1).
-    #[arg(long, value_enum, default_value = "faces")]
+    #[arg(long, value_parser = choice(&Neighbors::ALL, Neighbors::id), default_value = "faces")]
     pub neighbors: Neighbors,
     /// Wrap the grid (stencils, diagonal, mixed) / close the chain of clusters.
     #[arg(long)]
@@ -55,10 +56,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         inter_weight: args.inter_weight,
         shuffle: args.shuffle,
     };
-    let g = hopmap::generate::generate(&args.spec, &opts)?;
+    let g = hopmap_core::generate::generate(&args.spec, &opts)?;
     let format = args
         .out_format
-        .or_else(|| hopmap::io::Format::from_extension(&args.output))
+        .or_else(|| hopmap_core::io::Format::from_extension(&args.output))
         .unwrap_or(Format::Mtx);
     if !format.can_write() {
         anyhow::bail!(
@@ -68,7 +69,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let coords = match &args.coords_out {
         Some(c) => {
-            hopmap::io::atomic::check_outputs(&[("-o", &args.output), ("--coords-out", c)], &[])?;
+            hopmap_core::io::atomic::check_outputs(
+                &[("-o", &args.output), ("--coords-out", c)],
+                &[],
+            )?;
             match g.coords() {
                 Some(coords) => Some((c, coords)),
                 None => anyhow::bail!("generator `{}` has no coordinates to write", args.spec),
@@ -78,10 +82,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     // Both files are written to temporaries first and renamed together, so
     // a failure in either leaves neither half-written.
-    let mut batch = hopmap::io::atomic::AtomicBatch::new();
-    batch.add(&args.output, |w| hopmap::io::write_graph_to(w, &g, format))?;
+    let mut batch = hopmap_core::io::atomic::AtomicBatch::new();
+    batch.add(&args.output, |w| {
+        hopmap_core::io::write_graph_to(w, &g, format)
+    })?;
     if let Some((c, coords)) = coords {
-        batch.add(c, |w| hopmap::io::coords::write(w, coords))?;
+        batch.add(c, |w| hopmap_core::io::coords::write(w, coords))?;
     }
     batch.commit()?;
     // Say where the coordinates went: only DOT keeps them in the graph file.
@@ -90,7 +96,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         g.coords().is_some(),
         format == Format::Dot,
     ) {
-        (Some(c), _, _) => format!(", coordinates in {}", hopmap::error::show_path(c)),
+        (Some(c), _, _) => format!(", coordinates in {}", hopmap_core::error::show_path(c)),
         (None, true, true) => ", with coordinates".to_string(),
         (None, true, false) => format!(
             "; its coordinates are not kept ({} files have none; use --coords-out FILE)",
@@ -100,7 +106,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     eprintln!(
         "wrote {}: {} processes, {} edges, {} bytes{kept}",
-        hopmap::error::show_path(&args.output),
+        hopmap_core::error::show_path(&args.output),
         g.n(),
         g.num_edges(),
         g.total_bytes(),

@@ -1,7 +1,7 @@
 //! `hopmap info GRAPH`: sizes, bytes, degrees, components, coordinates.
 
 use super::common::GraphArgs;
-use hopmap::graph::GraphSummary;
+use hopmap_core::graph::GraphSummary;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {

@@ -4,8 +4,8 @@
 
 use super::common::GraphArgs;
 use anyhow::{Context, bail};
-use hopmap::layout::{Init, Layout, LayoutParams, MultilevelMode, clusters, pack_groups};
-use hopmap::step::Stepper;
+use hopmap_core::layout::{Init, Layout, LayoutParams, MultilevelMode, clusters, pack_groups};
+use hopmap_core::step::Stepper;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -51,12 +51,12 @@ pub struct Args {
 
 /// Read the graph file, or — when no such file exists and the name looks
 /// like a generator spec (`stencil:64x64`, `clusters:2x10`) — generate it.
-pub fn load_graph(a: &GraphArgs) -> anyhow::Result<hopmap::CommGraph> {
+pub fn load_graph(a: &GraphArgs) -> anyhow::Result<hopmap_core::CommGraph> {
     let s = a.graph.to_string_lossy();
     if !a.graph.exists() && s.contains(':') {
-        let mut g = hopmap::generate::generate(&s, &Default::default())?;
+        let mut g = hopmap_core::generate::generate(&s, &Default::default())?;
         if let Some(c) = &a.coords {
-            g.set_coords(Some(hopmap::io::read_coords(c)?))?;
+            g.set_coords(Some(hopmap_core::io::read_coords(c)?))?;
         }
         return Ok(g);
     }
@@ -73,7 +73,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         if !matches!(a.init.as_str(), "random" | "circle") {
             inputs.push(("--init", init));
         }
-        hopmap::io::atomic::check_outputs(&[("-o", out)], &inputs)?;
+        hopmap_core::io::atomic::check_outputs(&[("-o", out)], &inputs)?;
     }
     let g = load_graph(&a.graph)?;
     if a.dim != 2 && a.dim != 3 {
@@ -83,8 +83,10 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         "random" => Init::Random,
         "circle" => Init::Circle,
         file => {
-            let c = hopmap::io::read_coords(std::path::Path::new(file))
-                .with_context(|| format!("--init {}", hopmap::error::show_path(file.as_ref())))?;
+            let c =
+                hopmap_core::io::read_coords(std::path::Path::new(file)).with_context(|| {
+                    format!("--init {}", hopmap_core::error::show_path(file.as_ref()))
+                })?;
             Init::Given(c.xyz)
         }
     };
@@ -142,7 +144,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     );
     let pos = l.positions();
     let labels = clusters(&pos, &Default::default());
-    let sizes = hopmap::layout::clusters::cluster_sizes(&labels);
+    let sizes = hopmap_core::layout::clusters::cluster_sizes(&labels);
     let mut sorted = sizes.clone();
     sorted.sort_unstable_by(|a, b| b.cmp(a));
     let shown: Vec<String> = sorted.iter().take(20).map(|s| s.to_string()).collect();
@@ -171,8 +173,8 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         }
     }
     if let Some(out) = &a.output {
-        hopmap::io::write_coords(out, &l.coords())?;
-        eprintln!("wrote {}", hopmap::error::show_path(out));
+        hopmap_core::io::write_coords(out, &l.coords())?;
+        eprintln!("wrote {}", hopmap_core::error::show_path(out));
     }
     Ok(())
 }

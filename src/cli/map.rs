@@ -1,10 +1,11 @@
 //! `hopmap map GRAPH --topology SPEC --mapper ID -o FILE --format FMT`: run
 //! one mapper, validate its mapping, write a launcher file, print the metrics.
 
-use super::common::{GraphArgs, parse_topology};
-use hopmap::io::launcher::{HostNames, LauncherFormat, write_mapping, write_mapping_file};
-use hopmap::mappers::{self, MapperInput};
-use hopmap::{Routing, Topology};
+use super::common::{GraphArgs, choice, parse_topology};
+use hopmap_core::io::Format;
+use hopmap_core::io::launcher::{HostNames, LauncherFormat, write_mapping, write_mapping_file};
+use hopmap_core::mappers::{self, MapperInput};
+use hopmap_core::{Routing, Topology};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -14,14 +15,16 @@ pub struct Args {
     pub graph: PathBuf,
     /// Input graph format (default: detected). Named --graph-format because
     /// --format is the output format here.
-    #[arg(long, value_enum, value_name = "FORMAT")]
-    pub graph_format: Option<hopmap::io::Format>,
+    #[arg(long, value_parser = choice(&Format::ALL, Format::id), value_name = "FORMAT")]
+    pub graph_format: Option<Format>,
     /// Per-process coordinates file (`x y [z]` per line).
     #[arg(long, value_name = "FILE")]
     pub coords: Option<PathBuf>,
     /// Edge-list ids start at 1 instead of 0.
     #[arg(long)]
     pub one_based: bool,
+    #[command(flatten)]
+    pub monitoring: super::common::MonitoringArgs,
     /// Network: mesh:AxB[xC], torus:AxBxC[:cores=N], mesh:…:wrap=110, bgp:512…32768, or a switch fabric (fabric:S,H,k,r[,seed], fabric:moh-fig2, fattree:K[:L], dragonfly:A,P,H[,G], ibnetdiscover:PATH, slurm:PATH, a fabric file; :cores=N :root=… :roots=FILE :job=… :sort=name).
     #[arg(long, short = 't', value_parser = parse_topology)]
     pub topology: Topology,
@@ -41,13 +44,15 @@ pub struct Args {
     /// gravitational layout, so that affn/coce/coce+mht can run on it.
     #[arg(long)]
     pub infer_coords: bool,
-    /// Launcher file format.
-    #[arg(long, value_enum, default_value = "plain")]
+    /// Launcher file format: plain, bgp, mpich (Cray), rankfile (Open MPI
+    /// mpirun), slurm (SLURM_HOSTFILE for srun --distribution=arbitrary),
+    /// hydra (MPICH / Intel MPI mpiexec -f).
+    #[arg(long, value_parser = choice(&LauncherFormat::ALL, LauncherFormat::name), default_value = "plain")]
     pub format: LauncherFormat,
-    /// Host names for rankfiles: one per line, in node order.
+    /// Host names for rankfile, slurm and hydra files: one per line, in node order.
     #[arg(long, value_name = "FILE", conflicts_with = "host_pattern")]
     pub hosts: Option<PathBuf>,
-    /// Host name pattern for rankfiles (`%d` = node id, `%03d` zero-padded);
+    /// Host name pattern for rankfile, slurm and hydra files (`%d` = node id, `%03d` zero-padded);
     /// on a switch fabric the default is the fabric's own host names.
     #[arg(long, value_name = "PATTERN", default_value = "node%d")]
     pub host_pattern: String,
@@ -62,14 +67,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         if let Some(h) = &args.hosts {
             inputs.push(("--hosts", h));
         }
-        hopmap::io::atomic::check_outputs(&[("-o", out)], &inputs)?;
+        hopmap_core::io::atomic::check_outputs(&[("-o", out)], &inputs)?;
     }
-    hopmap::metrics::check_evaluable(&args.topology)?;
+    hopmap_core::metrics::check_evaluable(&args.topology)?;
     let graph = GraphArgs {
         graph: args.graph.clone(),
         format: args.graph_format,
         coords: args.coords.clone(),
         one_based: args.one_based,
+        monitoring: args.monitoring.clone(),
     }
     .load()?;
     let graph =
@@ -87,14 +93,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ),
         (None, _) => HostNames::pattern(&args.host_pattern)?,
     };
-    if args.format == LauncherFormat::Rankfile {
-        hosts.check(&args.topology)?;
-    }
+    hosts.check_for(&args.topology, args.format)?;
     let user: Vec<(String, String)> = args
         .params
         .iter()
         .map(|p| mappers::parse_param(p))
-        .collect::<hopmap::Result<_>>()?;
+        .collect::<hopmap_core::Result<_>>()?;
     let graph = Arc::new(graph);
     let topo = Arc::new(args.topology.clone());
     let mut input = MapperInput::new(graph.clone(), topo.clone(), args.seed);
@@ -110,7 +114,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         None => format!(" ({stop})"),
     };
     let secs = t0.elapsed().as_secs_f64();
-    let ev = hopmap::evaluate(&graph, &topo, &mapping, &Routing::Dor);
+    let ev = hopmap_core::evaluate(&graph, &topo, &mapping, &Routing::Dor);
     let m = &ev.metrics;
     let summary = format!(
         "{}{note}: hop_bytes {:.6e}, avg hops/byte {:.4}, max dilation {}, max link load {:.6e} ({}), {:.3} s",

@@ -1,8 +1,10 @@
 //! Subcommands of the `hopmap` binary, one file each. Each parses its
 //! arguments (clap derive) and calls the library; nothing here computes.
 pub mod bench;
+pub mod capture;
 pub mod common;
 pub mod compare;
+pub mod convert;
 pub mod eval;
 pub mod generate;
 #[cfg(feature = "gui")]

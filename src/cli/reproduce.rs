@@ -1,5 +1,5 @@
 //! `hopmap reproduce EXPERIMENT`: regenerate a seed paper's experiment and
-//! print its tables (the work is in `hopmap::experiments`).
+//! print its tables (the work is in `hopmap_core::experiments`).
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Experiment {
@@ -31,14 +31,14 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<()> {
     let mut out = super::out::Stdout;
     match args.experiment {
-        Experiment::Bhatele => hopmap::experiments::bhatele::run(&mut out, args.quick)?,
-        Experiment::Balaji => hopmap::experiments::balaji::run(&mut out, args.quick)?,
-        Experiment::Wu => hopmap::experiments::wu::run(&mut out, args.quick)?,
-        Experiment::Moh => hopmap::experiments::moh::run(&mut out, args.quick)?,
+        Experiment::Bhatele => hopmap_core::experiments::bhatele::run(&mut out, args.quick)?,
+        Experiment::Balaji => hopmap_core::experiments::balaji::run(&mut out, args.quick)?,
+        Experiment::Wu => hopmap_core::experiments::wu::run(&mut out, args.quick)?,
+        Experiment::Moh => hopmap_core::experiments::moh::run(&mut out, args.quick)?,
         Experiment::Bobrik => {
             std::fs::create_dir_all(&args.png_dir)
-                .map_err(|e| hopmap::Error::io(&args.png_dir, e))?;
-            hopmap::experiments::bobrik::run(&mut out, &args.png_dir)?;
+                .map_err(|e| hopmap_core::Error::io(&args.png_dir, e))?;
+            hopmap_core::experiments::bobrik::run(&mut out, &args.png_dir)?;
         }
     }
     Ok(())

@@ -1,9 +1,9 @@
 //! `hopmap topology SPEC`: describe a topology — for a switch fabric its
 //! switches, hosts, links, diameter, the switch pairs up*/down* makes longer
-//! and the links it never uses ([`hopmap::topology::report`]).
+//! and the links it never uses ([`hopmap_core::topology::report`]).
 
 use super::common::parse_topology;
-use hopmap::Topology;
+use hopmap_core::Topology;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -21,7 +21,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let r = hopmap::topology::report::report(&args.topology, args.pairs);
+    let r = hopmap_core::topology::report::report(&args.topology, args.pairs);
     if args.json {
         println!("{}", serde_json::to_string_pretty(&r)?);
     } else {

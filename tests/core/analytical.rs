@@ -1,13 +1,13 @@
 //! The analytical mapper (Wu et al.): a hand-checked global step, legal and
 //! deterministic mappings on every kind of grid, PAIRS from it.
 
-use hopmap::graph::{CommGraph, GraphBuilder};
-use hopmap::mappers::analytical::multicore::MulticoreMode;
-use hopmap::mappers::analytical::{Analytical, Phase, Settings, state_of};
-use hopmap::mappers::{self, MapperInput};
-use hopmap::metrics::hop_bytes;
-use hopmap::step::Stepper;
-use hopmap::topology::Topology;
+use hopmap_core::graph::{CommGraph, GraphBuilder};
+use hopmap_core::mappers::analytical::multicore::MulticoreMode;
+use hopmap_core::mappers::analytical::{Analytical, Phase, Settings, state_of};
+use hopmap_core::mappers::{self, MapperInput};
+use hopmap_core::metrics::hop_bytes;
+use hopmap_core::step::Stepper;
+use hopmap_core::topology::Topology;
 use proptest::prelude::*;
 use std::sync::Arc;
 
@@ -126,7 +126,7 @@ fn run(
     topo: &str,
     params: &[(&str, &str)],
     id: &str,
-) -> hopmap::mapping::Mapping {
+) -> hopmap_core::mapping::Mapping {
     let topo = Arc::new(Topology::parse(topo).unwrap());
     let mut input = MapperInput::new(g.clone(), topo, 3);
     input.params = params
@@ -161,8 +161,11 @@ fn every_process_count_up_to_the_slots_gets_a_legal_mapping() {
 #[test]
 fn pairs_from_analytical_never_worsens_it() {
     let g = Arc::new(
-        hopmap::generate::generate("stencil:8x8", &hopmap::generate::GenOptions::default())
-            .unwrap(),
+        hopmap_core::generate::generate(
+            "stencil:8x8",
+            &hopmap_core::generate::GenOptions::default(),
+        )
+        .unwrap(),
     );
     let t = Topology::parse("torus:4x4:cores=4").unwrap();
     let a = run(&g, "torus:4x4:cores=4", &[], "analytical");
@@ -174,8 +177,11 @@ fn pairs_from_analytical_never_worsens_it() {
 fn a_stencil_on_its_own_mesh_maps_close_to_the_identity() {
     // 8x8 stencil on an 8x8 mesh: the optimum has every pair 1 hop apart.
     let g = Arc::new(
-        hopmap::generate::generate("stencil:8x8", &hopmap::generate::GenOptions::default())
-            .unwrap(),
+        hopmap_core::generate::generate(
+            "stencil:8x8",
+            &hopmap_core::generate::GenOptions::default(),
+        )
+        .unwrap(),
     );
     let t = Topology::parse("mesh:8x8").unwrap();
     let m = run(&g, "mesh:8x8", &[], "analytical");
@@ -266,11 +272,11 @@ proptest! {
 }
 
 fn unstructured(n: usize, seed: u64) -> Arc<CommGraph> {
-    let opts = hopmap::generate::GenOptions {
+    let opts = hopmap_core::generate::GenOptions {
         seed,
-        ..hopmap::generate::GenOptions::default()
+        ..hopmap_core::generate::GenOptions::default()
     };
-    let g = hopmap::generate::generate(&format!("unstructured:{n}:3d"), &opts).unwrap();
+    let g = hopmap_core::generate::generate(&format!("unstructured:{n}:3d"), &opts).unwrap();
     Arc::new(g.with_coords(None).unwrap())
 }
 

@@ -2,11 +2,11 @@
 //! generated graph: every launcher format is parsed back and compared with
 //! the mapping the library computes; `compare --json` is parsed.
 
-use hopmap::generate::{GenOptions, Neighbors, generate};
-use hopmap::io::Format;
-use hopmap::io::launcher::{HostNames, LauncherFormat, parse_mapping, parse_mpich_order};
-use hopmap::mappers::{self, MapperInput};
-use hopmap::{CommGraph, Mapping, Topology};
+use hopmap_core::generate::{GenOptions, Neighbors, generate};
+use hopmap_core::io::Format;
+use hopmap_core::io::launcher::{HostNames, LauncherFormat, parse_mapping, parse_mpich_order};
+use hopmap_core::mappers::{self, MapperInput};
+use hopmap_core::{CommGraph, Mapping, Topology};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::Arc;
@@ -29,7 +29,7 @@ fn stencil_file(dir: &Path) -> (PathBuf, CommGraph) {
     };
     let g = generate("stencil:6x6", &opts).unwrap();
     let p = dir.join("stencil.mtx");
-    hopmap::io::write_graph(&p, &g, Format::Mtx).unwrap();
+    hopmap_core::io::write_graph(&p, &g, Format::Mtx).unwrap();
     (p, g)
 }
 
@@ -49,7 +49,7 @@ fn ok(o: &Output) -> String {
 }
 
 fn library_mapping(g: CommGraph, topo: &Topology, id: &str) -> Mapping {
-    let sel = hopmap::compare::resolve(id).unwrap();
+    let sel = hopmap_core::compare::resolve(id).unwrap();
     let mut input = MapperInput::new(Arc::new(g), Arc::new(topo.clone()), 0);
     input.params = sel.params;
     mappers::run(&sel.info, &input).unwrap()
@@ -233,8 +233,18 @@ fn compare_json_has_the_keys_and_is_sorted() {
         "--csv",
     ]);
     let csv = ok(&o);
-    assert!(csv.starts_with("mapper,seconds,hop_bytes"), "{csv}");
-    assert!(csv.lines().any(|l| l.starts_with("default,")), "{csv}");
+    assert!(csv.starts_with(hopmap_core::report::CSV_HEADER), "{csv}");
+    let mesh = ",mesh:6x6,dor,";
+    assert!(
+        csv.lines().any(|l| l.contains(&format!("{mesh}default,"))),
+        "{csv}"
+    );
+    // The mapper left out is a line with its reason.
+    assert!(
+        csv.lines()
+            .any(|l| l.contains(&format!("{mesh}XYZT,")) && l.contains("dimension 3")),
+        "{csv}"
+    );
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
         err.contains("XYZT left out") && err.contains("dimension 3"),
@@ -255,7 +265,7 @@ fn compare_json_has_the_keys_and_is_sorted() {
             .any(|l| l.get(2..).is_some_and(|r| r.starts_with(&format!("{id} "))))
             || table.contains(&format!("note: {id} left out"))
     };
-    for m in hopmap::mappers::registry() {
+    for m in hopmap_core::mappers::registry() {
         assert!(listed(m.id), "{} missing from\n{table}", m.id);
     }
     assert!(table.lines().any(|l| l.starts_with("* ")), "{table}");

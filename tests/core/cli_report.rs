@@ -95,7 +95,7 @@ fn scotch_maps_from_the_command_line_or_says_how_to_install_it() {
         "-o",
         out.to_str().unwrap(),
     ]);
-    if hopmap::mappers::scotch::available().is_err() {
+    if hopmap_core::mappers::scotch::available().is_err() {
         assert_eq!(code, 1);
         assert!(err.contains("apt-get install scotch"), "{err}");
         eprintln!("skipped the real scotch_gmap run: it is not on PATH (apt-get install scotch)");

@@ -1,12 +1,13 @@
 //! Robustness of the fabric readers, like tests/io_fuzz.rs for the graph
 //! readers: random bytes and mutated valid files (ibnetdiscover output, an
-//! ibsim net file, topology.conf) are parsed with each format forced and
+//! ibsim net file, topology.conf, `ibnetdiscover -p`, iblinkinfo in both
+//! layouts) are parsed with each format forced and
 //! with detection. Nothing may panic; every reader failure is a one-line
 //! `PATH:LINE: expected …` parse error; whatever parses builds a fabric or
 //! fails with a plain message.
 
-use hopmap::Error;
-use hopmap::topology::fabric_spec::{self, FileKind};
+use hopmap_core::Error;
+use hopmap_core::topology::fabric_spec::{self, FileKind};
 use proptest::prelude::*;
 use std::path::Path;
 
@@ -14,6 +15,9 @@ const SAMPLES: &[(&str, &[u8])] = &[
     ("a.ibnet", include_bytes!("../data/ibnetdiscover-man.txt")),
     ("b.conf", include_bytes!("../data/topology.conf")),
     ("c.conf", include_bytes!("../data/line3.conf")),
+    ("e.ports", include_bytes!("../data/ibsim/mixed.ports")),
+    ("f.linkinfo", include_bytes!("../data/ibsim/mixed.linkinfo")),
+    ("g.linkinfo", include_bytes!("../data/ibsim/mixed.linkinfo-l")),
     (
         "d.net",
         b"# ibsim\nSwitch\t8 \"Switch1\"\n[1]\t\"Hca1\"[1]\n[3]\t\"Switch2\"[3]\n[4]\t\"Switch2\"[4] w=4\n\nSwitch 8 \"Switch2\"\n[3]\t\"Switch1\"[3]\n[4]\t\"Switch1\"[4]\n[1] \"Hca2\"[1]\n\nHca\t2 \"Hca1\"\n[1]\t\"Switch1\"[1]\n\nHca 2 \"Hca2\"\n[1] \"Switch2\"[1]\n",
@@ -33,7 +37,13 @@ fn check_err(e: &Error) -> Result<(), TestCaseError> {
 }
 
 fn feed(bytes: &[u8], name: &str) -> Result<(), TestCaseError> {
-    for kind in [None, Some(FileKind::Ibnet), Some(FileKind::Slurm)] {
+    for kind in [
+        None,
+        Some(FileKind::Ibnet),
+        Some(FileKind::IbnetPorts),
+        Some(FileKind::Linkinfo),
+        Some(FileKind::Slurm),
+    ] {
         match fabric_spec::parse_bytes(Path::new(name), bytes, kind) {
             Ok(raw) => {
                 prop_assert!(!raw.switches.is_empty() && !raw.hosts.is_empty());
@@ -42,7 +52,7 @@ fn feed(bytes: &[u8], name: &str) -> Result<(), TestCaseError> {
                     &[("sort", "name"), ("job", "1"), ("cores", "2")][..],
                 ] {
                     if let Ok(f) = fabric_spec::finish(raw.clone(), opts, name) {
-                        let t = hopmap::Topology::Fabric(f);
+                        let t = hopmap_core::Topology::Fabric(f);
                         prop_assert!(t.num_nodes() >= 1);
                         let _ = t.diameter();
                     }
@@ -57,7 +67,7 @@ fn feed(bytes: &[u8], name: &str) -> Result<(), TestCaseError> {
 fn interesting() -> impl Strategy<Value = u8> {
     prop_oneof![
         any::<u8>(),
-        prop::sample::select(b"0123456789 \n\t,-#\"[]()=SwitchCaHNodes".to_vec()),
+        prop::sample::select(b"0123456789 \n\t,-#\"'[]()=:<>xSwitchCaHNodesSWCART".to_vec()),
     ]
 }
 
@@ -94,10 +104,11 @@ fn samples_parse_and_detect() {
     for (name, bytes) in SAMPLES {
         let raw = fabric_spec::parse_bytes(Path::new(name), bytes, None)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
-        let want = if name.ends_with(".conf") {
-            FileKind::Slurm
-        } else {
-            FileKind::Ibnet
+        let want = match name.rsplit('.').next() {
+            Some("conf") => FileKind::Slurm,
+            Some("ports") => FileKind::IbnetPorts,
+            Some("linkinfo") => FileKind::Linkinfo,
+            _ => FileKind::Ibnet,
         };
         assert_eq!(fabric_spec::detect(bytes), want, "{name}");
         fabric_spec::finish(raw, &[], name).unwrap_or_else(|e| panic!("{name}: {e}"));

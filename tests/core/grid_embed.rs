@@ -4,11 +4,11 @@
 //! embedded to the same hop-bytes (property test); without a grid it says
 //! why and maps with recursive+refine.
 
-use hopmap::generate::{GenOptions, Neighbors, generate};
-use hopmap::mappers::{self, MapperInput};
-use hopmap::metrics::hop_bytes;
-use hopmap::topology::Topology;
-use hopmap::{CommGraph, GraphBuilder};
+use hopmap_core::generate::{GenOptions, Neighbors, generate};
+use hopmap_core::mappers::{self, MapperInput};
+use hopmap_core::metrics::hop_bytes;
+use hopmap_core::topology::Topology;
+use hopmap_core::{CommGraph, GraphBuilder};
 use proptest::prelude::*;
 use std::sync::Arc;
 
@@ -165,12 +165,12 @@ proptest! {
 /// seeded permutation (or as captured when `seed` is None).
 fn capture(name: &str, seed: Option<u64>) -> Arc<CommGraph> {
     let path = std::path::Path::new("tests/data/captures").join(name);
-    let g = hopmap::io::read_graph(&path, &Default::default()).unwrap();
+    let g = hopmap_core::io::read_graph(&path, &Default::default()).unwrap();
     let Some(seed) = seed else {
         return Arc::new(g);
     };
     let mut perm: Vec<usize> = (0..g.n()).collect();
-    hopmap::rng::Rng::new(seed).shuffle(&mut perm);
+    hopmap_core::rng::Rng::new(seed).shuffle(&mut perm);
     let mut b = GraphBuilder::new(g.n(), true);
     for (u, v, w) in g.messages() {
         b.add(perm[u], perm[v], w);

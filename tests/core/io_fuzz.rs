@@ -1,11 +1,13 @@
 //! Robustness of every reader: random bytes and mutated valid files (bytes
 //! flipped, inserted, deleted) are fed to `parse_graph` with every format
-//! forced and with detection, to `parse_coords` and to `parse_mapping`.
+//! forced and with detection, to `parse_coords`, to `parse_mapping` and to
+//! every launcher file parser (`io::launcher::parse_mapping`).
 //! Nothing may panic, and every failure must be a one-line
 //! `PATH:LINE: message` parse error.
 
-use hopmap::io::{self, Format, ReadOptions};
-use hopmap::{Error, Topology};
+use hopmap_core::io::launcher::{self, HostNames, LauncherFormat};
+use hopmap_core::io::{self, Format, ReadOptions};
+use hopmap_core::{Error, Topology};
 use proptest::prelude::*;
 use std::path::Path;
 
@@ -44,6 +46,13 @@ const SAMPLES: &[(&str, &[u8])] = &[
     ("k.xyz", b"# coords\n0 0\n1 0.5\n2,1\n"),
     ("l.map", b"# mapping\n4\n1 1\n0 0 1\n\n0 # c\n"),
     ("m.map", b"0 0 0\n1 0 1\n2\n"),
+    ("n.rankfile", b"rank 0=h1 slot=1\nrank 2=h0 slot=0 # c\nrank 1=h2 slot=0\n"),
+    ("o.slurm", b"# SLURM_HOSTFILE\nh2\nh0,h1\nh1\nh4*2\n"),
+    ("p.hydra", b"# machinefile\nh1:2 binding=user:1,0\nh0:1 binding=user:0\n"),
+    (
+        "n.prof",
+        b"# POINT TO POINT\nE\t0\t1\t100 bytes\t1 msgs sent\t0,0,0,0,0,0,0,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0\nI\t0\t1\t8 bytes\t1 msgs sent\n# OSC\nS\t0\t1\t800 bytes\t1 msgs sent\nR\t0\t1\t48 bytes\t1 msgs sent\n# COLLECTIVES\nC\t0\t1\t8 bytes\t1 msgs sent\nD\tMPI_COMM_WORLD\tprocs: 0,1\nO2A\t0\t8 bytes\t1 msgs sent\nA2O\t0\t0 bytes\t0 msgs sent\nA2A\t0\t0 bytes\t0 msgs sent\n# POINT TO POINT\nE\t1\t0\t3 bytes\t1 msgs sent\n# OSC\n# COLLECTIVES\n",
+    ),
 ];
 
 fn check_err(e: &Error) -> Result<(), TestCaseError> {
@@ -67,6 +76,7 @@ fn feed(bytes: &[u8], name: &str) -> Result<(), TestCaseError> {
                 opts.push(ReadOptions {
                     format: Some(f),
                     one_based,
+                    ..Default::default()
                 });
             }
         }
@@ -90,7 +100,23 @@ fn feed(bytes: &[u8], name: &str) -> Result<(), TestCaseError> {
         Topology::parse("mesh:2x3x4").unwrap(),
         Topology::parse("torus:5").unwrap(),
     ];
+    let text = String::from_utf8_lossy(bytes);
+    let hosts = HostNames::Pattern("h%d".into());
     for t in &topos {
+        for f in LauncherFormat::ALL {
+            match launcher::parse_mapping(&text, Path::new(name), t, f, &hosts) {
+                // Slurm's and Hydra's files name hosts and cores of `t`.
+                Ok(m) if matches!(f, LauncherFormat::Slurm | LauncherFormat::Hydra) => {
+                    m.validate(m.len(), t).map_err(|e| {
+                        TestCaseError::fail(format!("{f:?}: invalid mapping accepted: {e}"))
+                    })?
+                }
+                Ok(_) => {}
+                // Cray's launcher packs ranks into slots: too many is not a line's fault.
+                Err(Error::Mapping(_)) if f == LauncherFormat::Mpich => {}
+                Err(e) => check_err(&e)?,
+            }
+        }
         for n in [0, 1, 3, 5] {
             match io::parse_mapping(bytes, Path::new(name), t, n) {
                 Ok(m) => m
@@ -179,6 +205,21 @@ fn samples_are_valid() {
                 .filter(|l| !l.is_empty() && l[0] != b'#')
                 .count();
             io::parse_mapping(bytes, path, &t, n).unwrap();
+        } else if let Some(f) = [
+            ("rankfile", LauncherFormat::Rankfile),
+            ("slurm", LauncherFormat::Slurm),
+            ("hydra", LauncherFormat::Hydra),
+        ]
+        .into_iter()
+        .find_map(|(ext, f)| name.ends_with(ext).then_some(f))
+        {
+            let t = Topology::parse("torus:3x3:cores=2").unwrap();
+            let text = std::str::from_utf8(bytes).unwrap();
+            let m = launcher::parse_mapping(text, path, &t, f, &HostNames::Pattern("h%d".into()))
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert!(m.len() >= 3, "{name}");
+            m.validate(m.len(), &t)
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
         } else {
             let g = io::parse_graph(bytes, path, &ReadOptions::default())
                 .unwrap_or_else(|e| panic!("{name}: {e}"));

@@ -2,18 +2,18 @@
 //! example from the circle start, the grid Spearman correlation, the block
 //! clusters, Barnes–Hut accuracy, and determinism.
 
-use hopmap::generate::{GenOptions, generate};
-use hopmap::layout::barnes_hut::{RepulsionLaw, Tree, exact_forces};
-use hopmap::layout::clusters::{ClusterParams, cluster_sizes, clusters};
-use hopmap::layout::quality::{hop_spearman, intra_inter_ratio};
-use hopmap::layout::{DEFAULT_THETA, Layout, LayoutParams, run};
-use hopmap::rng::Rng;
-use hopmap::step::Stepper;
+use hopmap_core::generate::{GenOptions, generate};
+use hopmap_core::layout::barnes_hut::{RepulsionLaw, Tree, exact_forces};
+use hopmap_core::layout::clusters::{ClusterParams, cluster_sizes, clusters};
+use hopmap_core::layout::quality::{hop_spearman, intra_inter_ratio};
+use hopmap_core::layout::{DEFAULT_THETA, Layout, LayoutParams, run};
+use hopmap_core::rng::Rng;
+use hopmap_core::step::Stepper;
 
 #[test]
 fn two_clusters_from_the_circle_start() {
-    let g = hopmap::experiments::bobrik::graph().unwrap();
-    let l = run(&g, hopmap::experiments::bobrik::params()).unwrap();
+    let g = hopmap_core::experiments::bobrik::graph().unwrap();
+    let l = run(&g, hopmap_core::experiments::bobrik::params()).unwrap();
     let pos = l.positions();
     let truth: Vec<u32> = (0..20).map(|i| (i >= 10) as u32).collect();
     let r = intra_inter_ratio(&pos, &truth);

@@ -5,10 +5,10 @@
 //! * the same seed gives the same mapping;
 //! * findNearest's spiral and k-d tree agree on random occupancy patterns.
 
-use hopmap::find_nearest::{FindKind, FindNearest, Finder};
-use hopmap::mappers::{self, MapperInput};
-use hopmap::topology::{Grid, Topology};
-use hopmap::{Coords, GraphBuilder};
+use hopmap_core::find_nearest::{FindKind, FindNearest, Finder};
+use hopmap_core::mappers::{self, MapperInput};
+use hopmap_core::topology::{Grid, Topology};
+use hopmap_core::{Coords, GraphBuilder};
 use proptest::prelude::*;
 use std::sync::Arc;
 
@@ -31,7 +31,7 @@ proptest! {
 
     #[test]
     fn spiral_and_tree_agree(grid in grid_strategy(), seed in any::<u64>(), fill in 0.0f64..1.0) {
-        let mut rng = hopmap::rng::Rng::new(seed);
+        let mut rng = hopmap_core::rng::Rng::new(seed);
         let mut a = Finder::new(FindKind::Spiral, &grid);
         let mut b = Finder::new(FindKind::Tree, &grid);
         // A random occupancy pattern.
@@ -56,8 +56,8 @@ proptest! {
 
 /// A random graph on `n` processes with ~`2n` edges, random weights, maybe
 /// isolated processes and several components; coordinates when `coords`.
-fn random_graph(n: usize, seed: u64, coords: Option<usize>) -> hopmap::CommGraph {
-    let mut rng = hopmap::rng::Rng::new(seed);
+fn random_graph(n: usize, seed: u64, coords: Option<usize>) -> hopmap_core::CommGraph {
+    let mut rng = hopmap_core::rng::Rng::new(seed);
     let mut b = GraphBuilder::new(n, rng.below(2) == 0);
     if n > 1 {
         for _ in 0..2 * n {
@@ -106,8 +106,8 @@ proptest! {
             // Permutation mappers may reject grids of another dimension count.
             let m = match r {
                 Ok(m) => m,
-                Err(hopmap::Error::Unsupported(msg)) if !is_ours(info.id) => { let _ = msg; continue }
-                Err(hopmap::Error::Spec { .. }) if !is_ours(info.id) => continue,
+                Err(hopmap_core::Error::Unsupported(msg)) if !is_ours(info.id) => { let _ = msg; continue }
+                Err(hopmap_core::Error::Spec { .. }) if !is_ours(info.id) => continue,
                 Err(e) => return Err(TestCaseError::fail(format!("{} failed: {e}", info.id))),
             };
             prop_assert!(m.validate(n, &topo).is_ok(), "{}", info.id);
@@ -153,7 +153,7 @@ fn every_mapper_on_every_sample_graph() {
     files.sort();
     assert!(!files.is_empty());
     for path in files {
-        let g = Arc::new(hopmap::io::read_graph(&path, &Default::default()).unwrap());
+        let g = Arc::new(hopmap_core::io::read_graph(&path, &Default::default()).unwrap());
         let n = g.n();
         let side = (n as f64).sqrt().ceil() as usize + 1;
         let cube = ((n as f64 / 2.0).cbrt().ceil() as usize).max(3);

@@ -1,10 +1,10 @@
 //! Property tests for the routing/metrics identities.
 
-use hopmap::generate::{GenOptions, generate};
-use hopmap::metrics::{evaluate, hop_bytes};
-use hopmap::rng::Rng;
-use hopmap::topology::Grid;
-use hopmap::{CommGraph, GraphBuilder, Mapping, Routing, Topology};
+use hopmap_core::generate::{GenOptions, generate};
+use hopmap_core::metrics::{evaluate, hop_bytes};
+use hopmap_core::rng::Rng;
+use hopmap_core::topology::Grid;
+use hopmap_core::{CommGraph, GraphBuilder, Mapping, Routing, Topology};
 use proptest::prelude::*;
 
 fn random_case(seed: u64, ndims: usize, directed: bool) -> (CommGraph, Topology, Mapping) {
@@ -82,5 +82,36 @@ proptest! {
             prop_assert_eq!(ev.metrics.hop_bytes, g.total_bytes());
             prop_assert!(ev.metrics.max_dilation <= 1);
         }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(120))]
+
+    /// The hop-bytes lower bound holds for every mapping: random graphs and
+    /// random mappings on random meshes/tori with 1–3 cores, and on small
+    /// fat trees with 1–2 cores per host.
+    #[test]
+    fn lower_bound_is_below_every_mapping(seed in any::<u64>(), ndims in 1usize..=3, directed in any::<bool>()) {
+        let (g, t, m) = random_case(seed, ndims, directed);
+        let lb = hopmap_core::hop_bound::lower_bound(&g, &t);
+        prop_assert!(lb <= hop_bytes(&g, &t, &m) + 1e-9, "{} > {}", lb, hop_bytes(&g, &t, &m));
+        let mut r = Rng::new(seed ^ 0x5eed);
+        let cores = 1 + r.below(2);
+        let f = Topology::parse(&format!("fattree:4:3:cores={cores}")).unwrap();
+        let n = g.n().min(f.num_slots());
+        let mut b = GraphBuilder::new(n, directed);
+        for (u, v, c) in g.messages() {
+            if u < n && v < n {
+                b.add(u, v, c);
+            }
+        }
+        let g2 = b.build().unwrap();
+        let mut s: Vec<usize> = (0..f.num_slots()).collect();
+        r.shuffle(&mut s);
+        s.truncate(n);
+        let m2 = Mapping::from_slots(&s, &f);
+        let lb2 = hopmap_core::hop_bound::lower_bound(&g2, &f);
+        prop_assert!(lb2 <= hop_bytes(&g2, &f, &m2) + 1e-9);
     }
 }

@@ -1,8 +1,8 @@
 //! Hand-checked routing and metrics cases. Every expected number below was
 //! worked out on paper; the comments show the paths.
 
-use hopmap::metrics::evaluate;
-use hopmap::{CommGraph, GraphBuilder, Mapping, Routing, Topology};
+use hopmap_core::metrics::evaluate;
+use hopmap_core::{CommGraph, GraphBuilder, Mapping, Routing, Topology};
 
 fn graph(n: usize, directed: bool, edges: &[(usize, usize, f64)]) -> CommGraph {
     let mut b = GraphBuilder::new(n, directed);
@@ -17,14 +17,14 @@ fn identity(n: usize, t: &Topology) -> Mapping {
 }
 
 /// Load on the channel from node `a` to node `b`.
-fn load(t: &Topology, ev: &hopmap::Evaluation, a: usize, b: usize) -> f64 {
+fn load(t: &Topology, ev: &hopmap_core::Evaluation, a: usize, b: usize) -> f64 {
     t.channels()
         .into_iter()
         .find(|&(_, x, y)| x == a && y == b)
         .map(|(c, _, _)| ev.links.load[c])
         .unwrap_or_else(|| panic!("no channel {a}->{b}"))
 }
-fn flows(t: &Topology, ev: &hopmap::Evaluation, a: usize, b: usize) -> u32 {
+fn flows(t: &Topology, ev: &hopmap_core::Evaluation, a: usize, b: usize) -> u32 {
     t.channels()
         .into_iter()
         .find(|&(_, x, y)| x == a && y == b)

@@ -3,10 +3,10 @@
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use hopmap::app::HopmapApp;
-use hopmap::app::settings::Settings;
-use hopmap::mappers::{self, MapperInput};
-use hopmap::metrics::{Metrics, evaluate};
+use hopmap_app::HopmapApp;
+use hopmap_app::settings::Settings;
+use hopmap_core::mappers::{self, MapperInput};
+use hopmap_core::metrics::{Metrics, evaluate};
 use std::time::{Duration, Instant};
 
 pub fn harness() -> Harness<'static, HopmapApp> {

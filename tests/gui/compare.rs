@@ -9,12 +9,12 @@
 use egui::{Pos2, vec2};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use hopmap::app::compare_panel::CompareSub;
-use hopmap::app::metrics_panel::fmt_num;
-use hopmap::app::network_view::Picked;
-use hopmap::app::settings::Settings;
-use hopmap::app::{HopmapApp, Tab};
-use hopmap::metrics::evaluate;
+use hopmap_app::compare_panel::CompareSub;
+use hopmap_app::metrics_panel::fmt_num;
+use hopmap_app::network_view::Picked;
+use hopmap_app::settings::Settings;
+use hopmap_app::{HopmapApp, Tab};
+use hopmap_core::metrics::evaluate;
 use std::time::{Duration, Instant};
 
 const THREE: [&str; 3] = ["default", "mht", "random"];

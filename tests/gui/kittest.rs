@@ -8,10 +8,10 @@ use super::common::{harness, library_metrics, map_through_ui, step_until};
 use egui::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use hopmap::app::metrics_panel::fmt_num;
-use hopmap::app::network_view::{HOTTEST_ROWS, Resolved, ViewMode};
-use hopmap::app::{HopmapApp, Tab};
-use hopmap::mappers;
+use hopmap_app::metrics_panel::fmt_num;
+use hopmap_app::network_view::{HOTTEST_ROWS, Resolved, ViewMode};
+use hopmap_app::{HopmapApp, Tab};
+use hopmap_core::mappers;
 
 #[test]
 fn open_sample_choose_network_map_with_mht() {
@@ -92,7 +92,7 @@ fn compare_three_mappers_gives_three_rows() {
     for id in &ids {
         h.get_by_label(&format!("{id} ›"));
     }
-    assert_eq!(app.compare.csv().lines().count(), 4);
+    assert_eq!(app.compare.csv(&app.model).lines().count(), 4);
 }
 
 /// A file dropped on the window.
@@ -210,7 +210,9 @@ fn pairs_parameter_controls_set_only_non_default_params() {
     h.get_by_label("pairs").click();
     h.run_steps(2);
     assert_eq!(h.state().mapper.params, "sweeps=7");
-    h.get_by_label("Reset to defaults").click();
+    // (The button may be scrolled below the fixed action bar: the
+    // accessibility click reaches it wherever it is.)
+    h.get_by_label("Reset to defaults").click_accesskit();
     h.run_steps(2);
     assert_eq!(h.state().mapper.params, "");
 }
@@ -227,7 +229,7 @@ fn map_with(h: &mut Harness<'static, HopmapApp>, id: &str) {
 
 #[test]
 fn network_link_filter_controls_set_the_filter_and_what_is_drawn() {
-    use hopmap::app::network_view::LinkFilter;
+    use hopmap_app::network_view::LinkFilter;
     let mut h = harness();
     h.state_mut().tab = Tab::Network;
     // Uneven loads: map the sample (8x8x8 torus, 1536 links) randomly.

@@ -30,7 +30,7 @@ fn screenshot_under_xvfb_is_the_window_and_not_blank() {
     }
     let mapper = "mht";
     assert!(
-        hopmap::mappers::find(mapper).is_some(),
+        hopmap_core::mappers::find(mapper).is_some(),
         "mapper {mapper} is not registered"
     );
     let dir = std::env::temp_dir().join(format!("hopmap-xvfb-{}", std::process::id()));

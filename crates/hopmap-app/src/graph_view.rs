@@ -1,0 +1,766 @@
+//! The communication graph view: processes as dots, communicating pairs as
+//! lines whose width and opacity grow with their bytes. Positions come from
+//! the gravitational layout ([`hopmap_core::layout::Layout`], Bobrik & Popova),
+//! which runs live from the moment a graph is loaded (Play/Pause/Step,
+//! restart from a random or circle start, sliders for its coefficients), or
+//! from the graph's own coordinates (3D ones in an oblique projection).
+//! When the layout stops, its clusters ([`mod@hopmap_core::layout::clusters`]) become
+//! the "cluster" colouring. Nodes are coloured by the app's colour mode; hover shows the
+//! process, its degree and bytes; click selects it (its partners light up in
+//! both views); drag a node to pin it; drag the background to pan; the wheel
+//! zooms; "Fit" frames everything.
+//!
+//! Structure of a frame: `toolbar`, then `input` (pick, drag, pan, zoom),
+//! `rebuild_meshes` (the geometry cache), `paint`, `legend`, and the hover
+//! card.
+//!
+//! Drawing cost: one [`egui::Mesh`] for all edges (a quad each) and, past
+//! 3000 processes, one for all nodes, rebuilt only when the view, the
+//! positions or the colours change. With more than [`MAX_EDGES`] pairs only
+//! the heaviest are drawn (threshold computed once per graph, O(m)); pairs
+//! tied at the threshold are thinned by a fixed hash so that exactly about
+//! [`MAX_EDGES`] remain.
+
+use super::Model;
+use egui::{Color32, Mesh, Pos2, Rect, Sense, Shape, Stroke, Vec2, vec2};
+use hopmap_core::layout::{ClusterParams, Init, Layout, LayoutParams};
+use hopmap_core::step::{StepState, Stepper, Stop};
+use hopmap_core::units::fmt_bytes;
+use std::sync::Arc;
+
+/// Most pairs drawn; lighter ones are left out.
+pub const MAX_EDGES: usize = 20_000;
+
+pub struct GraphView {
+    /// Layout-space positions.
+    pub pos: Vec<Vec2>,
+    /// The running gravity layout.
+    pub layout: Option<Layout>,
+    /// The layout advances every frame.
+    pub playing: bool,
+    /// Show the graph's own coordinates instead of the layout.
+    pub use_coords: bool,
+    pub params: LayoutParams,
+    /// Keep the whole graph framed while the layout moves.
+    auto_fit: bool,
+    clusters_done: bool,
+    pub pinned: Vec<bool>,
+    key: u64,
+    bounds: Rect,
+    /// Zoom relative to "fit", and pan in screen points.
+    zoom: f32,
+    pan: Vec2,
+    /// Lightest pair volume drawn, and the heaviest.
+    min_drawn: f64,
+    /// Among pairs whose volume equals `min_drawn`: keep those whose hash
+    /// modulo `.1` is below `.0` (both 0 = keep all).
+    tie_keep: (u64, u64),
+    max_vol: f64,
+    dragging: Option<usize>,
+    /// Bumped whenever `pos` changes.
+    pos_version: u64,
+    /// How many times the meshes were rebuilt (benches check the cache).
+    pub rebuilds: u64,
+    /// Last meshes: (key, edges, nodes).
+    drawn: Option<([u64; 8], Arc<Mesh>, Arc<Mesh>)>,
+    /// Median length of a sample of edges, in layout units (sets the dot size).
+    edge_len: f32,
+}
+
+impl Default for GraphView {
+    fn default() -> Self {
+        GraphView {
+            pos: Vec::new(),
+            layout: None,
+            playing: true,
+            use_coords: false,
+            params: LayoutParams::default(),
+            auto_fit: true,
+            clusters_done: false,
+            pinned: Vec::new(),
+            key: 0,
+            bounds: Rect::from_min_max(egui::Pos2::ZERO, egui::pos2(1.0, 1.0)),
+            zoom: 1.0,
+            pan: Vec2::ZERO,
+            min_drawn: 0.0,
+            tie_keep: (0, 0),
+            max_vol: 0.0,
+            dragging: None,
+            edge_len: 1.0,
+            pos_version: 0,
+            rebuilds: 0,
+            drawn: None,
+        }
+    }
+}
+
+impl GraphView {
+    /// The model's graph generation the view last set itself up for.
+    pub fn graph_key(&self) -> u64 {
+        self.key
+    }
+
+    /// Whether the view animates by itself (a running layout).
+    pub fn animating(&self) -> bool {
+        self.playing && self.layout.is_some() && !self.use_coords
+    }
+
+    /// (Re)start the layout from the current parameters.
+    pub fn restart_layout(&mut self, model: &mut Model) {
+        match Layout::new(&model.graph, self.params.clone()) {
+            Ok(l) => {
+                self.layout = Some(l);
+                self.playing = true;
+                self.use_coords = false;
+                self.auto_fit = true;
+                self.clusters_done = false;
+                self.pinned.iter_mut().for_each(|p| *p = false);
+                self.pull_positions();
+            }
+            Err(e) => model.error = Some(e.to_string()),
+        }
+    }
+
+    fn pull_positions(&mut self) {
+        self.pos_version += 1;
+        if let Some(l) = &self.layout {
+            let p = l.positions();
+            self.pos.clear();
+            self.pos.extend(p.iter().map(|q| vec2(q[0], q[1])));
+            if self.auto_fit {
+                self.update_bounds();
+            }
+        }
+    }
+
+    fn coords_positions(&mut self, model: &Model) {
+        let g = &model.graph;
+        let n = g.n();
+        self.pos = match g.coords() {
+            Some(c) if c.dim >= 3 => c
+                .xyz
+                .iter()
+                .map(|p| vec2((p[0] + 0.55 * p[2]) as f32, (p[1] + 0.3 * p[2]) as f32))
+                .collect(),
+            Some(c) => c
+                .xyz
+                .iter()
+                .map(|p| vec2(p[0] as f32, p[1] as f32))
+                .collect(),
+            None => (0..n)
+                .map(|i| {
+                    let a = i as f32 / n.max(1) as f32 * std::f32::consts::TAU;
+                    vec2(a.cos(), a.sin()) * (n as f32).sqrt().max(1.0)
+                })
+                .collect(),
+        };
+        self.update_bounds();
+    }
+
+    /// Advance the layout by a frame's budget; on stopping, publish clusters.
+    fn advance(&mut self, model: &mut Model) {
+        if self.use_coords || !self.playing {
+            return;
+        }
+        let Some(l) = self.layout.as_mut() else {
+            return;
+        };
+        l.run_for(std::time::Duration::from_millis(8));
+        let stopped = l.state() != StepState::Running;
+        self.pull_positions();
+        if stopped {
+            self.playing = false;
+            self.publish_clusters(model);
+        }
+    }
+
+    fn publish_clusters(&mut self, model: &mut Model) {
+        if self.clusters_done {
+            return;
+        }
+        if let Some(l) = &self.layout {
+            let c = hopmap_core::layout::clusters(&l.positions(), &ClusterParams::default());
+            let k = c.iter().map(|&x| x as usize + 1).max().unwrap_or(0);
+            if c.len() == model.graph.n() {
+                model.clusters = c;
+                model.num_clusters = k;
+                model.clusters_from_layout = true;
+                model.place_gen += 1;
+            }
+            self.clusters_done = true;
+        }
+    }
+
+    fn ensure(&mut self, model: &Model) {
+        if self.pos.len() != model.graph.n() {
+            self.key = 0;
+        }
+        if self.key == model.graph_gen {
+            return;
+        }
+        self.key = model.graph_gen;
+        let g = &model.graph;
+        let n = g.n();
+        self.coords_positions(model);
+        self.layout = None;
+        self.params.seed = 1;
+        match Layout::new(g, self.params.clone()) {
+            Ok(l) => {
+                self.layout = Some(l);
+                self.playing = true;
+                self.use_coords = false;
+                self.auto_fit = true;
+                self.clusters_done = false;
+                self.pull_positions();
+            }
+            Err(_) => self.use_coords = true,
+        }
+        self.pinned = vec![false; n];
+        self.zoom = 1.0;
+        self.pan = Vec2::ZERO;
+        // Edge threshold: keep the MAX_EDGES heaviest pairs.
+        let mut vols: Vec<f64> = g.pairs().map(|(_, _, c)| c).collect();
+        self.max_vol = vols.iter().cloned().fold(0.0, f64::max);
+        self.min_drawn = if vols.len() > MAX_EDGES {
+            let k = vols.len() - MAX_EDGES;
+            vols.select_nth_unstable_by(k, |a, b| a.total_cmp(b));
+            vols[k]
+        } else {
+            0.0
+        };
+        self.tie_keep = (0, 0);
+        if self.min_drawn > 0.0 {
+            let above = vols.iter().filter(|&&v| v > self.min_drawn).count();
+            let ties = vols.iter().filter(|&&v| v == self.min_drawn).count();
+            if above + ties > MAX_EDGES && ties > 0 {
+                self.tie_keep = ((MAX_EDGES - above.min(MAX_EDGES)) as u64, ties as u64);
+            }
+        }
+    }
+
+    /// Median edge length over at most 2000 pairs.
+    fn measure_edges(&mut self, model: &Model) {
+        let g = &model.graph;
+        let mut l: Vec<f32> = Vec::new();
+        let n = g.n();
+        let step = (n / 2000).max(1);
+        for u in (0..n).step_by(step) {
+            if let Some(&v) = g.neighbors(u).first()
+                && (v as usize) < self.pos.len()
+                && u < self.pos.len()
+            {
+                l.push((self.pos[u] - self.pos[v as usize]).length());
+            }
+        }
+        l.sort_by(|a, b| a.total_cmp(b));
+        self.edge_len = l
+            .get(l.len() / 2)
+            .copied()
+            .filter(|x| *x > 0.0)
+            .unwrap_or_else(|| {
+                (self.bounds.width().max(self.bounds.height()) / (n as f32).sqrt().max(1.0))
+                    .max(1e-3)
+            });
+    }
+
+    fn update_bounds(&mut self) {
+        self.pos_version += 1;
+        let mut r = Rect::NOTHING;
+        for p in &self.pos {
+            r.extend_with(p.to_pos2());
+        }
+        if !r.is_positive() {
+            r = r.expand(1.0);
+        }
+        self.bounds = r;
+    }
+
+    pub fn fit(&mut self) {
+        self.update_bounds();
+        self.zoom = 1.0;
+        self.pan = Vec2::ZERO;
+        self.auto_fit = true;
+    }
+
+    pub fn ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        model: &mut Model,
+        colors: &[Color32],
+        colors_gen: u64,
+    ) {
+        self.ensure(model);
+        self.advance(model);
+        self.measure_edges(model);
+        self.toolbar(ui, model);
+        let (resp, painter) = ui.allocate_painter(ui.available_size(), Sense::click_and_drag());
+        let rect = resp.rect;
+        painter.rect_filled(rect, 4.0, Color32::from_gray(18));
+        let n = model.graph.n();
+        if n == 0 {
+            return;
+        }
+        let xf = self.transform(rect);
+        let hovered = self.input(ui, &resp, &xf, model);
+        // The transform may have changed (pan, zoom, a dragged node).
+        let xf = self.transform(rect);
+        self.rebuild_meshes(&xf, model, colors, colors_gen);
+        let painter = painter.with_clip_rect(rect);
+        self.paint(&painter, &xf, model, colors);
+        self.legend(&painter, rect, model);
+        if let Some(h) = hovered {
+            hover_ui(resp, model, h);
+        }
+    }
+
+    /// Buttons (Fit, Play/Pause, Step, Restart, coordinates, Unpin), the
+    /// layout's parameters and its status line.
+    fn toolbar(&mut self, ui: &mut egui::Ui, model: &mut Model) {
+        ui.horizontal_wrapped(|ui| {
+            ui.strong("Communication graph");
+            if ui
+                .button("Fit")
+                .on_hover_text("Frame the whole graph")
+                .clicked()
+            {
+                self.fit();
+            }
+            let has_layout = self.layout.is_some() && !self.use_coords;
+            let label = if self.playing {
+                "Pause layout"
+            } else {
+                "Play layout"
+            };
+            if ui
+                .add_enabled(has_layout, egui::Button::new(label))
+                .on_hover_text("Run the gravitational layout live (Bobrik & Popova §4)")
+                .clicked()
+            {
+                self.playing = !self.playing;
+            }
+            if ui
+                .add_enabled(has_layout, egui::Button::new("Step layout"))
+                .on_hover_text("One iteration")
+                .clicked()
+                && let Some(l) = self.layout.as_mut()
+            {
+                self.playing = false;
+                l.step();
+                self.pull_positions();
+            }
+            ui.menu_button("Restart…", |ui| {
+                if ui.button("from random positions").clicked() {
+                    self.params.init = Init::Random;
+                    self.restart_layout(model);
+                    ui.close();
+                }
+                if ui.button("from a circle").clicked() {
+                    self.params.init = Init::Circle;
+                    self.restart_layout(model);
+                    ui.close();
+                }
+            });
+            if model.graph.coords().is_some()
+                && ui
+                    .selectable_label(self.use_coords, "coordinates")
+                    .on_hover_text("Show the graph's own coordinates instead of the layout")
+                    .clicked()
+            {
+                self.use_coords = !self.use_coords;
+                if self.use_coords {
+                    self.coords_positions(model);
+                } else {
+                    self.pull_positions();
+                    self.update_bounds();
+                }
+            }
+            let pinned = self.pinned.iter().filter(|&&p| p).count();
+            if pinned > 0 && ui.button(format!("Unpin {pinned}")).clicked() {
+                for (i, p) in self.pinned.iter_mut().enumerate() {
+                    if *p && let Some(l) = self.layout.as_mut() {
+                        l.unpin(i);
+                    }
+                    *p = false;
+                }
+                self.playing = self.layout.is_some();
+            }
+        });
+        ui.collapsing("Layout parameters", |ui| {
+            let p = &mut self.params;
+            let mut changed = false;
+            changed |= ui
+                .add(egui::Slider::new(&mut p.c_att, 0.0..=10.0).text("attraction c_att"))
+                .changed();
+            changed |= ui
+                .add(
+                    egui::Slider::new(&mut p.c_rep, 0.01..=10.0)
+                        .logarithmic(true)
+                        .text("repulsion c_rep"),
+                )
+                .changed();
+            changed |= ui
+                .add(egui::Slider::new(&mut p.rep_power, 0.5..=4.0).text("repulsion power p"))
+                .changed();
+            ui.add(
+                egui::Slider::new(&mut p.max_iterations, 50..=5000)
+                    .logarithmic(true)
+                    .text("iterations"),
+            );
+            ui.horizontal(|ui| {
+                ui.label("seed");
+                ui.add(egui::DragValue::new(&mut p.seed));
+                if ui.button("Apply & restart").clicked() {
+                    changed = true;
+                }
+            });
+            if changed {
+                self.restart_layout(model);
+            }
+        });
+        if let Some(l) = self.layout.as_ref().filter(|_| !self.use_coords) {
+            let (lev, levels) = l.level();
+            ui.weak(format!(
+                "layout: iteration {}, level {} of {}, {}{}",
+                l.iterations(),
+                levels - lev,
+                levels,
+                match l.state() {
+                    StepState::Running => "running",
+                    StepState::Stopped(Stop::Converged) => "converged (§5 stopping rule)",
+                    StepState::Stopped(Stop::IterationLimit) => "iteration limit",
+                    StepState::Stopped(s) => s.describe(),
+                },
+                l.stop_value()
+                    .map(|v| format!(", stop value {v:.4}"))
+                    .unwrap_or_default()
+            ));
+        }
+    }
+
+    /// Layout space → screen for this frame.
+    fn transform(&self, rect: Rect) -> Xform {
+        let b = self.bounds;
+        let fit = ((rect.width() - 30.0) / b.width().max(1e-3))
+            .min((rect.height() - 30.0) / b.height().max(1e-3))
+            .max(1e-4);
+        let scale = fit * self.zoom;
+        let node_r = (self.edge_len * scale * 0.22).clamp(1.5, 7.0);
+        Xform {
+            rect,
+            scale,
+            centre: self.bounds.center().to_vec2(),
+            origin: rect.center() + self.pan,
+            node_r,
+        }
+    }
+
+    /// The node within reach of screen point `p`.
+    fn pick(&self, xf: &Xform, p: Pos2) -> Option<usize> {
+        let mut best = None;
+        let mut bd = (xf.node_r + 4.0).powi(2);
+        for (i, &q) in self.pos.iter().enumerate() {
+            let d = (xf.to_screen(q) - p).length_sq();
+            if d < bd {
+                bd = d;
+                best = Some(i);
+            }
+        }
+        best
+    }
+
+    /// Input: drag a node to pin it (the layout moves the rest), drag the
+    /// background to pan, click to select, wheel to zoom about the pointer.
+    /// Returns the hovered process.
+    fn input(
+        &mut self,
+        ui: &egui::Ui,
+        resp: &egui::Response,
+        xf: &Xform,
+        model: &mut Model,
+    ) -> Option<usize> {
+        let hover_pos = resp.hover_pos();
+        let hovered = hover_pos.and_then(|p| self.pick(xf, p));
+        if resp.drag_started() {
+            self.dragging = resp.interact_pointer_pos().and_then(|p| self.pick(xf, p));
+        }
+        if resp.dragged() {
+            match (self.dragging, resp.interact_pointer_pos()) {
+                (Some(i), Some(p)) => {
+                    let w = xf.to_world(p);
+                    self.pos[i] = w;
+                    self.pos_version += 1;
+                    self.pinned[i] = true;
+                    if let Some(l) = self.layout.as_mut().filter(|_| !self.use_coords) {
+                        l.pin(i, [w.x, w.y, 0.0]);
+                        self.playing = true;
+                    }
+                }
+                _ => {
+                    self.pan += resp.drag_delta();
+                    self.auto_fit = false;
+                }
+            }
+        }
+        if resp.drag_stopped() {
+            self.dragging = None;
+        }
+        if resp.clicked() {
+            model.selected = hovered;
+        }
+        if resp.hovered() {
+            let scroll = ui.input(|i| i.smooth_scroll_delta.y);
+            if scroll != 0.0 {
+                let f = (scroll / 200.0).exp();
+                if let Some(p) = hover_pos {
+                    // Zoom around the pointer.
+                    let before = p - xf.origin;
+                    self.pan += before - before * f;
+                }
+                self.zoom = (self.zoom * f).clamp(0.05, 200.0);
+                self.auto_fit = false;
+            }
+        }
+        hovered
+    }
+
+    /// The geometry cache: edges (and, past 3000 processes, nodes) as
+    /// meshes, rebuilt only when the view, the positions or the colours change.
+    fn rebuild_meshes(&mut self, xf: &Xform, model: &Model, colors: &[Color32], colors_gen: u64) {
+        let g = &model.graph;
+        let n = g.n();
+        let rect = xf.rect;
+        let key = [
+            rect.min.x.to_bits() as u64 | (rect.min.y.to_bits() as u64) << 32,
+            rect.max.x.to_bits() as u64 | (rect.max.y.to_bits() as u64) << 32,
+            xf.scale.to_bits() as u64 | (xf.node_r.to_bits() as u64) << 32,
+            xf.origin.x.to_bits() as u64 | (xf.origin.y.to_bits() as u64) << 32,
+            xf.centre.x.to_bits() as u64 | (xf.centre.y.to_bits() as u64) << 32,
+            self.pos_version,
+            colors_gen,
+            model.graph_gen,
+        ];
+        if self.drawn.as_ref().is_some_and(|d| d.0 == key) {
+            return;
+        }
+        self.rebuilds += 1;
+        let mut mesh = Mesh::default();
+        let maxv = self.max_vol.max(1e-12);
+        let many = g.num_edges() > 5000;
+        for u in 0..n {
+            let pu = xf.to_screen(self.pos[u]);
+            for (&v, &s) in g.neighbors(u).iter().zip(g.sent_row(u)) {
+                let v = v as usize;
+                if v <= u {
+                    continue;
+                }
+                let vol = s + g.sent_between(v, u);
+                if vol < self.min_drawn {
+                    continue;
+                }
+                if vol == self.min_drawn
+                    && self.tie_keep.1 > 0
+                    && pair_hash(u, v) % self.tie_keep.1 >= self.tie_keep.0
+                {
+                    continue;
+                }
+                let t = (vol / maxv).sqrt() as f32;
+                let pv = xf.to_screen(self.pos[v]);
+                if !rect.contains(pu) && !rect.contains(pv) {
+                    continue;
+                }
+                let w = if many { 0.4 + 1.4 * t } else { 0.5 + 2.0 * t };
+                let a = if many {
+                    20.0 + 110.0 * t
+                } else {
+                    30.0 + 120.0 * t
+                };
+                add_segment(
+                    &mut mesh,
+                    pu,
+                    pv,
+                    w,
+                    Color32::from_rgba_unmultiplied(170, 185, 210, a as u8),
+                );
+            }
+        }
+        let mut m = Mesh::default();
+        if n > 3000 {
+            for (&q, &c) in self.pos.iter().zip(colors).take(n) {
+                let p = xf.to_screen(q);
+                if rect.contains(p) {
+                    m.add_colored_rect(Rect::from_center_size(p, Vec2::splat(xf.node_r * 2.0)), c);
+                }
+            }
+        }
+        self.drawn = Some((key, Arc::new(mesh), Arc::new(m)));
+    }
+
+    /// Painting: edges, the selected process's pairs, nodes, pins, the
+    /// stepping mapper's frontier and last placement, the selection.
+    fn paint(&self, painter: &egui::Painter, xf: &Xform, model: &Model, colors: &[Color32]) {
+        let g = &model.graph;
+        let n = g.n();
+        let node_r = xf.node_r;
+        if let Some((_, edges, _)) = &self.drawn {
+            painter.add(Shape::mesh(edges.clone()));
+        }
+        // Selected process: its pairs on top.
+        if let Some(sel) = model.selected.filter(|&s| s < n) {
+            let ps = xf.to_screen(self.pos[sel]);
+            for &v in g.neighbors(sel) {
+                painter.line_segment(
+                    [ps, xf.to_screen(self.pos[v as usize])],
+                    Stroke::new(2.0, Color32::WHITE),
+                );
+            }
+        }
+        // Nodes.
+        if n <= 3000 {
+            for (&q, &c) in self.pos.iter().zip(colors).take(n) {
+                painter.circle_filled(xf.to_screen(q), node_r, c);
+            }
+        } else if let Some((_, _, nodes)) = &self.drawn {
+            painter.add(Shape::mesh(nodes.clone()));
+        }
+        for (i, pinned) in self.pinned.iter().enumerate() {
+            if *pinned {
+                painter.circle_stroke(
+                    xf.to_screen(self.pos[i]),
+                    node_r + 2.0,
+                    Stroke::new(1.5, Color32::YELLOW),
+                );
+            }
+        }
+        // Mapper state: frontier (orange rings), the process just placed (white ring).
+        for &f in model.frontier.iter().take(5000) {
+            if f < n {
+                painter.circle_stroke(
+                    xf.to_screen(self.pos[f]),
+                    node_r + 2.5,
+                    Stroke::new(1.5, Color32::from_rgb(255, 160, 40)),
+                );
+            }
+        }
+        if let Some(hopmap_core::mappers::StepEvent::Placed { process, .. }) = &model.last_event
+            && *process < n
+        {
+            painter.circle_stroke(
+                xf.to_screen(self.pos[*process]),
+                node_r + 4.0,
+                Stroke::new(2.5, Color32::WHITE),
+            );
+        }
+        // The processes of the step shown (guided log): both of an
+        // exchange, a bisection's part, an order's ranks (magenta rings).
+        for p in super::guided_log::step_processes(model) {
+            painter.circle_stroke(
+                xf.to_screen(self.pos[p]),
+                node_r + 4.0,
+                Stroke::new(2.0, Color32::from_rgb(255, 60, 220)),
+            );
+        }
+        if let Some(sel) = model.selected.filter(|&s| s < n) {
+            painter.circle_stroke(
+                xf.to_screen(self.pos[sel]),
+                node_r + 3.0,
+                Stroke::new(2.0, Color32::WHITE),
+            );
+        }
+    }
+
+    /// The legend line under the drawing.
+    fn legend(&self, painter: &egui::Painter, rect: Rect, model: &Model) {
+        let g = &model.graph;
+        painter.text(
+            rect.left_bottom() + vec2(6.0, -6.0),
+            egui::Align2::LEFT_BOTTOM,
+            format!(
+                "{} processes, {} pairs{}  ·  width/opacity = bytes  ·  wheel zoom, drag pan, drag a dot to pin",
+                g.n(),
+                g.num_edges(),
+                if self.min_drawn > 0.0 {
+                    format!(" (about {MAX_EDGES} heaviest drawn)")
+                } else {
+                    String::new()
+                }
+            ),
+            egui::FontId::proportional(11.0),
+            Color32::from_gray(150),
+        );
+    }
+}
+
+/// Layout space → screen for one frame.
+struct Xform {
+    rect: Rect,
+    scale: f32,
+    /// Centre of the layout's bounds, in layout space.
+    centre: Vec2,
+    origin: Pos2,
+    /// Radius of a node's dot.
+    node_r: f32,
+}
+
+impl Xform {
+    fn to_screen(&self, p: Vec2) -> Pos2 {
+        self.origin + (p - self.centre) * self.scale
+    }
+    fn to_world(&self, s: Pos2) -> Vec2 {
+        (s - self.origin) / self.scale + self.centre
+    }
+}
+
+/// The hovered process: degree, bytes, network node.
+fn hover_ui(resp: egui::Response, model: &Model, h: usize) {
+    let g = &model.graph;
+    let node = model.node_of(h);
+    resp.on_hover_ui_at_pointer(|ui| {
+        ui.strong(format!("process {h}"));
+        ui.label(format!("degree {}", g.degree(h)));
+        ui.label(format!(
+            "sends {}, total with partners {}",
+            fmt_bytes(g.sent_row(h).iter().sum()),
+            fmt_bytes(g.weighted_degree(h))
+        ));
+        match node {
+            Some(v) => ui.label(format!("on network node {v}{}", coord_text(model, v))),
+            None => ui.label("not placed"),
+        };
+    });
+}
+
+/// A fixed hash of a pair, for thinning ties deterministically.
+fn pair_hash(u: usize, v: usize) -> u64 {
+    let x = (u as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        ^ (v as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+    (x ^ (x >> 29)).wrapping_mul(0xBF58_476D_1CE4_E5B9) >> 7
+}
+
+/// ` (x, y, z)` for a grid node.
+pub fn coord_text(model: &Model, node: usize) -> String {
+    match model.topo.as_grid() {
+        Some(g) => {
+            let c = g.coord(node);
+            let s: Vec<String> = (0..g.ndims()).map(|d| c[d].to_string()).collect();
+            format!(" ({})", s.join(", "))
+        }
+        None => String::new(),
+    }
+}
+
+/// Append a line segment of width `w` as a quad.
+pub fn add_segment(mesh: &mut Mesh, a: Pos2, b: Pos2, w: f32, color: Color32) {
+    let d = b - a;
+    let len = d.length();
+    if len < 1e-3 {
+        return;
+    }
+    let nrm = vec2(-d.y, d.x) / len * (w * 0.5);
+    let i = mesh.vertices.len() as u32;
+    mesh.colored_vertex(a + nrm, color);
+    mesh.colored_vertex(a - nrm, color);
+    mesh.colored_vertex(b - nrm, color);
+    mesh.colored_vertex(b + nrm, color);
+    mesh.add_triangle(i, i + 1, i + 2);
+    mesh.add_triangle(i, i + 2, i + 3);
+}

@@ -1,0 +1,65 @@
+//! The desktop app (eframe/egui). It renders library state and dispatches
+//! actions; all algorithms live in the core modules.
+//!
+//! Structure: [`Model`] holds the library state (graph, topology, routing,
+//! the current mapping and its [`Evaluation`](hopmap_core::metrics::Evaluation), the mapper being stepped, the
+//! background jobs); one struct per panel or view renders it and turns clicks
+//! into calls on the model. [`HopmapApp`] arranges the panels:
+//!
+//! * left: Data, Network, Mapper;
+//! * right: Metrics (figures, hop-bytes over steps, hop histogram);
+//! * centre: the communication graph and the network side by side, or one of
+//!   the graph, network, matrix and compare views alone.
+//!
+//! Every mapper run — Map to the end, Step, Play — goes through the one
+//! pipeline ([`hopmap_core::mappers::prepare`]) and is stepped on a worker thread
+//! ([`hopmap_core::mappers::background::BackgroundRun`]); each frame takes the
+//! newest snapshot and draws it, so the UI thread runs no algorithm work and
+//! never freezes. Compare and loading run on worker threads too.
+//!
+//! Files: [`model`] (the state, no egui), [`hopmap_app`] (the window and its
+//! frame), [`top_bar`] (status, export, screenshot, progress), [`headless`]
+//! (`hopmap gui` options, screenshots, [`run`]), [`error`] (typed errors),
+//! [`colormap`] (colour maps and process colours), one file per panel and
+//! view.
+
+pub mod analytical_view;
+pub mod bipartition_view;
+pub mod colormap;
+pub mod compare_charts;
+pub mod compare_panel;
+pub mod data_panel;
+pub mod diff_view;
+pub mod error;
+pub mod export;
+pub mod fabric_panel;
+pub mod file_dialog;
+pub mod file_menu;
+pub mod glossary_panel;
+pub mod graph_view;
+pub mod guided_log;
+pub mod headless;
+pub mod hopmap_app;
+pub mod lesson_panel;
+pub mod mapper_fit;
+pub mod mapper_panel;
+pub mod matrix_view;
+pub mod metrics_panel;
+pub mod model;
+pub mod network_panel;
+pub mod network_view;
+pub mod race;
+pub mod report_dialog;
+pub mod settings;
+pub mod side_by_side;
+pub mod teach;
+pub mod top_bar;
+pub mod ui_state;
+pub mod worker;
+pub mod workspace_io;
+
+pub use colormap::{ColorMode, node_colors, process_colors};
+pub use error::AppError;
+pub use headless::{GuiOptions, run, save_png};
+pub use hopmap_app::{HopmapApp, Tab};
+pub use model::{LoadOutcome, Model};

@@ -1,0 +1,412 @@
+//! Race mode: several mappers step at once on the same graph and network,
+//! each on its own worker thread ([`BackgroundRun`]), in lockstep ticks:
+//! every tick gives each unfinished mapper the same number of steps, or the
+//! same time budget (time spent in its steps, [`Command::StepFor`]); the
+//! next tick starts when every mapper has used its share, at most one tick
+//! per frame. Their hop-bytes curves (of the placed processes, as each
+//! worker evaluates them) are drawn together on one plot, against steps or
+//! stepping time, and their network views animate side by side with one
+//! camera and one colour scale ([`super::side_by_side::draw_panes`]).
+//!
+//! The UI thread only takes each worker's newest snapshot (a copy) and
+//! draws it: O(n + links) per lane per new snapshot, nothing else.
+
+use super::Model;
+use super::colormap::{category, node_colors};
+use super::metrics_panel::fmt_num;
+use super::network_view::{NetworkView, ViewMode, ViewSync};
+use super::side_by_side::{
+    MAX_PANES, Pane, blank_model, draw_panes, grid_cells, scale_legend, sync_toolbar,
+};
+use egui::{Color32, Rect, pos2};
+use egui_plot::{Legend, Line, Plot, PlotPoints};
+use hopmap_core::mappers::background::{BackgroundRun, Command, Snapshot};
+use hopmap_core::mapping::Mapping;
+use hopmap_core::step::StepState;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How each tick is shared out.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Pace {
+    /// The same number of steps for every mapper.
+    Steps(usize),
+    /// The same stepping time (milliseconds) for every mapper.
+    Budget(f32),
+}
+
+/// The state of one racing mapper (its view is the pane of the same index).
+pub struct Lane {
+    pub id: String,
+    run: Option<BackgroundRun>,
+    /// Steps taken and seconds spent stepping.
+    pub steps: usize,
+    pub seconds: f64,
+    /// Waiting for the worker to use its share of the tick.
+    pending: bool,
+    /// The worker's first snapshot arrived (published before it reads any
+    /// command, so it must not be taken as the answer to a tick).
+    ready: bool,
+    pub done: bool,
+    /// (steps, seconds, hop-bytes of the placed processes).
+    pub curve: Vec<[f64; 3]>,
+    pub state: StepState,
+    place_key: u64,
+    /// The newest snapshot not yet shown in the lane's view.
+    unshown: Option<Snapshot>,
+}
+
+pub struct Race {
+    /// Mapper ids chosen for the next race (up to [`MAX_PANES`]).
+    pub chosen: Vec<String>,
+    pub lanes: Vec<Lane>,
+    pub panes: Vec<Pane>,
+    pub pace_steps: bool,
+    pub steps_per_tick: usize,
+    pub budget_ms: f32,
+    pub running: bool,
+    /// Plot hop-bytes against stepping time instead of steps.
+    pub x_time: bool,
+    pub sync: ViewSync,
+    /// Ticks handed out so far.
+    pub ticks: u64,
+    /// The lane whose view is refreshed next (one view per frame).
+    next_shown: usize,
+    key: (u64, u64),
+    node_colors: Vec<Color32>,
+    pub error: Option<String>,
+    /// Curves (lines with points) the plot drew last frame.
+    pub plotted_curves: usize,
+}
+
+impl Default for Race {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Race {
+    pub fn new() -> Self {
+        Race {
+            chosen: Vec::new(),
+            lanes: Vec::new(),
+            panes: Vec::new(),
+            pace_steps: true,
+            steps_per_tick: 1,
+            budget_ms: 4.0,
+            running: false,
+            x_time: false,
+            sync: ViewSync::default(),
+            ticks: 0,
+            next_shown: 0,
+            key: (0, 0),
+            node_colors: Vec::new(),
+            error: None,
+            plotted_curves: 0,
+        }
+    }
+
+    pub fn pace(&self) -> Pace {
+        if self.pace_steps {
+            Pace::Steps(self.steps_per_tick.max(1))
+        } else {
+            Pace::Budget(self.budget_ms.max(0.05))
+        }
+    }
+
+    /// Start racing `ids` (each through the one pipeline, on its worker).
+    pub fn start(&mut self, model: &Model, ids: &[String], seed: u64, params: &str) {
+        self.stop();
+        self.error = None;
+        self.key = (model.graph_gen, model.topo_gen);
+        self.node_colors = node_colors(&model.topo);
+        for id in ids.iter().take(MAX_PANES) {
+            let mut m = blank_model(model);
+            if !m.start_run(id, seed, params) {
+                self.error = Some(format!("{id}: {}", m.error.take().unwrap_or_default()));
+                continue;
+            }
+            let run = m.run.take();
+            m.mapping_label = id.clone();
+            self.lanes.push(Lane {
+                id: id.clone(),
+                run,
+                steps: 0,
+                seconds: 0.0,
+                pending: false,
+                ready: false,
+                done: false,
+                curve: Vec::new(),
+                state: StepState::Running,
+                place_key: 0,
+                unshown: None,
+            });
+            self.panes.push(Pane {
+                label: id.clone(),
+                model: m,
+                view: NetworkView::new(ViewMode::Auto, false),
+                mapping: Arc::new(Mapping::default()),
+                own_colors: Some((Vec::new(), 0)),
+            });
+        }
+        self.ticks = 0;
+        self.running = !self.lanes.is_empty();
+    }
+
+    /// Cancel every run and forget the lanes.
+    pub fn stop(&mut self) {
+        for l in &mut self.lanes {
+            if let Some(r) = l.run.take() {
+                r.send(Command::Cancel);
+            }
+        }
+        self.lanes.clear();
+        self.panes.clear();
+        self.running = false;
+    }
+
+    pub fn busy(&self) -> bool {
+        self.running || self.lanes.iter().any(|l| l.pending)
+    }
+
+    /// Take the newest snapshots, and hand out the next tick when every
+    /// lane has used its share. Called once per frame. To bound a frame's
+    /// work, one lane's view takes its newest snapshot per frame (round
+    /// robin; a finished run's at once), so four lanes each refresh at a
+    /// quarter of the frame rate.
+    pub fn poll(&mut self) {
+        for l in self.lanes.iter_mut() {
+            let Some(r) = l.run.as_mut() else { continue };
+            let Some(snap) = r.take() else { continue };
+            // The first snapshot precedes every command; later ones answer them.
+            if l.ready {
+                l.pending = snap.active;
+            }
+            l.ready = true;
+            l.steps = snap.steps;
+            l.seconds = snap.seconds;
+            l.state = snap.state;
+            if let Some(e) = &snap.eval
+                && l.curve.last().is_none_or(|c| c[0] < snap.steps as f64)
+            {
+                l.curve
+                    .push([snap.steps as f64, snap.seconds, e.metrics.hop_bytes]);
+            }
+            let finished = snap.result.is_some();
+            l.unshown = Some(snap);
+            if finished {
+                l.done = true;
+                l.pending = false;
+                l.run = None;
+            }
+        }
+        let n = self.lanes.len();
+        let mut shown_one = false;
+        for k in 0..n {
+            let i = (self.next_shown + k) % n;
+            let (l, p) = (&mut self.lanes[i], &mut self.panes[i]);
+            let last = l.unshown.as_ref().is_some_and(|s| s.result.is_some());
+            if l.unshown.is_some() && (last || !shown_one) {
+                if let Some(s) = l.unshown.take() {
+                    p.model.apply_snapshot(s);
+                }
+                if !last && !shown_one {
+                    shown_one = true;
+                    self.next_shown = (i + 1) % n;
+                }
+            }
+        }
+        // Process colours follow each lane's placement.
+        for (l, p) in self.lanes.iter_mut().zip(self.panes.iter_mut()) {
+            if l.place_key != p.model.place_gen {
+                l.place_key = p.model.place_gen;
+                let cores = p.model.topo.cores();
+                let cols: Vec<Color32> = p
+                    .model
+                    .placement
+                    .iter()
+                    .map(|s| match s {
+                        Some(s) => self
+                            .node_colors
+                            .get(*s as usize / cores)
+                            .copied()
+                            .unwrap_or(Color32::GRAY),
+                        None => Color32::from_gray(110),
+                    })
+                    .collect();
+                p.own_colors = Some((cols, l.place_key));
+            }
+        }
+        if self.lanes.iter().all(|l| l.done) {
+            self.running = false;
+            return;
+        }
+        if self.running && self.lanes.iter().all(|l| l.done || (l.ready && !l.pending)) {
+            let cmd = match self.pace() {
+                Pace::Steps(k) => Command::Step(k),
+                Pace::Budget(ms) => Command::StepFor(Duration::from_secs_f64(ms as f64 / 1000.0)),
+            };
+            for l in self.lanes.iter_mut().filter(|l| !l.done) {
+                if let Some(r) = &l.run {
+                    r.send(cmd);
+                    l.pending = true;
+                }
+            }
+            self.ticks += 1;
+        }
+    }
+
+    /// The race's controls, plot and views ([`Race::poll`] runs each frame
+    /// from the Compare panel's poll, shown or not).
+    pub fn ui(&mut self, ui: &mut egui::Ui, model: &Model, seed: u64, params: &str) {
+        if self.key != (model.graph_gen, model.topo_gen) && !self.lanes.is_empty() {
+            self.stop();
+        }
+        let chooser = |ui: &mut egui::Ui, chosen: &mut Vec<String>| {
+            ui.horizontal_wrapped(|ui| {
+                ui.label("Race (up to 4):");
+                for info in hopmap_core::mappers::registry() {
+                    if info.available().is_err() {
+                        continue;
+                    }
+                    let mut on = chosen.iter().any(|c| c == info.id);
+                    let full = chosen.len() >= MAX_PANES && !on;
+                    if ui
+                        .add_enabled(!full, egui::Checkbox::new(&mut on, info.id))
+                        .on_hover_text(info.name)
+                        .changed()
+                    {
+                        if on {
+                            chosen.push(info.id.to_string());
+                        } else {
+                            chosen.retain(|c| c != info.id);
+                        }
+                    }
+                }
+            });
+        };
+        if self.lanes.is_empty() {
+            chooser(ui, &mut self.chosen);
+        } else {
+            // While racing, the chooser folds away to leave room for the views.
+            egui::CollapsingHeader::new(format!("Mappers: {}", self.chosen.join(", ")))
+                .id_salt("race_chooser")
+                .default_open(false)
+                .show(ui, |ui| chooser(ui, &mut self.chosen));
+        }
+        ui.horizontal_wrapped(|ui| {
+            ui.radio_value(&mut self.pace_steps, true, "same steps per frame");
+            ui.add_enabled(
+                self.pace_steps,
+                egui::DragValue::new(&mut self.steps_per_tick).range(1..=10_000),
+            );
+            ui.radio_value(&mut self.pace_steps, false, "same time budget per frame")
+                .on_hover_text(
+                    "each mapper steps for this long per tick (time spent in its steps)",
+                );
+            ui.add_enabled(
+                !self.pace_steps,
+                egui::DragValue::new(&mut self.budget_ms)
+                    .range(0.05..=200.0)
+                    .speed(0.1)
+                    .suffix(" ms"),
+            );
+            ui.separator();
+            if ui
+                .add_enabled(self.chosen.len() >= 2, egui::Button::new("Start race"))
+                .on_hover_text("at least two mappers")
+                .clicked()
+            {
+                let ids = self.chosen.clone();
+                self.start(model, &ids, seed, params);
+            }
+            if !self.lanes.is_empty() && self.lanes.iter().any(|l| !l.done) {
+                let label = if self.running { "Pause" } else { "Resume" };
+                if ui.button(label).clicked() {
+                    self.running = !self.running;
+                }
+            }
+            if !self.lanes.is_empty() && ui.button("Stop race").clicked() {
+                self.stop();
+            }
+            ui.separator();
+            ui.label("x axis");
+            ui.selectable_value(&mut self.x_time, false, "steps");
+            ui.selectable_value(&mut self.x_time, true, "time");
+            if !self.lanes.is_empty() {
+                ui.label(format!("tick {}", self.ticks));
+            }
+        });
+        if let Some(e) = &self.error {
+            ui.colored_label(Color32::from_rgb(240, 120, 100), e);
+        }
+        if self.lanes.is_empty() {
+            ui.weak("Tick two to four mappers and press Start race.");
+            return;
+        }
+        if self.busy() {
+            ui.ctx().request_repaint();
+        }
+        let x_time = self.x_time;
+        let plotted = Plot::new("race_plot")
+            .height((ui.available_height() * 0.28).clamp(90.0, 200.0))
+            .legend(Legend::default())
+            .x_axis_label(if x_time { "seconds stepping" } else { "steps" })
+            .y_axis_label("hop-bytes (placed)")
+            .show(ui, |p| {
+                let mut n = 0;
+                for (i, l) in self.lanes.iter().enumerate() {
+                    let pts: PlotPoints = l
+                        .curve
+                        .iter()
+                        .map(|c| [if x_time { c[1] } else { c[0] }, c[2]])
+                        .collect();
+                    n += (!l.curve.is_empty()) as usize;
+                    p.line(Line::new(l.id.clone(), pts).color(category(i)).width(2.0));
+                }
+                n
+            });
+        self.plotted_curves = plotted.inner;
+        let three = model.topo.as_grid().is_some_and(|g| g.dims().len() >= 3);
+        sync_toolbar(ui, &mut self.sync, three);
+        let avail = ui.available_rect_before_wrap();
+        let grid = Rect::from_min_max(
+            avail.min,
+            pos2(avail.max.x, avail.max.y - super::side_by_side::LEGEND_H),
+        );
+        let cells = grid_cells(grid, self.panes.len());
+        let infos: Vec<String> = self
+            .lanes
+            .iter()
+            .map(|l| {
+                let hb = l.curve.last().map_or(0.0, |c| c[2]);
+                let state = match l.state.stop() {
+                    Some(s) => s.describe().to_string(),
+                    None => "running".to_string(),
+                };
+                let placed = if l.curve.is_empty() {
+                    " (nothing placed yet)"
+                } else {
+                    ""
+                };
+                format!(
+                    "{} steps · {:.1} ms stepping · hop-bytes {}{placed} · {state}",
+                    l.steps,
+                    l.seconds * 1e3,
+                    fmt_num(hb)
+                )
+            })
+            .collect();
+        draw_panes(
+            ui,
+            &mut self.panes,
+            &cells,
+            &mut self.sync,
+            &[],
+            0,
+            |i, _| infos.get(i).cloned().unwrap_or_default(),
+        );
+        ui.allocate_rect(grid, egui::Sense::hover());
+        scale_legend(ui, &self.sync, self.panes.len());
+    }
+}

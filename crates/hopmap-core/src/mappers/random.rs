@@ -1,0 +1,38 @@
+//! `random`: a seeded uniformly random placement of processes on slots —
+//! Moh et al.'s RM baseline. Its average hops per byte is about half the
+//! network diameter (Bhatele & Kale §VIII). O(slots).
+
+use super::{MapperInfo, MapperInput, MapperRun, OneShot};
+use crate::error::Result;
+use crate::mappers::Networks;
+use crate::mapping::Mapping;
+use crate::rng::Rng;
+
+pub fn info() -> MapperInfo {
+    MapperInfo {
+        id: "random",
+        name: "Random (RM)",
+        paper: "Moh et al. (RM baseline); Bhatele & Kale §VIII",
+        doc: "Each process goes to a uniformly random free slot (seeded). The baseline every \
+              heuristic must beat: on average a message travels about half the network diameter.",
+        needs_coords: false,
+        randomized: true,
+        params: &[],
+        networks: Networks::Any,
+        per_node_state: true,
+        external: None,
+        start,
+    }
+}
+
+fn start(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
+    input.check_fits()?;
+    let mut slots: Vec<usize> = (0..input.topo.num_slots()).collect();
+    Rng::new(input.seed).shuffle(&mut slots);
+    slots.truncate(input.graph.n());
+    let (text, hl) = super::guided::explain_random(&input.topo, &slots, input.seed);
+    Ok(Box::new(
+        OneShot::new(Mapping::from_slots(&slots, &input.topo), &input.topo)
+            .with_explanation(text, hl),
+    ))
+}

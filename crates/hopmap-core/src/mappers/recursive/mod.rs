@@ -1,0 +1,1363 @@
+//! `recursive` and `recursive+refine`: general mappers that need no
+//! coordinates and run on every topology (meshes, tori, several cores per
+//! node, and any topology that answers `distance`/`neighbors`). They go
+//! beyond the seed papers:
+//!
+//! * construction — dual recursive bipartitioning (Pellegrini; the method
+//!   of Scotch's `gmap`), [`drb`]: the communication graph is bisected by
+//!   the multilevel partitioner of [`crate::partition`] in step with the
+//!   topology ([`domain`]), down to single nodes whose cores are filled by
+//!   the processes that reached them. The bisections of the top two levels
+//!   keep the best of `vcycles` independent multilevel runs, and on meshes
+//!   and tori the finished tree's boxes are mirrored where that lowers
+//!   hop-bytes ([`orient`]). Moh et al.'s BM (§4.2) is the same scheme with
+//!   Kernighan–Lin on both graphs (without those two additions); it reuses
+//!   [`crate::partition::bisect()`].
+//! * refinement — swap/move local search on the true objective (hop-bytes,
+//!   or channel loads under dimension-order routing) over the nodes of each
+//!   process's partners (VieM's N_C^d, Schulz & Träff), [`refine`], started
+//!   from the recursive mapping; then a bottleneck phase (beyond VieM too)
+//!   relieves the busiest channel under dimension-order routing, exchange by
+//!   exchange, never raising the largest load and letting hop-bytes rise by
+//!   at most `load_budget` (1 % by default) — see [`refine`] for its cost.
+//!
+//! As steppers: one construction step = one bisection of one subproblem;
+//! one refinement step = one batch of processes; one bottleneck step = the
+//! routes of a chunk of processes (set-up) or the exchanges tried around the
+//! busiest channels, up to 2 × `batch` of them. `start()` only allocates.
+//! With several runs (`runs`, automatic below 4,096 processes), the first
+//! half are stepped (and animated) and the rest run meanwhile on a
+//! background thread, seeded the same way; the best is kept with the same
+//! tie-break as running them in turn, so the result does not depend on the
+//! thread (a property test compares both). Dropping the run stops that
+//! thread.
+//! The GUI reads the bipartition tree so far with [`Recursive::tree`] and the
+//! falling hop-bytes with [`MapperRun::hop_bytes_trace`].
+
+pub mod domain;
+pub mod drb;
+pub mod groups_first;
+pub mod orient;
+pub mod refine;
+
+use super::{MapperInfo, MapperInput, MapperRun, ParamKind, ParamSpec, StepEvent};
+use crate::error::{Error, Result};
+use crate::mappers::Networks;
+use crate::mapping::Mapping;
+use crate::partition::{BisectParams, pair_volumes};
+use crate::step::{Progress, StepState, Stepper, Stop};
+use drb::{Drb, TreeNode};
+use refine::{Objective, Refine, RefineParams, RefineStop};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+pub fn info() -> MapperInfo {
+    MapperInfo {
+        id: "recursive",
+        name: "Recursive bipartitioning (dual, no coordinates)",
+        paper: "beyond the seeds: Pellegrini's dual recursive bipartitioning (Scotch gmap); \
+                Moh et al. §4.2 (BM) uses the same core",
+        doc: "Cut the machine in two halves and the communication graph in two parts that fit \
+              them, with as little traffic between the parts as possible (multilevel: coarsen \
+              by heavy-edge matching, grow an initial cut, refine with Fiduccia–Mattheyses); \
+              a process whose partners already sit on one side is pulled to that side. Repeat \
+              on each half until a half is one node, whose cores take the processes that reached \
+              it. The top two levels' cuts are the best of several multilevel runs \
+              (`vcycles`); on meshes and tori each box of the finished tree is then mirrored \
+              where that shortens the traffic leaving it (`orient`). Needs no coordinates; \
+              works on meshes, tori, multicore nodes and any network with distances. Params: \
+              runs, pack, tries, vcycles, orient, imbalance, light, group.",
+        needs_coords: false,
+        randomized: true,
+        params: CONSTRUCT_PARAMS,
+        networks: Networks::Any,
+        per_node_state: true,
+        external: None,
+        start: start_plain,
+    }
+}
+
+pub fn info_refine() -> MapperInfo {
+    MapperInfo {
+        id: "recursive+refine",
+        name: "Recursive bipartitioning + swap refinement",
+        paper: "beyond the seeds: Pellegrini's dual recursive bipartitioning (Scotch gmap), then \
+                VieM's N_C^d swap local search (Schulz & Träff)",
+        doc: "Build the recursive-bipartitioning mapping, then improve it by local search on the \
+              real objective: for each process, try moving it to a free core or swapping it \
+              with a process on the nodes of its partners (and their neighbours, `depth`), and \
+              keep the best exchange that lowers the objective. `objective=hopbytes` (default), \
+              `sqload` (sum of squared channel loads under dimension-order routing) or \
+              `maxload` (the busiest channel) for users who care about congestion. Stops at a \
+              local optimum or when a sweep gains less than `tol`. Then (beyond the seeds and \
+              VieM) a bottleneck phase relieves the busiest channel under dimension-order \
+              routing: it re-routes only the messages of the processes whose traffic crosses \
+              that channel, keeps exchanges that lower its load without raising another channel \
+              to the maximum, and lets hop-bytes rise by at most `load_budget` (default 1 %; \
+              measured: max link load 0.55–0.93 × Scotch's instead of up to 1.13 ×, for \
+              +0–0.3 % hop-bytes and up to about 10 % more time). Small inputs are mapped `runs` \
+              times with different seeds and the one of least hop-bytes is kept. Params: \
+              objective, depth, sweeps, batch, time_ms, tol, load_budget, runs, pack, tries, \
+              vcycles, orient, imbalance, light, group.",
+        needs_coords: false,
+        randomized: true,
+        params: REFINE_PARAMS,
+        networks: Networks::Any,
+        per_node_state: true,
+        external: None,
+        start: start_refine,
+    }
+}
+
+const PACK: ParamSpec = ParamSpec {
+    key: "pack",
+    kind: ParamKind::Choice(&["auto", "yes", "no"]),
+    default: "auto",
+    help: "with fewer processes than slots: `yes` packs them into the smallest part of the \
+           machine that holds them (least hop-bytes), `no` spreads them over the whole machine \
+           (less link contention); `auto`: `no` for the load objectives of recursive+refine, \
+           else `yes`",
+};
+
+const TRIES: ParamSpec = ParamSpec {
+    key: "tries",
+    kind: ParamKind::Int { min: 1, max: 64 },
+    default: "8",
+    help: "initial cuts grown from this many seeds on each coarsest graph (best kept)",
+};
+
+const VCYCLES: ParamSpec = ParamSpec {
+    key: "vcycles",
+    kind: ParamKind::Int { min: 1, max: 16 },
+    default: "4",
+    help: "independent multilevel runs for each bisection of the top two levels of the tree, \
+           the cheapest cut kept (1 = one run, as Scotch)",
+};
+
+const ORIENT: ParamSpec = ParamSpec {
+    key: "orient",
+    kind: ParamKind::Choice(&["yes", "no"]),
+    default: "yes",
+    help: "mesh/torus: at the end of the construction, mirror each box of the tree where that \
+           lowers hop-bytes (its processes' external edges decide)",
+};
+
+const IMBALANCE: ParamSpec = ParamSpec {
+    key: "imbalance",
+    kind: ParamKind::Float { min: 0.0, max: 0.5 },
+    default: "0",
+    help: "when there are fewer processes than slots: allowed deviation from the proportional \
+           share of each half, as a fraction (slot capacities are always respected)",
+};
+
+const LIGHT: ParamSpec = ParamSpec {
+    key: "light",
+    kind: ParamKind::Float { min: 0.0, max: 1.0 },
+    default: "0",
+    help: "coarsening matches a process only along pairs of at least this fraction of its \
+           heaviest pair, so many light pairs (FFT transposes, coarse multigrid levels) do not \
+           merge unrelated processes (0 = plain heavy-edge matching)",
+};
+
+const GROUP: ParamSpec = ParamSpec {
+    key: "group",
+    kind: ParamKind::Choice(&["no", "first"]),
+    default: "no",
+    help: "several cores per node (mesh/torus): `first` splits the processes into node-sized \
+           groups of the heaviest communication first, then maps the groups onto the nodes \
+           (`no`: processes and machine are bisected together down to single nodes)",
+};
+
+const CONSTRUCT_PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        key: "runs",
+        kind: ParamKind::Int { min: 1, max: 64 },
+        default: "1",
+        help: "independent constructions with different seeds; the one of least hop-bytes is kept",
+    },
+    PACK,
+    TRIES,
+    VCYCLES,
+    ORIENT,
+    IMBALANCE,
+    LIGHT,
+    GROUP,
+];
+
+const REFINE_PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        key: "objective",
+        kind: ParamKind::Choice(&["hopbytes", "maxload", "sqload"]),
+        default: "hopbytes",
+        help: "what the refinement lowers: hop-bytes, the largest channel load, or the sum of \
+               squared channel loads (both under dimension-order routing)",
+    },
+    ParamSpec {
+        key: "depth",
+        kind: ParamKind::Choice(&["auto", "0", "1", "2", "3"]),
+        default: "auto",
+        help: "candidate nodes: the partners' nodes and every node within this many hops of \
+               them (auto: 0 when several runs are made, and from 4,096 processes on when \
+               processes have more than 8 partners on average; else 1)",
+    },
+    ParamSpec {
+        key: "sweeps",
+        kind: ParamKind::Int {
+            min: 0,
+            max: 1_000_000,
+        },
+        default: "30",
+        help: "at most this many sweeps over all processes (0 = keep the recursive mapping)",
+    },
+    ParamSpec {
+        key: "batch",
+        kind: ParamKind::Int {
+            min: 1,
+            max: 1_000_000,
+        },
+        default: "256",
+        help: "processes tried per step (one point of the hop-bytes plot)",
+    },
+    ParamSpec {
+        key: "time_ms",
+        kind: ParamKind::Int {
+            min: 0,
+            max: 86_400_000,
+        },
+        default: "0",
+        help: "stop refining after this many milliseconds (0 = no budget; a budget makes the \
+               result depend on the machine's speed)",
+    },
+    ParamSpec {
+        key: "tol",
+        kind: ParamKind::Float { min: 0.0, max: 1.0 },
+        default: "0.001",
+        help: "stop when a sweep lowers the objective by less than this fraction (0 = only at a \
+               local optimum)",
+    },
+    ParamSpec {
+        key: "load_budget",
+        kind: ParamKind::Float { min: 0.0, max: 1.0 },
+        default: "0.01",
+        help: "after the search, relieve the busiest channel (dimension-order routing) by \
+               exchanges around it, letting hop-bytes rise by at most this fraction; the \
+               largest load never rises (0 = off, the search's result as before; not run for \
+               sqload, nor on a network with over 64 channels per communicating pair of the \
+               graph, to keep memory proportional to the input)",
+    },
+    ParamSpec {
+        key: "runs",
+        kind: ParamKind::Int { min: 0, max: 64 },
+        default: "0",
+        help: "independent construction + refinement runs with different seeds, the best kept \
+               (0 = automatic: 4096 / processes, between 1 and 4)",
+    },
+    PACK,
+    TRIES,
+    VCYCLES,
+    ORIENT,
+    IMBALANCE,
+    LIGHT,
+    GROUP,
+];
+
+fn bisect_params(input: &MapperInput) -> Result<BisectParams> {
+    Ok(BisectParams {
+        tries: input.get::<usize>(CONSTRUCT_PARAMS, "tries")?.max(1),
+        imbalance: input.get(CONSTRUCT_PARAMS, "imbalance")?,
+        light: input.get(CONSTRUCT_PARAMS, "light")?,
+        ..BisectParams::default()
+    })
+}
+
+/// Whether `group=first` applies: asked for, and several cores per node.
+fn group_first(input: &MapperInput) -> Result<bool> {
+    Ok(input.topo.cores() > 1
+        && input
+            .get::<String>(CONSTRUCT_PARAMS, "group")?
+            .trim()
+            .eq_ignore_ascii_case("first"))
+}
+
+fn start_plain(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
+    input.check_fits()?;
+    let runs = input.get(CONSTRUCT_PARAMS, "runs")?;
+    if group_first(input)? {
+        return Ok(Box::new(groups_first::GroupsFirst::new(input, None, runs)?));
+    }
+    Ok(Box::new(Recursive::new(input, None, runs)?))
+}
+
+fn start_refine(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
+    input.check_fits()?;
+    let objective = match input.param("objective") {
+        None => Objective::HopBytes,
+        Some(s) => Objective::parse(s).ok_or_else(|| {
+            Error::spec(
+                "mapper parameter",
+                &format!("objective={s}"),
+                "expected hopbytes, maxload or sqload",
+            )
+        })?,
+    };
+    // Defaults come from the registry's schema (one place).
+    let p = REFINE_PARAMS;
+    let time_ms: u64 = input.get(p, "time_ms")?;
+    let rp = RefineParams {
+        objective,
+        sweeps: input.get(p, "sweeps")?,
+        batch: input.get::<usize>(p, "batch")?.max(1),
+        depth: match input.get::<String>(p, "depth")?.trim() {
+            "auto" => u32::MAX,
+            _ => input.get(p, "depth")?,
+        },
+        time: (time_ms > 0).then(|| Duration::from_millis(time_ms)),
+        seed: input.seed,
+        tol: input.get(p, "tol")?,
+        load_budget: input.get(p, "load_budget")?,
+    };
+    let runs = input.get(p, "runs")?;
+    if group_first(input)? {
+        return Ok(Box::new(groups_first::GroupsFirst::new(input, Some(rp), runs)?));
+    }
+    Ok(Box::new(Recursive::new(input, Some(rp), runs)?))
+}
+
+/// The recursive mapper as a stepper: construction, then (optionally)
+/// refinement; repeated `runs` times with different seeds, the best result
+/// kept.
+pub struct Recursive {
+    input: MapperInput,
+    vol: Arc<Vec<f64>>,
+    construct: Construct,
+    drb: Drb,
+    refine_params: Option<RefineParams>,
+    refine: Option<Refine>,
+    /// Distance oracle shared by the runs' refinements (built once).
+    dist: Option<Arc<refine::Dist>>,
+    runs: usize,
+    /// Runs 0..visible are stepped here (and animated); runs visible..runs
+    /// are computed meanwhile on a background thread ([`Background`]).
+    visible: usize,
+    background: Option<Background>,
+    run: usize,
+    /// (objective, hop-bytes, mapping) of the best finished run.
+    best: Option<(f64, f64, Mapping)>,
+    trace: Vec<f64>,
+    /// The best mapping's slots, once done (before: the current run's).
+    placement: Vec<Option<u32>>,
+    event: Option<StepEvent>,
+    done: bool,
+    /// Why the last run's refinement stopped (Complete for construction only).
+    stop: Stop,
+    /// Guided mode: what the last step did, and the run it belonged to.
+    last: Option<(usize, LastStep)>,
+}
+
+/// What a step of [`Recursive`] did (guided mode; recorded in O(1) or
+/// O(swaps) during the step).
+#[derive(Clone, Debug)]
+enum LastStep {
+    /// A construction step; when it finished the construction, the
+    /// hop-bytes of the mapping built and whether the refinement starts.
+    Construct(Option<drb::DrbStep>, Option<(f64, bool)>),
+    /// A refinement batch: swaps and moves kept, hop-bytes before and
+    /// after, whether the refinement stopped, and for a step of the
+    /// bottleneck phase the largest channel load at its start and now, and
+    /// whether the step was its set-up.
+    Refine {
+        swaps: usize,
+        moves: usize,
+        before: f64,
+        after: f64,
+        stopped: bool,
+        load: Option<(f64, f64, bool)>,
+    },
+}
+
+fn run_seed(seed: u64, run: usize) -> u64 {
+    seed.wrapping_add((run as u64).wrapping_mul(0xA076_1D64_78BD_642F))
+}
+
+impl Recursive {
+    /// Cheap: the pair volumes (O(m)) and empty state. `runs` = 0 picks
+    /// the number of runs from the size (see [`auto_runs`]).
+    pub fn new(input: &MapperInput, refine: Option<RefineParams>, runs: usize) -> Result<Self> {
+        let vol = Arc::new(pair_volumes(&input.graph));
+        let contention = refine.is_some_and(|r| r.objective != Objective::HopBytes);
+        let pack = match input.param("pack").map(|v| v.trim().to_ascii_lowercase()) {
+            Some(v) if v == "yes" => true,
+            Some(v) if v == "no" => false,
+            _ => !contention,
+        };
+        let construct = Construct {
+            bparams: bisect_params(input)?,
+            pack,
+            vcycles: input.get(CONSTRUCT_PARAMS, "vcycles")?,
+            orient: !input
+                .get::<String>(CONSTRUCT_PARAMS, "orient")?
+                .trim()
+                .eq_ignore_ascii_case("no"),
+        };
+        let drb = construct.drb(input, &vol, input.seed);
+        let runs = if runs == 0 {
+            auto_runs(input.graph.n())
+        } else {
+            runs
+        };
+        // depth auto (u32::MAX): 0 with several runs, and from 4,096
+        // processes on when the mean degree is above 8 (`scripts/vs_scotch.sh`:
+        // on the 3D graphs, degree ≈ 12, depth 1 doubled the time for 1–1.5%
+        // fewer hop-bytes; on the 2D ones, degree ≈ 6, it costs a third as
+        // much and gains 2–3%), else 1.
+        let n = input.graph.n();
+        let mean_degree =
+            input.graph.offsets().last().copied().unwrap_or(0) as f64 / n.max(1) as f64;
+        let refine = refine.map(|r| RefineParams {
+            depth: match r.depth {
+                u32::MAX if runs > 1 || (n >= 4096 && mean_degree > 8.0) => 0,
+                u32::MAX => 1,
+                d => d,
+            },
+            ..r
+        });
+        Ok(Recursive {
+            input: input.clone(),
+            vol,
+            construct,
+            drb,
+            refine_params: refine,
+            refine: None,
+            dist: None,
+            runs,
+            visible: runs.div_ceil(2),
+            background: None,
+            run: 0,
+            best: None,
+            trace: Vec::new(),
+            placement: vec![None; input.graph.n()],
+            event: None,
+            done: input.graph.n() == 0,
+            stop: Stop::Complete,
+            last: None,
+        })
+    }
+
+    /// The bipartition tree of the current run so far (finished
+    /// subproblems, breadth-first).
+    pub fn tree(&self) -> &[TreeNode] {
+        self.drb.tree()
+    }
+
+    /// The refinement's objective after each step of the current run.
+    pub fn objective_trace(&self) -> &[f64] {
+        self.refine.as_ref().map_or(&[], |r| r.objective_trace())
+    }
+
+    /// Whether the construction is over and the refinement (if any) runs.
+    pub fn refining(&self) -> bool {
+        self.refine.is_some()
+    }
+
+    /// The run in progress (0-based) and the number of runs.
+    pub fn runs(&self) -> (usize, usize) {
+        (self.run, self.runs)
+    }
+
+    /// The subproblems of the current run still waiting to be cut (level,
+    /// processes, domain), for drawing the tree.
+    pub fn pending(&self) -> impl Iterator<Item = (u32, &[u32], &domain::Domain)> + '_ {
+        self.drb.pending()
+    }
+
+    /// Bisections of the current run so far.
+    pub fn bisections(&self) -> usize {
+        self.drb.counts().0
+    }
+
+    /// The number of processes.
+    pub fn num_processes(&self) -> usize {
+        self.input.graph.n()
+    }
+
+    /// Hop-bytes after each refinement step, over all runs.
+    pub fn trace(&self) -> &[f64] {
+        &self.trace
+    }
+
+    fn end_run(&mut self, obj: f64, hb: f64, m: Mapping) {
+        if self
+            .best
+            .as_ref()
+            .is_none_or(|(bo, bh, _)| obj < *bo || (obj == *bo && hb < *bh))
+        {
+            self.best = Some((obj, hb, m));
+        }
+        self.refine = None;
+        self.run += 1;
+        if self.run >= self.visible {
+            // The background runs, in run order: the same strict comparison
+            // as above keeps the result identical to running them in turn.
+            if let Some(bg) = self.background.take() {
+                for (obj, hb, m) in bg.join() {
+                    if self
+                        .best
+                        .as_ref()
+                        .is_none_or(|(bo, bh, _)| obj < *bo || (obj == *bo && hb < *bh))
+                    {
+                        self.best = Some((obj, hb, m));
+                    }
+                }
+            }
+            self.run = self.runs;
+            self.done = true;
+            if let Some((_, _, m)) = &self.best {
+                let c = self.input.topo.cores();
+                for (p, slot) in self.placement.iter_mut().enumerate() {
+                    *slot = Some(m.slot(p, c) as u32);
+                }
+            }
+        } else {
+            self.drb =
+                self.construct
+                    .drb(&self.input, &self.vol, run_seed(self.input.seed, self.run));
+        }
+    }
+}
+
+impl Recursive {
+    /// Start runs `visible..runs` on a background thread: the same
+    /// construction and refinement as the stepped runs, seeded the same way,
+    /// each run independent of the others. On two cores a CLI run of `runs`
+    /// runs takes about the wall time of `runs / 2`.
+    fn spawn_background(&mut self) {
+        let dist = self.refine_params.map(|_| {
+            self.dist
+                .get_or_insert_with(|| Arc::new(refine::Dist::new(self.input.topo.clone())))
+                .clone()
+        });
+        let job = RunJob {
+            input: self.input.clone(),
+            vol: self.vol.clone(),
+            construct: self.construct,
+            refine: self.refine_params,
+            dist,
+        };
+        let cancel = Arc::new(AtomicBool::new(false));
+        let flag = cancel.clone();
+        let runs = self.visible..self.runs;
+        let handle = std::thread::Builder::new()
+            .name("hopmap-recursive-runs".into())
+            .spawn(move || runs.filter_map(|r| job.run(r, &flag)).collect::<Vec<_>>());
+        // If no thread can be made, the runs are simply not made in the
+        // background: step them here instead.
+        match handle {
+            Ok(handle) => {
+                self.background = Some(Background {
+                    handle: Some(handle),
+                    cancel,
+                })
+            }
+            Err(_) => self.visible = self.runs,
+        }
+    }
+}
+
+/// The construction's settings, shared by every run.
+#[derive(Clone, Copy)]
+struct Construct {
+    bparams: BisectParams,
+    pack: bool,
+    /// V-cycles per bisection in the top levels ([`Drb::with_top_vcycles`]).
+    vcycles: usize,
+    /// Reflect the tree's boxes at the end ([`orient`]).
+    orient: bool,
+}
+
+impl Construct {
+    /// A fresh construction run with `seed`.
+    fn drb(&self, input: &MapperInput, vol: &Arc<Vec<f64>>, seed: u64) -> Drb {
+        Drb::new(
+            input.graph.clone(),
+            input.topo.clone(),
+            vol.clone(),
+            self.bparams,
+            seed,
+        )
+        .with_packing(self.pack)
+        .with_top_vcycles(self.vcycles)
+        .with_orientation(self.orient)
+    }
+}
+
+/// What one independent run needs (owned, so it can move to a thread).
+struct RunJob {
+    input: MapperInput,
+    vol: Arc<Vec<f64>>,
+    construct: Construct,
+    refine: Option<RefineParams>,
+    dist: Option<Arc<refine::Dist>>,
+}
+
+impl RunJob {
+    /// Run `run` to the end: (objective, hop-bytes, mapping), or None when
+    /// cancelled.
+    fn run(&self, run: usize, cancel: &AtomicBool) -> Option<(f64, f64, Mapping)> {
+        let mut drb = self
+            .construct
+            .drb(&self.input, &self.vol, run_seed(self.input.seed, run));
+        while !drb.is_done() {
+            if cancel.load(Ordering::Relaxed) {
+                return None;
+            }
+            drb.step();
+        }
+        let m = drb.result()?;
+        match (self.refine, &self.dist) {
+            (Some(rp), Some(dist)) => {
+                let rp = RefineParams {
+                    seed: run_seed(rp.seed, run),
+                    ..rp
+                };
+                let mut r = Refine::with_dist(
+                    self.input.graph.clone(),
+                    self.input.topo.clone(),
+                    dist.clone(),
+                    self.vol.clone(),
+                    m,
+                    rp,
+                );
+                while !r.is_done() {
+                    if cancel.load(Ordering::Relaxed) {
+                        return None;
+                    }
+                    r.step();
+                }
+                Some((r.objective(), r.hop_bytes(), r.mapping()))
+            }
+            _ => {
+                let hb = crate::metrics::hop_bytes(&self.input.graph, &self.input.topo, &m);
+                Some((hb, hb, m))
+            }
+        }
+    }
+}
+
+/// The background runs' thread; dropping it asks the thread to stop.
+struct Background {
+    handle: Option<std::thread::JoinHandle<Vec<(f64, f64, Mapping)>>>,
+    cancel: Arc<AtomicBool>,
+}
+
+impl Background {
+    /// Wait for the background runs (a panic there loses them, not the run).
+    fn join(mut self) -> Vec<(f64, f64, Mapping)> {
+        self.handle
+            .take()
+            .and_then(|h| h.join().ok())
+            .unwrap_or_default()
+    }
+}
+
+impl Drop for Background {
+    fn drop(&mut self) {
+        self.cancel.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Runs by default: 4096 / n, between 1 and 4 (so small inputs, where one
+/// run is cheap and local optima are many, get several tries, and the time
+/// stays within that of Scotch's gmap on the same input; measured in
+/// `scripts/vs_scotch.sh`).
+pub fn auto_runs(n: usize) -> usize {
+    (4096 / n.max(1)).clamp(1, 4)
+}
+
+impl Stepper for Recursive {
+    fn step(&mut self) -> StepState {
+        if self.done {
+            return self.state();
+        }
+        if self.visible < self.runs && self.background.is_none() && self.run == 0 {
+            self.spawn_background();
+        }
+        if let Some(r) = self.refine.as_mut() {
+            let before = r.hop_bytes();
+            let bottleneck = r.load_phase().is_some();
+            r.step();
+            self.trace.push(r.hop_bytes());
+            let sw = r.last_swaps();
+            let moves = sw.iter().filter(|(p, q)| p == q).count();
+            self.last = Some((
+                self.run,
+                LastStep::Refine {
+                    swaps: sw.len() - moves,
+                    moves,
+                    before,
+                    after: r.hop_bytes(),
+                    stopped: r.is_done(),
+                    load: r
+                        .load_phase()
+                        .filter(|_| bottleneck)
+                        .map(|(start, now, _)| (start, now, r.load_phase_setting_up())),
+                },
+            ));
+            self.event = Some(StepEvent::Swaps {
+                swapped: r.last_swaps().to_vec(),
+                hop_bytes: r.hop_bytes(),
+            });
+            if r.is_done() {
+                self.stop = match r.stopped() {
+                    Some(RefineStop::LocalOptimum) => Stop::LocalOptimum,
+                    Some(RefineStop::Converged) => Stop::Converged,
+                    Some(RefineStop::TimeLimit) => Stop::TimeLimit,
+                    _ => Stop::IterationLimit,
+                };
+                let (obj, hb, m) = (r.objective(), r.hop_bytes(), r.mapping());
+                self.end_run(obj, hb, m);
+            }
+        } else {
+            self.drb.step();
+            let run = self.run;
+            let mut built = None;
+            // Guided mode highlights the part a bisection cut.
+            self.event = Some(match (self.drb.last_step(), self.drb.tree().last()) {
+                (Some(drb::DrbStep::Cut { .. }), Some(t)) => StepEvent::Group {
+                    processes: t.processes.iter().map(|&p| p as usize).collect(),
+                },
+                _ => StepEvent::Whole,
+            });
+            if self.drb.is_done()
+                && let Some(m) = self.drb.result()
+            {
+                match self.refine_params {
+                    Some(rp) => {
+                        let rp = RefineParams {
+                            seed: run_seed(rp.seed, self.run),
+                            ..rp
+                        };
+                        let dist = self
+                            .dist
+                            .get_or_insert_with(|| {
+                                Arc::new(refine::Dist::new(self.input.topo.clone()))
+                            })
+                            .clone();
+                        let r = Refine::with_dist(
+                            self.input.graph.clone(),
+                            self.input.topo.clone(),
+                            dist,
+                            self.vol.clone(),
+                            m,
+                            rp,
+                        );
+                        self.trace.push(r.hop_bytes());
+                        built = Some((r.hop_bytes(), true));
+                        self.refine = Some(r);
+                    }
+                    None => {
+                        let hb = crate::metrics::hop_bytes(&self.input.graph, &self.input.topo, &m);
+                        built = Some((hb, false));
+                        self.end_run(hb, hb, m);
+                    }
+                }
+            }
+            // The finished run's Drb may have been replaced by the next run's.
+            let step = if self.run == run {
+                self.drb.last_step().cloned()
+            } else {
+                Some(drb::DrbStep::Finished {
+                    leaves: 0,
+                    overflow: 0,
+                    mirrored: 0,
+                    gain: 0.0,
+                })
+            };
+            self.last = Some((run, LastStep::Construct(step, built)));
+        }
+        self.state()
+    }
+    fn state(&self) -> StepState {
+        if self.done {
+            StepState::Stopped(self.stop)
+        } else {
+            StepState::Running
+        }
+    }
+    fn progress(&self) -> Progress {
+        // Per run: n placements, then the refinement's sweep budget.
+        let n = self.input.graph.n();
+        let rt = self.refine_params.map_or(0, |p| p.sweeps.saturating_mul(n));
+        let per = n + rt;
+        let within = match &self.refine {
+            None => self.drb.counts().1,
+            Some(r) => n + r.progress().0,
+        };
+        Progress {
+            done: if self.done {
+                per * self.visible
+            } else {
+                per * self.run + within
+            },
+            total: Some(per * self.visible),
+            phase: if self
+                .refine
+                .as_ref()
+                .is_some_and(|r| r.load_phase().is_some())
+            {
+                "bottleneck"
+            } else if self.refine.is_some() {
+                "refinement"
+            } else {
+                "bipartitioning"
+            },
+        }
+    }
+}
+
+impl MapperRun for Recursive {
+    fn placement(&self) -> &[Option<u32>] {
+        match &self.refine {
+            _ if self.done => &self.placement,
+            Some(r) => r.placement(),
+            None => self.drb.placement(),
+        }
+    }
+    fn last_event(&self) -> Option<&StepEvent> {
+        self.event.as_ref()
+    }
+    fn hop_bytes_trace(&self) -> &[f64] {
+        &self.trace
+    }
+    fn bipartition_tree(&self) -> &[TreeNode] {
+        self.drb.tree()
+    }
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
+    }
+    fn explain_last_step(&self) -> Option<String> {
+        const CITE: &str = "(beyond the seeds: Pellegrini's dual recursive bipartitioning, the \
+                            method of Scotch's gmap)";
+        const CITE_REFINE: &str = "(beyond the seeds: VieM's N_C^d swap local search, Schulz & \
+                                   Träff)";
+        let (run, last) = self.last.as_ref()?;
+        let who = if self.refine_params.is_some() {
+            "recursive+refine"
+        } else {
+            "recursive"
+        };
+        // Runs 0..visible are stepped here; the others run in the background.
+        let of_runs = match (self.visible, self.runs - self.visible) {
+            (1, 0) => String::new(),
+            (v, 0) => format!(", run {} of {v}", run + 1),
+            (v, b) => format!(
+                ", run {} of {v} stepped here ({b} more in the background)",
+                run + 1
+            ),
+        };
+        Some(match last {
+            LastStep::Refine {
+                swaps,
+                moves,
+                before,
+                after,
+                stopped,
+                load,
+            } => {
+                let change = if *before > 0.0 {
+                    let pct = (after - before) / before * 100.0;
+                    let sign = if pct < 0.0 { '\u{2212}' } else { '+' };
+                    format!("{sign}{:.1}%", pct.abs())
+                } else {
+                    "±0%".to_string()
+                };
+                let batch = self.refine_params.map_or(0, |p| p.batch);
+                let end = if *stopped {
+                    "; the refinement stops here"
+                } else {
+                    ""
+                };
+                const CITE_LOAD: &str = "(beyond the seeds and VieM: a bottleneck phase on \
+                                         channel loads under dimension-order routing, as \
+                                         seeds 002 and 003 measure contention)";
+                match load {
+                    Some((_, _, true)) => {
+                        return Some(format!(
+                            "{who} routed messages under dimension-order routing to find the \
+                             busiest channel{of_runs}: the bottleneck phase starts{end} \
+                             {CITE_LOAD}"
+                        ));
+                    }
+                    Some((start, now, false)) => {
+                        return Some(format!(
+                            "{who} relieved the busiest channel{of_runs}: it kept {swaps} \
+                             swap{} and {moves} move{} around it, each lowering that channel's \
+                             load without raising another to the largest load: largest \
+                             channel load {now} (from {start} when the phase began), hop-bytes \
+                             {change} (from {before} to {after}){end} {CITE_LOAD}",
+                            if *swaps == 1 { "" } else { "s" },
+                            if *moves == 1 { "" } else { "s" },
+                        ));
+                    }
+                    None => {}
+                }
+                format!(
+                    "{who} refined a batch of up to {batch} processes{of_runs}: it kept {swaps} \
+                     swap{} and {moves} move{} to free cores, each the best exchange with a \
+                     process on a partner's node: hop-bytes {change} (from {before} to \
+                     {after}){end} {CITE_REFINE}",
+                    if *swaps == 1 { "" } else { "s" },
+                    if *moves == 1 { "" } else { "s" },
+                )
+            }
+            LastStep::Construct(step, built) => {
+                let then = match built {
+                    Some((hb, true)) => {
+                        format!(
+                            "; the construction is done (hop-bytes {hb}) and the refinement starts"
+                        )
+                    }
+                    Some((hb, false)) if self.done && self.runs > 1 => format!(
+                        "; the construction is done (hop-bytes {hb}), and the best of the {} \
+                         runs is kept",
+                        self.runs
+                    ),
+                    Some((hb, false)) => format!("; the construction is done (hop-bytes {hb})"),
+                    None => String::new(),
+                };
+                match step {
+                    Some(drb::DrbStep::Cut {
+                        level,
+                        processes,
+                        nodes,
+                        cut_bytes,
+                        halves,
+                        leaves,
+                        ..
+                    }) => {
+                        let leaves = match leaves {
+                            0 => String::new(),
+                            k => format!(" ({k} one-node parts were filled on the way)"),
+                        };
+                        format!(
+                            "{who} bisected a part of {processes} processes on {nodes} nodes \
+                             (level {level}{of_runs}): the node domain splits into {} ({} nodes) \
+                             and {} ({} nodes), the processes into {} and {} that fit them, \
+                             cutting {cut_bytes} bytes between the halves (multilevel min-cut, \
+                             Fiduccia–Mattheyses; processes are pulled towards partners already \
+                             placed){leaves} {CITE}",
+                            halves[0].2,
+                            halves[0].1,
+                            halves[1].2,
+                            halves[1].1,
+                            halves[0].0,
+                            halves[1].0
+                        )
+                    }
+                    Some(drb::DrbStep::Shrink { processes, nodes }) => format!(
+                        "{who} packed the {processes} processes into the first half of the \
+                         domain ({nodes} nodes), which holds them all, so a small job sits \
+                         compactly{of_runs} {CITE}"
+                    ),
+                    Some(drb::DrbStep::Finished { mirrored, gain, .. }) if *mirrored > 0 => {
+                        format!(
+                            "{who} filled the last one-node parts{of_runs}: every process has a \
+                         core. Then it mirrored {mirrored} boxes of the tree where that \
+                         shortened the traffic leaving them ({:.3e} fewer hop-bytes; beyond \
+                         Scotch){then} {CITE}",
+                            -gain
+                        )
+                    }
+                    Some(drb::DrbStep::Finished { .. }) | None => format!(
+                        "{who} filled the last one-node parts{of_runs}: every process has a \
+                         core{then} {CITE}"
+                    ),
+                }
+            }
+        })
+    }
+    fn result(&self) -> Option<Mapping> {
+        if !self.done {
+            return None;
+        }
+        match &self.best {
+            Some((_, _, m)) => Some(m.clone()),
+            None => Some(Mapping::new(Vec::new(), Vec::new())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::domain::Domain;
+    use super::*;
+    use crate::graph::{CommGraph, GraphBuilder};
+    use crate::metrics::{evaluate, hop_bytes};
+    use crate::routing::Routing;
+    use crate::topology::Topology;
+    use proptest::prelude::*;
+
+    fn input(g: CommGraph, topo: &str, seed: u64, params: &[(&str, &str)]) -> MapperInput {
+        let mut i = MapperInput::new(Arc::new(g), Arc::new(Topology::parse(topo).unwrap()), seed);
+        i.params = params
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        i
+    }
+
+    fn ring(n: usize) -> CommGraph {
+        let mut b = GraphBuilder::new(n, false);
+        for i in 0..n {
+            b.add(i, (i + 1) % n, 3.0);
+        }
+        b.build().unwrap()
+    }
+
+    #[test]
+    fn a_ring_of_8_on_a_2x4_mesh_reaches_the_optimum() {
+        // A 2×4 mesh has a Hamiltonian cycle, so every ring pair can be one
+        // hop apart: hop-bytes = 8 pairs × volume × 1.
+        let g = ring(8);
+        let opt = 8.0 * g.volume(0, 1);
+        for id in ["recursive", "recursive+refine"] {
+            for seed in 0..4 {
+                let inp = input(ring(8), "mesh:2x4", seed, &[]);
+                let m = crate::mappers::run(&super::super::find(id).unwrap(), &inp).unwrap();
+                assert_eq!(
+                    hop_bytes(&inp.graph, &inp.topo, &m),
+                    opt,
+                    "{id} seed {seed}"
+                );
+            }
+        }
+    }
+
+    fn two_cliques() -> CommGraph {
+        let mut b = GraphBuilder::new(8, false);
+        for c in [0, 4] {
+            for i in 0..4 {
+                for j in i + 1..4 {
+                    b.add(c + i, c + j, 10.0);
+                }
+            }
+        }
+        b.add(3, 4, 1.0);
+        b.build().unwrap()
+    }
+
+    #[test]
+    fn two_cliques_each_get_their_own_node() {
+        for id in ["recursive", "recursive+refine"] {
+            for seed in 0..4 {
+                let inp = input(two_cliques(), "mesh:2:cores=4", seed, &[]);
+                let m = crate::mappers::run(&super::super::find(id).unwrap(), &inp).unwrap();
+                assert!(m.node[..4].iter().all(|&x| x == m.node[0]), "{id} {m:?}");
+                assert!(m.node[4..].iter().all(|&x| x == m.node[4]), "{id} {m:?}");
+                assert_ne!(m.node[0], m.node[4]);
+            }
+        }
+    }
+
+    #[test]
+    fn a_small_job_is_packed_into_a_corner_of_a_big_machine() {
+        // 8 processes on a 16×16 torus with 2 cores: 4 nodes suffice.
+        let inp = input(ring(8), "torus:16x16:cores=2", 1, &[]);
+        let m = crate::mappers::run(&info(), &inp).unwrap();
+        let mut nodes = m.node.clone();
+        nodes.sort_unstable();
+        nodes.dedup();
+        assert_eq!(nodes.len(), 4);
+        assert_eq!(
+            hop_bytes(&inp.graph, &inp.topo, &m),
+            4.0 * inp.graph.volume(0, 1)
+        );
+    }
+
+    #[test]
+    fn the_tree_lists_every_subproblem_level_by_level() {
+        let inp = input(ring(16), "torus:4x4", 3, &[]);
+        let mut r = Recursive::new(&inp, None, 1).unwrap();
+        let mut steps = 0;
+        while !r.is_stopped() {
+            r.step();
+            steps += 1;
+        }
+        let t = r.tree();
+        // 15 bisections (16 nodes, one process each) and 16 one-node leaves.
+        assert_eq!(t.len(), 31);
+        assert!(steps >= 15);
+        assert_eq!(t[0].level, 0);
+        assert_eq!(t[0].processes.len(), 16);
+        assert!(t.windows(2).all(|w| w[0].level <= w[1].level));
+        for node in t {
+            let cap = node.domain.num_nodes();
+            assert!(node.processes.len() <= cap);
+        }
+    }
+
+    #[test]
+    fn the_generic_node_set_path_maps_a_grid_well() {
+        // Cutting the torus as a plain node set (as on switch fabrics) must
+        // still give a valid, compact mapping of a ring.
+        let g = Arc::new(ring(16));
+        let topo = Arc::new(Topology::parse("torus:4x4").unwrap());
+        let vol = Arc::new(crate::partition::pair_volumes(&g));
+        let mut d = Drb::new(g.clone(), topo.clone(), vol, BisectParams::default(), 1)
+            .with_root(Domain::whole_set(&topo));
+        while !d.is_done() {
+            d.step();
+        }
+        let m = d.result().unwrap();
+        m.validate(16, &topo).unwrap();
+        assert!(hop_bytes(&g, &topo, &m) <= 1.5 * 16.0 * g.volume(0, 1));
+    }
+
+    fn max_load(g: &CommGraph, t: &Topology, m: &Mapping) -> f64 {
+        evaluate(g, t, m, &Routing::Dor).metrics.max_link_load
+    }
+
+    #[test]
+    fn the_bottleneck_phase_relieves_a_hot_link_at_no_hop_bytes_cost() {
+        // mesh 2×2, node = x + 2y, dimension-order routing x first. p2 on
+        // (0,1) sends 3 bytes to p3 on (1,1), 2 to p0 on (0,0) and 2 to p1
+        // on (1,0), which go (0,1)→(1,1)→(1,0): the channel (0,1)→(1,1)
+        // carries 3 + 2 = 5. Hop-bytes 3 + 2 + 2·2 = 9 are optimal (one
+        // partner must be 2 hops away, the lightest is), so the swap search
+        // keeps this mapping. Swapping p1 and p2 keeps 9 hop-bytes and puts
+        // p2 on (1,0): 3 bytes up, 2 + 2 left; the largest load is 4, the
+        // least possible (p2's 7 bytes leave its corner by two channels).
+        let mut b = GraphBuilder::new(4, true);
+        b.add(2, 3, 3.0);
+        b.add(2, 1, 2.0);
+        b.add(2, 0, 2.0);
+        let g = Arc::new(b.build().unwrap());
+        let topo = Arc::new(Topology::parse("mesh:2x2").unwrap());
+        let vol = Arc::new(crate::partition::pair_volumes(&g));
+        let start = Mapping::new(vec![0, 1, 2, 3], vec![0; 4]);
+        assert_eq!(max_load(&g, &topo, &start), 5.0);
+        for (budget, want) in [(0.0, 5.0), (0.01, 4.0)] {
+            let params = RefineParams {
+                objective: Objective::HopBytes,
+                sweeps: 10,
+                batch: 8,
+                depth: 1,
+                time: None,
+                seed: 1,
+                tol: 0.0,
+                load_budget: budget,
+            };
+            let mut r = Refine::new(g.clone(), topo.clone(), vol.clone(), start.clone(), params);
+            while !r.is_done() {
+                r.step();
+            }
+            let m = r.mapping();
+            assert_eq!(hop_bytes(&g, &topo, &m), 9.0, "budget {budget}");
+            assert_eq!(max_load(&g, &topo, &m), want, "budget {budget}: {m:?}");
+            if budget > 0.0 {
+                assert_eq!((m.node[1], m.node[2]), (2, 1), "{m:?}");
+                assert_eq!(r.load_phase().map(|(s, _, k)| (s, k)), Some((5.0, 1)));
+            }
+        }
+    }
+
+    #[test]
+    fn the_bottleneck_phase_is_on_by_default_and_zero_turns_it_off() {
+        let inp = input(ring(8), "mesh:2x4", 1, &[]);
+        let r = Recursive::new(&inp, Some(default_refine_params(&inp)), 1).unwrap();
+        assert_eq!(r.refine_params.map(|p| p.load_budget), Some(0.01));
+        let inp = input(ring(8), "mesh:2x4", 1, &[("load_budget", "0")]);
+        assert_eq!(default_refine_params(&inp).load_budget, 0.0);
+    }
+
+    #[test]
+    fn the_bottleneck_phase_is_stepped_and_explained() {
+        let inp = input(random_graph(24, 5), "mesh:3x4:cores=2", 5, &[("runs", "1")]);
+        let mut r = start_refine(&inp).unwrap();
+        let (mut setup, mut rounds, mut phase) = (false, false, false);
+        while r.state().is_running() {
+            r.step();
+            phase |= r.progress().phase == "bottleneck";
+            let s = r.explain_last_step().unwrap();
+            setup |= s.starts_with("recursive+refine routed messages under dimension-order");
+            if s.starts_with("recursive+refine relieved the busiest channel: it kept ") {
+                assert!(
+                    s.contains("largest channel load ") && s.contains("beyond"),
+                    "{s}"
+                );
+                rounds = true;
+            }
+        }
+        assert!(setup && rounds && phase, "{setup} {rounds} {phase}");
+    }
+
+    fn default_refine_params(inp: &MapperInput) -> RefineParams {
+        RefineParams {
+            objective: Objective::HopBytes,
+            sweeps: 30,
+            batch: 256,
+            depth: 1,
+            time: None,
+            seed: inp.seed,
+            tol: 0.001,
+            load_budget: inp.get(REFINE_PARAMS, "load_budget").unwrap(),
+        }
+    }
+
+    fn random_graph(n: usize, seed: u64) -> CommGraph {
+        let mut rng = crate::rng::Rng::new(seed);
+        let mut b = GraphBuilder::new(n, rng.below(2) == 0);
+        for i in 0..n {
+            for _ in 0..rng.below(4) {
+                let j = rng.below(n);
+                b.add(i, j, 1.0 + rng.below(100) as f64);
+            }
+        }
+        b.build().unwrap()
+    }
+
+    fn objective_of(g: &CommGraph, t: &Topology, m: &Mapping, o: Objective) -> f64 {
+        match o {
+            Objective::HopBytes => hop_bytes(g, t, m),
+            Objective::MaxLoad => evaluate(g, t, m, &Routing::Dor).metrics.max_link_load,
+            Objective::SqLoad => evaluate(g, t, m, &Routing::Dor)
+                .links
+                .load
+                .iter()
+                .map(|l| l * l)
+                .sum(),
+        }
+    }
+
+    const TOPOS: &[&str] = &[
+        "mesh:3x4",
+        "torus:4x4:cores=2",
+        "torus:3x2x3",
+        "mesh:5:cores=3",
+        "mesh:2x2x2:wrap=101:cores=2",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+        #[test]
+        fn valid_and_deterministic(k in 0..TOPOS.len(), fill in 0.1f64..=1.0, seed in 0u64..1000) {
+            let topo = Topology::parse(TOPOS[k]).unwrap();
+            let n = ((topo.num_slots() as f64 * fill) as usize).max(1);
+            for id in ["recursive", "recursive+refine"] {
+                let inp = input(random_graph(n, seed), TOPOS[k], seed, &[]);
+                let info = super::super::find(id).unwrap();
+                let a = crate::mappers::run(&info, &inp).unwrap();
+                a.validate(n, &topo).unwrap();
+                prop_assert_eq!(&a, &crate::mappers::run(&info, &inp).unwrap());
+            }
+        }
+
+        #[test]
+        fn background_runs_give_the_result_of_stepping_every_run(
+            k in 0..TOPOS.len(), fill in 0.2f64..=1.0, seed in 0u64..1000, runs in 2usize..=4
+        ) {
+            let topo = TOPOS[k];
+            let n = ((Topology::parse(topo).unwrap().num_slots() as f64 * fill) as usize).max(2);
+            let r = runs.to_string();
+            for (refine, id) in [(false, "recursive"), (true, "recursive+refine")] {
+                let inp = input(random_graph(n, seed), topo, seed, &[("runs", &r)]);
+                let params = refine.then_some(RefineParams {
+                    objective: Objective::HopBytes, sweeps: 30, batch: 256, depth: 0,
+                    time: None, seed, tol: 0.001, load_budget: 0.01,
+                });
+                let mut all_here = Recursive::new(&inp, params, runs).unwrap();
+                all_here.visible = runs;
+                let mut split = Recursive::new(&inp, params, runs).unwrap();
+                prop_assert!(split.visible < runs);
+                all_here.run_to_end();
+                split.run_to_end();
+                prop_assert!(split.background.is_none(), "{id}: background not joined");
+                prop_assert_eq!(all_here.result(), split.result(), "{}", id);
+            }
+        }
+
+        #[test]
+        fn the_bottleneck_phase_never_raises_the_max_load_and_keeps_to_its_budget(
+            k in 0..TOPOS.len() + 1, fill in 0.2f64..=1.0, seed in 0u64..1000,
+            b in 0usize..3, maxload in proptest::bool::ANY,
+        ) {
+            let budget = [1e-6, 0.01, 1.0][b];
+            let name = if k == TOPOS.len() { "fabric:moh-fig2" } else { TOPOS[k] };
+            let topo = Arc::new(Topology::parse(name).unwrap());
+            let n = ((topo.num_slots() as f64 * fill) as usize).max(2);
+            let g = Arc::new(random_graph(n, seed));
+            let start = crate::mappers::run(
+                &super::super::random::info(),
+                &MapperInput::new(g.clone(), topo.clone(), seed),
+            ).unwrap();
+            let objective = if maxload { Objective::MaxLoad } else { Objective::HopBytes };
+            let params = RefineParams {
+                // One sweep leaves hot channels for the phase to work on.
+                objective, sweeps: 1, batch: 2, depth: 1, time: None, seed, tol: 0.0,
+                load_budget: budget,
+            };
+            let vol = Arc::new(crate::partition::pair_volumes(&g));
+            let run = || {
+                let mut r = Refine::new(g.clone(), topo.clone(), vol.clone(), start.clone(), params);
+                // The search's end: the phase starts from this mapping.
+                while !r.is_done() && r.load_phase().is_none() {
+                    r.step();
+                }
+                let at = r.mapping();
+                while !r.is_done() {
+                    r.step();
+                    prop_assert!(r.cost_cache_error() <= 1e-9 * r.hop_bytes().max(1.0));
+                }
+                Ok((at, r))
+            };
+            let (at, r) = run()?;
+            let m = r.mapping();
+            m.validate(n, &topo).unwrap();
+            let (ml0, ml1) = (max_load(&g, &topo, &at), max_load(&g, &topo, &m));
+            prop_assert!(ml1 <= ml0 * (1.0 + 1e-9), "max load {} > {}", ml1, ml0);
+            let (hb0, hb1) = (hop_bytes(&g, &topo, &at), hop_bytes(&g, &topo, &m));
+            prop_assert!(hb1 <= hb0 * (1.0 + budget) + 1e-9, "hop-bytes {} > {} + {}", hb1, hb0, budget);
+            prop_assert!((hb1 - r.hop_bytes()).abs() <= 1e-6 * hb1.max(1.0));
+            if let Some((s, _, _)) = r.load_phase() {
+                prop_assert!((s - ml0).abs() <= 1e-9 * ml0.max(1.0));
+            }
+            prop_assert_eq!(run()?.1.mapping(), m);
+        }
+
+        #[test]
+        fn refinement_never_increases_its_objective(
+            k in 0..TOPOS.len(), fill in 0.2f64..=1.0, seed in 0u64..1000, o in 0usize..3
+        ) {
+            let objective = [Objective::HopBytes, Objective::MaxLoad, Objective::SqLoad][o];
+            let topo = Arc::new(Topology::parse(TOPOS[k]).unwrap());
+            let n = ((topo.num_slots() as f64 * fill) as usize).max(2);
+            let g = Arc::new(random_graph(n, seed));
+            let start = crate::mappers::run(
+                &super::super::random::info(),
+                &MapperInput::new(g.clone(), topo.clone(), seed),
+            ).unwrap();
+            let before = objective_of(&g, &topo, &start, objective);
+            let params = RefineParams {
+                objective, sweeps: 50, batch: 3, depth: 1, time: None, seed, tol: 0.0,
+                load_budget: 0.0,
+            };
+            let vol = Arc::new(crate::partition::pair_volumes(&g));
+            let mut r = Refine::new(g.clone(), topo.clone(), vol, start, params);
+            prop_assert!((r.objective() - before).abs() <= 1e-6 * before.max(1.0));
+            while !r.is_done() {
+                r.step();
+                prop_assert!(r.cost_cache_error() <= 1e-9 * before.max(1.0));
+            }
+            let tr = r.objective_trace();
+            prop_assert!(tr.windows(2).all(|w| w[1] <= w[0] * (1.0 + 1e-9) + 1e-9), "{:?}", tr);
+            let m = r.mapping();
+            m.validate(n, &topo).unwrap();
+            let after = objective_of(&g, &topo, &m, objective);
+            prop_assert!(after <= before * (1.0 + 1e-9) + 1e-9, "{} > {}", after, before);
+            prop_assert!((after - r.objective()).abs() <= 1e-6 * after.max(1.0));
+            let hb = hop_bytes(&g, &topo, &m);
+            prop_assert!((hb - r.hop_bytes()).abs() <= 1e-6 * hb.max(1.0));
+        }
+    }
+}

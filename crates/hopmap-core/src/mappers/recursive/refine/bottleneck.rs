@@ -1,0 +1,466 @@
+//! The bottleneck phase of [`Refine`]: after the swap/move search has
+//! stopped, relieve the busiest channel under dimension-order routing
+//! ([`Routing::Dor`]) at a small, bounded price in hop-bytes. Beyond the
+//! seed papers and beyond VieM (whose search only knows hop-bytes); seeds
+//! 002 (Balaji) and 003 (Wu et al.) discuss link contention as the second
+//! objective.
+//!
+//! One round:
+//! 1. take the busiest channel `c` (load `M`, the first one on a tie);
+//! 2. gather the processes that send or receive a message routed through
+//!    `c` — every channel keeps a list of the messages routed through it,
+//!    built by routing every message once when the phase starts and
+//!    appended to when an exchange re-routes messages; stale entries are
+//!    dropped when a list is read (each entry is re-checked) — and keep the
+//!    16 with the most bytes through `c`, heaviest first;
+//! 3. for each of them, `p`, in turn: list the usual exchanges (a move into
+//!    a free core or a swap with a process `q` on the nodes of p's partners,
+//!    and their neighbours with `depth` 1) whose hop-bytes rise fits in what
+//!    is left of the budget, and go through them cheapest in hop-bytes
+//!    first: a cheap test whether the exchange lowers `c`'s load (only the
+//!    bytes of p's and q's messages through `c` before and after; on meshes
+//!    and tori a route from s to t can cross `c` = (u→w) only if
+//!    d(s,u) + 1 + d(w,t) = d(s,t), since dimension-order routes are
+//!    shortest paths),
+//!    then the exact change of every channel's load (re-routing only p's
+//!    and q's messages); the first exchange that raises no other channel to
+//!    `M` or above and lowers Σ load² is kept;
+//! 4. apply it, or end the phase when none of the processes has one: then
+//!    `c` cannot be relieved by one exchange and the largest load cannot
+//!    fall.
+//!
+//! Invariants: the largest channel load never rises (a raised channel stays
+//! below `M`), Σ load² falls with every exchange (so the phase ends), and
+//! hop-bytes rise by at most `load_budget` × the hop-bytes at the phase's
+//! start over the whole phase. Deterministic: no randomness, ties broken by
+//! index. One step routes the messages of 2,048 processes (set-up) or tries
+//! up to 2 × `batch` exchanges (a round may span steps).
+//!
+//! Cost: the set-up routes every message once, O(m · L) time and memory
+//! for the lists (L = mean route length, small after the search). A round
+//! costs O(channels) to find `c`, O(k · L) to read its list (k messages),
+//! and for each process tried O(|candidates| · cores · deg) distance tests
+//! plus O(deg · L) re-routing per exchange that passes them. Only the
+//! processes around one channel are touched, which is what makes it cheap
+//! (against re-routing every process's exchanges: `docs/benchmarks.md`).
+
+use super::{FREE, Refine, RefineStop};
+use crate::routing::Routing;
+
+/// The processes tried around the busiest channel: the ones with the most
+/// bytes through it. (16 gave the same loads as trying all of them on the
+/// measured inputs, at a third of the cost when the channel is stuck.)
+const ROUND_PROCS: usize = 16;
+
+/// Processes whose messages one set-up step routes.
+const SETUP_CHUNK: usize = 2048;
+
+/// State of the bottleneck phase.
+pub(super) struct Hot {
+    /// Why the hop-bytes search before this phase stopped.
+    pub(super) why: RefineStop,
+    /// Processes whose messages are routed so far (set-up is done at n).
+    routed: usize,
+    /// Per channel: ids (CSR positions) of the messages routed through it,
+    /// possibly stale or repeated.
+    lists: Vec<Vec<u32>>,
+    /// Sender of each message id.
+    src: Vec<u32>,
+    /// Hop-bytes that the phase may still add.
+    budget: f64,
+    /// The largest load at the phase's start and now.
+    pub(super) start_max: f64,
+    pub(super) max: f64,
+    /// Exchanges kept so far.
+    pub(super) exchanges: usize,
+    /// Whether the last step routed messages (set-up) rather than ran rounds.
+    pub(super) setting_up: bool,
+    /// The round in progress: its channel, the channel's load, and the
+    /// processes around it (with their bytes through it, heaviest first)
+    /// still to be tried from `next` on.
+    round: Option<Round>,
+}
+
+struct Round {
+    c: usize,
+    m: f64,
+    procs: Vec<(u32, f64)>,
+    next: usize,
+}
+
+impl Hot {
+    pub(super) fn new(why: RefineStop) -> Self {
+        Hot {
+            why,
+            routed: 0,
+            lists: Vec::new(),
+            src: Vec::new(),
+            budget: 0.0,
+            start_max: 0.0,
+            max: 0.0,
+            exchanges: 0,
+            setting_up: true,
+            round: None,
+        }
+    }
+}
+
+/// The best exchange of a process: (Δ Σ load², Δ hop-bytes, slot).
+type Best = Option<(f64, f64, usize)>;
+
+/// The phase runs only on networks with at most this many channels per
+/// adjacency entry (plus one per process) of the graph: its per-channel
+/// loads and lists then stay proportional to the input.
+pub const CHANNELS_PER_ENTRY: usize = 64;
+
+impl Refine {
+    /// Route the messages of the next [`SETUP_CHUNK`] processes: loads
+    /// (from scratch) and channel lists.
+    fn hot_setup(&mut self, h: &mut Hot) {
+        let g = self.graph.clone();
+        if h.routed == 0 {
+            let nc = self.topo.channel_slots();
+            self.load = vec![0.0; nc];
+            h.lists = vec![Vec::new(); nc];
+            h.src = vec![0; g.targets().len()];
+        }
+        let off = g.offsets();
+        let end = (h.routed + SETUP_CHUNK).min(g.n());
+        for u in h.routed..end {
+            let a = self.node_of[u] as usize;
+            for e in off[u]..off[u + 1] {
+                h.src[e] = u as u32;
+                let bytes = g.sent()[e];
+                if bytes > 0.0 {
+                    let b = self.node_of[g.targets()[e] as usize] as usize;
+                    let (load, lists) = (&mut self.load, &mut h.lists);
+                    Routing::Dor.route(&self.topo, a, b, bytes, &mut |ch, x| {
+                        load[ch] += x;
+                        lists[ch].push(e as u32);
+                    });
+                }
+            }
+        }
+        h.routed = end;
+        if end < g.n() {
+            return;
+        }
+        self.sq = self.load.iter().map(|l| l * l).sum();
+        h.budget = self.params.load_budget * self.hb;
+        h.max = self.max_load();
+        h.start_max = h.max;
+    }
+    /// The largest channel load. O(channels).
+    pub fn max_load(&self) -> f64 {
+        self.load.iter().cloned().fold(0.0, f64::max)
+    }
+
+    /// Whether message `e` is routed through channel `c` now. O(L).
+    fn crosses(&self, h: &Hot, e: usize, c: usize) -> bool {
+        let a = self.node_of[h.src[e] as usize] as usize;
+        let b = self.node_of[self.graph.targets()[e] as usize] as usize;
+        let mut hit = false;
+        Routing::Dor.route(&self.topo, a, b, 1.0, &mut |ch, _| hit |= ch == c);
+        hit
+    }
+
+    /// Whether the route from node `s` to node `t` crosses channel `c`,
+    /// whose ends are `ends` when routes are shortest paths (a test by
+    /// distances first, O(1) with the distance table; else routed, O(L)).
+    fn route_crosses(&self, s: usize, t: usize, c: usize, ends: Option<(usize, usize)>) -> bool {
+        if s == t {
+            return false;
+        }
+        if let Some((u, w)) = ends
+            && self.dist.get(s, u) + 1 + self.dist.get(w, t) != self.dist.get(s, t)
+        {
+            return false;
+        }
+        let mut hit = false;
+        Routing::Dor.route(&self.topo, s, t, 1.0, &mut |ch, _| hit |= ch == c);
+        hit
+    }
+
+    /// Bytes of the messages of `x` (sent and received) routed through
+    /// channel `c` if `x` sat on node `n`, its partners where they are.
+    /// O(deg x) distance tests, plus routes where they cannot rule c out.
+    fn crossing_bytes(&self, x: usize, n: usize, c: usize, ends: Option<(usize, usize)>) -> f64 {
+        let g = &self.graph;
+        let mut t = 0.0;
+        for (k, &v) in g.neighbors(x).iter().enumerate() {
+            let v = v as usize;
+            let nv = self.node_of[v] as usize;
+            if nv == n {
+                continue;
+            }
+            let out = g.sent_row(x)[k];
+            if out > 0.0 && self.route_crosses(n, nv, c, ends) {
+                t += out;
+            }
+            let inn = g.sent_between(v, x);
+            if inn > 0.0 && self.route_crosses(nv, n, c, ends) {
+                t += inn;
+            }
+        }
+        t
+    }
+
+    /// Append the current routes of every message of `x` to the lists.
+    fn hot_relist(&self, h: &mut Hot, x: usize) {
+        let g = &self.graph;
+        let off = g.offsets();
+        let nx = self.node_of[x] as usize;
+        for (k, &v) in g.neighbors(x).iter().enumerate() {
+            let v = v as usize;
+            let nv = self.node_of[v] as usize;
+            let out = off[x] + k;
+            let mut ids = [(out, nx, nv), (usize::MAX, nv, nx)];
+            if let Ok(j) = g.neighbors(v).binary_search(&(x as u32)) {
+                ids[1].0 = off[v] + j;
+            }
+            for (e, s, t) in ids {
+                if e == usize::MAX || g.sent()[e] <= 0.0 {
+                    continue;
+                }
+                let lists = &mut h.lists;
+                Routing::Dor.route(&self.topo, s, t, 1.0, &mut |ch, _| lists[ch].push(e as u32));
+            }
+        }
+    }
+
+    /// Begin a round on the busiest channel: gather the processes around
+    /// it. False when there is no traffic on any channel.
+    fn hot_begin(&mut self, h: &mut Hot, work: &mut usize) -> bool {
+        let mut c = 0;
+        let mut m = 0.0;
+        for (ch, &l) in self.load.iter().enumerate() {
+            if l > m {
+                m = l;
+                c = ch;
+            }
+        }
+        h.max = m;
+        if m <= 0.0 {
+            return false;
+        }
+        // Finding c costs about one exchange tested per 1,024 channels.
+        *work += self.load.len() / 1024;
+        let mut list = std::mem::take(&mut h.lists[c]);
+        list.sort_unstable();
+        list.dedup();
+        list.retain(|&e| self.crosses(h, e as usize, c));
+        let g = &self.graph;
+        let mut procs = Vec::with_capacity(2 * list.len());
+        for &e in &list {
+            let e = e as usize;
+            let bytes = g.sent()[e];
+            procs.push((h.src[e], bytes));
+            procs.push((g.targets()[e], bytes));
+        }
+        h.lists[c] = list;
+        // Merge by process, summing the bytes each has through c; the
+        // heaviest are tried first.
+        procs.sort_unstable_by_key(|&(p, _)| p);
+        let mut w = 0;
+        for i in 0..procs.len() {
+            if w > 0 && procs[w - 1].0 == procs[i].0 {
+                procs[w - 1].1 += procs[i].1;
+            } else {
+                procs[w] = procs[i];
+                w += 1;
+            }
+        }
+        procs.truncate(w);
+        procs.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
+        procs.truncate(ROUND_PROCS);
+        h.round = Some(Round {
+            c,
+            m,
+            procs,
+            next: 0,
+        });
+        true
+    }
+
+    /// Apply p's exchange into slot `s` found by [`Refine::hot_try`].
+    fn hot_apply(&mut self, h: &mut Hot, p: usize, (dsq, dhb, s): (f64, f64, usize)) {
+        let a = self.node_of[p] as usize;
+        let q = self.owner[s];
+        let qo = (q != FREE).then_some(q as usize);
+        self.load_deltas(p, a, s / self.cores, qo);
+        for &(ch, x) in &self.deltas {
+            self.load[ch] += x;
+        }
+        self.sq += dsq;
+        let ex = self.apply(p, s, dhb);
+        h.budget -= dhb;
+        h.exchanges += 1;
+        self.hot_relist(h, p);
+        if let Some(q) = qo {
+            self.hot_relist(h, q);
+        }
+        self.last.push(ex);
+    }
+
+    /// The exchanges of `p` that relieve channel `c` (load `m`): keep the
+    /// one lowering Σ load² most in `best`.
+    /// Adds the exchanges evaluated to `work`.
+    fn hot_try(&mut self, p: usize, c: usize, m: f64, budget: f64, work: &mut usize) -> Best {
+        let mut best: Best = None;
+        if self.graph.degree(p) == 0 {
+            return None;
+        }
+        let tol = 1e-9 * m;
+        let eps = 1e-12 * self.sq.max(1.0);
+        let a = self.node_of[p] as usize;
+        self.candidates(p, a, self.params.depth);
+        let cand = std::mem::take(&mut self.cand);
+        let mut partners = std::mem::take(&mut self.partners);
+        partners.clear();
+        let off = self.graph.offsets()[p];
+        for (k, &v) in self.graph.neighbors(p).iter().enumerate() {
+            partners.push((self.node_of[v as usize] as usize, self.vol[off + k]));
+        }
+        let base = self.cost[p];
+        let allow = budget + self.hb_eps;
+        // On meshes and tori dimension-order routes are shortest paths, so
+        // a route crosses c = (u→w) only if d(s,u) + 1 + d(w,t) = d(s,t).
+        let ends = self.topo.as_grid().and_then(|_| self.topo.channel_ends(c));
+        let mut relief = std::mem::take(&mut self.relief);
+        relief.clear();
+        // Every exchange within the budget, as (Δ hop-bytes, index of its
+        // node in `cand`, slot); tried cheapest in hop-bytes first.
+        for (i, &b) in cand.iter().enumerate() {
+            let dab = self.dist.get(a, b) as f64;
+            let gp = self.gain_at(&partners, b, base);
+            let mut free_tried = false;
+            for s in b * self.cores..(b + 1) * self.cores {
+                let q = self.owner[s];
+                let dhb = if q == FREE {
+                    if free_tried {
+                        continue;
+                    }
+                    free_tried = true;
+                    gp
+                } else {
+                    let q = q as usize;
+                    // q's cost falls by at most min(cost q, W_q · d(a,b)).
+                    if gp - self.cost[q].min(self.wsum[q] * dab) > allow {
+                        continue;
+                    }
+                    gp + self.cost_at(q, a) - self.cost[q] + 2.0 * self.pair_volume(p, q) * dab
+                };
+                if dhb <= allow {
+                    relief.push((dhb, i, s));
+                }
+            }
+        }
+        relief.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.2.cmp(&y.2)));
+        // Listing them costs about a tenth of testing one each.
+        *work += relief.len() / 10;
+        let pa = self.crossing_bytes(p, a, c, ends);
+        let mut pbs = std::mem::take(&mut self.pbs);
+        pbs.clear();
+        pbs.resize(cand.len(), None);
+        for &(dhb, i, s) in &relief {
+            let b = cand[i];
+            let q = self.owner[s];
+            let qo = (q != FREE).then_some(q as usize);
+            // Cheap test first: does the exchange lower c's load? With
+            // B(x, n) = bytes of x's messages through c when x sits on n
+            // (the p–q messages are within a node in B(p, b) and B(q, a)),
+            // the change is B(p,b) − B(p,a) for a move, and for a swap
+            // B(p,b) + B(q,a) − B(p,a) − B(q,b) plus the p–q messages before
+            // and after: c_pq · ([a→b] + [b→a]).
+            *work += 1;
+            let pb = *pbs[i].get_or_insert_with(|| self.crossing_bytes(p, b, c, ends));
+            let dc = match qo {
+                None => pb - pa,
+                Some(q) => {
+                    let x = self.route_crosses(a, b, c, ends) as u8;
+                    let y = self.route_crosses(b, a, c, ends) as u8;
+                    pb - pa + self.crossing_bytes(q, a, c, ends)
+                        - self.crossing_bytes(q, b, c, ends)
+                        + self.pair_volume(p, q) * (x + y) as f64
+                }
+            };
+            if dc >= -tol {
+                continue;
+            }
+            // The exact change of every channel: the first exchange that
+            // raises no other channel to the maximum and lowers Σ load² is
+            // kept.
+            self.load_deltas(p, a, s / self.cores, qo);
+            let mut dsq = 0.0;
+            let mut relieved = false;
+            let mut ok = true;
+            for &(ch, x) in &self.deltas {
+                let l = self.load[ch];
+                let nl = l + x;
+                dsq += nl * nl - l * l;
+                if ch == c {
+                    relieved = x < -tol;
+                } else if x > 1e-12 * m && nl >= m - tol {
+                    ok = false;
+                    break;
+                }
+            }
+            if ok && relieved && dsq < -eps {
+                best = Some((dsq, dhb, s));
+                break;
+            }
+        }
+        self.relief = relief;
+        self.pbs = pbs;
+        self.cand = cand;
+        self.partners = partners;
+        best
+    }
+
+    /// One step of the phase: a set-up chunk, or rounds until about
+    /// `batch` × 2 exchanges were evaluated (a round may span steps). True
+    /// when the phase is over.
+    pub(super) fn hot_step(&mut self, h: &mut Hot) -> bool {
+        h.setting_up = h.routed < self.graph.n();
+        if h.setting_up {
+            self.hot_setup(h);
+            return false;
+        }
+        let over = self.hot_rounds(h);
+        h.max = self.max_load();
+        over
+    }
+
+    fn hot_rounds(&mut self, h: &mut Hot) -> bool {
+        let limit = 2 * self.params.batch.max(1);
+        let mut work = 0;
+        while work < limit {
+            if h.round.is_none() && !self.hot_begin(h, &mut work) {
+                return true;
+            }
+            let Some(mut r) = h.round.take() else {
+                return true;
+            };
+            while r.next < r.procs.len() && work < limit {
+                let p = r.procs[r.next].0 as usize;
+                r.next += 1;
+                if let Some(b) = self.hot_try(p, r.c, r.m, h.budget, &mut work) {
+                    self.hot_apply(h, p, b);
+                    // The next round picks the busiest channel anew.
+                    r.next = usize::MAX;
+                    break;
+                }
+            }
+            if r.next == usize::MAX {
+                continue;
+            }
+            if r.next == r.procs.len() {
+                // No process around c can relieve it: the largest load
+                // cannot fall by one exchange.
+                return true;
+            }
+            h.round = Some(r);
+        }
+        false
+    }
+}

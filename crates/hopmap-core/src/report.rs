@@ -1,0 +1,615 @@
+//! Experiment reports: `hopmap compare … --report DIR`. Runs every mapper
+//! on every graph × topology ([`run`], through [`crate::compare::compare`],
+//! so through the one mapper pipeline) and writes ([`write()`]):
+//!
+//! * `runs.csv`: one line per run (graph, topology, mapper, seconds, the
+//!   metrics, and the ratio of its hop-bytes to the case's best and to
+//!   `default`);
+//! * `runs.json`: the same runs, plus the mappers left out and why;
+//! * per case and metric (hop-bytes, max link load, max flows, mapper
+//!   time) a bar chart as **PNG** (`caseK-hop_bytes.png`, drawn with the
+//!   `image` crate and a built-in bitmap font: [`crate::report_png`]) and as
+//!   **SVG** (`caseK-hop_bytes.svg`, vector, for papers): horizontal bars
+//!   sorted best (smallest) first, every bar named and labelled with its
+//!   value;
+//! * `index.html`: per case a table and the four PNG charts, each linking
+//!   to its SVG.
+//!
+//! Every file is written whole to a temporary file and renamed
+//! ([`write_file`], the project's atomic-write helper). Cost: the comparisons' own; writing is O(runs).
+
+use crate::compare::{Comparison, Row, Selected, Skipped, compare};
+use crate::error::{Error, Result};
+use crate::graph::CommGraph;
+use crate::routing::Routing;
+use crate::topology::Topology;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+/// One graph × topology comparison.
+#[derive(Clone, Debug)]
+pub struct Case {
+    /// The graph's name (its file name).
+    pub graph: String,
+    /// The topology's spec.
+    pub topology: String,
+    /// The routing of the link loads.
+    pub routing: String,
+    /// The comparison, or why the case could not run at all.
+    pub outcome: std::result::Result<Comparison, String>,
+}
+
+/// Compare `selected` on every graph × topology. `progress(case, cases,
+/// mapper_index, mappers, id)` is called before each mapper. A case that
+/// cannot run (e.g. a routing the topology does not support) is recorded
+/// with its reason; a cancel stops everything with [`Error::Cancelled`].
+#[allow(clippy::too_many_arguments)]
+pub fn run(
+    graphs: &[(String, Arc<CommGraph>)],
+    topologies: &[Arc<Topology>],
+    selected: &[Selected],
+    routing: &Routing,
+    seed: u64,
+    cancel: &AtomicBool,
+    progress: &mut dyn FnMut(usize, usize, usize, usize, &str),
+) -> Result<Vec<Case>> {
+    let total = graphs.len() * topologies.len();
+    let mut out = Vec::with_capacity(total);
+    for (gi, (name, g)) in graphs.iter().enumerate() {
+        for (ti, t) in topologies.iter().enumerate() {
+            let k = gi * topologies.len() + ti;
+            let res = compare(
+                g.clone(),
+                t.clone(),
+                selected,
+                routing,
+                seed,
+                cancel,
+                &mut |i, n, id| progress(k, total, i, n, id),
+            );
+            let outcome = match res {
+                Ok(c) => Ok(c),
+                Err(Error::Cancelled) => return Err(Error::Cancelled),
+                Err(e) => Err(e.to_string()),
+            };
+            out.push(Case {
+                graph: name.clone(),
+                topology: t.spec(),
+                routing: routing.to_string(),
+                outcome,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// The four charted metrics: key, title, and how to read it from a row.
+pub const CHARTS: [(&str, &str); 4] = [
+    ("hop_bytes", "hop-bytes (Σ bytes × hops)"),
+    (
+        "max_link_load",
+        "max link load (bytes on the busiest channel)",
+    ),
+    (
+        "max_link_flows",
+        "max flows (messages on the busiest channel)",
+    ),
+    ("seconds", "mapper time (s)"),
+];
+
+fn metric(row: &crate::compare::Row, key: &str) -> f64 {
+    match key {
+        "hop_bytes" => row.metrics.hop_bytes,
+        "max_link_load" => row.metrics.max_link_load,
+        "max_link_flows" => row.metrics.max_link_flows as f64,
+        _ => row.seconds,
+    }
+}
+
+/// The columns of every comparison CSV hopmap writes (`runs.csv` of a
+/// report, `compare --csv`, the app's Export CSV): one line per mapper run,
+/// best first, then one per mapper left out, with its reason in `skipped`
+/// and the metric columns empty.
+pub const CSV_HEADER: &str = "graph,topology,routing,mapper,seconds,hop_bytes,avg_hops_per_byte,max_dilation,max_link_load,max_link_flows,mean_link_load,mean_link_flows,hop_bytes_vs_best,hop_bytes_vs_default,skipped";
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// Ratio of `x` to `base` (empty when there is no base or it is 0).
+fn ratio(x: f64, base: Option<f64>) -> Option<f64> {
+    base.filter(|&b| b > 0.0).map(|b| x / b)
+}
+
+/// Append the [`CSV_HEADER`] lines of one comparison of `graph` on
+/// `topology` with `routing`: its runs in the order given (the best first
+/// when sorted by hop-bytes: `hop_bytes_vs_best` is to the lowest), then
+/// the mappers left out.
+pub fn csv_lines(
+    out: &mut String,
+    (graph, topology, routing): (&str, &str, &str),
+    rows: &[Row],
+    skipped: &[Skipped],
+) {
+    let best = rows.iter().map(|r| r.metrics.hop_bytes).reduce(f64::min);
+    let default = rows
+        .iter()
+        .find(|r| r.mapper == "default")
+        .map(|r| r.metrics.hop_bytes);
+    let case = format!(
+        "{},{},{}",
+        csv_field(graph),
+        csv_field(topology),
+        csv_field(routing)
+    );
+    let opt = |v: Option<f64>| v.map_or(String::new(), |v| format!("{v}"));
+    for r in rows {
+        let m = &r.metrics;
+        let _ = writeln!(
+            out,
+            "{case},{},{},{},{},{},{},{},{},{},{},{},",
+            csv_field(&r.mapper),
+            r.seconds,
+            m.hop_bytes,
+            m.avg_hops_per_byte,
+            m.max_dilation,
+            m.max_link_load,
+            m.max_link_flows,
+            m.mean_link_load,
+            m.mean_link_flows,
+            opt(ratio(m.hop_bytes, best)),
+            opt(ratio(m.hop_bytes, default)),
+        );
+    }
+    for k in skipped {
+        let _ = writeln!(
+            out,
+            "{case},{},,,,,,,,,,,{}",
+            csv_field(&k.mapper),
+            csv_field(&k.reason)
+        );
+    }
+}
+
+/// `runs.csv`: every case's lines under one header.
+pub fn to_csv(cases: &[Case]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "{CSV_HEADER}");
+    for c in cases {
+        let Ok(cmp) = &c.outcome else { continue };
+        csv_lines(
+            &mut s,
+            (&c.graph, &c.topology, &c.routing),
+            &cmp.rows,
+            &cmp.skipped,
+        );
+    }
+    s
+}
+
+/// `runs.json`: `{"runs": [...], "skipped": [...], "failed_cases": [...]}`;
+/// each run has `graph`, `topology`, `mapper`, `seconds` and the `eval
+/// --json` keys.
+pub fn to_json(cases: &[Case]) -> Result<String> {
+    let mut runs = Vec::new();
+    let mut skipped = Vec::new();
+    let mut failed = Vec::new();
+    for c in cases {
+        match &c.outcome {
+            Ok(cmp) => {
+                for r in &cmp.rows {
+                    let mut v = serde_json::to_value(r)
+                        .map_err(|e| Error::Unsupported(format!("report: {e}")))?;
+                    if let Some(o) = v.as_object_mut() {
+                        o.insert("graph".into(), c.graph.clone().into());
+                    }
+                    runs.push(v);
+                }
+                for s in &cmp.skipped {
+                    skipped.push(serde_json::json!({
+                        "graph": c.graph, "topology": c.topology,
+                        "mapper": s.mapper, "reason": s.reason,
+                    }));
+                }
+            }
+            Err(e) => failed.push(serde_json::json!({
+                "graph": c.graph, "topology": c.topology, "reason": e,
+            })),
+        }
+    }
+    serde_json::to_string_pretty(&serde_json::json!({
+        "runs": runs, "skipped": skipped, "failed_cases": failed,
+    }))
+    .map_err(|e| Error::Unsupported(format!("report: {e}")))
+}
+
+/// A number for a label: integers as integers, large values with 4
+/// significant digits in e-notation, others with 4 significant digits.
+pub fn fmt_value(v: f64) -> String {
+    if !v.is_finite() {
+        return format!("{v}");
+    }
+    let a = v.abs();
+    if a >= 1e6 {
+        format!("{v:.3e}")
+    } else if v.fract() == 0.0 {
+        format!("{v:.0}")
+    } else if a >= 1.0 {
+        format!(
+            "{:.*}",
+            3usize.saturating_sub(a.log10().floor() as usize),
+            v
+        )
+    } else if a == 0.0 {
+        "0".into()
+    } else {
+        format!("{v:.3e}")
+    }
+}
+
+fn xml_escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// A horizontal bar chart as SVG: one `<rect class="bar">` and two labels
+/// (name, value) per bar, in the given order, on a white background.
+pub fn bar_chart_svg(title: &str, bars: &[(String, f64)]) -> String {
+    const ROW: f64 = 24.0;
+    const LEFT: f64 = 150.0;
+    const PLOT: f64 = 460.0;
+    const TOP: f64 = 40.0;
+    let width = LEFT + PLOT + 110.0;
+    let height = TOP + ROW * bars.len() as f64 + 16.0;
+    let max = bars
+        .iter()
+        .map(|b| b.1)
+        .filter(|v| v.is_finite())
+        .fold(0.0f64, f64::max);
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="DejaVu Sans, Arial, sans-serif" font-size="13">"#
+    );
+    let _ = writeln!(
+        s,
+        r#"<rect x="0" y="0" width="{width}" height="{height}" fill="white"/>"#
+    );
+    let _ = writeln!(
+        s,
+        r#"<text x="10" y="24" font-size="15" font-weight="bold">{}</text>"#,
+        xml_escape(title)
+    );
+    for (i, (name, v)) in bars.iter().enumerate() {
+        let y = TOP + ROW * i as f64;
+        let w = if max > 0.0 && v.is_finite() {
+            (v / max * PLOT).max(1.0)
+        } else {
+            1.0
+        };
+        let fill = if i == 0 { "#2b7a3d" } else { "#4a78b0" };
+        let _ = writeln!(
+            s,
+            r#"<text x="{}" y="{}" text-anchor="end">{}</text>"#,
+            LEFT - 8.0,
+            y + 15.0,
+            xml_escape(name)
+        );
+        let _ = writeln!(
+            s,
+            r#"<rect class="bar" x="{LEFT}" y="{}" width="{w:.1}" height="{}" fill="{fill}"/>"#,
+            y + 3.0,
+            ROW - 6.0
+        );
+        let _ = writeln!(
+            s,
+            r#"<text x="{:.1}" y="{}">{}</text>"#,
+            LEFT + w + 6.0,
+            y + 15.0,
+            xml_escape(&fmt_value(*v))
+        );
+    }
+    s.push_str("</svg>\n");
+    s
+}
+
+/// The bars of one chart: every row's value, smallest first (ties by name).
+pub fn chart_bars(cmp: &Comparison, key: &str) -> Vec<(String, f64)> {
+    let mut bars: Vec<(String, f64)> = cmp
+        .rows
+        .iter()
+        .map(|r| (r.mapper.clone(), metric(r, key)))
+        .collect();
+    bars.sort_by(|a, b| a.1.total_cmp(&b.1).then_with(|| a.0.cmp(&b.0)));
+    bars
+}
+
+/// The chart titles in the PNG font's characters.
+fn png_title(key: &str) -> &'static str {
+    match key {
+        "hop_bytes" => "hop-bytes (bytes x hops)",
+        "max_link_load" => "max link load (bytes)",
+        "max_link_flows" => "max flows on a channel",
+        _ => "mapper time (s)",
+    }
+}
+
+fn chart_file(case: usize, key: &str) -> String {
+    format!("case{}-{key}.svg", case + 1)
+}
+
+/// `index.html`: per case a table and its charts.
+pub fn to_html(cases: &[Case]) -> String {
+    let mut s = String::new();
+    s.push_str(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>hopmap report</title>\n\
+         <style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}\
+         td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}td:first-child{text-align:left}\
+         img{margin:4px;border:1px solid #eee}</style></head><body>\n<h1>hopmap report</h1>\n\
+         <p>Rows sorted by hop-bytes, best first; ratios are hop-bytes over the best and over \
+         <code>default</code>. Data: <a href=\"runs.csv\">runs.csv</a>, <a href=\"runs.json\">runs.json</a>.</p>\n",
+    );
+    for (k, c) in cases.iter().enumerate() {
+        let _ = writeln!(
+            s,
+            "<h2>{}. {} on {} (routing {})</h2>",
+            k + 1,
+            xml_escape(&c.graph),
+            xml_escape(&c.topology),
+            xml_escape(&c.routing)
+        );
+        let cmp = match &c.outcome {
+            Ok(cmp) => cmp,
+            Err(e) => {
+                let _ = writeln!(s, "<p>Not run: {}</p>", xml_escape(e));
+                continue;
+            }
+        };
+        let best = cmp.rows.first().map(|r| r.metrics.hop_bytes);
+        let default = cmp
+            .rows
+            .iter()
+            .find(|r| r.mapper == "default")
+            .map(|r| r.metrics.hop_bytes);
+        s.push_str("<table><tr><th>mapper</th><th>hop-bytes</th><th>× best</th><th>× default</th><th>hops/byte</th><th>max dilation</th><th>max link load</th><th>max flows</th><th>seconds</th></tr>\n");
+        for r in &cmp.rows {
+            let m = &r.metrics;
+            let opt = |v: Option<f64>| v.map_or("–".to_string(), |v| format!("{v:.3}"));
+            let _ = writeln!(
+                s,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.4}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.4}</td></tr>",
+                xml_escape(&r.mapper),
+                fmt_value(m.hop_bytes),
+                opt(ratio(m.hop_bytes, best)),
+                opt(ratio(m.hop_bytes, default)),
+                m.avg_hops_per_byte,
+                m.max_dilation,
+                fmt_value(m.max_link_load),
+                m.max_link_flows,
+                r.seconds
+            );
+        }
+        s.push_str("</table>\n");
+        for sk in &cmp.skipped {
+            let _ = writeln!(
+                s,
+                "<p>{} left out: {}</p>",
+                xml_escape(&sk.mapper),
+                xml_escape(&sk.reason)
+            );
+        }
+        if !cmp.rows.is_empty() {
+            s.push_str("<div>\n");
+            for (key, title) in CHARTS {
+                let svg = chart_file(k, key);
+                let _ = writeln!(
+                    s,
+                    "<a href=\"{svg}\"><img src=\"{}\" alt=\"{}\"></a>",
+                    svg.replace(".svg", ".png"),
+                    xml_escape(title)
+                );
+            }
+            s.push_str("</div>\n");
+        }
+    }
+    s.push_str("</body></html>\n");
+    s
+}
+
+/// Write `bytes` to `path` atomically (a temporary file beside it, then a
+/// rename: [`crate::io::atomic::write_bytes_atomic`]), so that a reader
+/// never sees a half-written file.
+pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
+    crate::io::atomic::write_bytes_atomic(path, bytes)
+}
+
+/// Write the whole report into `dir` (created if missing); returns the
+/// files written, `index.html` last.
+pub fn write(dir: &Path, cases: &[Case]) -> Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::Io {
+        path: dir.to_path_buf(),
+        source: e,
+    })?;
+    let mut files = Vec::new();
+    let mut put = |name: &str, bytes: &[u8]| -> Result<()> {
+        let p = dir.join(name);
+        write_file(&p, bytes)?;
+        files.push(p);
+        Ok(())
+    };
+    put("runs.csv", to_csv(cases).as_bytes())?;
+    put("runs.json", to_json(cases)?.as_bytes())?;
+    for (k, c) in cases.iter().enumerate() {
+        let Ok(cmp) = &c.outcome else { continue };
+        if cmp.rows.is_empty() {
+            continue;
+        }
+        for (key, title) in CHARTS {
+            let bars = chart_bars(cmp, key);
+            let t = format!("{title}: {} on {}", c.graph, c.topology);
+            put(&chart_file(k, key), bar_chart_svg(&t, &bars).as_bytes())?;
+            let t = format!("{}: {} on {}", png_title(key), c.graph, c.topology);
+            let png = crate::report_png::bar_chart_png(&t, &bars, fmt_value)?;
+            put(&chart_file(k, key).replace(".svg", ".png"), &png)?;
+        }
+    }
+    put("index.html", to_html(cases).as_bytes())?;
+    Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::GraphBuilder;
+
+    fn ring(n: usize) -> Arc<CommGraph> {
+        let mut b = GraphBuilder::new(n, false);
+        for i in 0..n {
+            b.add(i, (i + 1) % n, 2.0);
+        }
+        Arc::new(b.build().unwrap())
+    }
+
+    fn cases() -> Vec<Case> {
+        let graphs = vec![
+            ("ring16".to_string(), ring(16)),
+            ("ring8".to_string(), ring(8)),
+        ];
+        let topos = vec![
+            Arc::new(Topology::parse("torus:4x4").unwrap()),
+            Arc::new(Topology::parse("mesh:2x2").unwrap()),
+        ];
+        let sel = crate::compare::parse_list("default,random,mht").unwrap();
+        let cancel = AtomicBool::new(false);
+        let mut calls = 0;
+        let c = run(
+            &graphs,
+            &topos,
+            &sel,
+            &Routing::Dor,
+            1,
+            &cancel,
+            &mut |_, n, _, m, _| {
+                assert_eq!((n, m), (4, 3));
+                calls += 1;
+            },
+        )
+        .unwrap();
+        assert_eq!(calls, 12);
+        c
+    }
+
+    #[test]
+    fn every_run_is_in_the_csv_and_json_with_its_ratios() {
+        let c = cases();
+        assert_eq!(c.len(), 4);
+        let csv = to_csv(&c);
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(lines[0], CSV_HEADER);
+        // ring16/torus:4x4 and ring8/torus:4x4: 3 runs each; the 2x2 mesh
+        // has 4 slots, so every mapper is left out for both rings: a line
+        // each, with the reason in the last column and no metrics.
+        assert_eq!(lines.len(), 1 + 6 + 6);
+        let left_out: Vec<&str> = lines
+            .iter()
+            .filter(|l| l.contains(",mesh:2x2,"))
+            .copied()
+            .collect();
+        assert_eq!(left_out.len(), 6);
+        for l in left_out {
+            let f: Vec<&str> = l.split(',').collect();
+            assert!(f[4..14].iter().all(|v| v.is_empty()), "{l}");
+            assert!(!f[14].is_empty(), "{l}");
+        }
+        // default on the 4x4 torus: hop-bytes 40 (see compare's test).
+        let d = lines
+            .iter()
+            .find(|l| l.starts_with("ring16,torus:4x4,dor,default,"))
+            .unwrap();
+        let f: Vec<&str> = d.split(',').collect();
+        assert_eq!(f[5], "40");
+        let best: f64 = lines[1].split(',').nth(5).unwrap().parse().unwrap();
+        assert_eq!(f[12].parse::<f64>().unwrap(), 40.0 / best);
+        assert_eq!(f[13], "1");
+        let j: serde_json::Value = serde_json::from_str(&to_json(&c).unwrap()).unwrap();
+        assert_eq!(j["runs"].as_array().unwrap().len(), 6);
+        assert_eq!(j["skipped"].as_array().unwrap().len(), 6);
+        assert_eq!(j["runs"][0]["graph"], "ring16");
+        assert!(j["runs"][0]["hop_bytes"].is_number());
+    }
+
+    #[test]
+    fn charts_name_every_bar_best_first() {
+        let c = cases();
+        let cmp = c[0].outcome.as_ref().unwrap();
+        let bars = chart_bars(cmp, "hop_bytes");
+        assert_eq!(bars.len(), 3);
+        assert!(bars.windows(2).all(|w| w[0].1 <= w[1].1));
+        let svg = bar_chart_svg("hop-bytes", &bars);
+        assert_eq!(svg.matches("<rect class=\"bar\"").count(), 3);
+        for (name, v) in &bars {
+            assert!(svg.contains(&format!(">{name}</text>")), "{name}");
+            assert!(svg.contains(&format!(">{}</text>", fmt_value(*v))), "{v}");
+        }
+        // Bars appear in order: the best's name first.
+        let first = svg.find(&format!(">{}<", bars[0].0)).unwrap();
+        let last = svg.find(&format!(">{}<", bars[2].0)).unwrap();
+        assert!(first < last);
+        assert_eq!(svg.matches("<svg").count(), 1);
+        assert!(svg.trim_end().ends_with("</svg>"));
+    }
+
+    #[test]
+    fn values_are_labelled_legibly() {
+        assert_eq!(fmt_value(40.0), "40");
+        assert_eq!(fmt_value(4577280.0), "4.577e6");
+        assert_eq!(fmt_value(1.66291), "1.663");
+        assert_eq!(fmt_value(12.5), "12.50");
+        assert_eq!(fmt_value(0.000123), "1.230e-4");
+        assert_eq!(fmt_value(0.0), "0");
+    }
+
+    #[test]
+    fn the_report_directory_has_every_file_and_the_index_links_them() {
+        let c = cases();
+        let dir = std::env::temp_dir().join(format!("hopmap-report-test-{}", std::process::id()));
+        let files = write(&dir, &c).unwrap();
+        // csv, json, 2 cases with rows × 4 charts × (SVG, PNG), index.
+        assert_eq!(files.len(), 2 + 16 + 1);
+        let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
+        for f in &files {
+            assert!(f.exists(), "{}", f.display());
+            let name = f.file_name().unwrap().to_str().unwrap();
+            if name.ends_with(".png") {
+                assert!(html.contains(&format!("src=\"{name}\"")), "{name}");
+                let img = image::open(f).unwrap();
+                assert!(img.width() > 400 && img.height() > 60, "{name}");
+            }
+            if name.ends_with(".svg") {
+                assert!(html.contains(&format!("href=\"{name}\"")), "{name}");
+            }
+        }
+        assert!(html.contains("left out"));
+        // No temporary file is left behind.
+        let stray = std::fs::read_dir(&dir)
+            .unwrap()
+            .filter(|e| {
+                e.as_ref()
+                    .unwrap()
+                    .file_name()
+                    .to_string_lossy()
+                    .contains("hopmap-tmp")
+            })
+            .count();
+        assert_eq!(stray, 0);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
