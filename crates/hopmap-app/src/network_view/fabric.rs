@@ -34,7 +34,7 @@
 use super::contention::link_style;
 use super::geometry::{Geometry, LinkGeom, Resolved};
 use super::paint::seg_dist;
-use super::{LinkFilter, NetworkView, legend};
+use super::{NetworkView, legend};
 use crate::Model;
 use crate::colormap::viridis;
 use crate::graph_view::add_segment;
@@ -958,24 +958,13 @@ impl NetworkView {
              many); arrowheads = up end of a link (towards the root); dashed (faint grey when thousands) = {unused} links up*/down* never \
              uses · wheel zooms across, drag pans"
         );
-        legend::draw(
-            &painter,
-            full,
-            &legend::Legend {
-                by_flows: self.by_flows,
-                from: threshold,
-                to: maxv,
-                full: self.stats.passing(threshold),
-                used: self.stats.used,
-                total: self.geom.links.len(),
-                filtered: filter != LinkFilter::All,
-                ghosts: self.ghosts,
-                resolved: Resolved::Flat,
-                any_wrap: false,
-                auto_note: Some(&note),
-                locked: self.scale.top(self.by_flows).is_some(),
-            },
+        let l = self.legend(
+            (threshold, maxv),
+            filter,
+            (Resolved::Flat, false),
+            Some(&note),
         );
+        legend::draw(&painter, full, &l);
     }
 
     fn fabric_paint_selection(

@@ -90,6 +90,32 @@ pub struct NetworkView {
 }
 
 impl NetworkView {
+    /// The colour legend of this view: values `from`..`to` drawn in full,
+    /// the link filter, how the view resolved (and whether it wraps), and
+    /// the note on an automatic choice. The grid and fabric drawings share it.
+    fn legend<'a>(
+        &self,
+        (from, to): (f64, f64),
+        filter: LinkFilter,
+        (resolved, any_wrap): (Resolved, bool),
+        auto_note: Option<&'a str>,
+    ) -> legend::Legend<'a> {
+        legend::Legend {
+            by_flows: self.by_flows,
+            from,
+            to,
+            full: self.stats.passing(from),
+            used: self.stats.used,
+            total: self.geom.links.len(),
+            filtered: filter != LinkFilter::All,
+            ghosts: self.ghosts,
+            resolved,
+            any_wrap,
+            auto_note,
+            locked: self.scale.top(self.by_flows).is_some(),
+        }
+    }
+
     pub fn new(mode: ViewMode, by_flows: bool) -> Self {
         NetworkView {
             mode,
@@ -622,24 +648,13 @@ impl NetworkView {
             }
             _ => None,
         };
-        legend::draw(
-            &painter,
-            full,
-            &legend::Legend {
-                by_flows: self.by_flows,
-                from: threshold,
-                to: maxv,
-                full: self.stats.passing(threshold),
-                used: self.stats.used,
-                total: self.geom.links.len(),
-                filtered: filter != LinkFilter::All,
-                ghosts: self.ghosts,
-                resolved,
-                any_wrap: self.geom.any_wrap,
-                auto_note,
-                locked: self.scale.top(self.by_flows).is_some(),
-            },
+        let l = self.legend(
+            (threshold, maxv),
+            filter,
+            (resolved, self.geom.any_wrap),
+            auto_note,
         );
+        legend::draw(&painter, full, &l);
     }
 
     /// The node or link hovered in any synced view: a cyan ring or outline

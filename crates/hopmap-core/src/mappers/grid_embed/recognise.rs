@@ -382,7 +382,7 @@ fn rank_order_grid(g: &CommGraph, vol: &[f64], total: f64) -> Option<GridHalo> {
     let n = g.n() as u32;
     let mut shapes: Vec<Vec<u32>> = Vec::new();
     for a in 2..n {
-        if n % a != 0 {
+        if !n.is_multiple_of(a) {
             continue;
         }
         let r = n / a;
@@ -390,7 +390,7 @@ fn rank_order_grid(g: &CommGraph, vol: &[f64], total: f64) -> Option<GridHalo> {
             shapes.push(vec![a, r]);
         }
         for b in 2..r {
-            if r % b == 0 && r / b >= 2 {
+            if r.is_multiple_of(b) && r / b >= 2 {
                 shapes.push(vec![a, b, r / b]);
             }
         }
