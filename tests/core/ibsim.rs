@@ -14,7 +14,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// The tools every ibsim test needs.
-pub const TOOLS: [&str; 5] = ["ibsim", "ibsim-run", "opensm", "ibtracert", "ibnetdiscover"];
+pub const TOOLS: [&str; 5] = ["ibsim", "ibsim-run", "opensm", "ibroute", "ibnetdiscover"];
 
 fn on_path(tool: &str) -> bool {
     let sbin = ["/usr/sbin", "/sbin"];
@@ -160,32 +160,6 @@ impl Subnet {
     }
 }
 
-/// LIDs from a dump taken after the subnet manager ran: each switch's (by
-/// its id `S-…`) from its record header, each CA's (by node description)
-/// from its first port line (`# lid L lmc …`).
-pub fn lids(dump: &Path) -> HashMap<String, u32> {
-    let text = std::fs::read_to_string(dump).unwrap();
-    let mut out = HashMap::new();
-    let mut ca: Option<String> = None;
-    let num_after = |l: &str, key: &str| -> Option<u32> {
-        l.split(key).nth(1)?.split_whitespace().next()?.parse().ok()
-    };
-    for line in text.lines() {
-        if line.starts_with("Switch") {
-            let id = line.split('"').nth(1).unwrap().to_string();
-            out.insert(id, num_after(line, "lid ").unwrap());
-            ca = None;
-        } else if line.starts_with("Ca") {
-            ca = line.split('"').nth(3).map(str::to_string);
-        } else if line.starts_with('[')
-            && let Some(name) = ca.take()
-        {
-            out.insert(name, num_after(line, "# lid ").unwrap());
-        }
-    }
-    out
-}
-
 /// A dump's cabling: for each node id (`S-…`, `H-…`) its LID (a CA's: its
 /// first port's) and what each of its ports is cabled to.
 pub struct Cabling {
@@ -309,4 +283,26 @@ pub fn routed_switches(
         path.push(next.clone());
     }
     panic!("{from} → {to}: no route within 64 switches")
+}
+
+/// Switch-to-switch hops of the route from switch `a` to switch `b` (ids),
+/// following the forwarding tables towards `b`'s LID.
+pub fn switch_hops(
+    c: &Cabling,
+    lft: &HashMap<String, HashMap<u32, u32>>,
+    a: &str,
+    b: &str,
+) -> usize {
+    let dlid = c.lid[b];
+    let mut sw = a.to_string();
+    for hops in 0..64 {
+        if sw == b {
+            return hops;
+        }
+        let port = lft[&sw]
+            .get(&dlid)
+            .unwrap_or_else(|| panic!("{a} → {b}: {sw} has no route to LID {dlid}"));
+        sw = c.ports[&sw][port].clone();
+    }
+    panic!("{a} → {b}: no route within 64 switches")
 }

@@ -1,18 +1,18 @@
 //! Check hopmap's up*/down* against the real thing: a simulated InfiniBand
 //! fabric (`ibsim`, Debian ibsim-utils), programmed by OpenSM's `updn`
 //! routing engine with the same root (`opensm -R updn -a ROOTS -o`), and
-//! its routes followed by `ibtracert` (infiniband-diags). For every ordered
-//! pair of switches, the number of switch-to-switch hops ibtracert reports
-//! must equal hopmap's up*/down* distance, and OpenSM's route must be a
-//! legal up*/down* route of that length. Fabrics: the paper's Fig. 2
-//! example and a seeded Moh fabric, read back from `ibnetdiscover`'s dump of
-//! the simulation (so the GUIDs are the simulator's).
+//! its routes followed through every switch's forwarding table (`ibroute`,
+//! infiniband-diags). For every ordered pair of switches, the number of
+//! switch-to-switch hops of OpenSM's route must equal hopmap's up*/down*
+//! distance. Fabrics: the paper's Fig. 2 example and a seeded Moh fabric,
+//! read back from `ibnetdiscover`'s dump of the simulation (so the GUIDs
+//! are the simulator's).
 //!
-//! Runs when `ibsim`, `ibsim-run`, `opensm`, `ibtracert` and
+//! Runs when `ibsim`, `ibsim-run`, `opensm`, `ibroute` and
 //! `ibnetdiscover` are installed; otherwise it is skipped, except under CI,
 //! where it fails ([`super::ibsim::tools_present`]).
 
-use super::ibsim::{Subnet, TOOLS, lids, net_file, tools_present};
+use super::ibsim::{Subnet, TOOLS, cabling, lfts, net_file, switch_hops, tools_present};
 use hopmap_core::topology::Topology;
 
 fn check_fabric(spec: &str, tag: &str) {
@@ -44,7 +44,8 @@ fn check_fabric(spec: &str, tag: &str) {
     .unwrap();
     assert_eq!(t2.as_fabric().unwrap().updown().roots, ud.roots);
     sn.opensm(&["-R", "updn", "-a", "roots"]);
-    let lid = lids(&sn.dump("post.ibnet"));
+    let c = cabling(&sn.dump("post.ibnet"));
+    let lft = lfts(&sn, &c);
     let s = f.num_switches();
     let mut checked = 0;
     for a in 0..s {
@@ -52,17 +53,12 @@ fn check_fabric(spec: &str, tag: &str) {
             if a == b {
                 continue;
             }
-            let (la, lb) = (lid[&f.switches()[a].name], lid[&f.switches()[b].name]);
-            let out = sn
-                .run(&["ibtracert", &la.to_string(), &lb.to_string()])
-                .unwrap_or_else(|| panic!("ibtracert {la} {lb}"));
-            let hops = out.lines().filter(|l| l.contains("-> switch port")).count() as u16;
+            let (na, nb) = (&f.switches()[a].name, &f.switches()[b].name);
+            let hops = switch_hops(&c, &lft, na, nb) as u16;
             assert_eq!(
                 hops,
                 ud.dist(a, b),
-                "{spec}: {} → {}: OpenSM {hops} hops, hopmap {}\n{out}",
-                f.switches()[a].name,
-                f.switches()[b].name,
+                "{spec}: {na} → {nb}: OpenSM {hops} hops, hopmap {}",
                 ud.dist(a, b)
             );
             checked += 1;
