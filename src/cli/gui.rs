@@ -51,6 +51,26 @@ pub struct Args {
     /// Open a built-in lesson: default-vs-mesh, balaji-tzxy, bobrik-gravity (the default when no graph is given).
     #[arg(long, value_name = "ID")]
     pub lesson: Option<String>,
+    /// With --screenshot: also write what the panels show as JSON (view, the shown mapping, every metric as displayed, the lower bound, the legend's range).
+    #[arg(long, value_name = "JSON", requires = "screenshot")]
+    pub state: Option<PathBuf>,
+    /// Window size in points, WxH (default 1280x800).
+    #[arg(long, value_name = "WxH", value_parser = parse_size)]
+    pub size: Option<[f32; 2]>,
+}
+
+fn parse_size(s: &str) -> Result<[f32; 2], String> {
+    let (w, h) = s
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("expected WxH such as 1920x1080, found `{s}`"))?;
+    let p = |v: &str| {
+        v.trim()
+            .parse::<u32>()
+            .ok()
+            .filter(|&x| (200..=16384).contains(&x))
+            .ok_or_else(|| format!("expected a width and height in 200..=16384, found `{s}`"))
+    };
+    Ok([p(w)? as f32, p(h)? as f32])
 }
 
 const NO_DISPLAY_HELP: &str = "\
@@ -82,6 +102,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         },
         workspace: args.workspace,
         lesson: args.lesson,
+        state: args.state,
+        size: args.size,
     };
     hopmap_app::run(opts).map_err(|e| match e {
         hopmap_app::AppError::NoWindow(_) => anyhow::anyhow!("{e}\n\n{NO_DISPLAY_HELP}"),

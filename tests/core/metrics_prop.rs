@@ -84,3 +84,34 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(120))]
+
+    /// The hop-bytes lower bound holds for every mapping: random graphs and
+    /// random mappings on random meshes/tori with 1–3 cores, and on small
+    /// fat trees with 1–2 cores per host.
+    #[test]
+    fn lower_bound_is_below_every_mapping(seed in any::<u64>(), ndims in 1usize..=3, directed in any::<bool>()) {
+        let (g, t, m) = random_case(seed, ndims, directed);
+        let lb = hopmap_core::hop_bound::lower_bound(&g, &t);
+        prop_assert!(lb <= hop_bytes(&g, &t, &m) + 1e-9, "{} > {}", lb, hop_bytes(&g, &t, &m));
+        let mut r = Rng::new(seed ^ 0x5eed);
+        let cores = 1 + r.below(2);
+        let f = Topology::parse(&format!("fattree:4:3:cores={cores}")).unwrap();
+        let n = g.n().min(f.num_slots());
+        let mut b = GraphBuilder::new(n, directed);
+        for (u, v, c) in g.messages() {
+            if u < n && v < n {
+                b.add(u, v, c);
+            }
+        }
+        let g2 = b.build().unwrap();
+        let mut s: Vec<usize> = (0..f.num_slots()).collect();
+        r.shuffle(&mut s);
+        s.truncate(n);
+        let m2 = Mapping::from_slots(&s, &f);
+        let lb2 = hopmap_core::hop_bound::lower_bound(&g2, &f);
+        prop_assert!(lb2 <= hop_bytes(&g2, &f, &m2) + 1e-9);
+    }
+}

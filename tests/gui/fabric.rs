@@ -142,10 +142,11 @@ fn a_missing_fabric_file_keeps_the_network_and_says_why() {
     let mut h = harness();
     h.get_by_label("switch fabric").click();
     h.run_steps(1);
-    h.get_by_label("fabric:moh-fig2").click();
+    // A fabric the 512-process sample fits on.
+    h.get_by_label("fattree:16:3").click();
     h.run_steps(2);
     let before = h.state().model.topo.spec();
-    assert_eq!(before, "fabric:moh-fig2");
+    assert_eq!(before, "fattree:16:3");
     h.get_by_label("file").click();
     h.run_steps(1);
     h.state_mut().network.fabric.path = "/nonexistent/ibnetdiscover.txt".into();
@@ -157,4 +158,5 @@ fn a_missing_fabric_file_keeps_the_network_and_says_why() {
     assert_eq!(app.model.topo.spec(), before);
     let err = app.model.error.clone().expect("no error shown");
     assert!(err.contains("/nonexistent/ibnetdiscover.txt"), "{err}");
+    assert!(err.starts_with("file missing"), "{err}");
 }

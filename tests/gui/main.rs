@@ -7,5 +7,7 @@ mod common;
 mod compare;
 mod fabric;
 mod kittest;
+mod steady;
 mod teach;
+mod truth;
 mod xvfb;

@@ -126,6 +126,9 @@ pub struct ComparePanel {
     rows_key: (u64, u64),
     seed: u64,
     params: String,
+    /// The Load mapping file… and Export CSV… dialogs.
+    chooser: super::file_dialog::Chooser,
+    chooser_csv: super::file_dialog::Chooser,
 }
 
 impl Default for ComparePanel {
@@ -149,6 +152,8 @@ impl Default for ComparePanel {
             rows_key: (0, 0),
             seed: 0,
             params: String::new(),
+            chooser: Default::default(),
+            chooser_csv: Default::default(),
         }
     }
 }
@@ -583,17 +588,20 @@ impl ComparePanel {
                      or coordinates x y z [t] per process, in rank order): one more row",
                 )
                 .clicked()
-                && let Some(p) = rfd::FileDialog::new().pick_file()
             {
+                self.chooser
+                    .open(super::file_dialog::Request::open("Load a mapping file"));
+            }
+            if let Some(p) = self.chooser.poll(ui.ctx()) {
                 self.load_mapping_file(&p, model);
             }
-            if !self.rows.is_empty()
-                && ui.button("Export CSV…").clicked()
-                && let Some(p) = rfd::FileDialog::new()
-                    .add_filter("CSV", &["csv"])
-                    .set_file_name("compare.csv")
-                    .save_file()
-            {
+            if !self.rows.is_empty() && ui.button("Export CSV…").clicked() {
+                self.chooser_csv.open(
+                    super::file_dialog::Request::save("Export the comparison", "compare.csv")
+                        .filter("CSV", &["csv"]),
+                );
+            }
+            if let Some(p) = self.chooser_csv.poll(ui.ctx()) {
                 if let Err(e) =
                     hopmap_core::io::atomic::write_bytes_atomic(&p, self.csv(model).as_bytes())
                 {

@@ -181,6 +181,7 @@ pub fn example_spec(syntax: &str) -> String {
     let kind = syntax.split(':').next().unwrap_or(syntax);
     match kind {
         "stencil" => "stencil:16x16".into(),
+        "halo" => "halo:8x8x4:1,0.5,0.25".into(),
         "fft" => "fft:8x8".into(),
         "diagonal" => "diagonal:16x16".into(),
         "clusters" => "clusters:2x10".into(),
@@ -213,6 +214,8 @@ pub struct DataPanel {
     /// The file or folder the shown graph was read from (re-read when
     /// the traffic or phase changes).
     pub source_path: Option<std::path::PathBuf>,
+    /// The Open… dialog.
+    pub chooser: super::file_dialog::Chooser,
 }
 
 impl DataPanel {
@@ -336,9 +339,10 @@ impl DataPanel {
                 .button("Open…")
                 .on_hover_text("Open a communication graph file (or drop one on the window)")
                 .clicked()
-                && let Some(p) = rfd::FileDialog::new().pick_file()
             {
-                self.open_path(&p, model, settings);
+                self.chooser.open(super::file_dialog::Request::open(
+                    "Open a communication graph",
+                ));
             }
             if ui
                 .button("Open folder…")
@@ -347,9 +351,15 @@ impl DataPanel {
                      (hopmap capture --keep-raw, or pml_monitoring_filename)",
                 )
                 .clicked()
-                && let Some(p) = rfd::FileDialog::new().pick_folder()
             {
-                self.phase = None;
+                self.chooser.open(super::file_dialog::Request::folder(
+                    "Open a folder of Open MPI monitoring files",
+                ));
+            }
+            if let Some(p) = self.chooser.poll(ui.ctx()) {
+                if p.is_dir() {
+                    self.phase = None;
+                }
                 self.open_path(&p, model, settings);
             }
             let mut open_recent = None;
@@ -418,9 +428,7 @@ impl DataPanel {
                     None => "no".into(),
                 });
                 ui.end_row();
-                ui.label("components");
-                ui.label(model.num_clusters.to_string());
-                ui.end_row();
+                graph_structure_rows(ui, model);
                 if let Some(m) = g.msg_counts() {
                     let total: f64 = m.iter().sum();
                     ui.label("messages");
@@ -522,6 +530,24 @@ fn histogram_ui(ui: &mut egui::Ui, h: &[u64]) {
             ui.label(egui::RichText::new(c.to_string()).small());
         });
     }
+}
+
+/// The components and clusters rows of the graph summary: connected
+/// components of the graph, and the clusters the layout found (colour by
+/// cluster), which are different things.
+fn graph_structure_rows(ui: &mut egui::Ui, model: &Model) {
+    ui.label("components")
+        .on_hover_text("Connected components: groups of processes with no message between them");
+    ui.label(model.num_components.to_string());
+    ui.end_row();
+    ui.label("clusters")
+        .on_hover_text("Clusters the graph layout found (Colour processes by → cluster)");
+    if model.clusters_from_layout {
+        ui.label(model.num_clusters.to_string());
+    } else {
+        ui.weak("– (when the layout has settled)");
+    }
+    ui.end_row();
 }
 
 #[cfg(test)]

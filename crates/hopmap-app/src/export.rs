@@ -11,9 +11,11 @@
 //! `<line>`, a node disc one `<circle>`, a square one `<rect>` — and line
 //! segments, circles, rectangles, paths and text become their SVG
 //! elements. So the SVG has one element per drawn link and node. The PNG
-//! rasterises the same primitives at twice the canvas size (labels in the
-//! built-in bitmap font of [`hopmap_core::report_png`]). Files are written through
-//! the atomic-write helper.
+//! rasterises the same primitives at twice the canvas size, its labels with
+//! the app's own fonts (egui's glyph atlas, [`render_texts`]). Every export
+//! gets a title band (graph, network, mapping, hop-bytes: [`add_title`])
+//! and loses the window's interaction hints ([`strip_hints`]). Files are
+//! written through the atomic-write helper.
 //!
 //! The matrix view draws a texture, which is no vector: its capture leaves
 //! textured meshes out and the view adds one rectangle per non-empty cell
@@ -114,6 +116,9 @@ pub struct Export {
     pub last: Option<Result<PathBuf, String>>,
     /// The last capture (tests read it).
     pub captured: Option<Capture>,
+    /// The title every export carries (graph, network, mapper, hop-bytes);
+    /// the app sets it each frame.
+    pub title: String,
 }
 
 /// Where the paint list of `ui`'s layer stands now.
@@ -166,16 +171,73 @@ impl Export {
         });
         let mut cap = capture_shapes(&shapes);
         fix(&mut cap);
+        strip_hints(&mut cap);
+        add_title(&mut cap, &self.title);
         let r = match format {
             Format::Svg => {
                 hopmap_core::io::atomic::write_bytes_atomic(&path, to_svg(&cap).as_bytes())
                     .map_err(|e| e.to_string())
             }
-            Format::Png2x => write_png(&path, &cap, 2.0),
+            Format::Png2x => {
+                let texts = render_texts(ui.ctx(), &cap, 2.0);
+                write_png_with(&path, &cap, 2.0, Some(&texts))
+            }
         };
         self.last = Some(r.map(|()| path));
         self.captured = Some(cap);
     }
+}
+
+/// Remove the interaction hints ("drag rotates", "click a node: …") from
+/// the texts of a capture: they are the window's, not the figure's. Texts
+/// are " · "-separated notes; the notes naming a drag, the wheel or a click
+/// are dropped.
+pub fn strip_hints(cap: &mut Capture) {
+    let hint = |n: &str| {
+        let l = n.to_lowercase();
+        l.contains("drag") || l.contains("wheel") || l.contains("click")
+    };
+    cap.prims.retain_mut(|p| match p {
+        Prim::Text { text, .. } => {
+            let kept: Vec<&str> = text.split(" · ").filter(|n| !hint(n)).collect();
+            *text = kept.join(" · ");
+            !text.trim().is_empty()
+        }
+        _ => true,
+    });
+}
+
+/// Height of the title band added above an exported view.
+pub const TITLE_BAND: f32 = 26.0;
+
+/// Put `title` in a band above the capture's canvas (nothing when empty).
+pub fn add_title(cap: &mut Capture, title: &str) {
+    if title.is_empty() {
+        return;
+    }
+    let band = Rect::from_min_max(
+        cap.canvas.min - egui::vec2(0.0, TITLE_BAND),
+        egui::pos2(cap.canvas.max.x, cap.canvas.min.y),
+    );
+    cap.canvas = Rect::from_min_max(band.min, cap.canvas.max);
+    let head = [
+        Prim::Group("title"),
+        Prim::Rect {
+            rect: band,
+            fill: cap.background,
+            stroke: (0.0, Color32::TRANSPARENT),
+            class: "title",
+        },
+        Prim::Text {
+            pos: band.min + egui::vec2(8.0, 6.0),
+            text: title.to_string(),
+            size: 14.0,
+            color: Color32::from_gray(235),
+        },
+        Prim::End,
+    ];
+    // Last, so that the view's own groups keep their order.
+    cap.prims.extend(head);
 }
 
 /// Convert a view's shapes: from its canvas (the first large filled
@@ -506,9 +568,114 @@ pub fn to_svg(cap: &Capture) -> String {
     s
 }
 
-/// Rasterise a capture at `scale` × its size and write a PNG.
+/// Rasterise a capture at `scale` × its size and write a PNG (labels in
+/// the bitmap font; see [`write_png_with`] for the app's fonts).
 pub fn write_png(path: &Path, cap: &Capture, scale: f32) -> Result<(), String> {
-    let img = rasterize(cap, scale);
+    write_png_with(path, cap, scale, None)
+}
+
+/// A text of a capture rasterised with the app's own fonts: coverage per
+/// output pixel, at its place in the output image.
+#[derive(Clone, Debug)]
+pub struct TextBitmap {
+    pub x: i32,
+    pub y: i32,
+    pub w: usize,
+    pub h: usize,
+    pub alpha: Vec<u8>,
+    pub color: Color32,
+}
+
+/// Rasterise every text of `cap` at `scale` with the fonts of `ctx` (the
+/// same glyphs the window shows: egui's font atlas), one [`TextBitmap`]
+/// each, in the order of the texts.
+pub fn render_texts(ctx: &egui::Context, cap: &Capture, scale: f32) -> Vec<TextBitmap> {
+    let ppp = ctx.pixels_per_point().max(0.1);
+    let o = cap.canvas.min;
+    let galleys: Vec<(Pos2, std::sync::Arc<egui::Galley>, Color32)> = cap
+        .prims
+        .iter()
+        .filter_map(|p| match p {
+            Prim::Text {
+                pos,
+                text,
+                size,
+                color,
+            } => {
+                let g = ctx.fonts_mut(|f| {
+                    f.layout_no_wrap(
+                        text.clone(),
+                        egui::FontId::proportional(size * scale),
+                        *color,
+                    )
+                });
+                let at = Pos2::new((pos.x - o.x) * scale, (pos.y - o.y) * scale);
+                Some((at, g, *color))
+            }
+            _ => None,
+        })
+        .collect();
+    // The atlas after every layout (a layout may add glyphs to it).
+    let atlas = ctx.fonts(|f| f.image());
+    let [aw, ah] = atlas.size;
+    galleys
+        .into_iter()
+        .map(|(at, g, color)| {
+            let (w, h) = (
+                g.size().x.ceil() as usize + 2,
+                g.size().y.ceil() as usize + 2,
+            );
+            let mut alpha = vec![0u8; w * h];
+            for row in &g.rows {
+                for gl in &row.row.glyphs {
+                    let uv = gl.uv_rect;
+                    if uv.is_nothing() {
+                        continue;
+                    }
+                    let lt = row.pos + gl.pos.to_vec2() + uv.offset;
+                    let (gw, gh) = (uv.size.x.ceil() as i32, uv.size.y.ceil() as i32);
+                    for dy in 0..gh {
+                        for dx in 0..gw {
+                            let tx = uv.min[0] as usize + (dx as f32 * ppp) as usize;
+                            let ty = uv.min[1] as usize + (dy as f32 * ppp) as usize;
+                            if tx >= uv.max[0] as usize
+                                || ty >= uv.max[1] as usize
+                                || tx >= aw
+                                || ty >= ah
+                            {
+                                continue;
+                            }
+                            let a = atlas.pixels[ty * aw + tx].a();
+                            let (x, y) = (lt.x.round() as i32 + dx, lt.y.round() as i32 + dy);
+                            if x >= 0 && y >= 0 && (x as usize) < w && (y as usize) < h {
+                                let k = y as usize * w + x as usize;
+                                alpha[k] = alpha[k].max(a);
+                            }
+                        }
+                    }
+                }
+            }
+            TextBitmap {
+                x: at.x.round() as i32,
+                y: at.y.round() as i32,
+                w,
+                h,
+                alpha,
+                color,
+            }
+        })
+        .collect()
+}
+
+/// [`write_png`] with the texts as `texts` rasterised them (None: the
+/// bitmap font).
+pub fn write_png_with(
+    path: &Path,
+    cap: &Capture,
+    scale: f32,
+    texts: Option<&[TextBitmap]>,
+) -> Result<(), String> {
+    let img = rasterize_with(cap, scale, texts);
     hopmap_core::io::atomic::write_png(
         path,
         img.width(),
@@ -519,8 +686,16 @@ pub fn write_png(path: &Path, cap: &Capture, scale: f32) -> Result<(), String> {
     .map_err(|e| e.to_string())
 }
 
-/// Rasterise a capture at `scale` × its size (RGB, alpha blended).
+/// Rasterise a capture at `scale` × its size (RGB, alpha blended; labels
+/// in the bitmap font).
 pub fn rasterize(cap: &Capture, scale: f32) -> image::RgbImage {
+    rasterize_with(cap, scale, None)
+}
+
+/// [`rasterize`], with the texts drawn from `texts` (in the order of the
+/// capture's texts) when given.
+pub fn rasterize_with(cap: &Capture, scale: f32, texts: Option<&[TextBitmap]>) -> image::RgbImage {
+    let mut next_text = 0usize;
     let w = (cap.canvas.width() * scale).round().max(1.0) as u32;
     let h = (cap.canvas.height() * scale).round().max(1.0) as u32;
     let [br, bg, bb, _] = cap.background.to_srgba_unmultiplied();
@@ -581,6 +756,12 @@ pub fn rasterize(cap: &Capture, scale: f32) -> image::RgbImage {
             Prim::Text {
                 pos, text, color, ..
             } => {
+                let k = next_text;
+                next_text += 1;
+                if let Some(t) = texts.and_then(|t| t.get(k)) {
+                    blit_text(&mut img, t);
+                    continue;
+                }
                 let q = tr(*pos);
                 let [r, g, b, _] = color.to_srgba_unmultiplied();
                 if q.x >= 0.0 && q.y >= 0.0 {
@@ -597,6 +778,25 @@ pub fn rasterize(cap: &Capture, scale: f32) -> image::RgbImage {
         }
     }
     img
+}
+
+/// Blend a rasterised text into `img`.
+fn blit_text(img: &mut image::RgbImage, t: &TextBitmap) {
+    let (iw, ih) = (img.width() as i32, img.height() as i32);
+    let [r, g, b, _] = t.color.to_srgba_unmultiplied();
+    for y in 0..t.h as i32 {
+        for x in 0..t.w as i32 {
+            let a = t.alpha[y as usize * t.w + x as usize] as f32 / 255.0;
+            let (px, py) = (t.x + x, t.y + y);
+            if a <= 0.0 || px < 0 || py < 0 || px >= iw || py >= ih {
+                continue;
+            }
+            let p = img.get_pixel_mut(px as u32, py as u32);
+            for (c, v) in p.0.iter_mut().zip([r, g, b]) {
+                *c = (*c as f32 * (1.0 - a) + v as f32 * a).round() as u8;
+            }
+        }
+    }
 }
 
 /// Append a colour legend to a capture, at the canvas's bottom right: a

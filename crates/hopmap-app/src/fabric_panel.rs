@@ -5,11 +5,10 @@
 //! `topology.conf`, detected from the content or forced), plus the options every fabric takes (cores per host, the
 //! job's hosts, the up*/down* root). Everything becomes a spec string
 //! parsed by [`hopmap_core::topology::Topology::parse`] through
-//! [`super::network_panel::NetworkPanel::apply`], so a bad parameter or file
+//! `NetworkPanel::apply`, so a bad parameter or file
 //! shows its error in the banner and keeps the network as it was.
 
 use super::Model;
-use super::network_panel::NetworkPanel;
 
 /// Fabric presets shown as buttons.
 pub const FABRIC_PRESETS: &[&str] = &[
@@ -83,6 +82,7 @@ pub struct FabricPanel {
     /// (topology generation, summary line), computed once per topology
     /// (the diameter is O(switches²)).
     summary: (u64, String),
+    chooser: super::file_dialog::Chooser,
 }
 
 impl Default for FabricPanel {
@@ -103,11 +103,32 @@ impl Default for FabricPanel {
             job: String::new(),
             root: String::new(),
             summary: (0, String::new()),
+            chooser: Default::default(),
         }
     }
 }
 
 impl FabricPanel {
+    /// For a file source: "file missing: PATH" when there is no such file
+    /// (rather than the spec parser's complaint about the path).
+    pub fn missing_file(&self) -> Option<String> {
+        if self.source != Source::File {
+            return None;
+        }
+        let p = self.path.trim();
+        if p.is_empty() {
+            return Some("choose a fabric file (ibnetdiscover output or topology.conf)".into());
+        }
+        let path = std::path::Path::new(p);
+        if path.is_file() {
+            None
+        } else if path.exists() {
+            Some(format!("not a file: {p}"))
+        } else {
+            Some(format!("file missing: {p}"))
+        }
+    }
+
     /// Set the fields from a fabric's spec (what Apply or a preset loaded),
     /// so that the controls show the network in use. Options other than
     /// the source's own stay as they were, except `cores`.
@@ -197,9 +218,11 @@ impl FabricPanel {
         s
     }
 
-    /// Draw the fabric controls; true when the network changed.
-    pub fn ui(&mut self, ui: &mut egui::Ui, net: &mut NetworkPanel, model: &mut Model) -> bool {
-        let mut changed = false;
+    /// Draw the fabric controls; the spec of the network to apply, when the
+    /// user asked for one (the network panel applies it: the child returns
+    /// an action, it does not take its parent).
+    pub fn ui(&mut self, ui: &mut egui::Ui, model: &mut Model) -> Option<String> {
+        let mut apply = None;
         ui.horizontal_wrapped(|ui| {
             ui.label("source");
             for s in Source::ALL {
@@ -207,8 +230,9 @@ impl FabricPanel {
             }
         });
         let drag = |ui: &mut egui::Ui, label: &str, v: &mut u32, lo: u32, hi: u32, tip: &str| {
-            ui.label(label).on_hover_text(tip);
+            let l = ui.label(label).on_hover_text(tip);
             ui.add(egui::DragValue::new(v).range(lo..=hi))
+                .labelled_by(l.id)
                 .on_hover_text(tip);
         };
         match self.source {
@@ -219,7 +243,7 @@ impl FabricPanel {
                     drag(ui, "k", &mut self.ports, 2, 4096, "ports per switch");
                 });
                 ui.horizontal(|ui| {
-                    ui.label("r").on_hover_text(
+                    let lr = ui.label("r").on_hover_text(
                         "connectivity ratio: the share of the free ports used by \
                          inter-switch links (Moh et al. §5.1)",
                     );
@@ -228,9 +252,11 @@ impl FabricPanel {
                             .range(0.01..=1.0)
                             .speed(0.01)
                             .max_decimals(3),
-                    );
-                    ui.label("seed");
-                    ui.add(egui::DragValue::new(&mut self.seed));
+                    )
+                    .labelled_by(lr.id);
+                    let ls = ui.label("seed");
+                    ui.add(egui::DragValue::new(&mut self.seed))
+                        .labelled_by(ls.id);
                 });
             }
             Source::MohFig2 => {
@@ -260,11 +286,15 @@ impl FabricPanel {
                              output, or a Slurm topology.conf",
                         )
                         .clicked()
-                        && let Some(p) = rfd::FileDialog::new().pick_file()
                     {
+                        self.chooser.open(super::file_dialog::Request::open(
+                            "Open an ibnetdiscover output or a topology.conf",
+                        ));
+                    }
+                    if let Some(p) = self.chooser.poll(ui.ctx()) {
                         self.path = p.display().to_string();
                         let s = self.build_spec();
-                        changed |= net.apply(&s, model);
+                        apply = Some(s);
                     }
                     ui.add(
                         egui::TextEdit::singleline(&mut self.path)
@@ -287,8 +317,9 @@ impl FabricPanel {
             }
         }
         ui.horizontal(|ui| {
-            ui.label("cores");
+            let lc = ui.label("cores");
             ui.add(egui::DragValue::new(&mut self.cores).range(1..=1024))
+                .labelled_by(lc.id)
                 .on_hover_text("process slots per host");
             ui.label("job");
             ui.add(
@@ -315,7 +346,10 @@ impl FabricPanel {
                 .clicked()
             {
                 let s = self.build_spec();
-                changed |= net.apply(&s, model);
+                match self.missing_file() {
+                    Some(e) => model.error = Some(e),
+                    None => apply = Some(s),
+                }
             }
             ui.weak(self.build_spec());
         });
@@ -323,7 +357,7 @@ impl FabricPanel {
             ui.label("Presets:");
             for p in FABRIC_PRESETS {
                 if ui.selectable_label(model.topo.spec() == *p, *p).clicked() {
-                    changed |= net.apply(p, model);
+                    apply = Some(p.to_string());
                 }
             }
         });
@@ -363,7 +397,7 @@ impl FabricPanel {
                 ),
             );
         }
-        changed
+        apply
     }
 }
 

@@ -33,18 +33,16 @@ impl GlossaryPanel {
             .id_salt("glossary")
             .auto_shrink([false, false])
             .show(ui, |ui| {
-                egui::Grid::new("glossary_grid")
-                    .num_columns(3)
-                    .striped(true)
-                    .spacing([12.0, 4.0])
-                    .show(ui, |ui| {
-                        for t in self.shown() {
-                            ui.strong(format!("Term: {}", t.term));
-                            ui.add(egui::Label::new(t.definition).wrap());
-                            ui.weak(t.seed);
-                            ui.end_row();
-                        }
+                // One block per term: the definition wraps at the panel's
+                // full width (a grid column would squeeze it).
+                for t in self.shown() {
+                    ui.horizontal_wrapped(|ui| {
+                        ui.strong(t.term);
+                        ui.weak(t.seed);
                     });
+                    ui.add(egui::Label::new(t.definition).wrap());
+                    ui.add_space(6.0);
+                }
             });
     }
 }

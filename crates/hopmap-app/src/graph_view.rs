@@ -184,6 +184,7 @@ impl GraphView {
             if c.len() == model.graph.n() {
                 model.clusters = c;
                 model.num_clusters = k;
+                model.clusters_from_layout = true;
                 model.place_gen += 1;
             }
             self.clusters_done = true;

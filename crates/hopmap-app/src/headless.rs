@@ -42,12 +42,19 @@ pub struct GuiOptions {
     /// The lesson to open (id); without graph, network, mapper or
     /// workspace, the app opens on the first lesson.
     pub lesson: Option<String>,
+    /// With `screenshot`: also write what the panels show as JSON
+    /// ([`super::ui_state::UiState`]).
+    pub state: Option<PathBuf>,
+    /// The window's inner size in points (default 1280×800).
+    pub size: Option<[f32; 2]>,
 }
 
 /// State of a screenshot: taken after `frames` frames (0 = at once, and the
 /// window stays open: the Screenshot button).
 pub(super) struct Headless {
     path: PathBuf,
+    /// Where to write the panels' state with the screenshot.
+    pub(super) state: Option<PathBuf>,
     frames: u32,
     requested: bool,
     saved: Arc<Mutex<Option<Result<(), AppError>>>>,
@@ -57,6 +64,7 @@ impl Headless {
     pub(super) fn new(path: PathBuf, frames: u32) -> Self {
         Headless {
             path,
+            state: None,
             frames,
             requested: false,
             saved: Arc::new(Mutex::new(None)),
@@ -191,7 +199,9 @@ impl HopmapApp {
 
     fn headless_from(&mut self, opts: &GuiOptions) -> Result<(), AppError> {
         if let Some(p) = &opts.screenshot {
-            self.headless = Some(Headless::new(p.clone(), opts.frames.max(3)));
+            let mut h = Headless::new(p.clone(), opts.frames.max(3));
+            h.state = opts.state.clone();
+            self.headless = Some(h);
         }
         Ok(())
     }
@@ -224,6 +234,15 @@ impl HopmapApp {
             self.model.load_job.is_some() || self.model.stepping() || self.network_view.busy();
         if !h.requested && !waiting && self.frame_no >= h.frames as u64 {
             h.requested = true;
+            // The state of the frame the screenshot shows.
+            if let Some(sp) = h.state.clone()
+                && let Err(e) = self.write_state(&sp)
+            {
+                self.model.error = Some(e.to_string());
+            }
+            let Some(h) = self.headless.as_mut() else {
+                return;
+            };
             let path = h.path.clone();
             let saved = h.saved.clone();
             let ctx2 = ctx.clone();
@@ -259,7 +278,7 @@ pub fn run(opts: GuiOptions) -> Result<(), AppError> {
     let native = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
             .with_title("hopmap — topology-aware process mapping")
-            .with_inner_size([1280.0, 800.0])
+            .with_inner_size(opts.size.unwrap_or([1280.0, 800.0]))
             .with_min_inner_size([800.0, 500.0]),
         persist_window: opts.screenshot.is_none(),
         ..Default::default()
@@ -273,6 +292,10 @@ pub fn run(opts: GuiOptions) -> Result<(), AppError> {
         "hopmap",
         native,
         Box::new(move |cc| {
+            if headless {
+                // A screenshot does not inherit a zoom saved by another run.
+                cc.egui_ctx.set_zoom_factor(1.0);
+            }
             let mut app = if headless {
                 // A documentation screenshot must not depend on saved settings.
                 HopmapApp::new(Settings::default())

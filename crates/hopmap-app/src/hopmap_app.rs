@@ -86,6 +86,8 @@ pub struct HopmapApp {
     /// Lessons, guided log, glossary, workspaces, export, report dialog.
     pub teach: super::teach::Teach,
     pub analytical_view: super::analytical_view::AnalyticalView,
+    /// The File and View menus, their dialogs, the panels shown.
+    pub menus: super::file_menu::Menus,
     pub bipartition_view: super::bipartition_view::BipartitionView,
     pub(super) colors: Vec<Color32>,
     pub(super) colors_key: (u64, u64, u64, ColorMode),
@@ -126,6 +128,7 @@ impl HopmapApp {
             metrics: metrics_panel::MetricsPanel::default(),
             compare: compare_panel::ComparePanel::default(),
             analytical_view: Default::default(),
+            menus: Default::default(),
             bipartition_view: Default::default(),
             data: data_panel::DataPanel::default(),
             teach: Default::default(),
@@ -165,16 +168,21 @@ impl HopmapApp {
     }
 
     fn sync_settings(&mut self) {
+        let lesson = self.lesson_active();
         let s = &mut self.settings;
         s.topology = self.model.topo.spec();
         s.routing = self.model.routing.name();
-        s.mapper = self.mapper.selected.clone();
         s.seed = self.mapper.seed;
-        s.mapper_params = self.mapper.params.clone();
-        s.tab = self.tab.key().into();
-        s.color_mode = self.color_mode.key().into();
+        // What a lesson chose (its mapper, view, colouring) is the lesson's,
+        // not the user's: it does not persist into the next session.
+        if !lesson {
+            s.mapper = self.mapper.selected.clone();
+            s.mapper_params = self.mapper.params.clone();
+            s.tab = self.tab.key().into();
+            s.color_mode = self.color_mode.key().into();
+            s.heat_by_flows = self.network_view.by_flows;
+        }
         s.network_mode = self.network_view.mode.key().into();
-        s.heat_by_flows = self.network_view.by_flows;
         s.matrix_by_mapping = self.matrix_view.by_mapping;
         s.speed = self.model.speed;
     }
@@ -183,6 +191,10 @@ impl HopmapApp {
     pub fn ui_frame(&mut self, ui: &mut egui::Ui) {
         self.frame_no += 1;
         let ctx = ui.ctx().clone();
+        if self.model.waker.is_none() {
+            let c = ctx.clone();
+            self.model.waker = Some(std::sync::Arc::new(move || c.request_repaint()));
+        }
         let dt = ctx.input(|i| i.stable_dt).min(0.1);
         let jobs_busy = self.model.poll_jobs();
         super::bipartition_view::auto_color(
@@ -191,6 +203,8 @@ impl HopmapApp {
             &mut self.color_mode,
         );
         self.compare.poll(&mut self.model);
+        self.network_view.scale.compared =
+            network_view::scale::worst(self.compare.current_rows(&self.model));
         let _ = dt;
 
         // Files dropped on the window.
@@ -205,29 +219,9 @@ impl HopmapApp {
             self.data.open_path(&p, &mut self.model, &mut self.settings);
         }
 
+        self.lesson_keys(&ctx);
         self.top_bar(ui);
-        egui::Panel::left("left_panel")
-            .resizable(true)
-            .default_size(300.0)
-            .show(ui, |ui| {
-                egui::ScrollArea::vertical().show(ui, |ui| {
-                    self.data.ui(ui, &mut self.model, &mut self.settings);
-                    ui.separator();
-                    if self.network.ui(ui, &mut self.model) {
-                        self.network_view.reset_camera();
-                    }
-                    ui.separator();
-                    self.mapper.ui(ui, &mut self.model);
-                });
-            });
-        egui::Panel::right("metrics_panel")
-            .resizable(true)
-            .default_size(310.0)
-            .show(ui, |ui| {
-                egui::ScrollArea::vertical().show(ui, |ui| {
-                    self.metrics.ui(ui, &self.model);
-                });
-            });
+        self.side_panels(ui);
         self.teach_panel(ui);
         egui::CentralPanel::default().show(ui, |ui| {
             self.centre(ui);
@@ -236,8 +230,11 @@ impl HopmapApp {
         self.headless_step(&ctx);
         self.teach_after_frame();
         self.sync_settings();
-        if self.model.busy()
-            || jobs_busy
+        // Frames only while something moves: a paused run wakes the UI
+        // through the model's waker when a snapshot arrives.
+        let run_moving = self.model.stepping() || self.model.load_job.is_some();
+        let _ = jobs_busy;
+        if run_moving
             || self.compare.busy()
             || self.graph_view.animating()
             || self.teach.report.busy()
@@ -247,13 +244,88 @@ impl HopmapApp {
         }
     }
 
+    /// The left (Data, Network, Mapper; the Mapper's action bar fixed at its
+    /// bottom) and right (Metrics) panels: fixed widths (narrower on a
+    /// narrow window), their content scrolls; View hides either.
+    fn side_panels(&mut self, ui: &mut egui::Ui) {
+        let narrow = ui.ctx().content_rect().width() < 1100.0;
+        let (lw, rw) = if narrow {
+            (250.0, 280.0)
+        } else {
+            (300.0, 340.0)
+        };
+        let mut left = self.menus.left_open;
+        egui::Panel::left("left_panel")
+            .resizable(false)
+            .exact_size(lw)
+            .show_collapsible(ui, &mut left, |ui| {
+                egui::Panel::bottom("mapper_actions")
+                    .resizable(false)
+                    .show(ui, |ui| {
+                        self.mapper.actions_ui(ui, &mut self.model);
+                    });
+                egui::ScrollArea::both().show(ui, |ui| {
+                    self.data.ui(ui, &mut self.model, &mut self.settings);
+                    ui.separator();
+                    if self.network.ui(ui, &mut self.model) {
+                        self.network_view.reset_camera();
+                    }
+                    ui.separator();
+                    self.mapper.ui(ui, &mut self.model);
+                });
+            });
+        self.menus.left_open = left;
+        let panes = self.panes_note();
+        let mut right = self.menus.right_open;
+        egui::Panel::right("metrics_panel")
+            .resizable(false)
+            .exact_size(rw)
+            .show_collapsible(ui, &mut right, |ui| {
+                // Content wider than the panel scrolls; the panel keeps its width.
+                egui::ScrollArea::both().show(ui, |ui| {
+                    self.metrics.ui(ui, &self.model, panes);
+                });
+            });
+        self.menus.right_open = right;
+    }
+
+    /// The title of an exported view: graph, network, mapping, hop-bytes
+    /// (for the difference view, the two mappings compared).
+    pub fn export_title(&self) -> String {
+        let m = &self.model;
+        let head = format!("{} on {}", m.graph_name, m.topo.spec());
+        let diff = &self.compare.diff;
+        if self.teach.export.wants(super::export::ViewKind::Difference) && diff.panes.len() == 2 {
+            return format!("{head} · change of link load, {} − {}", diff.b, diff.a);
+        }
+        match &m.eval {
+            Some(e) => format!(
+                "{head} · {} · hop-bytes {}",
+                m.shown_label(),
+                metrics_panel::fmt_num(e.metrics.hop_bytes)
+            ),
+            None => head,
+        }
+    }
+
+    /// The Compare sub-view shown when its panes carry their own metrics.
+    pub fn panes_note(&self) -> Option<&'static str> {
+        use super::compare_panel::CompareSub;
+        match (self.tab, self.compare.sub) {
+            (Tab::Compare, CompareSub::SideBySide) => Some("Side by side"),
+            (Tab::Compare, CompareSub::Difference) => Some("Difference"),
+            (Tab::Compare, CompareSub::Race) => Some("Race"),
+            _ => None,
+        }
+    }
+
     fn centre(&mut self, ui: &mut egui::Ui) {
         ui.horizontal_wrapped(|ui| {
             for t in Tab::ALL {
                 ui.selectable_value(&mut self.tab, t, t.title());
             }
             ui.separator();
-            ui.label("Colour processes by");
+            let l = ui.label("Colour processes by");
             let mut mode = self.color_mode;
             egui::ComboBox::from_id_salt("color_mode")
                 .selected_text(match mode {
@@ -271,10 +343,15 @@ impl HopmapApp {
                             "The part of the recursive bipartitioning that holds each \
                              process now (Bipartition tab); node colours otherwise",
                         );
-                });
+                })
+                .response
+                .labelled_by(l.id);
             self.color_mode = mode;
         });
         ui.separator();
+        if self.teach.export.request.is_some() {
+            self.teach.export.title = self.export_title();
+        }
         self.colors();
         let colors = std::mem::take(&mut self.colors);
         match self.tab {

@@ -95,7 +95,8 @@ impl HopmapApp {
                         {
                             r.send(Command::Step(k.max(1)));
                         }
-                        self.teach.tab = super::teach::BottomTab::Log;
+                        // The lesson text stays in view; its panel shows
+                        // the newest guided sentences beside it.
                     }
                 }
                 if let Some(e) = &self.model.error {
@@ -110,10 +111,46 @@ impl HopmapApp {
         r
     }
 
+    /// Whether a lesson is on screen: open, and its graph still the one shown.
+    pub fn lesson_active(&self) -> bool {
+        self.teach.lesson.open
+            && self
+                .teach
+                .lesson
+                .shown_graph
+                .is_some_and(|(_, g)| g == self.model.graph_gen)
+    }
+
+    /// Presentation keys while a lesson is open: PageDown, →, Space give the
+    /// next step, PageUp, ← the previous (what presentation clickers send);
+    /// not while a text field has the keyboard.
+    pub(super) fn lesson_keys(&mut self, ctx: &egui::Context) {
+        if !self.lesson_active() || ctx.egui_wants_keyboard_input() {
+            return;
+        }
+        use egui::Key;
+        let (next, prev) = ctx.input(|i| {
+            (
+                i.key_pressed(Key::PageDown)
+                    || i.key_pressed(Key::ArrowRight)
+                    || i.key_pressed(Key::Space),
+                i.key_pressed(Key::PageUp) || i.key_pressed(Key::ArrowLeft),
+            )
+        });
+        let cur = self.teach.lesson.lesson.min(LESSONS.len() - 1);
+        let k = self.teach.lesson.step;
+        let n = self.teach.lesson.current().steps.len();
+        if next && k + 1 < n {
+            let _ = self.open_lesson(cur, k + 1);
+        } else if prev && k > 0 {
+            let _ = self.open_lesson(cur, k - 1);
+        }
+    }
+
     pub(super) fn lesson_ui(&mut self, ui: &mut egui::Ui) {
         let mut go: Option<(usize, usize)> = None;
         ui.horizontal_wrapped(|ui| {
-            ui.label("Lesson");
+            let l = ui.label("Lesson");
             let cur = self.teach.lesson.lesson.min(LESSONS.len() - 1);
             egui::ComboBox::from_id_salt("lesson_pick")
                 .selected_text(LESSONS[cur].title)
@@ -124,7 +161,9 @@ impl HopmapApp {
                             go = Some((i, 0));
                         }
                     }
-                });
+                })
+                .response
+                .labelled_by(l.id);
             let lesson = self.teach.lesson.current();
             let n = lesson.steps.len();
             let k = self.teach.lesson.step;
@@ -161,12 +200,73 @@ impl HopmapApp {
                 ui.weak("It loads its own graph and network.");
             });
         } else if let Some(s) = lesson.steps.get(self.teach.lesson.step) {
-            ui.label(egui::RichText::new(s.title).strong().size(15.0));
+            ui.label(egui::RichText::new(s.title).strong().size(18.0));
+            let last = self.teach.lesson.step + 1 == lesson.steps.len();
+            let cur = self.teach.lesson.lesson.min(LESSONS.len() - 1);
+            let log: Vec<String> = self
+                .teach
+                .log
+                .lines
+                .iter()
+                .rev()
+                .take(3)
+                .map(|l| format!("{} #{}: {}", l.run, l.step, l.text))
+                .collect();
+            let full = ui.available_rect_before_wrap();
+            let text_w = if log.is_empty() {
+                full.width()
+            } else {
+                full.width() * 0.58
+            };
+            if !log.is_empty() {
+                // The newest guided sentences, whole, beside the text.
+                let r = egui::Rect::from_min_max(
+                    egui::pos2(full.min.x + text_w + 8.0, full.min.y),
+                    full.max,
+                );
+                let mut lu = ui.new_child(egui::UiBuilder::new().max_rect(r));
+                egui::ScrollArea::vertical()
+                    .id_salt("lesson_log")
+                    .auto_shrink([false, false])
+                    .show(&mut lu, |ui| {
+                        ui.label(egui::RichText::new("Guided log, newest first").strong());
+                        for l in &log {
+                            ui.add(egui::Label::new(egui::RichText::new(l).size(14.0)).wrap());
+                            ui.separator();
+                        }
+                    });
+            }
+            let tr = egui::Rect::from_min_size(full.min, egui::vec2(text_w, full.height()));
+            let mut tu = ui.new_child(egui::UiBuilder::new().max_rect(tr));
+            ui.allocate_rect(full, egui::Sense::hover());
+            let ui = &mut tu;
             egui::ScrollArea::vertical()
                 .id_salt("lesson_text")
                 .auto_shrink([false, false])
                 .show(ui, |ui| {
-                    ui.add(egui::Label::new(s.text).wrap());
+                    // Large and bright enough for a projector.
+                    ui.add(
+                        egui::Label::new(
+                            egui::RichText::new(s.text)
+                                .size(16.0)
+                                .color(ui.visuals().strong_text_color()),
+                        )
+                        .wrap(),
+                    );
+                    if last {
+                        ui.add_space(6.0);
+                        ui.label(egui::RichText::new("Recap").strong().size(16.0));
+                        for st in lesson.steps {
+                            ui.label(format!("• {}", st.title));
+                        }
+                        if let Some(next) = LESSONS.get(cur + 1) {
+                            if ui.button(format!("Next lesson: {}", next.title)).clicked() {
+                                go = Some((cur + 1, 0));
+                            }
+                        } else {
+                            ui.weak("This was the last lesson.");
+                        }
+                    }
                 });
         }
         if let Some((l, k)) = go {

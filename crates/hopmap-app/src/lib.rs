@@ -33,6 +33,8 @@ pub mod diff_view;
 pub mod error;
 pub mod export;
 pub mod fabric_panel;
+pub mod file_dialog;
+pub mod file_menu;
 pub mod glossary_panel;
 pub mod graph_view;
 pub mod guided_log;
@@ -52,6 +54,7 @@ pub mod settings;
 pub mod side_by_side;
 pub mod teach;
 pub mod top_bar;
+pub mod ui_state;
 pub mod worker;
 pub mod workspace_io;
 

@@ -298,6 +298,85 @@ impl MapperPanel {
         }
     }
 
+    /// The action bar: the selected mapper, Map, Step, Play/Pause, Reset,
+    /// the speed and the run's progress. The app draws it at a fixed place
+    /// (the bottom of the left panel), whatever the parameter count.
+    pub fn actions_ui(&mut self, ui: &mut egui::Ui, model: &mut Model) {
+        let has_coords = model.graph.coords().is_some();
+        ui.horizontal(|ui| {
+            ui.strong("Run");
+            ui.label(egui::RichText::new(&self.selected).monospace());
+        });
+        let id = self.selected.clone();
+        let params = self.effective_params(has_coords);
+        ui.horizontal(|ui| {
+            let busy = model.run_to_end;
+            if ui
+                .add_enabled(!busy, egui::Button::new("Map"))
+                .on_hover_text("Run the mapper to the end (on a worker thread)")
+                .clicked()
+            {
+                model.start_map(&id, self.seed, &params);
+            }
+            if ui
+                .add_enabled(!busy, egui::Button::new("Step"))
+                .on_hover_text("One step: one placement for greedy mappers")
+                .clicked()
+            {
+                model.step(&id, self.seed, &params);
+            }
+            let play_label = if model.playing { "Pause" } else { "Play" };
+            if ui
+                .add_enabled(!busy, egui::Button::new(play_label))
+                .on_hover_text("Animate the mapper step by step")
+                .clicked()
+            {
+                let on = !model.playing;
+                model.play(&id, self.seed, &params, on);
+            }
+            if ui
+                .button("Reset")
+                .on_hover_text("Forget the running mapper and the placement")
+                .clicked()
+            {
+                model.clear_mapping();
+                model.prev = None;
+            }
+        });
+        ui.horizontal(|ui| {
+            ui.add(
+                egui::Slider::new(&mut model.speed, 1.0..=2000.0)
+                    .text("speed")
+                    .logarithmic(true)
+                    .suffix(" steps/s")
+                    .custom_formatter(|v, _| {
+                        if v >= 2000.0 {
+                            "max".into()
+                        } else {
+                            format!("{v:.0}")
+                        }
+                    }),
+            );
+        });
+        // The progress line is always there, so nothing below it moves.
+        let placed = model.placement.iter().filter(|s| s.is_some()).count();
+        if model.run.is_some() {
+            let p = model.run_progress;
+            let phase = if p.phase.is_empty() { "step" } else { p.phase };
+            let text = match p.total {
+                Some(t) => format!("{}: {phase} {} of {t}", model.run_id, p.done),
+                None => format!("{}: {phase} {}", model.run_id, p.done),
+            };
+            ui.add(egui::ProgressBar::new(p.fraction().unwrap_or(0.0)).text(text));
+        } else {
+            ui.add(
+                egui::ProgressBar::new(if placed == model.graph.n() { 1.0 } else { 0.0 })
+                    .text("idle"),
+            );
+        }
+        ui.label(format!("placed: {placed} of {}", model.graph.n()));
+    }
+
     pub fn ui(&mut self, ui: &mut egui::Ui, model: &mut Model) {
         ui.heading("Mapper");
         let has_coords = model.graph.coords().is_some();
@@ -356,8 +435,9 @@ impl MapperPanel {
         let current = reg.iter().find(|i| i.id == self.selected);
         let randomized = current.is_some_and(|i| i.randomized);
         ui.horizontal(|ui| {
-            ui.label("seed");
+            let l = ui.label("seed");
             ui.add_enabled(randomized, egui::DragValue::new(&mut self.seed))
+                .labelled_by(l.id)
                 .on_hover_text("Seed of every randomized step (same seed, same mapping)");
         });
         if let Some(info) = current {
@@ -365,68 +445,6 @@ impl MapperPanel {
             self.params_ui(ui, info, has_coords);
         }
         self.refresh_params();
-        let id = self.selected.clone();
-        let params = self.effective_params(has_coords);
-        ui.horizontal(|ui| {
-            let busy = model.run_to_end;
-            if ui
-                .add_enabled(!busy, egui::Button::new("Map"))
-                .on_hover_text("Run the mapper to the end (on a worker thread)")
-                .clicked()
-            {
-                model.start_map(&id, self.seed, &params);
-            }
-            if ui
-                .add_enabled(!busy, egui::Button::new("Step"))
-                .on_hover_text("One step: one placement for greedy mappers")
-                .clicked()
-            {
-                model.step(&id, self.seed, &params);
-            }
-            let play_label = if model.playing { "Pause" } else { "Play" };
-            if ui
-                .add_enabled(!busy, egui::Button::new(play_label))
-                .on_hover_text("Animate the mapper step by step")
-                .clicked()
-            {
-                let on = !model.playing;
-                model.play(&id, self.seed, &params, on);
-            }
-            if ui
-                .button("Reset")
-                .on_hover_text("Forget the running mapper and the placement")
-                .clicked()
-            {
-                model.clear_mapping();
-                model.prev = None;
-            }
-        });
-        ui.horizontal(|ui| {
-            ui.label("speed");
-            ui.add(
-                egui::Slider::new(&mut model.speed, 1.0..=2000.0)
-                    .logarithmic(true)
-                    .suffix(" steps/s")
-                    .custom_formatter(|v, _| {
-                        if v >= 2000.0 {
-                            "max".into()
-                        } else {
-                            format!("{v:.0}")
-                        }
-                    }),
-            );
-        });
-        if model.run.is_some() {
-            let p = model.run_progress;
-            let phase = if p.phase.is_empty() { "step" } else { p.phase };
-            let text = match p.total {
-                Some(t) => format!("{}: {phase} {} of {t}", model.run_id, p.done),
-                None => format!("{}: {phase} {}", model.run_id, p.done),
-            };
-            ui.add(egui::ProgressBar::new(p.fraction().unwrap_or(0.0)).text(text));
-        }
-        let placed = model.placement.iter().filter(|s| s.is_some()).count();
-        ui.label(format!("placed: {placed} of {}", model.graph.n()));
         ui.horizontal(|ui| {
             ui.label("routing");
             let mut r = model.routing.clone();

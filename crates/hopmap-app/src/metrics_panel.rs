@@ -5,15 +5,24 @@
 //!
 //! So that a number says whether it is good, the panel opens with "How good
 //! is this mapping?": the hop-bytes of the current mapping beside two
-//! references, the lower bound (every byte one hop: Σ bytes × 1; with several
-//! cores per node, the bytes that leave their node × 1) and the `default`
-//! mapping (rank i on slot i), each as a bar and a multiple of the bound.
-//! The metrics grid has a column with the default mapping's values too. The
-//! default mapping is evaluated once per graph, network and routing.
+//! references, the lower bound valid for every mapping on this network
+//! ([`hopmap_core::hop_bound`], which also defines what a hop is on each network)
+//! and the `default` mapping (rank i on slot i), each as a bar and a
+//! multiple of the bound (or of default's when the bound is 0, as on a
+//! fabric whose switches hold the job). The metrics grid has a column with
+//! the default mapping's values too. The default mapping and the bound are
+//! computed once per graph, network and routing.
+//!
+//! The panel names what it describes ([`Model::shown_label`]): the shown
+//! mapping, or the running mapper's partial placement; in the Compare
+//! sub-views with panes it says that each pane carries its own numbers. Every
+//! figure it draws is also recorded in [`MetricsPanel::shown`] (name, value,
+//! text as displayed) for `hopmap gui --state`.
 
 use super::Model;
 use egui::{Color32, RichText};
 use egui_plot::{Bar, BarChart, Line, Plot, Points};
+use hopmap_core::hop_bound::{HopModel, lower_bound};
 use hopmap_core::mapping::Mapping;
 use hopmap_core::metrics::{Metrics, evaluate};
 use hopmap_core::units::fmt_bytes;
@@ -39,23 +48,16 @@ pub fn fmt_num(v: f64) -> String {
     }
 }
 
-/// The lower bound of hop-bytes for a mapping with these metrics: every
-/// byte that leaves its node travels at least one hop. With one core per
-/// node no byte stays on a node, so this is Σ bytes × 1 for every mapping.
-pub fn hop_bytes_lower_bound(m: &Metrics, cores: usize) -> f64 {
-    if cores <= 1 {
-        m.total_bytes
-    } else {
-        m.total_bytes - m.intra_node_bytes
-    }
-}
-
 /// The `default` mapping's metrics (rank i on slot i), cached per graph,
 /// network and routing.
 #[derive(Default)]
 pub struct Reference {
     key: (u64, u64, String),
     pub default: Option<Metrics>,
+    /// The hop-bytes lower bound of the graph on the network.
+    pub bound: f64,
+    /// How the network counts hops.
+    pub hops: Option<HopModel>,
 }
 
 impl Reference {
@@ -67,6 +69,8 @@ impl Reference {
         }
         self.key = key;
         self.default = None;
+        self.hops = Some(HopModel::of(&model.topo));
+        self.bound = lower_bound(&model.graph, &model.topo);
         let n = model.graph.n();
         if n == 0 || !model.fits() {
             return;
@@ -78,35 +82,57 @@ impl Reference {
     }
 }
 
+/// One figure as the panel displays it.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Shown {
+    pub name: String,
+    pub value: f64,
+    pub text: String,
+}
+
 #[derive(Default)]
 pub struct MetricsPanel {
     pub reference: Reference,
+    /// What the panel describes this frame (the mapping's name).
+    pub describes: String,
+    /// Every figure drawn this frame, in order.
+    pub shown: Vec<Shown>,
+}
+
+impl MetricsPanel {
+    fn record(&mut self, name: &str, value: f64, text: &str) {
+        self.shown.push(Shown {
+            name: name.to_string(),
+            value,
+            text: text.to_string(),
+        });
+    }
 }
 
 /// One row of "How good is this mapping?": a label, the value, its multiple
-/// of the bound, and a bar scaled to the largest row.
+/// of the base (the bound, or default's hop-bytes when the bound is 0), and
+/// a bar scaled to the largest row. Returns the multiple as displayed.
+#[allow(clippy::too_many_arguments)]
 fn quality_row(
     ui: &mut egui::Ui,
     label: &str,
     tip: &str,
     v: f64,
-    bound: f64,
+    base: (f64, &str),
     max: f64,
     col: Color32,
-) {
+) -> String {
     ui.label(label).on_hover_text(tip);
     ui.label(RichText::new(fmt_num(v)).monospace())
         .on_hover_text(fmt_bytes(v));
-    let ratio = if bound > 0.0 { v / bound } else { f64::NAN };
-    ui.label(
-        RichText::new(if ratio.is_finite() {
-            format!("{ratio:.2}×")
-        } else {
-            "–".into()
-        })
-        .monospace(),
-    )
-    .on_hover_text("multiple of the lower bound (1.00× = every byte one hop)");
+    let ratio = if base.0 > 0.0 { v / base.0 } else { f64::NAN };
+    let text = if ratio.is_finite() {
+        format!("{ratio:.2}×")
+    } else {
+        "–".into()
+    };
+    ui.label(RichText::new(&text).monospace())
+        .on_hover_text(format!("multiple of {}", base.1));
     let w = 70.0;
     let (r, painter) = ui.allocate_painter(egui::vec2(w, 12.0), egui::Sense::hover());
     let f = if max > 0.0 {
@@ -121,58 +147,87 @@ fn quality_row(
         col,
     );
     ui.end_row();
+    text
 }
 
 impl MetricsPanel {
     /// "How good is this mapping?": hop-bytes against the lower bound and default.
-    fn quality_ui(&self, ui: &mut egui::Ui, model: &Model, m: &Metrics) {
-        let cores = model.topo.cores();
-        let bound = hop_bytes_lower_bound(m, cores);
-        let default = self.reference.default.as_ref();
+    fn quality_ui(&mut self, ui: &mut egui::Ui, model: &Model, m: &Metrics) {
+        let bound = self.reference.bound;
+        let hops = self
+            .reference
+            .hops
+            .clone()
+            .unwrap_or_else(|| HopModel::of(&model.topo));
+        let default = self.reference.default.clone();
         ui.strong("How good is this mapping?")
             .on_hover_text("hop-bytes = Σ bytes × hops: lower is better");
-        let label = if model.mapping_label.is_empty() {
-            "this mapping".to_string()
-        } else {
-            format!("{} (shown)", model.mapping_label)
-        };
-        let max = [Some(m.hop_bytes), default.map(|d| d.hop_bytes), Some(bound)]
-            .into_iter()
-            .flatten()
-            .fold(0.0, f64::max);
+        let label = format!("{} (shown)", self.describes);
+        let max = [
+            Some(m.hop_bytes),
+            default.as_ref().map(|d| d.hop_bytes),
+            Some(bound),
+        ]
+        .into_iter()
+        .flatten()
+        .fold(0.0, f64::max);
         let better = Color32::from_rgb(110, 210, 110);
         let worse = Color32::from_rgb(255, 120, 100);
         let neutral = Color32::from_rgb(120, 160, 220);
-        let bound_tip = if cores <= 1 {
-            "Every byte travels at least one hop: no mapping can go below Σ bytes × 1 hop."
-        } else {
-            "Every byte that leaves its node travels at least one hop: (bytes − on-node bytes) × 1 hop \
-             for the shown mapping."
+        // Multiples of the bound; of default's hop-bytes when the bound is 0.
+        let base = match &default {
+            _ if bound > 0.0 => (bound, "the lower bound (1.00× = no mapping can do better)"),
+            Some(d) if d.hop_bytes > 0.0 => (d.hop_bytes, "default's hop-bytes (the bound is 0)"),
+            _ => (0.0, "nothing: the bound is 0"),
         };
+        let bound_tip = hops.explain();
+        let mut texts = Vec::new();
         egui::Grid::new("quality_grid")
             .num_columns(4)
             .spacing([8.0, 3.0])
             .show(ui, |ui| {
-                quality_row(ui, "lower bound: 1 hop per byte", bound_tip, bound, bound, max, Color32::from_gray(150));
-                if let Some(d) = default {
-                    quality_row(
+                let t = quality_row(
+                    ui,
+                    "lower bound",
+                    &bound_tip,
+                    bound,
+                    base,
+                    max,
+                    Color32::from_gray(150),
+                );
+                texts.push(("lower_bound", bound, t));
+                if let Some(d) = &default {
+                    let t = quality_row(
                         ui,
-                        "default: rank i on slot i",
+                        "default (rank i, slot i)",
                         "The `default` mapper (linear TXYZ order), the baseline every mapper should beat.",
                         d.hop_bytes,
-                        bound,
+                        base,
                         max,
                         neutral,
                     );
+                    texts.push(("default_hop_bytes", d.hop_bytes, t));
                 }
-                let col = match default {
+                let col = match &default {
                     Some(d) if m.hop_bytes < d.hop_bytes * 0.9995 => better,
                     Some(d) if m.hop_bytes > d.hop_bytes * 1.0005 => worse,
                     _ => neutral,
                 };
-                quality_row(ui, &label, "What the views show.", m.hop_bytes, bound, max, col);
+                let t = quality_row(ui, &label, "What the views show.", m.hop_bytes, base, max, col);
+                texts.push(("shown_hop_bytes", m.hop_bytes, t));
             });
-        if let Some(d) = default
+        for (name, v, ratio) in texts {
+            self.record(name, v, &format!("{} ({ratio})", fmt_num(v)));
+        }
+        if bound <= 0.0 {
+            ui.weak(format!(
+                "The bound is 0: every process can share a {} with all its partners \
+                 ({} slots), so multiples are of default's hop-bytes.",
+                if hops.fabric { "switch" } else { "node" },
+                hops.group_slots
+            ));
+        }
+        if let Some(d) = &default
             && d.hop_bytes > 0.0
             && model.mapping_label != "default"
         {
@@ -187,25 +242,43 @@ impl MetricsPanel {
             } else {
                 ("the same traffic as default".to_string(), neutral)
             };
-            ui.colored_label(col, text);
+            ui.colored_label(col, &text);
         }
-        if bound > 0.0 {
-            ui.weak(format!(
-                "{:.2} hops per byte on average (1.00 is the best possible)",
-                m.hop_bytes
-                    / (m.total_bytes - if cores <= 1 { 0.0 } else { m.intra_node_bytes })
-                        .max(f64::MIN_POSITIVE)
-            ));
+        if m.total_bytes > 0.0 {
+            let avg = m.hop_bytes / m.total_bytes;
+            let best = bound / m.total_bytes;
+            let text = format!(
+                "{avg:.2} {} per byte on average (no mapping goes below {best:.2})",
+                if hops.fabric { "switch hops" } else { "hops" }
+            );
+            ui.weak(&text);
+            self.record("hops_per_byte_bound", best, &format!("{best:.2}"));
         }
     }
 
-    pub fn ui(&mut self, ui: &mut egui::Ui, model: &Model) {
+    /// The panel. `panes`: the centre shows panes with their own metrics
+    /// (Compare's side by side, difference, race): the panel says that it
+    /// describes the single views' mapping, not the panes.
+    pub fn ui(&mut self, ui: &mut egui::Ui, model: &Model, panes: Option<&str>) {
         ui.heading("Metrics");
         self.reference.update(model);
+        self.shown.clear();
+        self.describes = model.shown_label();
         let Some(e) = &model.eval else {
+            self.describes.clear();
             ui.weak("No mapping yet: press Map, Step or Play.");
             return;
         };
+        if let Some(what) = panes {
+            ui.colored_label(
+                Color32::from_rgb(240, 190, 80),
+                format!(
+                    "{what}: each pane shows its own metrics. This panel describes {}, the \
+                     mapping of the Graph, Network and Matrix views.",
+                    self.describes
+                ),
+            );
+        }
         let m = &e.metrics;
         if !model.eval_partial {
             self.quality_ui(ui, model, m);
@@ -215,13 +288,14 @@ impl MetricsPanel {
             ui.colored_label(
                 Color32::from_rgb(240, 190, 80),
                 format!(
-                    "partial: {} of {} processes placed",
+                    "{}: {} of {} processes placed",
+                    self.describes,
                     m.processes,
                     model.graph.n()
                 ),
             );
         } else {
-            ui.label(format!("mapping: {}", model.mapping_label));
+            ui.label(format!("mapping: {}", self.describes));
         }
         // A partial placement is not comparable with a complete mapping.
         let prev = model.prev.as_ref().filter(|_| !model.eval_partial);
@@ -283,6 +357,7 @@ impl MetricsPanel {
                 dm.map(|d| d.max_link_flows as f64),
             ),
         ];
+        let mut shown = Vec::new();
         egui::Grid::new("metrics_grid")
             .num_columns(4)
             .striped(true)
@@ -300,8 +375,13 @@ impl MetricsPanel {
                     } else {
                         tip.to_string()
                     };
-                    ui.label(RichText::new(fmt_num(v)).monospace().strong())
+                    // Link loads in bytes with units; counts (and hop-bytes,
+                    // a product of bytes and hops) with grouped digits.
+                    let load = name == "max_link_load";
+                    let text = if load { fmt_bytes(v) } else { fmt_num(v) };
+                    ui.label(RichText::new(&text).monospace().strong())
                         .on_hover_text(hover);
+                    shown.push((name, v, text));
                     match old {
                         Some(o) if o != 0.0 => {
                             let pct = (v - o) / o * 100.0;
@@ -320,21 +400,67 @@ impl MetricsPanel {
                         }
                     }
                     match dv {
-                        Some(d) => ui.label(RichText::new(fmt_num(d)).monospace().weak()),
+                        Some(d) => ui.label(
+                            RichText::new(if load { fmt_bytes(d) } else { fmt_num(d) })
+                                .monospace()
+                                .weak(),
+                        ),
                         None => ui.label(""),
                     };
                     ui.end_row();
                 }
             });
-        ui.label(format!(
-            "{} bytes total, {} on-node; {} links used, mean load {}",
-            fmt_bytes(m.total_bytes),
-            fmt_bytes(m.intra_node_bytes),
-            m.used_links,
-            fmt_bytes(m.mean_link_load)
-        ));
+        for (name, v, text) in shown {
+            self.record(name, v, &text);
+        }
+        let hops = self
+            .reference
+            .hops
+            .clone()
+            .unwrap_or_else(|| HopModel::of(&model.topo));
+        let zero_hop = m.hop_histogram_bytes.first().copied().unwrap_or(0.0);
+        let summary = if hops.fabric {
+            format!(
+                "{} total: {} on one host, {} between hosts of one switch (0 hops); {} links \
+                 used, mean load {}",
+                fmt_bytes(m.total_bytes),
+                fmt_bytes(m.intra_node_bytes),
+                fmt_bytes((zero_hop - m.intra_node_bytes).max(0.0)),
+                m.used_links,
+                fmt_bytes(m.mean_link_load)
+            )
+        } else {
+            format!(
+                "{} total, {} on-node; {} links used, mean load {}",
+                fmt_bytes(m.total_bytes),
+                fmt_bytes(m.intra_node_bytes),
+                m.used_links,
+                fmt_bytes(m.mean_link_load)
+            )
+        };
+        ui.label(&summary);
+        self.record("total_bytes", m.total_bytes, &fmt_bytes(m.total_bytes));
+        self.record(
+            "intra_node_bytes",
+            m.intra_node_bytes,
+            &fmt_bytes(m.intra_node_bytes),
+        );
+        self.record(
+            "mean_link_load",
+            m.mean_link_load,
+            &fmt_bytes(m.mean_link_load),
+        );
         ui.separator();
-        ui.strong("hop-bytes over the mapper's steps");
+        if model.trace_label.is_empty() || model.trace.is_empty() {
+            ui.strong("hop-bytes over the mapper's steps");
+        } else if model.trace_label == model.mapping_label || model.run.is_some() {
+            ui.strong(format!("hop-bytes over {}'s steps", model.trace_label));
+        } else {
+            ui.strong(format!(
+                "hop-bytes over {}'s steps (the last run, not the mapping shown)",
+                model.trace_label
+            ));
+        }
         if model.trace.is_empty() {
             ui.weak("Step or Play a mapper to draw its curve.");
         } else {
@@ -343,7 +469,7 @@ impl MetricsPanel {
                 .height(140.0)
                 .allow_scroll(false)
                 .x_axis_label("step")
-                .y_axis_formatter(|m, _| fmt_bytes(m.value))
+                .y_axis_formatter(|m, _| fmt_num(m.value.round()))
                 .show(ui, |p| {
                     let c = Color32::from_rgb(120, 180, 255);
                     if pts.len() < 30 {
@@ -361,7 +487,7 @@ impl MetricsPanel {
             .map(|(h, &b)| {
                 Bar::new(h as f64, b)
                     .width(0.8)
-                    .name(format!("{h} hops"))
+                    .name(hops.bin_label(h))
                     .fill(super::colormap::viridis(
                         h as f32 / m.hop_histogram_bytes.len().max(2) as f32,
                     ))
@@ -371,11 +497,18 @@ impl MetricsPanel {
             .height(140.0)
             .allow_scroll(false)
             .allow_drag(false)
-            .x_axis_label("hops (0 = same node)")
+            .x_axis_label(hops.axis_label())
             .y_axis_formatter(|m, _| fmt_bytes(m.value))
             .show(ui, |p| {
                 p.bar_chart(BarChart::new("bytes", bars));
             });
+        for (h, &b) in m.hop_histogram_bytes.iter().enumerate() {
+            self.record(
+                &format!("histogram: {}", hops.bin_label(h)),
+                b,
+                &fmt_bytes(b),
+            );
+        }
     }
 }
 
@@ -392,17 +525,6 @@ mod tests {
     }
 
     #[test]
-    fn lower_bound_is_one_hop_per_byte_that_leaves_its_node() {
-        let m = Metrics {
-            total_bytes: 100.0,
-            intra_node_bytes: 30.0,
-            ..Default::default()
-        };
-        assert_eq!(hop_bytes_lower_bound(&m, 1), 100.0);
-        assert_eq!(hop_bytes_lower_bound(&m, 4), 70.0);
-    }
-
-    #[test]
     fn reference_is_the_default_mapping() {
         use hopmap_core::graph::GraphBuilder;
         use hopmap_core::topology::Topology;
@@ -416,6 +538,7 @@ mod tests {
         r.update(&model);
         let d = r.default.clone().unwrap();
         assert_eq!(d.hop_bytes, 16.0);
-        assert_eq!(hop_bytes_lower_bound(&d, 1), 16.0);
+        // One core per node: every byte one hop, so default meets the bound.
+        assert_eq!(r.bound, 16.0);
     }
 }

@@ -61,6 +61,8 @@ pub struct Model {
     sent_speed: f32,
     /// Hop-bytes over the steps of the running mapper: (step, hop-bytes).
     pub trace: Vec<[f64; 2]>,
+    /// The mapper whose steps `trace` holds.
+    pub trace_label: String,
     pub last_event: Option<StepEvent>,
     pub frontier: Vec<usize>,
     /// The running (or last finished) mapper's internals, for the views
@@ -75,6 +77,10 @@ pub struct Model {
     /// Cluster id per process when known (components until the layout's clusters land).
     pub clusters: Vec<u32>,
     pub num_clusters: usize,
+    /// Connected components of the graph (its undirected support).
+    pub num_components: usize,
+    /// Whether `clusters` are the layout's clusters (not yet the components).
+    pub clusters_from_layout: bool,
     /// Guided mode: runs collect a sentence per step ([`GuidedLine`]).
     pub guided: bool,
     /// Guided sentences that arrived and the log has not taken yet.
@@ -83,6 +89,9 @@ pub struct Model {
     pub graph_path: Option<std::path::PathBuf>,
     /// The file a load job in flight reads (becomes `graph_path`).
     pub pending_path: Option<std::path::PathBuf>,
+    /// Called by a run's worker after each snapshot (the app asks for a
+    /// frame), so that a paused run costs no frames.
+    pub waker: Option<Arc<dyn Fn() + Send + Sync>>,
 }
 
 impl Model {
@@ -114,6 +123,7 @@ impl Model {
             speed: 30.0,
             sent_speed: 0.0,
             trace: Vec::new(),
+            trace_label: String::new(),
             last_event: None,
             frontier: Vec::new(),
             run_detail: None,
@@ -123,10 +133,13 @@ impl Model {
             load_job: None,
             clusters,
             num_clusters: k,
+            num_components: k,
+            clusters_from_layout: false,
             guided: false,
             guided_new: Vec::new(),
             graph_path: None,
             pending_path: None,
+            waker: None,
         }
     }
 
@@ -159,10 +172,29 @@ impl Model {
         self.graph_path = None;
         self.clusters = clusters;
         self.num_clusters = k;
+        self.num_components = k;
+        self.clusters_from_layout = false;
         self.selected = None;
         self.prev = None;
         self.clear_mapping();
         self.baseline();
+    }
+
+    /// Why `topo` cannot replace the network (the graph does not fit, or
+    /// the network is too large to evaluate); None when it can.
+    pub fn refuses_topology(&self, topo: &Topology) -> Option<String> {
+        if self.graph.n() > topo.num_slots() {
+            return Some(format!(
+                "{} has {} slots for {} processes: the network was not changed (the graph, \
+                 mapping and comparison stay)",
+                topo.spec(),
+                topo.num_slots(),
+                self.graph.n()
+            ));
+        }
+        hopmap_core::metrics::check_evaluable(topo)
+            .err()
+            .map(|e| format!("{e}: the network was not changed"))
     }
 
     /// Replace the topology; maps with `default` when the graph fits.
@@ -171,6 +203,16 @@ impl Model {
         self.topo_gen += 1;
         if self.routing.check(&self.topo).is_err() {
             self.routing = Routing::Dor;
+        }
+        // A fat tree opens with its own routing (and so its three-tier
+        // drawing), not up*/down* with a fifth of the links unused.
+        if self
+            .topo
+            .as_fabric()
+            .is_some_and(|f| f.fat_tree().is_some())
+            && Routing::FatTree.check(&self.topo).is_ok()
+        {
+            self.routing = Routing::FatTree;
         }
         self.prev = None;
         self.clear_mapping();
@@ -278,7 +320,10 @@ impl Model {
                     run,
                     input,
                     self.routing.clone(),
-                    Box::new(|| {}),
+                    match self.waker.clone() {
+                        Some(w) => Box::new(move || w()),
+                        None => Box::new(|| {}),
+                    },
                 ));
                 if let Some(r) = &self.run {
                     r.set_guided(self.guided);
@@ -293,6 +338,7 @@ impl Model {
                 self.placement = vec![None; self.graph.n()];
                 self.place_gen += 1;
                 self.trace.clear();
+                self.trace_label = self.run_id.clone();
                 self.last_event = None;
                 self.frontier.clear();
                 self.run_detail = None;
@@ -435,6 +481,16 @@ impl Model {
                 // `prev` was set when the run started.
                 let prev = self.prev.take();
                 self.mapping = None;
+                // A recognised grid gives a graph without coordinates its
+                // grid positions (the graph view can then lay it out on them).
+                if let Some(c) = snap.grid_coords
+                    && self.graph.coords().is_none()
+                {
+                    let mut g = (*self.graph).clone();
+                    if g.set_coords(Some(c)).is_ok() {
+                        self.graph = Arc::new(g);
+                    }
+                }
                 self.apply_mapping(&id, m, e);
                 self.prev = prev;
                 let why = snap.state.stop().map_or("", Stop::describe);
@@ -464,6 +520,19 @@ impl Model {
                 Poll::Finished(r) => {
                     self.load_job = None;
                     match r {
+                        // A generated graph that does not fit leaves the
+                        // working graph, mapping and comparison as they are.
+                        Ok((g, name))
+                            if self.pending_path.is_none() && g.n() > self.topo.num_slots() =>
+                        {
+                            self.error = Some(format!(
+                                "{name}: {} processes do not fit in the {} slots of {}; the \
+                                 graph shown is unchanged (choose a larger network first)",
+                                g.n(),
+                                self.topo.num_slots(),
+                                self.topo.spec()
+                            ));
+                        }
                         Ok((g, name)) => {
                             self.status = format!("loaded {name}");
                             self.set_graph(g, &name);
@@ -479,6 +548,18 @@ impl Model {
             }
         }
         busy
+    }
+
+    /// The name of what `eval` describes: the complete mapping's mapper, or
+    /// the running (or stopped) mapper's partial placement.
+    pub fn shown_label(&self) -> String {
+        if self.run.is_some() {
+            format!("{} (running, partial)", self.run_id)
+        } else if self.mapping.is_none() && self.eval.is_some() {
+            format!("{} (stopped, partial)", self.run_id)
+        } else {
+            self.mapping_label.clone()
+        }
     }
 
     /// Whether anything is animating or running.

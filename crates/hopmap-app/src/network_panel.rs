@@ -83,6 +83,10 @@ impl NetworkPanel {
     /// Parse `spec` and give it to the model. True when the network changed.
     pub fn apply(&mut self, spec: &str, model: &mut Model) -> bool {
         match Topology::parse(spec) {
+            Ok(t) if model.refuses_topology(&t).is_some() => {
+                model.error = model.refuses_topology(&t);
+                false
+            }
             Ok(t) => {
                 model.error = None;
                 model.set_topology(t);
@@ -107,9 +111,9 @@ impl NetworkPanel {
                 .on_hover_text("Moh et al.'s fabrics, fat trees, dragonflies, ibnetdiscover and topology.conf files");
         });
         if self.is_fabric {
-            let mut fp = std::mem::take(&mut self.fabric);
-            changed |= fp.ui(ui, self, model);
-            self.fabric = fp;
+            if let Some(spec) = self.fabric.ui(ui, model) {
+                changed = self.apply(&spec, model);
+            }
             if changed {
                 let topo = model.topo.clone();
                 self.fabric.load(&topo);
@@ -129,8 +133,9 @@ impl NetworkPanel {
             ui.label("dims");
             ui.add(egui::TextEdit::singleline(&mut self.dims).desired_width(90.0))
                 .on_hover_text("sizes along X, Y, Z…, e.g. 8x8x8");
-            ui.label("cores");
-            ui.add(egui::DragValue::new(&mut self.cores).range(1..=64));
+            let l = ui.label("cores");
+            ui.add(egui::DragValue::new(&mut self.cores).range(1..=64))
+                .labelled_by(l.id);
         });
         let ndims = self.dims.split(['x', 'X']).count().min(6);
         self.wrap.resize(ndims, self.torus);
@@ -160,7 +165,7 @@ impl NetworkPanel {
             }
         });
         ui.horizontal(|ui| {
-            ui.label("Blue Gene/P");
+            let l = ui.label("Blue Gene/P");
             let current = model.topo.spec();
             egui::ComboBox::from_id_salt("bgp")
                 .selected_text(
@@ -183,7 +188,9 @@ impl NetworkPanel {
                             changed |= self.apply(&format!("bgp:{n}"), model);
                         }
                     }
-                });
+                })
+                .response
+                .labelled_by(l.id);
         });
         if self.links.0 != model.topo_gen {
             self.links = (model.topo_gen, model.topo.num_channels() / 2);

@@ -34,6 +34,7 @@ pub struct ReportDialog {
     pub seed: u64,
     pub job: Option<Job<ReportOutcome>>,
     pub last: Option<ReportOutcome>,
+    chooser: super::file_dialog::Chooser,
 }
 
 impl Default for ReportDialog {
@@ -49,6 +50,7 @@ impl Default for ReportDialog {
             seed: 1,
             job: None,
             last: None,
+            chooser: Default::default(),
         }
     }
 }
@@ -185,9 +187,11 @@ impl ReportDialog {
                 ui.horizontal(|ui| {
                     ui.strong("Folder");
                     ui.text_edit_singleline(&mut self.dir);
-                    if ui.small_button("Browse…").clicked()
-                        && let Some(d) = rfd::FileDialog::new().pick_folder()
-                    {
+                    if ui.small_button("Browse…").clicked() {
+                        self.chooser
+                            .open(super::file_dialog::Request::folder("The report's folder"));
+                    }
+                    if let Some(d) = self.chooser.poll(ui.ctx()) {
                         self.dir = d.display().to_string();
                     }
                 });

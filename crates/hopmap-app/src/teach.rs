@@ -1,9 +1,7 @@
 //! The teaching panel at the bottom of the window: tabs for the open
 //! lesson ([`super::lesson_panel`]), the guided log ([`super::guided_log`])
-//! and the glossary ([`super::glossary_panel`]), and a row of file actions:
-//! open and save a `.hopmap` workspace ([`super::workspace_io`]), export the
-//! graph or network view as SVG or 2× PNG ([`super::export`]), and the
-//! experiment report dialog ([`super::report_dialog`]).
+//! and the glossary ([`super::glossary_panel`]). Workspaces, exports and
+//! the experiment report are in the File menu ([`super::file_menu`]).
 //!
 //! [`Teach`] bundles these panels' state so that the app holds it in one
 //! field. Cost per frame: the visible panel's own.
@@ -71,7 +69,6 @@ impl HopmapApp {
                     );
                     ui.selectable_value(t, BottomTab::Glossary, "Glossary");
                     ui.separator();
-                    self.file_actions(ui);
                     if ui.small_button("hide").clicked() {
                         self.teach.hidden = true;
                     }
@@ -83,115 +80,6 @@ impl HopmapApp {
                     BottomTab::Glossary => self.teach.glossary.ui(ui),
                 }
             });
-    }
-
-    fn file_actions(&mut self, ui: &mut egui::Ui) {
-        ui.menu_button("File", |ui| {
-            if ui
-                .button("Open workspace…")
-                .on_hover_text("Open a .hopmap workspace")
-                .clicked()
-            {
-                ui.close();
-                if let Some(p) = rfd::FileDialog::new()
-                    .add_filter("hopmap workspace", &[hopmap_core::workspace::EXTENSION])
-                    .pick_file()
-                    && let Err(e) = self.load_workspace(&p)
-                {
-                    self.model.error = Some(e);
-                }
-            }
-            if ui
-                .button("Save workspace…")
-                .on_hover_text(
-                    "Save graph, network, mapper, mapping, layout and view settings as a \
-                     .hopmap file",
-                )
-                .clicked()
-            {
-                ui.close();
-                if let Some(p) = rfd::FileDialog::new()
-                    .add_filter("hopmap workspace", &[hopmap_core::workspace::EXTENSION])
-                    .set_file_name("session.hopmap")
-                    .save_file()
-                    && let Err(e) = self.save_workspace(&p)
-                {
-                    self.model.error = Some(e);
-                }
-            }
-            ui.separator();
-            for (view, format, what, file) in [
-                (
-                    ViewKind::Network,
-                    Format::Svg,
-                    "Export network view as SVG…",
-                    "network.svg",
-                ),
-                (
-                    ViewKind::Graph,
-                    Format::Svg,
-                    "Export graph view as SVG…",
-                    "graph.svg",
-                ),
-                (
-                    ViewKind::Matrix,
-                    Format::Svg,
-                    "Export matrix view as SVG…",
-                    "matrix.svg",
-                ),
-                (
-                    ViewKind::Difference,
-                    Format::Svg,
-                    "Export difference view as SVG…",
-                    "difference.svg",
-                ),
-                (
-                    ViewKind::Network,
-                    Format::Png2x,
-                    "Export network view as PNG (2×)…",
-                    "network.png",
-                ),
-                (
-                    ViewKind::Graph,
-                    Format::Png2x,
-                    "Export graph view as PNG (2×)…",
-                    "graph.png",
-                ),
-            ] {
-                if ui.button(what).clicked() {
-                    ui.close();
-                    let ext = if format == Format::Svg { "svg" } else { "png" };
-                    if let Some(p) = rfd::FileDialog::new()
-                        .add_filter(ext, &[ext])
-                        .set_file_name(file)
-                        .save_file()
-                    {
-                        self.request_export(view, format, p);
-                    }
-                }
-            }
-            ui.separator();
-            if ui
-                .button("Experiment report…")
-                .on_hover_text("Compare mappers on graphs × networks and write a report folder")
-                .clicked()
-            {
-                ui.close();
-                self.teach.report.show(&self.model);
-            }
-        });
-        if let Some(r) = &self.teach.export.last {
-            match r {
-                Ok(p) => ui
-                    .weak(format!(
-                        "exported {}",
-                        p.file_name()
-                            .map_or(String::new(), |f| f.to_string_lossy().into_owned())
-                    ))
-                    .on_hover_text(p.display().to_string()),
-                Err(e) => ui.colored_label(egui::Color32::from_rgb(255, 110, 90), e),
-            };
-        }
     }
 
     /// Export `view` at the next frame; the centre shows that view if it

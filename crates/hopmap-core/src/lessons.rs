@@ -210,6 +210,9 @@ impl Lesson {
     }
 }
 
+/// Orders the Balaji lesson's CDL step scores in guided mode (of 24).
+pub const CDL_GUIDED_STEPS: usize = 12;
+
 const STENCIL_8: LessonGraph = LessonGraph::Generate {
     spec: "stencil:8x8x8",
     neighbors: Neighbors::Faces,
@@ -325,13 +328,13 @@ pub const LESSONS: &[Lesson] = &[
             },
             LessonStep {
                 mapper: Some(("cdl", "")),
-                run: RunHow::Guided(24),
+                run: RunHow::Guided(CDL_GUIDED_STEPS),
                 ..LessonStep::new(
                     "CDL: try every order",
                     "Balaji's CDL scores every permutation order by contention and keeps the \
                      least contended. Each Step scores one order; the guided log says how it \
-                     compares with the best so far. Press Step or Map in the Mapper panel to \
-                     finish.",
+                     compares with the best so far. This step scores the first 12 of the 24 \
+                     orders: press Step or Map in the Mapper panel to score the rest.",
                 )
             },
         ],
@@ -377,18 +380,25 @@ pub const LESSONS: &[Lesson] = &[
                 ..LessonStep::new(
                     "Let the processes find their geometry",
                     "The gravitational layout (§4–5): communicating processes attract, all \
-                     repel. Each step is one iteration; the log gives the total force Σ|F|, \
-                     which falls as the two cliques pull apart into two clumps. Step on, or \
-                     press Map: the greedy placement (§7) then maps processes close in the \
-                     layout to close nodes, so each clique gathers in its own region.",
+                     repel. Each step is one iteration; the log gives the total force Σ|F|. It \
+                     does not fall at every iteration (the step length adapts, §5, and the \
+                     layout overshoots before it settles), but in the graph view the two \
+                     cliques pull apart: after these 12 iterations every process is nearer \
+                     the centre of its own clique than the other's. Step on, or press Map: the \
+                     greedy placement (§7) then maps processes close in the layout to close \
+                     nodes.",
                 )
             },
             LessonStep {
                 mapper: Some(("gravity-greedy", "")),
                 ..LessonStep::new(
                     "The result",
-                    "Mapped to the end: each colour holds one region of the mesh again, \
-                     whatever the numbering, and hop-bytes are back near the first step's.",
+                    "Mapped to the end: the processes of a clique sit closer together than \
+                     under the shuffled default — compare hop-bytes with the previous step's \
+                     in the Metrics panel (lower, whatever the numbering) — though the two \
+                     colours need not fill two clean halves of the mesh: the greedy placement \
+                     fills nodes in layout order, and the last processes of a clique take the \
+                     free nodes that remain.",
                 )
             },
         ],
@@ -484,5 +494,84 @@ mod tests {
             crate::metrics::hop_bytes(&g, &t, &m)
         };
         assert!(hb("gravity-greedy") < hb("default"));
+    }
+
+    /// The Balaji CDL step: after its guided steps, orders remain (so
+    /// "press Step or Map to score the rest" is true), of 24 in all.
+    #[test]
+    fn the_cdl_step_leaves_orders_to_score() {
+        let l = find("balaji-tzxy").unwrap();
+        let st = l.state_at(2);
+        assert_eq!(st.run, RunHow::Guided(CDL_GUIDED_STEPS));
+        let g = std::sync::Arc::new(st.graph.load().unwrap());
+        let t = std::sync::Arc::new(Topology::parse(st.topology).unwrap());
+        let input = crate::mappers::MapperInput::new(g, t, 0);
+        let info = crate::mappers::find("cdl").unwrap();
+        let mut run = crate::mappers::prepare(&info, &input).unwrap();
+        for _ in 0..CDL_GUIDED_STEPS {
+            assert!(run.step().is_running());
+        }
+        assert_eq!(run.progress().done, CDL_GUIDED_STEPS);
+        assert_eq!(run.progress().total, Some(24));
+        assert!(run.state().is_running());
+    }
+
+    /// The gravitational lesson, step 3: after the 12 guided iterations
+    /// every process is nearer its own clique's centre than the other's.
+    #[test]
+    fn the_gravity_step_separates_the_cliques() {
+        let l = find("bobrik-gravity").unwrap();
+        let st = l.state_at(2);
+        let RunHow::Guided(k) = st.run else {
+            panic!("step 3 is guided")
+        };
+        let g = std::sync::Arc::new(st.graph.load().unwrap());
+        let t = std::sync::Arc::new(Topology::parse(st.topology).unwrap());
+        let input = crate::mappers::MapperInput::new(g.clone(), t, 0);
+        let info = crate::mappers::find(st.mapper.unwrap().0).unwrap();
+        let mut run = crate::mappers::prepare(&info, &input).unwrap();
+        for _ in 0..k {
+            run.step();
+        }
+        let pos = run
+            .layout()
+            .expect("still laying out")
+            .positions()
+            .into_owned();
+        let (comp, two) = g.components();
+        assert_eq!(two, 2);
+        let centre = |c: u32| {
+            let v: Vec<&[f32; 3]> = (0..g.n())
+                .filter(|&p| comp[p] == c)
+                .map(|p| &pos[p])
+                .collect();
+            let n = v.len() as f32;
+            [0, 1, 2].map(|d| v.iter().map(|q| q[d]).sum::<f32>() / n)
+        };
+        let cs = [centre(0), centre(1)];
+        let d = |a: &[f32; 3], b: &[f32; 3]| (0..3).map(|i| (a[i] - b[i]).powi(2)).sum::<f32>();
+        for p in 0..g.n() {
+            let own = comp[p] as usize;
+            assert!(
+                d(&pos[p], &cs[own]) < d(&pos[p], &cs[1 - own]),
+                "process {p}"
+            );
+        }
+    }
+
+    /// The gravitational lesson, step 4: mapped to the end, hop-bytes are
+    /// below the shuffled default's (step 2).
+    #[test]
+    fn the_gravity_result_beats_the_shuffled_default() {
+        let l = find("bobrik-gravity").unwrap();
+        let st = l.state_at(3);
+        let g = std::sync::Arc::new(st.graph.load().unwrap());
+        let t = std::sync::Arc::new(Topology::parse(st.topology).unwrap());
+        let hb = |id: &str| {
+            let input = crate::mappers::MapperInput::new(g.clone(), t.clone(), 0);
+            let m = crate::mappers::run(&crate::mappers::find(id).unwrap(), &input).unwrap();
+            crate::metrics::hop_bytes(&g, &t, &m)
+        };
+        assert!(hb(st.mapper.unwrap().0) < hb("default"));
     }
 }

@@ -37,6 +37,7 @@ pub mod find_nearest;
 pub mod generate;
 pub mod glossary;
 pub mod graph;
+pub mod hop_bound;
 pub mod io;
 pub mod layout;
 pub mod lessons;

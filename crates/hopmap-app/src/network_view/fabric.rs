@@ -295,6 +295,11 @@ struct Scene<'a> {
     prep: &'a FabricPrep,
     view: &'a NetworkView,
     threshold: f64,
+    /// The top of the colour scale (this view's busiest link, or a shared
+    /// or locked scale).
+    maxv: f64,
+    /// B − A per link and the largest |B − A| (difference view).
+    delta: Option<(&'a [f64], f64)>,
     ghost: u8,
     colors: &'a [Color32],
     frame: Frame,
@@ -321,7 +326,15 @@ fn build(sc: &Scene<'_>, key: Vec<u64>) -> FabDrawn {
     let mut arrows = Mesh::default();
     let mut segs: Vec<(u32, Pos2, Pos2)> = Vec::new();
     let links = f.switch_links();
-    let shown: Vec<u32> = stats.order.iter().rev().copied().collect();
+    let shown: Vec<u32> = match sc.delta {
+        // A difference draws the largest changes last (on top).
+        Some((d, _)) => {
+            let mut o: Vec<u32> = (0..d.len() as u32).collect();
+            o.sort_by(|&a, &b| d[a as usize].abs().total_cmp(&d[b as usize].abs()));
+            o
+        }
+        None => stats.order.iter().rev().copied().collect(),
+    };
     let mut visible_links = 0usize;
     let unused_count = sc.prep.unused.iter().filter(|&&u| u).count();
     for &li in &shown {
@@ -337,9 +350,18 @@ fn build(sc: &Scene<'_>, key: Vec<u64>) -> FabDrawn {
         let (la, lb) = (lay.level_of[a as usize], lay.level_of[b as usize]);
         let v = stats.vals.get(i).copied().unwrap_or(0.0);
         let unused = sc.prep.unused.get(i).copied().unwrap_or(false);
-        let st = link_style(v, sc.threshold, stats.maxv, sc.ghost);
+        let (st, full_col) = match sc.delta {
+            Some((d, m)) => {
+                let dv = d.get(i).copied().unwrap_or(0.0);
+                super::paint::delta_style(dv, m, sc.ghost)
+            }
+            None => {
+                let st = link_style(v, sc.threshold, sc.maxv, sc.ghost);
+                (st, link_color(st.t, st.alpha))
+            }
+        };
         let (col, w, dashed) = if st.full {
-            (link_color(st.t, st.alpha), 1.0 * st.width, false)
+            (full_col, 1.0 * st.width, false)
         } else if unused && v <= 0.0 {
             // Faded; dashed while there are few enough links to tell dashes.
             if shown.len() <= 3000 {
@@ -653,9 +675,14 @@ impl NetworkView {
         model: &mut Model,
         colors: &[Color32],
         colors_gen: u64,
+        sync: Option<&mut super::ViewSync>,
+        delta: Option<&super::LinkDelta>,
     ) {
         let topo = model.topo.clone();
         let Some(f) = topo.as_fabric() else { return };
+        let synced = sync.is_some();
+        let shared = sync.as_ref().and_then(|s| s.scale);
+        let delta = delta.filter(|d| d.vals.len() == f.switch_links().len());
         self.fabric_ensure(f, model);
         let (resp, painter) = ui.allocate_painter(ui.available_size(), Sense::click_and_drag());
         let full = resp.rect;
@@ -676,9 +703,10 @@ impl NetworkView {
             return;
         };
         let lay = &prep.layout;
+        let legend_h = if synced { 0.0 } else { legend::HEIGHT };
         let rect = Rect::from_min_max(
             full.min + vec2(0.0, 8.0),
-            pos2(full.max.x, full.max.y - legend::HEIGHT),
+            pos2(full.max.x, full.max.y - legend_h),
         );
 
         // Camera: the wheel zooms across about the pointer, a drag pans.
@@ -730,7 +758,10 @@ impl NetworkView {
             clip: full,
         };
 
-        let threshold = self.stats.threshold(self.filter, false);
+        let (threshold, maxv) = match shared.or(self.locked_range().filter(|_| !synced)) {
+            Some(r) => r,
+            None => (self.stats.threshold(self.filter, false), self.stats.maxv),
+        };
         let ghost: u8 = if !self.ghosts {
             0
         } else if self.geom.links.len() > 20_000 {
@@ -748,6 +779,8 @@ impl NetworkView {
             model.topo_gen,
             colors_gen,
             Arc::as_ptr(&prep) as u64,
+            maxv.to_bits(),
+            delta.map_or(u64::MAX, |d| d.generation),
         ];
         // A pan (same scale, another origin) within the screen width built
         // beyond each side translates the meshes instead of rebuilding them.
@@ -783,6 +816,8 @@ impl NetworkView {
                 prep: &prep,
                 view: self,
                 threshold,
+                maxv,
+                delta: delta.map(|d| (&d.vals[..], d.max_abs)),
                 ghost,
                 colors,
                 frame,
@@ -910,6 +945,10 @@ impl NetworkView {
             resp.on_hover_text_at_pointer(t);
         }
 
+        if synced {
+            // The caller draws one legend for every synced view.
+            return;
+        }
         let filter = self
             .filter
             .resolve(self.geom.links.len(), self.stats.used, false);
@@ -925,7 +964,7 @@ impl NetworkView {
             &legend::Legend {
                 by_flows: self.by_flows,
                 from: threshold,
-                to: self.stats.maxv,
+                to: maxv,
                 full: self.stats.passing(threshold),
                 used: self.stats.used,
                 total: self.geom.links.len(),
@@ -934,6 +973,7 @@ impl NetworkView {
                 resolved: Resolved::Flat,
                 any_wrap: false,
                 auto_note: Some(&note),
+                locked: self.scale.top(self.by_flows).is_some(),
             },
         );
     }

@@ -25,6 +25,8 @@ pub struct Legend<'a> {
     pub resolved: Resolved,
     pub any_wrap: bool,
     pub auto_note: Option<&'a str>,
+    /// The top is a locked scale (not this view's busiest link).
+    pub locked: bool,
 }
 
 fn value_text(by_flows: bool, v: f64) -> String {
@@ -71,7 +73,11 @@ pub fn draw(painter: &Painter, full: Rect, lg: &Legend<'_>) {
     painter.text(
         pos2(lr.max.x + 4.0, lr.center().y),
         egui::Align2::LEFT_CENTER,
-        format!("{} (busiest link)", value_text(lg.by_flows, lg.to)),
+        if lg.locked {
+            format!("{} (locked scale top)", value_text(lg.by_flows, lg.to))
+        } else {
+            format!("{} (busiest link)", value_text(lg.by_flows, lg.to))
+        },
         font.clone(),
         label_col,
     );

@@ -39,6 +39,7 @@ pub mod geometry;
 mod input;
 mod legend;
 mod paint;
+pub mod scale;
 pub mod sync;
 
 pub use contention::{LinkFilter, LinkStats};
@@ -84,6 +85,8 @@ pub struct NetworkView {
     stats_key: (u64, u64, bool),
     /// The switch-fabric drawing ([`fabric`]).
     pub fab: fabric::FabricState,
+    /// The single view's colour-scale lock ([`scale`]).
+    pub scale: scale::ScaleState,
 }
 
 impl NetworkView {
@@ -109,7 +112,29 @@ impl NetworkView {
             stats: LinkStats::default(),
             stats_key: (0, 0, false),
             fab: fabric::FabricState::default(),
+            scale: scale::ScaleState::default(),
         }
+    }
+
+    /// The locked colour range `(threshold, top)` of the single view, if
+    /// the scale is locked ([`scale`]).
+    pub(super) fn locked_range(&self) -> Option<(f64, f64)> {
+        self.locked_range_at(false)
+    }
+
+    fn locked_range_at(&self, projected: bool) -> Option<(f64, f64)> {
+        let top = self.scale.top(self.by_flows)?;
+        let t = self.stats.threshold(self.filter, projected);
+        Some((if t.is_finite() { t.min(top) } else { t }, top))
+    }
+
+    /// The colour range `(from, to)` the single view's legend shows.
+    pub fn legend_range(&self) -> (f64, f64) {
+        let projected = self.resolved == Resolved::Projection;
+        self.locked_range_at(projected).unwrap_or((
+            self.stats.threshold(self.filter, projected),
+            self.stats.maxv,
+        ))
     }
 
     /// Whether a drawing is still being prepared (the fabric layout).
@@ -336,6 +361,9 @@ impl NetworkView {
                 .on_hover_text(format!(
                     "Draw the links the filter leaves out faintly ({total} links in all)"
                 ));
+            ui.separator();
+            let own = self.stats.maxv;
+            self.scale.ui(ui, self.by_flows, own);
         });
     }
 
@@ -436,7 +464,7 @@ impl NetworkView {
             self.hottest_ui(ui, model);
         }
         if model.topo.as_fabric().is_some() {
-            self.fabric_ui(ui, model, colors, colors_gen);
+            self.fabric_ui(ui, model, colors, colors_gen, sync, delta);
             return;
         }
         let (resp, painter) = ui.allocate_painter(ui.available_size(), Sense::click_and_drag());
@@ -467,10 +495,13 @@ impl NetworkView {
         let projected = resolved == Resolved::Projection;
         let (threshold, maxv) = match sync.as_ref().and_then(|s| s.scale) {
             Some(r) => r,
-            None => (
-                self.stats.threshold(self.filter, projected),
-                self.stats.maxv,
-            ),
+            None => match self.locked_range_at(projected).filter(|_| !synced) {
+                Some(r) => r,
+                None => (
+                    self.stats.threshold(self.filter, projected),
+                    self.stats.maxv,
+                ),
+            },
         };
         let delta = delta.filter(|d| d.vals.len() == self.geom.links.len());
         let ghost: u8 = if !self.ghosts {
@@ -606,6 +637,7 @@ impl NetworkView {
                 resolved,
                 any_wrap: self.geom.any_wrap,
                 auto_note,
+                locked: self.scale.top(self.by_flows).is_some(),
             },
         );
     }

@@ -1,0 +1,157 @@
+//! Controls stay where they are, and the app is idle when nothing moves,
+//! driven through egui_kittest at real window sizes: at 1280×800 the Map,
+//! Step and Play buttons are inside the window at one place for every
+//! mapper (however many parameters it has); an error banner and a running
+//! Map's progress bar do not move the panels; at 1024×700 the Metrics panel
+//! starts collapsed and the View menu brings it back; lesson steps follow
+//! PageDown/PageUp, the arrows and Space; a paused run asks for no frames;
+//! without a desktop file dialog, the in-app chooser opens a typed path.
+
+use super::common::step_until;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use hopmap_app::settings::Settings;
+use hopmap_app::{GuiOptions, HopmapApp};
+use hopmap_core::mappers;
+
+fn harness_at(w: f32, h: f32) -> Harness<'static, HopmapApp> {
+    let mut hn = Harness::builder()
+        .with_size(egui::vec2(w, h))
+        .build_eframe(|_cc| HopmapApp::new(Settings::default()));
+    hn.state_mut().graph_view.playing = false;
+    hn.run_steps(3);
+    hn
+}
+
+fn rect_of(h: &Harness<'static, HopmapApp>, label: &str) -> egui::Rect {
+    h.get_by_label(label).rect()
+}
+
+#[test]
+fn map_step_play_stay_in_view_at_one_place_for_every_mapper() {
+    let mut h = harness_at(1280.0, 800.0);
+    let mut first: Option<[egui::Rect; 3]> = None;
+    for info in mappers::registry() {
+        // Disabled mappers (not on this network) cannot be selected.
+        if h.state().mapper.fit.why(info.id).is_some() {
+            continue;
+        }
+        h.state_mut().mapper.select(info.id);
+        h.run_steps(2);
+        let rects = [rect_of(&h, "Map"), rect_of(&h, "Step"), rect_of(&h, "Play")];
+        for r in &rects {
+            assert!(
+                r.max.y <= 800.0 && r.min.y >= 0.0 && r.max.x <= 1280.0,
+                "{}: {r:?} is outside 1280×800",
+                info.id
+            );
+        }
+        match &first {
+            None => first = Some(rects),
+            Some(f) => assert_eq!(f, &rects, "{} moved the buttons", info.id),
+        }
+    }
+    assert!(first.is_some());
+}
+
+#[test]
+fn an_error_banner_and_a_progress_bar_move_nothing() {
+    let mut h = harness_at(1280.0, 800.0);
+    let before = (rect_of(&h, "Map"), rect_of(&h, "Metrics"));
+    h.state_mut().model.error =
+        Some("a long error message that would once have pushed the window down".repeat(3));
+    h.run_steps(2);
+    assert!(h.query_by_label_contains("a long error message").is_some());
+    assert_eq!((rect_of(&h, "Map"), rect_of(&h, "Metrics")), before);
+    h.get_by_label("dismiss").click();
+    h.run_steps(2);
+    assert!(h.state().model.error.is_none());
+    assert_eq!((rect_of(&h, "Map"), rect_of(&h, "Metrics")), before);
+}
+
+#[test]
+fn a_narrow_window_collapses_the_metrics_panel_and_view_restores_it() {
+    let mut h = harness_at(1024.0, 700.0);
+    assert!(!h.state().menus.right_open);
+    assert!(h.query_by_label("How good is this mapping?").is_none());
+    // The centre is wide enough to use.
+    let map = rect_of(&h, "Map");
+    assert!(map.max.y <= 700.0);
+    h.get_by_label("View").click();
+    h.run_steps(3);
+    h.get_by_label("Metrics panel").click();
+    h.run_steps(3);
+    assert!(h.state().menus.right_open);
+    // The View menu names the zoom keys.
+    h.get_by_label("View").click();
+    h.run_steps(3);
+    assert!(h.query_by_label_contains("Ctrl +").is_some());
+}
+
+#[test]
+fn lesson_steps_follow_the_presentation_keys() {
+    let mut app = HopmapApp::new(Settings::default());
+    app.apply_options(&GuiOptions {
+        lesson: Some("bobrik-gravity".into()),
+        ..Default::default()
+    })
+    .unwrap();
+    app.graph_view.playing = false;
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1600.0, 1000.0))
+        .build_eframe(move |_cc| app);
+    h.run_steps(2);
+    assert_eq!(h.state().teach.lesson.step, 0);
+    for (key, want) in [
+        (egui::Key::PageDown, 1),
+        (egui::Key::ArrowRight, 2),
+        (egui::Key::PageUp, 1),
+        (egui::Key::ArrowLeft, 0),
+        (egui::Key::Space, 1),
+    ] {
+        h.key_press(key);
+        h.run_steps(2);
+        assert_eq!(h.state().teach.lesson.step, want, "{key:?}");
+    }
+}
+
+#[test]
+fn a_paused_run_asks_for_no_frames() {
+    let mut h = harness_at(1280.0, 800.0);
+    h.state_mut().mapper.select("mht");
+    h.run_steps(1);
+    h.get_by_label("Step").click();
+    h.run_steps(1);
+    step_until(&mut h, |a| {
+        a.model.placement.iter().filter(|s| s.is_some()).count() == 1
+    });
+    assert!(h.state().model.run.is_some(), "paused mid-run");
+    // A few frames to settle, then none is asked for.
+    h.run_steps(3);
+    assert!(!h.ctx.has_requested_repaint());
+}
+
+#[test]
+fn the_in_app_chooser_opens_a_typed_path() {
+    use hopmap_app::file_dialog::{Backend, Request};
+    let dir = std::env::temp_dir().join(format!("hopmap-chooser-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("ring.txt");
+    std::fs::write(&file, "0 1 10\n1 2 10\n2 3 10\n3 0 10\n").unwrap();
+    let mut h = harness_at(1600.0, 1000.0);
+    h.state_mut()
+        .data
+        .chooser
+        .open_with(Request::open("Open a communication graph"), Backend::InApp);
+    h.run_steps(2);
+    h.state_mut().data.chooser.inapp.as_mut().unwrap().dir = dir.clone();
+    h.run_steps(1);
+    // The folder's file is listed; click it, then Open.
+    h.get_by_label("ring.txt").click();
+    h.run_steps(1);
+    h.get_by_label("Open").click();
+    h.run_steps(1);
+    step_until(&mut h, |a| a.model.graph_name.contains("ring"));
+    assert_eq!(h.state().model.graph.n(), 4);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
