@@ -31,7 +31,6 @@ use glam::Vec3;
 use hopmap_core::mappers::recursive::domain::Domain;
 use hopmap_core::mappers::run_detail::{PartState, RecursiveDetail, RunDetail, TreePart};
 use hopmap_core::topology::Topology;
-use hopmap_core::units::fmt_bytes;
 
 /// The view's state.
 #[derive(Default)]
