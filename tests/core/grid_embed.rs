@@ -185,7 +185,10 @@ fn lammps_lj_is_recognised_in_any_order_and_every_byte_goes_one_hop() {
         let g = capture("lammps-lj-64.mtx", seed);
         let (hb, s) = run(&g, "torus:4x4x4", &[]);
         let s = s.unwrap();
-        assert!(s.contains("4×4×4 torus halo (faces) (nothing left out"), "{s}");
+        assert!(
+            s.contains("4×4×4 torus halo (faces) (nothing left out"),
+            "{s}"
+        );
         assert!((hb - g.total_bytes()).abs() <= 1e-9 * hb, "{seed:?}: {hb}");
     }
 }
