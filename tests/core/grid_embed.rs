@@ -131,7 +131,7 @@ proptest! {
         cores in prop::sample::select(vec![1u32, 2, 4]),
     ) {
         let n: u32 = dims.iter().product();
-        prop_assume!(n % cores == 0 && n >= 4);
+        prop_assume!(n.is_multiple_of(cores) && n >= 4);
         let ds: Vec<String> = dims.iter().map(|d| d.to_string()).collect();
         let ws: Vec<String> = w[..dims.len()].iter().map(|x| x.to_string()).collect();
         let spec = format!("halo:{}:{}", ds.join("x"), ws.join(","));

@@ -145,7 +145,7 @@ fn factorisations(g: u32, kmax: usize) -> Vec<Vec<u32>> {
     let mut out = vec![vec![g]];
     if kmax > 1 {
         for a in 2..g {
-            if g % a == 0 {
+            if g.is_multiple_of(a) {
                 for mut rest in factorisations(g / a, kmax - 1) {
                     rest.insert(0, a);
                     out.push(rest);

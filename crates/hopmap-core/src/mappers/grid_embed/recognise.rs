@@ -47,7 +47,7 @@
 //! Of all thresholds the recognition that covers most bytes wins (the
 //! largest α on a tie); the pairs that are not grid neighbours are reported
 //! as left out. When no threshold gives an exact grid, the ranks' own
-//! order is tried as a Cartesian numbering ([`rank_order_grid`]): real
+//! order is tried as a Cartesian numbering (`rank_order_grid`): real
 //! decompositions of non-rectangular domains miss some neighbour pairs and
 //! add some diagonal ones, but are often numbered along their grid. Cost: O(m + n·Δ³ log Δ) per threshold, Δ ≤ 12 the skeleton's
 //! degree, over at most a dozen thresholds (stopping once every byte is
@@ -388,7 +388,7 @@ fn rank_order_grid(g: &CommGraph, vol: &[f64], total: f64) -> Option<GridHalo> {
     let n = g.n() as u32;
     let mut shapes: Vec<Vec<u32>> = Vec::new();
     for a in 2..n {
-        if n % a != 0 {
+        if !n.is_multiple_of(a) {
             continue;
         }
         let r = n / a;
@@ -396,7 +396,7 @@ fn rank_order_grid(g: &CommGraph, vol: &[f64], total: f64) -> Option<GridHalo> {
             shapes.push(vec![a, r]);
         }
         for b in 2..r {
-            if r % b == 0 && r / b >= 2 {
+            if r.is_multiple_of(b) && r / b >= 2 {
                 shapes.push(vec![a, b, r / b]);
             }
         }
