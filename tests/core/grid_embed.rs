@@ -131,7 +131,7 @@ proptest! {
         cores in prop::sample::select(vec![1u32, 2, 4]),
     ) {
         let n: u32 = dims.iter().product();
-        prop_assume!(n % cores == 0 && n >= 4);
+        prop_assume!(n.is_multiple_of(cores) && n >= 4);
         let ds: Vec<String> = dims.iter().map(|d| d.to_string()).collect();
         let ws: Vec<String> = w[..dims.len()].iter().map(|x| x.to_string()).collect();
         let spec = format!("halo:{}:{}", ds.join("x"), ws.join(","));
@@ -185,7 +185,10 @@ fn lammps_lj_is_recognised_in_any_order_and_every_byte_goes_one_hop() {
         let g = capture("lammps-lj-64.mtx", seed);
         let (hb, s) = run(&g, "torus:4x4x4", &[]);
         let s = s.unwrap();
-        assert!(s.contains("4×4×4 torus halo (faces) (nothing left out"), "{s}");
+        assert!(
+            s.contains("4×4×4 torus halo (faces) (nothing left out"),
+            "{s}"
+        );
         assert!((hb - g.total_bytes()).abs() <= 1e-9 * hb, "{seed:?}: {hb}");
     }
 }

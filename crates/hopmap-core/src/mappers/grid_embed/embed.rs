@@ -127,7 +127,11 @@ impl Plan {
                     format!("{}→{}", sizes[l], name(t))
                 })
                 .collect();
-            parts.push(format!("{}: {}", super::recognise::axis_name(i), fs.join(" ")));
+            parts.push(format!(
+                "{}: {}",
+                super::recognise::axis_name(i),
+                fs.join(" ")
+            ));
         }
         parts.join(", ")
     }
@@ -165,11 +169,7 @@ pub fn plans(halo: &GridHalo, net: &Grid) -> Vec<Plan> {
     // Three factors when the network has more dimensions than the grid
     // (a ring or a plane folded into a 3D torus), else two.
     let kmax = if d < nd { 3 } else { 2 };
-    let per_dir: Vec<Vec<Vec<u32>>> = halo
-        .dims
-        .iter()
-        .map(|&g| factorisations(g, kmax))
-        .collect();
+    let per_dir: Vec<Vec<Vec<u32>>> = halo.dims.iter().map(|&g| factorisations(g, kmax)).collect();
     let mut out = Vec::new();
     let mut choice = vec![0usize; d];
     'combos: loop {

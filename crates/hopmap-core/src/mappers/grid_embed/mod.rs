@@ -182,7 +182,9 @@ impl GridEmbed {
 
     fn finish(&mut self, m: Mapping, stop: Stop) {
         let cores = self.input.topo.cores();
-        self.placement = (0..m.len()).map(|p| Some(m.slot(p, cores) as u32)).collect();
+        self.placement = (0..m.len())
+            .map(|p| Some(m.slot(p, cores) as u32))
+            .collect();
         self.mapping = Some(m);
         self.stop = Some(stop);
         self.phase = Phase::Done;
@@ -228,7 +230,11 @@ impl GridEmbed {
                 self.note = format!(
                     "recognised a {} ({} left out: {} pairs, {:.2}% of the bytes)",
                     h.describe(),
-                    if h.other_pairs == 0 { "nothing" } else { "some" },
+                    if h.other_pairs == 0 {
+                        "nothing"
+                    } else {
+                        "some"
+                    },
                     h.other_pairs,
                     h.left_out_share() * 100.0
                 );
@@ -279,11 +285,9 @@ impl GridEmbed {
     }
 
     fn place_step(&mut self) {
-        let (Some(h), Some(net), Some((k, hb, unit))) = (
-            self.halo.as_ref(),
-            self.input.topo.as_grid(),
-            self.chosen,
-        ) else {
+        let (Some(h), Some(net), Some((k, hb, unit))) =
+            (self.halo.as_ref(), self.input.topo.as_grid(), self.chosen)
+        else {
             return;
         };
         let plan = &self.plans[k];
@@ -305,7 +309,9 @@ impl GridEmbed {
             return;
         }
         let cores = self.input.topo.cores();
-        self.placement = (0..m.len()).map(|p| Some(m.slot(p, cores) as u32)).collect();
+        self.placement = (0..m.len())
+            .map(|p| Some(m.slot(p, cores) as u32))
+            .collect();
         let params = RefineParams {
             objective: Objective::HopBytes,
             sweeps: 30,

@@ -47,7 +47,7 @@
 //! Of all thresholds the recognition that covers most bytes wins (the
 //! largest α on a tie); the pairs that are not grid neighbours are reported
 //! as left out. When no threshold gives an exact grid, the ranks' own
-//! order is tried as a Cartesian numbering ([`rank_order_grid`]): real
+//! order is tried as a Cartesian numbering (`rank_order_grid`): real
 //! decompositions of non-rectangular domains miss some neighbour pairs and
 //! add some diagonal ones, but are often numbered along their grid. Cost: O(m + n·Δ³ log Δ) per threshold, Δ ≤ 12 the skeleton's
 //! degree, over at most a dozen thresholds (stopping once every byte is
@@ -134,7 +134,10 @@ impl GridHalo {
 
 /// `x`, `y`, `z`, then `d3`, `d4`, …
 pub fn axis_name(i: usize) -> &'static str {
-    ["x", "y", "z", "d3", "d4", "d5"].get(i).copied().unwrap_or("d?")
+    ["x", "y", "z", "d3", "d4", "d5"]
+        .get(i)
+        .copied()
+        .unwrap_or("d?")
 }
 
 /// Undirected adjacency with sorted rows.
@@ -252,9 +255,8 @@ impl Adj {
                     }
                 }
             }
-            !(0..common.len()).any(|a| {
-                (a + 1..common.len()).any(|b| !self.adjacent(common[a], common[b]))
-            })
+            !(0..common.len())
+                .any(|a| (a + 1..common.len()).any(|b| !self.adjacent(common[a], common[b])))
         })
     }
 }
@@ -290,7 +292,11 @@ pub fn recognise(g: &CommGraph) -> Result<GridHalo, String> {
     let vol = pair_volumes(g);
     let (off, nb) = (g.offsets(), g.targets());
     let maxw: Vec<f64> = (0..n)
-        .map(|u| vol[off[u]..off[u + 1]].iter().fold(0.0f64, |a, &b| a.max(b)))
+        .map(|u| {
+            vol[off[u]..off[u + 1]]
+                .iter()
+                .fold(0.0f64, |a, &b| a.max(b))
+        })
         .collect();
     let total: f64 = vol.iter().sum::<f64>() / 2.0;
     let mut best: Option<GridHalo> = None;
@@ -440,9 +446,7 @@ fn check_heavy(heavy: &Adj, dims: &[u32], periodic: &[bool], coords: &[u32]) -> 
             let v = v as usize;
             let (cu, cv) = (&coords[u * d..u * d + d], &coords[v * d..v * d + d]);
             if (0..d).any(|i| axis_dist(cu[i], cv[i], dims[i], periodic[i]) > 1) {
-                return Err(format!(
-                    "heavy pair {u}–{v} is not between grid neighbours"
-                ));
+                return Err(format!("heavy pair {u}–{v} is not between grid neighbours"));
             }
         }
     }
@@ -560,10 +564,7 @@ fn merge_size_two(h: GridHalo) -> GridHalo {
             .iter()
             .map(|&i| if paired(i) { 4 } else { h.dims[i] })
             .collect(),
-        periodic: keep
-            .iter()
-            .map(|&i| paired(i) || h.periodic[i])
-            .collect(),
+        periodic: keep.iter().map(|&i| paired(i) || h.periodic[i]).collect(),
         coords,
         axis_bytes: vec![0.0; nd],
         ..h
@@ -720,7 +721,9 @@ fn faces_grid(s: &Adj) -> Result<Grid3, String> {
         }
         dims[i] = len;
     }
-    let cells = dims.iter().try_fold(1usize, |a, &x| a.checked_mul(x as usize));
+    let cells = dims
+        .iter()
+        .try_fold(1usize, |a, &x| a.checked_mul(x as usize));
     if cells != Some(n) {
         return Err(format!(
             "lines of lengths {} do not multiply to {n} processes",
@@ -760,9 +763,8 @@ fn faces_grid(s: &Adj) -> Result<Grid3, String> {
                     return Err(format!("process {w} falls outside the grid"));
                 }
                 if seen[w] {
-                    let same = (0..d).all(|i| {
-                        coords[w * d + i] == if i == j { cj } else { coords[v * d + i] }
-                    });
+                    let same = (0..d)
+                        .all(|i| coords[w * d + i] == if i == j { cj } else { coords[v * d + i] });
                     if !same {
                         return Err(format!("process {w} gets two different coordinates"));
                     }
@@ -777,7 +779,11 @@ fn faces_grid(s: &Adj) -> Result<Grid3, String> {
                         if e[0] as usize != v && e[1] as usize != v {
                             return Err(format!("process {w} lost its line to {v}"));
                         }
-                        if up { (other, v as u32) } else { (v as u32, other) }
+                        if up {
+                            (other, v as u32)
+                        } else {
+                            (v as u32, other)
+                        }
                     } else {
                         let (anchor, is_plus) = if plus[v * d + i] != NONE {
                             (plus[v * d + i] as usize, true)

@@ -319,7 +319,11 @@ fn start_refine(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
     };
     let runs = input.get(p, "runs")?;
     if group_first(input)? {
-        return Ok(Box::new(groups_first::GroupsFirst::new(input, Some(rp), runs)?));
+        return Ok(Box::new(groups_first::GroupsFirst::new(
+            input,
+            Some(rp),
+            runs,
+        )?));
     }
     Ok(Box::new(Recursive::new(input, Some(rp), runs)?))
 }
