@@ -3,19 +3,31 @@
 #
 # Usage: scripts/vs_scotch.sh [HOPMAP] [MAPPERS] [CASES...]
 #   HOPMAP   path of the hopmap binary (default target/release/hopmap)
-#   MAPPERS  comma-separated hopmap mapper ids (default recursive,recursive+refine,pairs)
-#   CASES    P:DIM:TOPOLOGY[:SEED] (default: the issue's table below)
+#   MAPPERS  comma-separated hopmap mapper ids (default recursive,recursive+refine,pairs),
+#            each optionally with parameters: ID/KEY=VALUE/… (recursive+refine/group=first)
+#   CASES    P:DIM:TOPOLOGY[:SEED] (a METIS-made mesh, `hopmap generate
+#            unstructured:P:DIM`; default: the issue's table below), or
+#            SOURCE@KIND:DIMS[@cores=C][@shuffle=S] for any graph, with
+#              SOURCE = file=PATH (a MatrixMarket capture, e.g. tests/data/*.mtx)
+#                     | gen=SPEC[+periodic][+full] (`hopmap generate SPEC`,
+#                       e.g. gen=halo:8x8x8:1,0.5,0.25:0.02+periodic);
+#              shuffle=S relabels the ranks by a permutation seeded with S
+#              (the same relabelled graph goes to gmap and to hopmap).
 #
 # Needs scotch_gmap (Debian package `scotch`) and python3; hopmap itself never
-# needs Scotch. For each case: `hopmap generate unstructured:P:DIM --seed S`
-# writes a METIS graph, which is converted to Scotch's .grf (same integer
-# weights); gmap maps it with `-b0 -Cd` (strict balance, deterministic) onto
-# the torus3D/mesh2D/… target (cores per node: the node graph is the target
-# and -b0 puts P/nodes processes on each); both mappings are evaluated by
-# `hopmap eval --json` (dimension-order routing). Times are of the whole
-# command (reading the graph included), the best of REPS runs (default 3):
-# wall-clock seconds and CPU seconds (user + system). On a shared machine the
-# CPU time is the fair one; time_vs_gmap is the CPU ratio.
+# needs Scotch. For each case a METIS graph is written (`hopmap generate`, or
+# scripts/mtx_to_metis.py: pair volumes as integers, scaled so the heaviest
+# is 10^6 when they are fractional or larger) and converted to Scotch's .grf
+# (same integer weights); gmap maps it with `-b0 -Cd` (strict balance,
+# deterministic) onto the torus3D/mesh2D/… target (cores per node: the node
+# graph is the target and -b0 puts P/nodes processes on each); both mappings
+# are evaluated by `hopmap eval --json` on the same METIS file
+# (dimension-order routing). Times are of the whole command (reading the
+# graph included), the best of REPS runs (default 3): wall-clock seconds and
+# CPU seconds (user + system). On a shared machine the CPU time is the fair
+# one; time_vs_gmap is the CPU ratio. hb_per_byte is hop-bytes over the
+# graph's bytes: 1 when every byte travels one hop (the perfect embedding of
+# a halo on a torus it matches, one core per node).
 # Prints one TSV row per case and mapper.
 set -euo pipefail
 HOPMAP=${1:-target/release/hopmap}
@@ -57,14 +69,46 @@ for _ in range(reps):
 print(f"{bw:.3f} {bc:.3f}")
 PY
 }
-printf "case\tmapper\thop_bytes\tmax_link_load\twall_s\tcpu_s\thb_vs_gmap\tload_vs_gmap\ttime_vs_gmap\n"
+printf "case\tmapper\thop_bytes\tmax_link_load\twall_s\tcpu_s\thb_vs_gmap\tload_vs_gmap\ttime_vs_gmap\thb_per_byte\n"
+HERE=$(cd "$(dirname "$0")" && pwd)
 for c in "${CASES[@]}"; do
-  IFS=: read -r P DIM KIND DIMS REST <<<"$c"
-  SEED=1
-  TOPO="$KIND:$DIMS"
-  case "$REST" in cores=*) TOPO="$TOPO:$REST";; "") ;; *) SEED=$REST;; esac
   g="$W/g.graph"
-  "$HOPMAP" generate "unstructured:$P:$DIM" --seed "$SEED" -o "$g" >/dev/null 2>&1
+  if [[ "$c" == *@* ]]; then
+    IFS=@ read -r -a PARTS <<<"$c"
+    SRC=${PARTS[0]}
+    IFS=: read -r KIND DIMS <<<"${PARTS[1]}"
+    TOPO="$KIND:$DIMS"
+    SHUF=none
+    for extra in "${PARTS[@]:2}"; do
+      case "$extra" in
+        cores=*) TOPO="$TOPO:$extra";;
+        shuffle=*) SHUF=${extra#shuffle=};;
+        *) echo "unknown case option $extra in $c" >&2; exit 1;;
+      esac
+    done
+    case "$SRC" in
+      file=*) cp "${SRC#file=}" "$W/src.mtx";;
+      gen=*)
+        spec=${SRC#gen=}; gopts=()
+        while [[ "$spec" == *+* ]]; do
+          flag=${spec##*+}; spec=${spec%+*}
+          case "$flag" in
+            periodic) gopts+=(--periodic);;
+            full) gopts+=(--neighbors full);;
+            *) echo "unknown generator flag $flag in $c" >&2; exit 1;;
+          esac
+        done
+        "$HOPMAP" generate "$spec" "${gopts[@]}" -o "$W/src.mtx" >/dev/null;;
+      *) echo "unknown source $SRC in $c" >&2; exit 1;;
+    esac
+    python3 "$HERE/mtx_to_metis.py" "$W/src.mtx" "$g" "$SHUF"
+  else
+    IFS=: read -r P DIM KIND DIMS REST <<<"$c"
+    SEED=1
+    TOPO="$KIND:$DIMS"
+    case "$REST" in cores=*) TOPO="$TOPO:$REST";; "") ;; *) SEED=$REST;; esac
+    "$HOPMAP" generate "unstructured:$P:$DIM" --seed "$SEED" -o "$g" >/dev/null 2>&1
+  fi
   python3 - "$g" "$W/g.grf" <<'EOF'
 import sys
 src, dst = sys.argv[1], sys.argv[2]
@@ -81,6 +125,12 @@ with open(dst, 'w') as f:
     for r in rows:
         f.write(str(len(r)) + ''.join(f" {w} {v}" for v, w in r) + "\n")
 EOF
+  TOTAL=$(python3 - "$g" <<'EOF'
+import sys
+lines = [l for l in open(sys.argv[1]) if not l.startswith('%')]
+print(sum(int(t) for l in lines[1:] for t in l.split()[1::2]) / 2)
+EOF
+)
   IFS=x read -r -a D <<<"$DIMS"
   case "$KIND:${#D[@]}" in
     torus:2) TGT="torus2D ${D[*]}";;
@@ -104,12 +154,17 @@ open(sys.argv[2], 'w').write(''.join(f"{t}\n" for t in node))
 EOF
   read -r ghb gml < <("$HOPMAP" eval "$g" --topology "$TOPO" --mapping "$W/s.map" --json |
     python3 -c "import json,sys; m=json.load(sys.stdin); m=m.get('metrics',m); print(m['hop_bytes'], m['max_link_load'])")
-  printf "%s\t%s\t%.0f\t%.0f\t%s\t%s\t1\t1\t1\n" "$c" "scotch-gmap" "$ghb" "$gml" "$gsec" "$gcpu"
+  printf "%s\t%s\t%.0f\t%.0f\t%s\t%s\t1\t1\t1\t%s\n" "$c" "scotch-gmap" "$ghb" "$gml" "$gsec" "$gcpu" \
+    "$(python3 -c "print('%.3f' % ($ghb / $TOTAL))")"
   IFS=, read -r -a MS <<<"$MAPPERS"
   for m in "${MS[@]}"; do
-    read -r sec cpu < <(timed "$HOPMAP" map "$g" --topology "$TOPO" --mapper "$m" -o "$W/h.map" --format plain)
+    # ID/KEY=VALUE/…: the mapper's parameters after its id.
+    IFS=/ read -r -a MP <<<"$m"
+    PARGS=()
+    for kv in "${MP[@]:1}"; do PARGS+=(--param "$kv"); done
+    read -r sec cpu < <(timed "$HOPMAP" map "$g" --topology "$TOPO" --mapper "${MP[0]}" "${PARGS[@]}" -o "$W/h.map" --format plain)
     read -r hb ml < <("$HOPMAP" eval "$g" --topology "$TOPO" --mapping "$W/h.map" --json |
       python3 -c "import json,sys; m=json.load(sys.stdin); m=m.get('metrics',m); print(m['hop_bytes'], m['max_link_load'])")
-    python3 -c "print('\t'.join(['$c','$m','%.0f'%$hb,'%.0f'%$ml,'$sec','$cpu','%.3f'%($hb/$ghb),'%.3f'%($ml/$gml),'%.2f'%($cpu/max($gcpu,1e-3))]))"
+    python3 -c "print('\t'.join(['$c','$m','%.0f'%$hb,'%.0f'%$ml,'$sec','$cpu','%.3f'%($hb/$ghb),'%.3f'%($ml/$gml),'%.2f'%($cpu/max($gcpu,1e-3)),'%.3f'%($hb/$TOTAL)]))"
   done
 done

@@ -116,3 +116,45 @@ fn hostile_numbers_are_bounded() {
     assert_eq!(t.num_nodes(), 2);
     std::fs::remove_dir_all(&d).ok();
 }
+
+/// `hopmap topology` says which routing a file is routed with, whether
+/// OpenSM's ftree takes it and how the roots were chosen.
+#[test]
+fn the_report_names_the_routing_and_the_roots_rule() {
+    use hopmap_core::topology::report::report;
+    let p = data("leafspine.ports");
+    let r = report(&Topology::parse(&p.display().to_string()).unwrap(), 10);
+    assert_eq!(r.routing, "fattree");
+    assert_eq!(
+        r.ftree,
+        "a fat tree with 2 top switches (S-0000000000200000, S-0000000000200001)"
+    );
+    assert_eq!(r.roots, ["S-0000000000200000", "S-0000000000200001"]);
+    assert!(
+        r.root_rule.starts_with("OpenSM's automatic roots"),
+        "{}",
+        r.root_rule
+    );
+    // The spines have no legal route between them (down, then up).
+    let text = r.to_text();
+    assert!(
+        text.contains(
+            "S-0000000000200000 – S-0000000000200001: no legal up*/down* route, 2 shortest"
+        ),
+        "{text}"
+    );
+    // Hosts on every switch: not a fat tree, up*/down*, no OpenSM root.
+    let p = data("mixed.ibnet");
+    let r = report(&Topology::parse(&p.display().to_string()).unwrap(), 10);
+    assert_eq!(r.routing, "updn");
+    assert_eq!(
+        r.ftree,
+        "not a fat tree: every switch has hosts: no switch is above another"
+    );
+    assert!(
+        r.root_rule
+            .starts_with("OpenSM's min-hop rule finds no root"),
+        "{}",
+        r.root_rule
+    );
+}

@@ -262,3 +262,56 @@ fn a_launcher_that_is_not_open_mpi_is_refused_with_what_to_do() {
     assert!(err.contains("no graph written"), "{err}");
     assert!(!out.exists());
 }
+
+/// Open MPI's own `profile2mat` on a real run (the LAMMPS sample): its
+/// averaged matrices read back to the run's pair volumes (each within the
+/// rounding of the two halves), and `info` says what the numbers are.
+#[test]
+fn profile2mat_matrices_read_to_the_runs_pair_volumes() {
+    if !have_tool("profile2mat") {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI=true but profile2mat is missing (.ci/run installs openmpi-bin)"
+        );
+        eprintln!("note: profile2mat not found; SKIPPING");
+        return;
+    }
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-graphs/lammps-lj-64.prof");
+    let prof = tmp_in("ompi-p2m", "run.prof");
+    std::fs::copy(&sample, &prof).unwrap();
+    let out = Command::new("profile2mat")
+        .arg("run.prof")
+        .current_dir(prof.parent().unwrap())
+        .output()
+        .expect("run profile2mat");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let opts = hopmap_core::io::ReadOptions::default();
+    let run = hopmap_core::io::read_graph(&prof, &opts).unwrap();
+    let mat =
+        hopmap_core::io::read_graph(&tmp_in("ompi-p2m", "run_size_external.mat"), &opts).unwrap();
+    assert_eq!(mat.n(), run.n());
+    assert_eq!(mat.num_edges(), run.num_edges());
+    for (u, v, c) in run.pairs() {
+        assert!(
+            (mat.volume(u, v) - c).abs() <= 1.0,
+            "{u}-{v}: {} vs {c}",
+            mat.volume(u, v)
+        );
+    }
+    let msgs = tmp_in("ompi-p2m", "run_msg_external.mat");
+    let (c, o, e) = hopmap(&["info", msgs.to_str().unwrap()]);
+    assert_eq!(c, 0, "{e}");
+    assert!(
+        o.contains("profile2mat matrix: message counts, not bytes"),
+        "{o}"
+    );
+}
+
+fn have_tool(tool: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(tool).is_file()))
+}

@@ -36,6 +36,7 @@ fn screenshot_under_xvfb_is_the_window_and_not_blank() {
     let dir = std::env::temp_dir().join(format!("hopmap-xvfb-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let png: PathBuf = dir.join("shot.png");
+    let state: PathBuf = dir.join("shot.json");
     let out = Command::new("xvfb-run")
         .args(["-a", "-s", "-screen 0 1280x800x24"])
         .arg(env!("CARGO_BIN_EXE_hopmap"))
@@ -49,6 +50,8 @@ fn screenshot_under_xvfb_is_the_window_and_not_blank() {
         ])
         .args(["--frames", "20", "--screenshot"])
         .arg(&png)
+        .arg("--state")
+        .arg(&state)
         .env("HOME", &dir) // no saved settings
         .output()
         .expect("run xvfb-run");
@@ -73,5 +76,29 @@ fn screenshot_under_xvfb_is_the_window_and_not_blank() {
     );
     let distinct: std::collections::HashSet<[u8; 4]> = img.pixels().map(|p| p.0).collect();
     assert!(distinct.len() > 50, "only {} colours", distinct.len());
+    // `--state`: what the panels showed, as the library computes it.
+    let st: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&state).expect("--state was written"))
+            .expect("--state is JSON");
+    assert_eq!(st["shown_mapping"], mapper);
+    assert_eq!(st["network"], "torus:8x8x8");
+    let (g, _) =
+        hopmap_app::data_panel::builtin_sample(hopmap_app::data_panel::DEFAULT_SAMPLE).unwrap();
+    let t = hopmap_core::Topology::parse("torus:8x8x8").unwrap();
+    let input = hopmap_core::mappers::MapperInput::new(g.clone().into(), t.clone().into(), 1);
+    let m =
+        hopmap_core::mappers::run(&hopmap_core::mappers::find(mapper).unwrap(), &input).unwrap();
+    let want = hopmap_core::metrics::evaluate(&g, &t, &m, &hopmap_core::Routing::Dor).metrics;
+    let hb = st["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["name"] == "hop_bytes")
+        .expect("hop_bytes shown");
+    assert_eq!(hb["value"].as_f64(), Some(want.hop_bytes));
+    assert_eq!(
+        st["lower_bound"].as_f64(),
+        Some(hopmap_core::hop_bound::lower_bound(&g, &t))
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

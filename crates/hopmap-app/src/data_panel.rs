@@ -181,6 +181,7 @@ pub fn example_spec(syntax: &str) -> String {
     let kind = syntax.split(':').next().unwrap_or(syntax);
     match kind {
         "stencil" => "stencil:16x16".into(),
+        "halo" => "halo:8x8x4:1,0.5,0.25".into(),
         "fft" => "fft:8x8".into(),
         "diagonal" => "diagonal:16x16".into(),
         "clusters" => "clusters:2x10".into(),

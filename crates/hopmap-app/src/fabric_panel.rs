@@ -5,11 +5,10 @@
 //! `topology.conf`, detected from the content or forced), plus the options every fabric takes (cores per host, the
 //! job's hosts, the up*/down* root). Everything becomes a spec string
 //! parsed by [`hopmap_core::topology::Topology::parse`] through
-//! [`super::network_panel::NetworkPanel::apply`], so a bad parameter or file
+//! `NetworkPanel::apply`, so a bad parameter or file
 //! shows its error in the banner and keeps the network as it was.
 
 use super::Model;
-use super::network_panel::NetworkPanel;
 
 /// Fabric presets shown as buttons.
 pub const FABRIC_PRESETS: &[&str] = &[
@@ -219,9 +218,11 @@ impl FabricPanel {
         s
     }
 
-    /// Draw the fabric controls; true when the network changed.
-    pub fn ui(&mut self, ui: &mut egui::Ui, net: &mut NetworkPanel, model: &mut Model) -> bool {
-        let mut changed = false;
+    /// Draw the fabric controls; the spec of the network to apply, when the
+    /// user asked for one (the network panel applies it: the child returns
+    /// an action, it does not take its parent).
+    pub fn ui(&mut self, ui: &mut egui::Ui, model: &mut Model) -> Option<String> {
+        let mut apply = None;
         ui.horizontal_wrapped(|ui| {
             ui.label("source");
             for s in Source::ALL {
@@ -293,7 +294,7 @@ impl FabricPanel {
                     if let Some(p) = self.chooser.poll(ui.ctx()) {
                         self.path = p.display().to_string();
                         let s = self.build_spec();
-                        changed |= net.apply(&s, model);
+                        apply = Some(s);
                     }
                     ui.add(
                         egui::TextEdit::singleline(&mut self.path)
@@ -347,7 +348,7 @@ impl FabricPanel {
                 let s = self.build_spec();
                 match self.missing_file() {
                     Some(e) => model.error = Some(e),
-                    None => changed |= net.apply(&s, model),
+                    None => apply = Some(s),
                 }
             }
             ui.weak(self.build_spec());
@@ -356,7 +357,7 @@ impl FabricPanel {
             ui.label("Presets:");
             for p in FABRIC_PRESETS {
                 if ui.selectable_label(model.topo.spec() == *p, *p).clicked() {
-                    changed |= net.apply(p, model);
+                    apply = Some(p.to_string());
                 }
             }
         });
@@ -396,7 +397,7 @@ impl FabricPanel {
                 ),
             );
         }
-        changed
+        apply
     }
 }
 

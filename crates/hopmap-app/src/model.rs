@@ -481,6 +481,16 @@ impl Model {
                 // `prev` was set when the run started.
                 let prev = self.prev.take();
                 self.mapping = None;
+                // A recognised grid gives a graph without coordinates its
+                // grid positions (the graph view can then lay it out on them).
+                if let Some(c) = snap.grid_coords
+                    && self.graph.coords().is_none()
+                {
+                    let mut g = (*self.graph).clone();
+                    if g.set_coords(Some(c)).is_ok() {
+                        self.graph = Arc::new(g);
+                    }
+                }
                 self.apply_mapping(&id, m, e);
                 self.prev = prev;
                 let why = snap.state.stop().map_or("", Stop::describe);

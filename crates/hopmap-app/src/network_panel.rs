@@ -111,9 +111,9 @@ impl NetworkPanel {
                 .on_hover_text("Moh et al.'s fabrics, fat trees, dragonflies, ibnetdiscover and topology.conf files");
         });
         if self.is_fabric {
-            let mut fp = std::mem::take(&mut self.fabric);
-            changed |= fp.ui(ui, self, model);
-            self.fabric = fp;
+            if let Some(spec) = self.fabric.ui(ui, model) {
+                changed = self.apply(&spec, model);
+            }
             if changed {
                 let topo = model.topo.clone();
                 self.fabric.load(&topo);

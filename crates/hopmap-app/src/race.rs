@@ -353,6 +353,8 @@ impl Race {
             .legend(Legend::default())
             .x_axis_label(if x_time { "seconds stepping" } else { "steps" })
             .y_axis_label("hop-bytes (placed)")
+            // Grouped digits, as every other hop-bytes figure.
+            .y_axis_formatter(|m, _| super::metrics_panel::fmt_num(m.value.round()))
             .show(ui, |p| {
                 let mut n = 0;
                 for (i, l) in self.lanes.iter().enumerate() {

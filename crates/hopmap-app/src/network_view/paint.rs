@@ -282,6 +282,28 @@ pub fn seg_dist(p: Pos2, a: Pos2, b: Pos2) -> f32 {
     (a + ab * t - p).length()
 }
 
+/// Style and colour of a link whose value changed by `v` (B − A) when the
+/// largest change is `m`: RdBu by sign, stronger and wider with |v| / m;
+/// an unchanged link is transparent (the difference view, tori and fabrics).
+pub(super) fn delta_style(v: f64, m: f64, ghost: u8) -> (LinkStyle, Color32) {
+    if v == 0.0 || m <= 0.0 || !v.is_finite() {
+        let st = link_style(0.0, 1.0, 1.0, ghost);
+        return (st, Color32::TRANSPARENT);
+    }
+    let t = (v.abs() / m).clamp(0.0, 1.0) as f32;
+    let st = LinkStyle {
+        t,
+        alpha: (110.0 + 145.0 * t).round() as u8,
+        width: 1.0 + 2.5 * t,
+        full: true,
+    };
+    let c = super::super::colormap::diverging(v.signum() as f32 * (0.25 + 0.75 * t));
+    (
+        st,
+        Color32::from_rgba_unmultiplied(c.r(), c.g(), c.b(), st.alpha),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -324,26 +346,4 @@ mod tests {
         }
         assert!((seg_dist(pos2(0.0, 1.0), pos2(-1.0, 0.0), pos2(1.0, 0.0)) - 1.0).abs() < 1e-6);
     }
-}
-
-/// Style and colour of a link whose value changed by `v` (B − A) when the
-/// largest change is `m`: RdBu by sign, stronger and wider with |v| / m;
-/// an unchanged link is transparent (the difference view, tori and fabrics).
-pub(super) fn delta_style(v: f64, m: f64, ghost: u8) -> (LinkStyle, Color32) {
-    if v == 0.0 || m <= 0.0 || !v.is_finite() {
-        let st = link_style(0.0, 1.0, 1.0, ghost);
-        return (st, Color32::TRANSPARENT);
-    }
-    let t = (v.abs() / m).clamp(0.0, 1.0) as f32;
-    let st = LinkStyle {
-        t,
-        alpha: (110.0 + 145.0 * t).round() as u8,
-        width: 1.0 + 2.5 * t,
-        full: true,
-    };
-    let c = super::super::colormap::diverging(v.signum() as f32 * (0.25 + 0.75 * t));
-    (
-        st,
-        Color32::from_rgba_unmultiplied(c.r(), c.g(), c.b(), st.alpha),
-    )
 }

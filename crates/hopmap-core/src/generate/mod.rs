@@ -6,6 +6,7 @@
 //! | spec | file | from |
 //! |---|---|---|
 //! | `stencil:A[xB[xC]]` | [`stencil`] | Balaji et al. (seed 002) §2.1, §4 |
+//! | `halo:A[xB[xC]][:WX,…][:EXTRA]` | [`halo`] | real halo codes: volumes per direction, light extra edges |
 //! | `fft:A[xB[xC]]` | [`fft`] | Balaji et al. §2.1 (FFT transposes) |
 //! | `diagonal:AxB` | [`diagonal`] | Balaji et al. §2.1 (ray tracing) |
 //! | `clusters:KxS` | [`clusters`] | Bobrik & Popova (seed 001) §3 example |
@@ -35,6 +36,7 @@
 pub mod clusters;
 pub mod diagonal;
 pub mod fft;
+pub mod halo;
 pub mod mixed;
 pub mod random_geometric;
 pub mod stencil;
@@ -114,6 +116,10 @@ pub const GENERATORS: &[(&str, &str)] = &[
         "nearest-neighbour stencil on a 1D/2D/3D grid (--neighbors faces|full, --periodic)",
     ),
     (
+        "halo:A[xB[xC]][:WX[,WY[,WZ]][:EXTRA]]",
+        "stencil with a volume factor per direction (edges/corners: products) and EXTRA × the halo bytes to 4 random non-neighbours",
+    ),
+    (
         "fft:A[xB[xC]]",
         "each process talks to every process in its row, column (and pillar): FFT transposes",
     ),
@@ -187,6 +193,7 @@ pub fn generate(spec: &str, opts: &GenOptions) -> Result<CommGraph> {
     };
     let g = match kind.as_str() {
         "stencil" => stencil::generate(spec, args, opts),
+        "halo" => halo::generate(spec, args, opts),
         "fft" => fft::generate(spec, args, opts),
         "diagonal" => diagonal::generate(spec, args, opts),
         "clusters" => clusters::generate(spec, args, opts),
@@ -461,6 +468,7 @@ mod tests {
         let o = GenOptions::default();
         for spec in [
             "stencil:4x4",
+            "halo:4x4:1,0.5:0.1",
             "fft:3x3",
             "diagonal:3x3",
             "clusters:2x3",
@@ -471,7 +479,7 @@ mod tests {
             let g = generate(spec, &o).unwrap();
             assert!(g.n() > 0 && g.num_edges() > 0, "{spec}");
         }
-        assert_eq!(GENERATORS.len(), 7);
+        assert_eq!(GENERATORS.len(), 8);
     }
 
     #[test]

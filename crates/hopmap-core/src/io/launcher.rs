@@ -672,7 +672,7 @@ fn from_host_order(nodes: Vec<(u32, usize)>, path: &Path, topo: &Topology) -> Re
 /// Parse a `SLURM_HOSTFILE` as Slurm reads it: `#` starts a comment, a
 /// line holds one name or several separated by commas, `NAME*K` repeats a
 /// name K times; the i-th name is task i's host. Cores follow the rank
-/// order within each node (`from_host_order`).
+/// order within each node (Slurm binds tasks by their local id).
 pub fn parse_slurm(text: &str, path: &Path, topo: &Topology, hosts: &HostNames) -> Result<Mapping> {
     let by_name = node_by_name(topo, hosts);
     let mut nodes: Vec<(u32, usize)> = Vec::new();

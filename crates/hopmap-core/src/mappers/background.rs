@@ -85,6 +85,9 @@ pub struct Snapshot {
     pub result: Option<Result<Mapping, String>>,
     /// A note on what the run chose (e.g. CDL's order).
     pub summary: Option<String>,
+    /// Once stopped: coordinates the run recovered for the processes
+    /// ([`super::MapperRun::grid_coords`]; the `grid` mapper's grid).
+    pub grid_coords: Option<crate::graph::Coords>,
     /// Guided mode: the sentence on the last step taken
     /// ([`super::MapperRun::explain_last_step`]).
     pub explanation: Option<String>,
@@ -253,6 +256,7 @@ impl Snapshot {
             partial: true,
             result: Some(Err(msg)),
             summary: None,
+            grid_coords: None,
             explanation: None,
             guided: Vec::new(),
             guided_dropped: 0,
@@ -484,6 +488,11 @@ impl Worker {
             partial: self.partial,
             result,
             summary: self.run.summary(),
+            grid_coords: if state.is_running() {
+                None
+            } else {
+                self.run.grid_coords()
+            },
             explanation: self.run.explain_last_step(),
             guided,
             guided_dropped,

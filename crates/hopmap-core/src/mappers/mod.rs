@@ -23,6 +23,7 @@ pub mod coce_mht;
 pub mod default;
 pub mod gravity;
 pub mod greedy;
+pub mod grid_embed;
 pub mod guided;
 pub mod mht;
 pub mod pairs;
@@ -208,6 +209,11 @@ pub trait MapperRun: Stepper + Send {
     /// the top of the heap: …"). None when the mapper has no sentence for
     /// it (or no step was taken). Computed on demand, so steps stay cheap.
     fn explain_last_step(&self) -> Option<String> {
+        None
+    }
+    /// Process coordinates the run recovered from the graph (the `grid`
+    /// mapper's recognised grid), for laying the graph out on them.
+    fn grid_coords(&self) -> Option<crate::graph::Coords> {
         None
     }
 }
@@ -426,6 +432,8 @@ pub fn registry() -> Vec<MapperInfo> {
     v.extend([analytical::info(), analytical::info_pairs()]);
     // Beyond the seeds: dual recursive bipartitioning (Scotch) + VieM refinement.
     v.extend([recursive::info(), recursive::info_refine()]);
+    // Beyond the seeds: recognise a process grid, then tile and fold it.
+    v.push(grid_embed::info());
     // Moh et al.: switch fabrics.
     v.extend([sm::info(), bm::info()]);
     // External peers (run only when their tool is installed: `available`).

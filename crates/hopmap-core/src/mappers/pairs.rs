@@ -82,6 +82,7 @@ pub fn info() -> MapperInfo {
 /// checks that this list matches the registry).
 pub const FROM_CHOICES: &[&str] = &[
     "mht",
+    "grid",
     "sm",
     "bm",
     "default",

@@ -56,6 +56,12 @@ pub struct BisectParams {
     pub passes: usize,
     /// Independent multilevel runs (different seeds); the best is kept.
     pub vcycles: usize,
+    /// Heavy-edge matching only matches along edges of at least this
+    /// fraction of the vertex's heaviest edge (0 = any edge). Many light
+    /// edges (FFT transposes, coarse multigrid levels, reductions) then
+    /// cannot pair a vertex whose heavy partners are taken with an
+    /// unrelated one; it stays single for this level.
+    pub light: f64,
 }
 
 impl Default for BisectParams {
@@ -66,6 +72,7 @@ impl Default for BisectParams {
             coarsest: 96,
             passes: 6,
             vcycles: 1,
+            light: 0.0,
         }
     }
 }
@@ -194,7 +201,7 @@ fn vcycle(
         if cg.n() <= params.coarsest {
             break;
         }
-        let Some((ng, nb, cmap)) = coarsen(cg, cb, maxvw, &mut rng) else {
+        let Some((ng, nb, cmap)) = coarsen(cg, cb, maxvw, params.light, &mut rng) else {
             break;
         };
         // Store the coarse graph with the map from the finer level.
@@ -262,11 +269,13 @@ fn weights_and_cost(g: &WGraph, bias: &[[f64; 2]], side: &[u8]) -> ([f64; 2], f6
     (w, cost)
 }
 
-/// One level of heavy-edge matching. None when the graph barely shrinks.
+/// One level of heavy-edge matching (along edges of at least `light` ×
+/// the vertex's heaviest). None when the graph barely shrinks.
 fn coarsen(
     g: &WGraph,
     bias: &[[f64; 2]],
     maxvw: f64,
+    light: f64,
     rng: &mut Rng,
 ) -> Option<(WGraph, Vec<[f64; 2]>, Vec<u32>)> {
     let n = g.n();
@@ -280,8 +289,13 @@ fn coarsen(
             continue;
         }
         let mut best: Option<(f64, f64, usize)> = None;
+        let floor = if light > 0.0 {
+            light * g.edges(u).fold(0.0f64, |a, (_, w)| a.max(w))
+        } else {
+            0.0
+        };
         for (v, w) in g.edges(u) {
-            if mate[v] != NONE || g.vw[u] + g.vw[v] > maxvw {
+            if mate[v] != NONE || g.vw[u] + g.vw[v] > maxvw || w < floor {
                 continue;
             }
             let better = match best {

@@ -36,6 +36,7 @@
 
 pub mod domain;
 pub mod drb;
+pub mod groups_first;
 pub mod orient;
 pub mod refine;
 
@@ -66,7 +67,7 @@ pub fn info() -> MapperInfo {
               (`vcycles`); on meshes and tori each box of the finished tree is then mirrored \
               where that shortens the traffic leaving it (`orient`). Needs no coordinates; \
               works on meshes, tori, multicore nodes and any network with distances. Params: \
-              runs, pack, tries, vcycles, orient, imbalance.",
+              runs, pack, tries, vcycles, orient, imbalance, light, group.",
         needs_coords: false,
         randomized: true,
         params: CONSTRUCT_PARAMS,
@@ -98,7 +99,7 @@ pub fn info_refine() -> MapperInfo {
               +0–0.3 % hop-bytes and up to about 10 % more time). Small inputs are mapped `runs` \
               times with different seeds and the one of least hop-bytes is kept. Params: \
               objective, depth, sweeps, batch, time_ms, tol, load_budget, runs, pack, tries, \
-              vcycles, orient, imbalance.",
+              vcycles, orient, imbalance, light, group.",
         needs_coords: false,
         randomized: true,
         params: REFINE_PARAMS,
@@ -150,6 +151,24 @@ const IMBALANCE: ParamSpec = ParamSpec {
            share of each half, as a fraction (slot capacities are always respected)",
 };
 
+const LIGHT: ParamSpec = ParamSpec {
+    key: "light",
+    kind: ParamKind::Float { min: 0.0, max: 1.0 },
+    default: "0",
+    help: "coarsening matches a process only along pairs of at least this fraction of its \
+           heaviest pair, so many light pairs (FFT transposes, coarse multigrid levels) do not \
+           merge unrelated processes (0 = plain heavy-edge matching)",
+};
+
+const GROUP: ParamSpec = ParamSpec {
+    key: "group",
+    kind: ParamKind::Choice(&["no", "first"]),
+    default: "no",
+    help: "several cores per node (mesh/torus): `first` splits the processes into node-sized \
+           groups of the heaviest communication first, then maps the groups onto the nodes \
+           (`no`: processes and machine are bisected together down to single nodes)",
+};
+
 const CONSTRUCT_PARAMS: &[ParamSpec] = &[
     ParamSpec {
         key: "runs",
@@ -162,6 +181,8 @@ const CONSTRUCT_PARAMS: &[ParamSpec] = &[
     VCYCLES,
     ORIENT,
     IMBALANCE,
+    LIGHT,
+    GROUP,
 ];
 
 const REFINE_PARAMS: &[ParamSpec] = &[
@@ -237,23 +258,35 @@ const REFINE_PARAMS: &[ParamSpec] = &[
     VCYCLES,
     ORIENT,
     IMBALANCE,
+    LIGHT,
+    GROUP,
 ];
 
 fn bisect_params(input: &MapperInput) -> Result<BisectParams> {
     Ok(BisectParams {
         tries: input.get::<usize>(CONSTRUCT_PARAMS, "tries")?.max(1),
         imbalance: input.get(CONSTRUCT_PARAMS, "imbalance")?,
+        light: input.get(CONSTRUCT_PARAMS, "light")?,
         ..BisectParams::default()
     })
 }
 
+/// Whether `group=first` applies: asked for, and several cores per node.
+fn group_first(input: &MapperInput) -> Result<bool> {
+    Ok(input.topo.cores() > 1
+        && input
+            .get::<String>(CONSTRUCT_PARAMS, "group")?
+            .trim()
+            .eq_ignore_ascii_case("first"))
+}
+
 fn start_plain(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
     input.check_fits()?;
-    Ok(Box::new(Recursive::new(
-        input,
-        None,
-        input.get(CONSTRUCT_PARAMS, "runs")?,
-    )?))
+    let runs = input.get(CONSTRUCT_PARAMS, "runs")?;
+    if group_first(input)? {
+        return Ok(Box::new(groups_first::GroupsFirst::new(input, None, runs)?));
+    }
+    Ok(Box::new(Recursive::new(input, None, runs)?))
 }
 
 fn start_refine(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
@@ -284,11 +317,11 @@ fn start_refine(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
         tol: input.get(p, "tol")?,
         load_budget: input.get(p, "load_budget")?,
     };
-    Ok(Box::new(Recursive::new(
-        input,
-        Some(rp),
-        input.get(p, "runs")?,
-    )?))
+    let runs = input.get(p, "runs")?;
+    if group_first(input)? {
+        return Ok(Box::new(groups_first::GroupsFirst::new(input, Some(rp), runs)?));
+    }
+    Ok(Box::new(Recursive::new(input, Some(rp), runs)?))
 }
 
 /// The recursive mapper as a stepper: construction, then (optionally)

@@ -1,0 +1,406 @@
+//! Embed a recognised process grid into a mesh/torus with `cores` per node:
+//! identity and axis permutations, tilings of node-sized blocks, and
+//! folds, all as one family of candidate plans scored on the true
+//! hop-bytes.
+//!
+//! A plan splits each grid direction of size g into ordered factors
+//! g = f₀·f₁·… (inner first; see below) by the reflected mixed radix (the
+//! boustrophedon, or snake: consecutive positions differ by one in exactly
+//! one digit), and gives every factor a target: a network dimension, or the
+//! node's cores (T). A target that receives several factors combines their
+//! digits by the same reflected radix, inner factor first. So:
+//!
+//! * one factor per direction onto network dimensions of its size is the
+//!   identity or an axis permutation;
+//! * inner factors sent to T tile the grid by node-sized blocks (Rubik's
+//!   *tile*, Bhatele et al. SC'12), the block shape being the product of
+//!   the T factors — the heaviest directions' factors on T keep their bytes
+//!   inside nodes;
+//! * a direction split over two network dimensions, or two directions'
+//!   factors sharing one, is a fold (Rubik's *fold*; Bhatele & Kale,
+//!   seed 000, fold a 2D grid into a 3D mesh the same way).
+//!
+//! Every unit step of the grid along a direction whose factors sit alone on
+//! their targets is a unit step (one hop, or none inside a node) of the
+//! network, so a plan that matches the network is perfect.
+//!
+//! Candidates: the ordered factorisations of each direction into one or two
+//! factors (three when the network has more dimensions than the grid), every assignment of the factors to targets whose sizes
+//! (network dimension, or cores) hold their product, factors of one
+//! direction on distinct targets, and every order of the factors sharing a
+//! network dimension — at most [`MAX_PLANS`]. Each plan is scored on at
+//! most [`SAMPLE`] pairs of the graph (all when fewer), and the best
+//! [`FINALISTS`] on every pair: O(plans · min(m, SAMPLE) · d + m).
+
+use super::recognise::{GridHalo, axis_dist};
+use crate::topology::grid::Grid;
+
+/// Most plans enumerated.
+pub const MAX_PLANS: usize = 20_000;
+/// Pairs on which every plan is scored.
+pub const SAMPLE: usize = 2048;
+/// Plans scored on every pair.
+pub const FINALISTS: usize = 4;
+
+/// One factor of a grid direction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Factor {
+    /// Grid direction.
+    pub dir: usize,
+    /// 0 = inner.
+    pub level: usize,
+    pub size: u32,
+}
+
+/// An embedding plan: for every target (the network's dimensions, then T =
+/// the cores of a node), its factors, inner first.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Plan {
+    /// Factor sizes of each direction, inner first.
+    pub split: Vec<Vec<u32>>,
+    /// Factors of each target, inner first; the last target is T.
+    pub targets: Vec<Vec<Factor>>,
+}
+
+impl Plan {
+    /// Digits of position `x` along a direction split into `sizes` (inner
+    /// first), reflected so that consecutive positions differ by one in
+    /// one digit.
+    fn digits(x: u32, sizes: &[u32], out: &mut [u32]) {
+        let mut q = x;
+        for (l, &f) in sizes.iter().enumerate() {
+            let r = q % f;
+            q /= f;
+            out[l] = if q % 2 == 1 { f - 1 - r } else { r };
+        }
+    }
+
+    /// Position of a process with grid coordinates `c` on every target.
+    pub fn place(&self, c: &[u32], pos: &mut [u32]) {
+        let mut dig = [[0u32; 4]; super::recognise::MAX_GRID_DIMS];
+        for (i, sizes) in self.split.iter().enumerate() {
+            Plan::digits(c[i], sizes, &mut dig[i]);
+        }
+        for (t, fs) in self.targets.iter().enumerate() {
+            let mut p = 0u32;
+            for f in fs.iter().rev() {
+                let d = dig[f.dir][f.level];
+                p = p * f.size + if p % 2 == 1 { f.size - 1 - d } else { d };
+            }
+            pos[t] = p;
+        }
+    }
+
+    /// Node and core of every process.
+    pub fn mapping(&self, halo: &GridHalo, net: &Grid) -> (Vec<u32>, Vec<u32>) {
+        let n = halo.coords.len() / halo.ndims().max(1);
+        let nd = net.ndims();
+        let mut pos = vec![0u32; nd + 1];
+        let mut node = Vec::with_capacity(n);
+        let mut core = Vec::with_capacity(n);
+        for p in 0..n {
+            self.place(halo.coord(p), &mut pos);
+            node.push(net.node(&pos[..nd]) as u32);
+            core.push(pos[nd]);
+        }
+        (node, core)
+    }
+
+    /// `x:8→X, y:2→T 4→Y, …`
+    pub fn describe(&self, net: &Grid) -> String {
+        let name = |t: usize| {
+            if t == net.ndims() {
+                "T".to_string()
+            } else {
+                ["X", "Y", "Z", "W", "V", "U"][t].to_string()
+            }
+        };
+        let mut parts = Vec::new();
+        for (i, sizes) in self.split.iter().enumerate() {
+            let fs: Vec<String> = (0..sizes.len())
+                .map(|l| {
+                    let t = self
+                        .targets
+                        .iter()
+                        .position(|fs| fs.iter().any(|f| f.dir == i && f.level == l))
+                        .unwrap_or(0);
+                    format!("{}→{}", sizes[l], name(t))
+                })
+                .collect();
+            parts.push(format!("{}: {}", super::recognise::axis_name(i), fs.join(" ")));
+        }
+        parts.join(", ")
+    }
+}
+
+/// Ordered factorisations of `g` into 1 to `kmax` factors ≥ 2 (none for 1).
+fn factorisations(g: u32, kmax: usize) -> Vec<Vec<u32>> {
+    if g <= 1 {
+        return vec![Vec::new()];
+    }
+    let mut out = vec![vec![g]];
+    if kmax > 1 {
+        for a in 2..g {
+            if g % a == 0 {
+                for mut rest in factorisations(g / a, kmax - 1) {
+                    rest.insert(0, a);
+                    out.push(rest);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Every plan for `halo` on `net` (at most [`MAX_PLANS`]).
+pub fn plans(halo: &GridHalo, net: &Grid) -> Vec<Plan> {
+    let d = halo.ndims();
+    let nd = net.ndims();
+    let caps: Vec<u64> = net
+        .dims()
+        .iter()
+        .map(|&x| x as u64)
+        .chain([net.cores() as u64])
+        .collect();
+    // Three factors when the network has more dimensions than the grid
+    // (a ring or a plane folded into a 3D torus), else two.
+    let kmax = if d < nd { 3 } else { 2 };
+    let per_dir: Vec<Vec<Vec<u32>>> = halo
+        .dims
+        .iter()
+        .map(|&g| factorisations(g, kmax))
+        .collect();
+    let mut out = Vec::new();
+    let mut choice = vec![0usize; d];
+    'combos: loop {
+        let split: Vec<Vec<u32>> = (0..d).map(|i| per_dir[i][choice[i]].clone()).collect();
+        let factors: Vec<Factor> = split
+            .iter()
+            .enumerate()
+            .flat_map(|(dir, s)| {
+                s.iter()
+                    .enumerate()
+                    .map(move |(level, &size)| Factor { dir, level, size })
+            })
+            .collect();
+        let mut assign = vec![0usize; factors.len()];
+        let mut used = vec![1u64; nd + 1];
+        assign_rec(&factors, 0, &caps, &mut used, &mut assign, &mut |a| {
+            let mut targets: Vec<Vec<Factor>> = vec![Vec::new(); nd + 1];
+            for (k, &t) in a.iter().enumerate() {
+                targets[t].push(factors[k]);
+            }
+            orders_rec(&split, &mut targets, 0, nd, &mut out);
+            out.len() < MAX_PLANS
+        });
+        if out.len() >= MAX_PLANS {
+            break;
+        }
+        // Next combination (odometer).
+        for i in 0..d {
+            choice[i] += 1;
+            if choice[i] < per_dir[i].len() {
+                continue 'combos;
+            }
+            choice[i] = 0;
+        }
+        break;
+    }
+    out.truncate(MAX_PLANS);
+    out
+}
+
+/// Assign factors `k..` to targets within capacity; `f` returns false to
+/// stop.
+fn assign_rec(
+    factors: &[Factor],
+    k: usize,
+    caps: &[u64],
+    used: &mut [u64],
+    assign: &mut [usize],
+    f: &mut dyn FnMut(&[usize]) -> bool,
+) -> bool {
+    if k == factors.len() {
+        return f(assign);
+    }
+    for t in 0..caps.len() {
+        // Factors of one direction go to distinct targets.
+        if (0..k).any(|j| factors[j].dir == factors[k].dir && assign[j] == t) {
+            continue;
+        }
+        let size = factors[k].size as u64;
+        if used[t] * size > caps[t] {
+            continue;
+        }
+        used[t] *= size;
+        assign[k] = t;
+        let go = assign_rec(factors, k + 1, caps, used, assign, f);
+        used[t] /= size;
+        if !go {
+            return false;
+        }
+    }
+    true
+}
+
+/// Every order of the factors of the network targets `t..nd` (T's order
+/// does not matter: its position is the core).
+fn orders_rec(
+    split: &[Vec<u32>],
+    targets: &mut Vec<Vec<Factor>>,
+    t: usize,
+    nd: usize,
+    out: &mut Vec<Plan>,
+) {
+    if out.len() >= MAX_PLANS {
+        return;
+    }
+    if t == nd {
+        out.push(Plan {
+            split: split.to_vec(),
+            targets: targets.clone(),
+        });
+        return;
+    }
+    let k = targets[t].len();
+    if k <= 1 {
+        orders_rec(split, targets, t + 1, nd, out);
+        return;
+    }
+    // Heap's algorithm over the factors of target t.
+    let mut c = vec![0usize; k];
+    orders_rec(split, targets, t + 1, nd, out);
+    let mut i = 0;
+    while i < k {
+        if c[i] < i {
+            if i % 2 == 0 {
+                targets[t].swap(0, i);
+            } else {
+                targets[t].swap(c[i], i);
+            }
+            orders_rec(split, targets, t + 1, nd, out);
+            c[i] += 1;
+            i = 0;
+        } else {
+            c[i] = 0;
+            i += 1;
+        }
+    }
+}
+
+/// Hop-bytes of `plan` over `pairs` (u, v, bytes).
+pub fn score(plan: &Plan, halo: &GridHalo, net: &Grid, pairs: &[(u32, u32, f64)]) -> f64 {
+    let nd = net.ndims();
+    let mut a = vec![0u32; nd + 1];
+    let mut b = vec![0u32; nd + 1];
+    let mut total = 0.0;
+    for &(u, v, c) in pairs {
+        plan.place(halo.coord(u as usize), &mut a);
+        plan.place(halo.coord(v as usize), &mut b);
+        let hops: u32 = (0..nd)
+            .map(|k| axis_dist(a[k], b[k], net.dims()[k], net.wraps(k)))
+            .sum();
+        total += c * hops as f64;
+    }
+    total
+}
+
+/// Whether every face step of the grid is at most one hop under `plan`.
+pub fn unit_steps(plan: &Plan, halo: &GridHalo, net: &Grid) -> bool {
+    let d = halo.ndims();
+    let nd = net.ndims();
+    let n = halo.coords.len() / d.max(1);
+    let mut a = vec![0u32; nd + 1];
+    let mut b = vec![0u32; nd + 1];
+    let mut c = vec![0u32; d];
+    for p in 0..n {
+        plan.place(halo.coord(p), &mut a);
+        for i in 0..d {
+            if halo.dims[i] < 2 || (!halo.periodic[i] && halo.coord(p)[i] + 1 == halo.dims[i]) {
+                continue;
+            }
+            c.copy_from_slice(halo.coord(p));
+            c[i] = (c[i] + 1) % halo.dims[i];
+            plan.place(&c, &mut b);
+            let hops: u32 = (0..nd)
+                .map(|k| axis_dist(a[k], b[k], net.dims()[k], net.wraps(k)))
+                .sum();
+            if hops > 1 {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn halo(dims: &[u32], periodic: bool) -> GridHalo {
+        let d = dims.len();
+        let n: u32 = dims.iter().product();
+        let mut coords = Vec::new();
+        for p in 0..n {
+            let mut r = p;
+            for &k in dims {
+                coords.push(r % k);
+                r /= k;
+            }
+        }
+        GridHalo {
+            dims: dims.to_vec(),
+            periodic: vec![periodic; d],
+            coords,
+            axis_bytes: vec![1.0; d],
+            diagonal_bytes: 0.0,
+            other_bytes: 0.0,
+            other_pairs: 0,
+            threshold: 0.5,
+        }
+    }
+
+    #[test]
+    fn reflected_digits_are_a_snake() {
+        let mut prev = [0u32; 4];
+        let mut cur = [0u32; 4];
+        Plan::digits(0, &[2, 3, 2], &mut prev);
+        let mut seen = std::collections::HashSet::new();
+        seen.insert(prev);
+        for x in 1..12 {
+            Plan::digits(x, &[2, 3, 2], &mut cur);
+            let diff: u32 = (0..3).map(|l| prev[l].abs_diff(cur[l])).sum();
+            assert_eq!(diff, 1, "x = {x}");
+            assert!(seen.insert(cur));
+            prev = cur;
+        }
+    }
+
+    #[test]
+    fn a_matching_torus_has_a_perfect_plan() {
+        let h = halo(&[8, 4, 2], true);
+        let net = Grid::torus(&[2, 8, 4]);
+        let ps = plans(&h, &net);
+        assert!(ps.iter().any(|p| unit_steps(p, &h, &net)));
+        // 2D 16×8 folds onto 8×4×4 with every step one hop.
+        let h = halo(&[16, 8], false);
+        let net = Grid::mesh(&[8, 4, 4]);
+        assert!(plans(&h, &net).iter().any(|p| unit_steps(p, &h, &net)));
+    }
+
+    #[test]
+    fn every_plan_is_a_bijection_onto_free_slots() {
+        let h = halo(&[8, 8, 8], true);
+        let net = Grid::torus(&[4, 4, 8]).with_cores(4);
+        let ps = plans(&h, &net);
+        assert!(!ps.is_empty());
+        for p in ps.iter().step_by(7) {
+            let (node, core) = p.mapping(&h, &net);
+            let mut seen = std::collections::HashSet::new();
+            for (a, b) in node.iter().zip(&core) {
+                assert!((*a as usize) < net.num_nodes() && *b < 4);
+                assert!(seen.insert((*a, *b)), "{p:?}");
+            }
+        }
+    }
+}

@@ -1,0 +1,449 @@
+//! `grid`: recognise a Cartesian halo in any rank numbering and embed its
+//! grid into a mesh/torus by axis permutation, tiling and folding.
+//!
+//! Halo codes (LAMMPS's bricks, PETSc's DMDA, structured CFD) communicate
+//! on a d-dimensional process grid, but the ranks need not be numbered
+//! along it. [`recognise`] recovers each rank's grid coordinates from the
+//! communication graph alone (near-linear; see its docs), [`embed`]
+//! enumerates the embeddings of that grid (identity, axis permutations,
+//! node-sized blocks on the cores of a node, folds; Bhatele & Kale's
+//! folding, seed 000, and Rubik's tile/fold, Bhatele et al. SC'12) and
+//! keeps the one of least hop-bytes on the whole graph.
+//!
+//! As a stepper: step 1 recognises the grid; the next steps score the
+//! embedding plans, [`PLANS_PER_STEP`] at a time; one step places the
+//! processes. When the grid leaves bytes out (a halo plus light extra
+//! edges) or a grid step costs more than one hop, the swap refinement of
+//! `recursive+refine` then improves the placement on the whole graph (only
+//! improving moves; `refine`). When no grid is recognised, when it covers
+//! less than `min_share` of the bytes, or when the network is not a
+//! mesh/torus, the run says why and continues as `recursive+refine` (the
+//! best general mapper) through the same pipeline. [`GridEmbed::grid`]
+//! gives the recognised grid and its coordinates (the GUI lays the graph
+//! out on them).
+
+pub mod embed;
+pub mod recognise;
+
+use super::recursive::refine::{Objective, Refine, RefineParams};
+use super::{MapperInfo, MapperInput, MapperRun, ParamKind, ParamSpec, StepEvent};
+use crate::error::{Error, Result};
+use crate::graph::Coords;
+use crate::mapping::Mapping;
+use crate::partition::pair_volumes;
+use crate::step::{Progress, StepState, Stepper, Stop};
+use embed::Plan;
+use recognise::GridHalo;
+use std::sync::Arc;
+
+/// Plans scored per step.
+pub const PLANS_PER_STEP: usize = 256;
+
+pub fn info() -> MapperInfo {
+    MapperInfo {
+        id: "grid",
+        name: "Grid embedding (recognise a Cartesian halo, then tile and fold)",
+        paper: "beyond the seeds: Bhatele & Kale §V's folding of process grids; Rubik's tile \
+                and fold (Bhatele et al., SC'12)",
+        doc: "Recognise a process grid in the communication graph, whatever the rank order: \
+              keep the heavy pairs, find the unit squares they form, group the edges into \
+              directions and give every process its grid coordinates (faces or faces + \
+              edges + corners, periodic or not, unequal volumes per direction). Then embed the \
+              grid: axis permutation when it matches the network, blocks of the grid on the \
+              cores of each node (the heaviest directions inside nodes), folds when the shapes \
+              differ; every candidate is scored on the real hop-bytes and the best kept. Light \
+              extra edges are left out of the grid (the summary gives their share) and a swap \
+              refinement then takes them into account. Without a grid it says why and runs \
+              recursive+refine. Params: min_share, refine.",
+        needs_coords: false,
+        randomized: true,
+        params: PARAMS,
+        networks: super::Networks::Grids,
+        per_node_state: true,
+        external: None,
+        start,
+    }
+}
+
+const PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        key: "min_share",
+        kind: ParamKind::Float { min: 0.0, max: 1.0 },
+        default: "0.5",
+        help: "use the recognised grid only when its neighbour pairs carry at least this share \
+               of the bytes (else recursive+refine)",
+    },
+    ParamSpec {
+        key: "refine",
+        kind: ParamKind::Choice(&["auto", "yes", "no"]),
+        default: "auto",
+        help: "swap refinement after the embedding: `auto` when the grid leaves bytes out or a \
+               grid step costs more than one hop",
+    },
+];
+
+fn start(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
+    input.check_fits()?;
+    let refine = match input.get::<String>(PARAMS, "refine")?.trim() {
+        "yes" => Some(true),
+        "no" => Some(false),
+        _ => None,
+    };
+    Ok(Box::new(GridEmbed {
+        input: input.clone(),
+        min_share: input.get(PARAMS, "min_share")?,
+        refine,
+        phase: Phase::Recognise,
+        halo: None,
+        plans: Vec::new(),
+        scored: Vec::new(),
+        sample: Vec::new(),
+        chosen: None,
+        note: String::new(),
+        placement: vec![None; input.graph.n()],
+        mapping: None,
+        event: None,
+        stop: None,
+        error: None,
+    }))
+}
+
+enum Phase {
+    Recognise,
+    Choose { next: usize },
+    Place,
+    Refine(Box<Refine>),
+    Fallback(Box<dyn MapperRun>),
+    Done,
+}
+
+/// The `grid` mapper as a stepper (see the module docs).
+pub struct GridEmbed {
+    input: MapperInput,
+    min_share: f64,
+    refine: Option<bool>,
+    phase: Phase,
+    halo: Option<GridHalo>,
+    plans: Vec<Plan>,
+    /// (sampled hop-bytes, plan index) of the plans scored so far.
+    scored: Vec<(f64, usize)>,
+    sample: Vec<(u32, u32, f64)>,
+    /// The plan placed, its hop-bytes and whether every grid step is one hop.
+    chosen: Option<(usize, f64, bool)>,
+    note: String,
+    placement: Vec<Option<u32>>,
+    mapping: Option<Mapping>,
+    event: Option<StepEvent>,
+    stop: Option<Stop>,
+    error: Option<Error>,
+}
+
+impl GridEmbed {
+    /// The recognised grid (None before the first step or without one).
+    pub fn grid(&self) -> Option<&GridHalo> {
+        self.halo.as_ref()
+    }
+
+    /// The recognised grid's coordinates as layout coordinates (the first
+    /// three directions), for drawing the graph on its grid.
+    pub fn grid_coords(&self) -> Option<Coords> {
+        let h = self.halo.as_ref()?;
+        let d = h.ndims();
+        let n = self.input.graph.n();
+        let xyz = (0..n)
+            .map(|p| {
+                let c = h.coord(p);
+                let mut x = [0.0; 3];
+                for (i, v) in x.iter_mut().enumerate().take(d.min(3)) {
+                    *v = c[i] as f64;
+                }
+                x
+            })
+            .collect();
+        Some(Coords::new(if d >= 3 { 3 } else { 2 }, xyz))
+    }
+
+    fn fall_back(&mut self, why: String) {
+        self.note = format!("{why}; mapped by recursive+refine instead");
+        let info = super::recursive::info_refine();
+        let mut input = self.input.clone();
+        input.params = info.own_params(&self.input.params);
+        match super::prepare(&info, &input) {
+            Ok(run) => self.phase = Phase::Fallback(run),
+            Err(e) => self.fail(e),
+        }
+    }
+
+    fn fail(&mut self, e: Error) {
+        self.error = Some(e);
+        self.stop = Some(Stop::Failed);
+        self.phase = Phase::Done;
+    }
+
+    fn finish(&mut self, m: Mapping, stop: Stop) {
+        let cores = self.input.topo.cores();
+        self.placement = (0..m.len()).map(|p| Some(m.slot(p, cores) as u32)).collect();
+        self.mapping = Some(m);
+        self.stop = Some(stop);
+        self.phase = Phase::Done;
+    }
+
+    fn recognise_step(&mut self) {
+        let Some(net) = self.input.topo.as_grid().cloned() else {
+            self.fall_back("the network is not a mesh or torus".into());
+            return;
+        };
+        match recognise::recognise(&self.input.graph) {
+            Err(why) => self.fall_back(why),
+            Ok(h) => {
+                let share = 1.0 - h.left_out_share();
+                if share < self.min_share {
+                    self.fall_back(format!(
+                        "the best grid found ({}) carries only {:.1}% of the bytes",
+                        h.describe(),
+                        share * 100.0
+                    ));
+                    return;
+                }
+                self.plans = embed::plans(&h, &net);
+                if self.plans.is_empty() {
+                    let desc = h.describe();
+                    self.halo = Some(h);
+                    self.fall_back(format!(
+                        "recognised a {desc}, but it neither tiles nor folds onto {}",
+                        net.spec()
+                    ));
+                    return;
+                }
+                // The sample: every pair when few, else an even stride.
+                let g = &self.input.graph;
+                let m = g.num_edges();
+                let stride = m.div_ceil(embed::SAMPLE).max(1);
+                self.sample = g
+                    .pairs()
+                    .enumerate()
+                    .filter(|(k, _)| k % stride == 0)
+                    .map(|(_, (u, v, c))| (u as u32, v as u32, c))
+                    .collect();
+                self.note = format!(
+                    "recognised a {} ({} left out: {} pairs, {:.2}% of the bytes)",
+                    h.describe(),
+                    if h.other_pairs == 0 { "nothing" } else { "some" },
+                    h.other_pairs,
+                    h.left_out_share() * 100.0
+                );
+                self.event = Some(StepEvent::Whole);
+                self.halo = Some(h);
+                self.phase = Phase::Choose { next: 0 };
+            }
+        }
+    }
+
+    fn choose_step(&mut self, next: usize) {
+        let (Some(h), Some(net)) = (self.halo.as_ref(), self.input.topo.as_grid()) else {
+            return;
+        };
+        let end = (next + PLANS_PER_STEP).min(self.plans.len());
+        for k in next..end {
+            let s = embed::score(&self.plans[k], h, net, &self.sample);
+            self.scored.push((s, k));
+        }
+        if end < self.plans.len() {
+            self.phase = Phase::Choose { next: end };
+            return;
+        }
+        // Finalists on every pair; ties keep the earlier plan.
+        self.scored
+            .sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let pairs: Vec<(u32, u32, f64)> = if self.sample.len() == self.input.graph.num_edges() {
+            std::mem::take(&mut self.sample)
+        } else {
+            self.input
+                .graph
+                .pairs()
+                .map(|(u, v, c)| (u as u32, v as u32, c))
+                .collect()
+        };
+        let mut best: Option<(f64, usize)> = None;
+        for &(_, k) in self.scored.iter().take(embed::FINALISTS) {
+            let s = embed::score(&self.plans[k], h, net, &pairs);
+            if best.is_none_or(|b| s < b.0) {
+                best = Some((s, k));
+            }
+        }
+        if let Some((s, k)) = best {
+            let unit = embed::unit_steps(&self.plans[k], h, net);
+            self.chosen = Some((k, s, unit));
+        }
+        self.phase = Phase::Place;
+    }
+
+    fn place_step(&mut self) {
+        let (Some(h), Some(net), Some((k, hb, unit))) = (
+            self.halo.as_ref(),
+            self.input.topo.as_grid(),
+            self.chosen,
+        ) else {
+            return;
+        };
+        let plan = &self.plans[k];
+        let (node, core) = plan.mapping(h, net);
+        let m = Mapping::new(node, core);
+        self.note = format!(
+            "{}; embedding {} ({} grid step{} one hop at most; hop-bytes {hb:.6e})",
+            self.note,
+            plan.describe(net),
+            if unit { "every" } else { "not every" },
+            if unit { "" } else { "s" },
+        );
+        let refine = self
+            .refine
+            .unwrap_or(!unit || h.other_bytes > 0.0 || h.left_out_share() > 0.0);
+        self.event = Some(StepEvent::Whole);
+        if !refine {
+            self.finish(m, Stop::Complete);
+            return;
+        }
+        let cores = self.input.topo.cores();
+        self.placement = (0..m.len()).map(|p| Some(m.slot(p, cores) as u32)).collect();
+        let params = RefineParams {
+            objective: Objective::HopBytes,
+            sweeps: 30,
+            batch: 256,
+            depth: 1,
+            time: None,
+            seed: self.input.seed,
+            tol: 0.001,
+            load_budget: 0.01,
+        };
+        let r = Refine::new(
+            self.input.graph.clone(),
+            self.input.topo.clone(),
+            Arc::new(pair_volumes(&self.input.graph)),
+            m,
+            params,
+        );
+        self.note.push_str("; then swap refinement");
+        self.phase = Phase::Refine(Box::new(r));
+    }
+}
+
+impl Stepper for GridEmbed {
+    fn step(&mut self) -> StepState {
+        if self.stop.is_some() {
+            return self.state();
+        }
+        match std::mem::replace(&mut self.phase, Phase::Done) {
+            Phase::Recognise => self.recognise_step(),
+            Phase::Choose { next } => self.choose_step(next),
+            Phase::Place => self.place_step(),
+            Phase::Refine(mut r) => {
+                r.step();
+                self.event = Some(StepEvent::Swaps {
+                    swapped: r.last_swaps().to_vec(),
+                    hop_bytes: r.hop_bytes(),
+                });
+                if r.is_done() {
+                    self.finish(r.mapping(), Stop::Complete);
+                } else {
+                    self.placement = r.placement().to_vec();
+                    self.phase = Phase::Refine(r);
+                }
+            }
+            Phase::Fallback(mut run) => {
+                let s = run.step();
+                self.event = run.last_event().cloned();
+                match s {
+                    StepState::Running => {
+                        self.placement = run.placement().to_vec();
+                        self.phase = Phase::Fallback(run);
+                    }
+                    StepState::Stopped(Stop::Failed) => {
+                        let why = run
+                            .error()
+                            .map_or("recursive+refine failed".to_string(), |e| e.to_string());
+                        self.fail(Error::Unsupported(why));
+                    }
+                    StepState::Stopped(stop) => match run.result() {
+                        Some(m) => self.finish(m, stop),
+                        None => self.fail(Error::Unsupported(
+                            "recursive+refine stopped without a mapping".into(),
+                        )),
+                    },
+                }
+            }
+            Phase::Done => {}
+        }
+        self.state()
+    }
+
+    fn state(&self) -> StepState {
+        match self.stop {
+            Some(s) => StepState::Stopped(s),
+            None => StepState::Running,
+        }
+    }
+
+    fn progress(&self) -> Progress {
+        let (done, total, phase) = match &self.phase {
+            Phase::Recognise => (0, Some(1), "recognise"),
+            Phase::Choose { next } => (*next, Some(self.plans.len()), "choose embedding"),
+            Phase::Place => (0, Some(1), "place"),
+            Phase::Refine(r) => {
+                let (d, t) = r.progress();
+                (d, Some(t), "refine")
+            }
+            Phase::Fallback(run) => {
+                let p = run.progress();
+                (p.done, p.total, "recursive+refine")
+            }
+            Phase::Done => (1, Some(1), ""),
+        };
+        Progress { done, total, phase }
+    }
+}
+
+impl MapperRun for GridEmbed {
+    fn placement(&self) -> &[Option<u32>] {
+        &self.placement
+    }
+    fn last_event(&self) -> Option<&StepEvent> {
+        self.event.as_ref()
+    }
+    fn result(&self) -> Option<Mapping> {
+        self.mapping.clone()
+    }
+    fn error(&self) -> Option<&Error> {
+        self.error.as_ref()
+    }
+    fn summary(&self) -> Option<String> {
+        (!self.note.is_empty()).then(|| self.note.clone())
+    }
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
+    }
+    fn grid_coords(&self) -> Option<Coords> {
+        GridEmbed::grid_coords(self)
+    }
+    fn explain_last_step(&self) -> Option<String> {
+        self.event.as_ref()?;
+        let what = match &self.phase {
+            Phase::Choose { next } => format!(
+                "grid scored {next} of {} embedding plans (axis permutations, node blocks, folds)",
+                self.plans.len()
+            ),
+            Phase::Place => "grid chose the embedding of least hop-bytes".to_string(),
+            Phase::Refine(r) => format!(
+                "grid's swap refinement: hop-bytes now {:.6e}",
+                r.hop_bytes()
+            ),
+            Phase::Fallback(run) => return run.explain_last_step(),
+            Phase::Recognise | Phase::Done => String::new(),
+        };
+        Some(if what.is_empty() {
+            format!("grid: {} (Bhatele & Kale §V; Rubik, SC'12)", self.note)
+        } else {
+            format!("{what} — {} (Bhatele & Kale §V; Rubik, SC'12)", self.note)
+        })
+    }
+}

@@ -1,0 +1,970 @@
+//! Recognise a Cartesian halo — a d-dimensional grid or torus of processes
+//! that exchange with their face neighbours (2·d of them) or with the whole
+//! surrounding box (3^d − 1: faces, edges and corners) — in any rank
+//! numbering, and recover every process's grid coordinates.
+//!
+//! The idea follows the process-grid view of Bhatele & Kale (seed 000) and
+//! Rubik (Bhatele et al., SC'12): halo codes number a Cartesian grid, and
+//! once the grid is known it can be embedded by tiling and folding
+//! ([`super::embed`]). The recognition itself is graph-structural:
+//!
+//! 1. **Heavy part.** For a relative threshold α (a ladder from 0.9 down to
+//!    0), keep the pairs whose volume is at least α times the heaviest pair
+//!    of either end. Halo volumes may differ per direction; light extra
+//!    edges (FFT transposes, coarse multigrid levels, hand-written
+//!    reductions) fall below some α. The subgraph must connect every
+//!    process.
+//! 2. **Face skeleton.** A face halo is its own skeleton. In a full halo
+//!    whose faces carry more bytes than its edges and corners (as in real
+//!    codes: a face's volume grows with its area), some threshold keeps the
+//!    faces alone. With equal volumes, the face pairs are those whose closed
+//!    neighbourhoods overlap most: inside the box and on a torus their
+//!    Jaccard index is ½ or more, that of an edge or corner pair at most
+//!    4/9. A face halo with a few diagonal pairs (subdomains of a
+//!    decomposition that also touch at corners) loses them by dropping the
+//!    diagonals of unit squares: pairs whose ends have two common
+//!    neighbours that are not adjacent. All three skeletons are tried. (On
+//!    the box's edges a diagonal pair of an open grid also reaches ½, so an
+//!    open full halo with equal volumes is not recognised.)
+//! 3. **Directions.** On the skeleton, opposite edges of every chordless
+//!    4-cycle (a unit square) are parallel; at each process, two edges on no
+//!    common square lie on one line. Closing both relations with a
+//!    union–find gives the d directions; along each, the edges form lines
+//!    (paths, or cycles when periodic) whose length is the grid's size.
+//! 4. **Coordinates.** From a corner, a breadth-first search gives each
+//!    process its neighbour's coordinates plus or minus one unit, and
+//!    orients each new process's lines from its parent's: its `+i`
+//!    neighbour is the one next to the parent's `+i` neighbour.
+//! 5. **Check.** The coordinates must be a bijection onto the box, every
+//!    skeleton edge a unit step and every heavy pair within the box around
+//!    its process (Chebyshev distance 1, across the wrap when periodic).
+//!
+//! A 4-cycle is itself a 2 × 2 grid, so a periodic direction of size 4
+//! comes out as two directions of size 2; pairs of size-2 directions with
+//! the same bytes are merged back into a periodic direction of size 4 (the
+//! Gray order 00, 10, 11, 01 keeps every edge a unit step).
+//!
+//! Of all thresholds the recognition that covers most bytes wins (the
+//! largest α on a tie); the pairs that are not grid neighbours are reported
+//! as left out. When no threshold gives an exact grid, the ranks' own
+//! order is tried as a Cartesian numbering ([`rank_order_grid`]): real
+//! decompositions of non-rectangular domains miss some neighbour pairs and
+//! add some diagonal ones, but are often numbered along their grid. Cost: O(m + n·Δ³ log Δ) per threshold, Δ ≤ 12 the skeleton's
+//! degree, over at most a dozen thresholds (stopping once every byte is
+//! covered): near-linear.
+
+use crate::graph::CommGraph;
+use crate::partition::pair_volumes;
+
+/// Largest number of grid directions recognised (the networks' limit).
+pub const MAX_GRID_DIMS: usize = crate::topology::grid::MAX_DIMS;
+
+/// The relative thresholds tried for the heavy part, largest first.
+const LADDER: [f64; 14] = [
+    0.9, 0.7, 0.5, 0.35, 0.25, 0.1, 0.05, 0.02, 0.01, 0.003, 0.001, 1e-4, 1e-6, 0.0,
+];
+
+const NONE: u32 = u32::MAX;
+
+/// A recognised grid halo.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GridHalo {
+    /// Size of each direction.
+    pub dims: Vec<u32>,
+    /// Whether each direction wraps around.
+    pub periodic: Vec<bool>,
+    /// Coordinates of process `p`: `coords[p * d .. (p + 1) * d]`.
+    pub coords: Vec<u32>,
+    /// Bytes between face neighbours along each direction.
+    pub axis_bytes: Vec<f64>,
+    /// Bytes between diagonal neighbours (edges and corners of the box).
+    pub diagonal_bytes: f64,
+    /// Bytes between processes that are not grid neighbours (left out).
+    pub other_bytes: f64,
+    /// Number of such pairs.
+    pub other_pairs: usize,
+    /// The relative threshold whose heavy part gave the grid.
+    pub threshold: f64,
+}
+
+impl GridHalo {
+    pub fn ndims(&self) -> usize {
+        self.dims.len()
+    }
+    /// Coordinates of process `p`.
+    pub fn coord(&self, p: usize) -> &[u32] {
+        let d = self.ndims();
+        &self.coords[p * d..(p + 1) * d]
+    }
+    /// Bytes on grid-neighbour pairs (faces and diagonals).
+    pub fn covered_bytes(&self) -> f64 {
+        self.axis_bytes.iter().sum::<f64>() + self.diagonal_bytes
+    }
+    /// Fraction of all bytes that the grid leaves out.
+    pub fn left_out_share(&self) -> f64 {
+        let total = self.covered_bytes() + self.other_bytes;
+        if total > 0.0 {
+            self.other_bytes / total
+        } else {
+            0.0
+        }
+    }
+    /// `8×8×8 torus` / `16×4 mesh (periodic in x)`-style description.
+    pub fn describe(&self) -> String {
+        let dims: Vec<String> = self.dims.iter().map(|d| d.to_string()).collect();
+        let kind = if self.periodic.iter().all(|&p| p) {
+            "torus".to_string()
+        } else if self.periodic.iter().any(|&p| p) {
+            let axes: Vec<String> = (0..self.ndims())
+                .filter(|&i| self.periodic[i])
+                .map(|i| axis_name(i).to_string())
+                .collect();
+            format!("grid, periodic along {}", axes.join(", "))
+        } else {
+            "mesh".to_string()
+        };
+        let halo = if self.diagonal_bytes > 0.0 {
+            "faces + edges/corners"
+        } else {
+            "faces"
+        };
+        format!("{} {kind} halo ({halo})", dims.join("×"))
+    }
+}
+
+/// `x`, `y`, `z`, then `d3`, `d4`, …
+pub fn axis_name(i: usize) -> &'static str {
+    ["x", "y", "z", "d3", "d4", "d5"].get(i).copied().unwrap_or("d?")
+}
+
+/// Undirected adjacency with sorted rows.
+struct Adj {
+    off: Vec<usize>,
+    nb: Vec<u32>,
+}
+
+impl Adj {
+    fn n(&self) -> usize {
+        self.off.len() - 1
+    }
+    fn row(&self, u: usize) -> &[u32] {
+        &self.nb[self.off[u]..self.off[u + 1]]
+    }
+    fn adjacent(&self, a: usize, b: usize) -> bool {
+        self.row(a).binary_search(&(b as u32)).is_ok()
+    }
+    fn pos(&self, a: usize, b: usize) -> Option<usize> {
+        self.row(a)
+            .binary_search(&(b as u32))
+            .ok()
+            .map(|k| self.off[a] + k)
+    }
+    /// Keep the entries for which `keep(u, entry index)` holds.
+    fn filter(g_off: &[usize], g_nb: &[u32], mut keep: impl FnMut(usize, usize) -> bool) -> Adj {
+        let n = g_off.len() - 1;
+        let mut off = Vec::with_capacity(n + 1);
+        let mut nb = Vec::new();
+        off.push(0);
+        for u in 0..n {
+            for k in g_off[u]..g_off[u + 1] {
+                if keep(u, k) {
+                    nb.push(g_nb[k]);
+                }
+            }
+            off.push(nb.len());
+        }
+        Adj { off, nb }
+    }
+    fn connected(&self) -> bool {
+        let n = self.n();
+        if n == 0 {
+            return true;
+        }
+        let mut seen = vec![false; n];
+        let mut stack = vec![0usize];
+        seen[0] = true;
+        let mut count = 1;
+        while let Some(u) = stack.pop() {
+            for &v in self.row(u) {
+                if !seen[v as usize] {
+                    seen[v as usize] = true;
+                    count += 1;
+                    stack.push(v as usize);
+                }
+            }
+        }
+        count == n
+    }
+    /// |N(a) ∩ N(b)| of two sorted rows.
+    fn common(&self, a: usize, b: usize) -> usize {
+        let (x, y) = (self.row(a), self.row(b));
+        let (mut i, mut j, mut c) = (0, 0, 0);
+        while i < x.len() && j < y.len() {
+            match x[i].cmp(&y[j]) {
+                std::cmp::Ordering::Less => i += 1,
+                std::cmp::Ordering::Greater => j += 1,
+                std::cmp::Ordering::Equal => {
+                    c += 1;
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+        c
+    }
+    fn has_triangle(&self) -> bool {
+        (0..self.n()).any(|u| {
+            self.row(u)
+                .iter()
+                .any(|&v| (v as usize) > u && self.common(u, v as usize) > 0)
+        })
+    }
+    /// The face skeleton of a full halo: pairs whose closed neighbourhoods
+    /// have a Jaccard index of at least ½.
+    fn jaccard_skeleton(&self) -> Adj {
+        Adj::filter(&self.off, &self.nb, |u, k| {
+            let v = self.nb[k] as usize;
+            let inter = self.common(u, v) + 2;
+            let union = self.row(u).len() + self.row(v).len() + 2 - inter;
+            2 * inter >= union
+        })
+    }
+    /// The face skeleton of a face halo with some diagonal pairs (a
+    /// decomposition whose subdomains also touch at some corners): drop
+    /// every pair whose ends have two common neighbours that are not
+    /// adjacent — the diagonal of a unit square. A face pair of such a
+    /// grid has at most one common neighbour per diagonal present.
+    fn without_square_diagonals(&self) -> Adj {
+        let mut common = Vec::new();
+        Adj::filter(&self.off, &self.nb, |u, k| {
+            let v = self.nb[k] as usize;
+            common.clear();
+            let (x, y) = (self.row(u), self.row(v));
+            let (mut i, mut j) = (0, 0);
+            while i < x.len() && j < y.len() {
+                match x[i].cmp(&y[j]) {
+                    std::cmp::Ordering::Less => i += 1,
+                    std::cmp::Ordering::Greater => j += 1,
+                    std::cmp::Ordering::Equal => {
+                        common.push(x[i] as usize);
+                        i += 1;
+                        j += 1;
+                    }
+                }
+            }
+            !(0..common.len()).any(|a| {
+                (a + 1..common.len()).any(|b| !self.adjacent(common[a], common[b]))
+            })
+        })
+    }
+}
+
+struct Uf(Vec<u32>);
+
+impl Uf {
+    fn new(n: usize) -> Self {
+        Uf((0..n as u32).collect())
+    }
+    fn find(&mut self, mut x: usize) -> usize {
+        while self.0[x] as usize != x {
+            let p = self.0[x] as usize;
+            self.0[x] = self.0[p];
+            x = p;
+        }
+        x
+    }
+    fn union(&mut self, a: usize, b: usize) {
+        let (ra, rb) = (self.find(a), self.find(b));
+        if ra != rb {
+            self.0[ra.max(rb)] = ra.min(rb) as u32;
+        }
+    }
+}
+
+/// Recognise the graph as a grid halo, or say why not.
+pub fn recognise(g: &CommGraph) -> Result<GridHalo, String> {
+    let n = g.n();
+    if n < 2 {
+        return Err("fewer than two processes".into());
+    }
+    let vol = pair_volumes(g);
+    let (off, nb) = (g.offsets(), g.targets());
+    let maxw: Vec<f64> = (0..n)
+        .map(|u| vol[off[u]..off[u + 1]].iter().fold(0.0f64, |a, &b| a.max(b)))
+        .collect();
+    let total: f64 = vol.iter().sum::<f64>() / 2.0;
+    let mut best: Option<GridHalo> = None;
+    let mut why = String::new();
+    let mut last_len = usize::MAX;
+    for &alpha in &LADDER {
+        let heavy = Adj::filter(off, nb, |u, k| {
+            let v = nb[k] as usize;
+            vol[k] > 0.0 && vol[k] >= alpha * maxw[u].max(maxw[v])
+        });
+        if heavy.nb.len() == last_len {
+            continue;
+        }
+        last_len = heavy.nb.len();
+        if !heavy.connected() {
+            why = format!(
+                "the pairs of at least {alpha} × a process's heaviest do not connect all processes"
+            );
+            continue;
+        }
+        let mut skeletons = vec![None];
+        if heavy.has_triangle() {
+            skeletons.push(Some(heavy.jaccard_skeleton()));
+            skeletons.push(Some(heavy.without_square_diagonals()));
+        }
+        for sk in &skeletons {
+            let s = sk.as_ref().unwrap_or(&heavy);
+            match faces_grid(s).and_then(|(dims, periodic, coords)| {
+                check_heavy(&heavy, &dims, &periodic, &coords)?;
+                Ok(measure(g, &vol, dims, periodic, coords, alpha))
+            }) {
+                Ok(h) => {
+                    if best.as_ref().is_none_or(|b| better(&h, b)) {
+                        best = Some(h);
+                    }
+                }
+                Err(e) => why = format!("at threshold {alpha}: {e}"),
+            }
+        }
+        if best
+            .as_ref()
+            .is_some_and(|b| b.covered_bytes() >= total * (1.0 - 1e-9))
+        {
+            break;
+        }
+    }
+    if best.is_none() {
+        best = rank_order_grid(g, &vol, total);
+    }
+    let Some(h) = best else {
+        return Err(if why.is_empty() {
+            "no pair carries bytes".into()
+        } else {
+            format!("no grid found ({why})")
+        });
+    };
+    let h = merge_size_two(h);
+    Ok(measure(g, &vol, h.dims, h.periodic, h.coords, h.threshold))
+}
+
+/// Bytes between face neighbours.
+fn face_bytes(h: &GridHalo) -> f64 {
+    h.axis_bytes.iter().sum()
+}
+
+/// Whether `a` is a better recognition than `b`: more bytes between grid
+/// neighbours, then more of them between face neighbours (a 2 × 3 × 5 grid
+/// with diagonals can cover the same pairs as a 6 × 5 grid with fewer
+/// diagonals).
+fn better(a: &GridHalo, b: &GridHalo) -> bool {
+    let (x, y) = (a.covered_bytes(), b.covered_bytes());
+    x > y * (1.0 + 1e-12)
+        || (x >= y * (1.0 - 1e-12) && face_bytes(a) > face_bytes(b) * (1.0 + 1e-12))
+}
+
+/// Share of the bytes a rank-order grid must carry between face neighbours
+/// (on a small grid nearly every pair is a diagonal neighbour).
+const RANK_ORDER_SHARE: f64 = 0.9;
+
+/// When the structure is not an exact grid (a decomposition of a
+/// non-rectangular domain: some neighbour pairs missing, some diagonal
+/// pairs present), the application's own numbering may still be Cartesian:
+/// try every 2D and 3D shape of `n` with the ranks numbered x-fastest, and
+/// keep the one whose face pairs carry most bytes, if at least
+/// [`RANK_ORDER_SHARE`] of all. A direction wraps when over 1 % of the bytes cross
+/// its ends. This
+/// only works in the application's order. O(divisor pairs · m).
+fn rank_order_grid(g: &CommGraph, vol: &[f64], total: f64) -> Option<GridHalo> {
+    let n = g.n() as u32;
+    let mut shapes: Vec<Vec<u32>> = Vec::new();
+    for a in 2..n {
+        if n % a != 0 {
+            continue;
+        }
+        let r = n / a;
+        if r >= 2 {
+            shapes.push(vec![a, r]);
+        }
+        for b in 2..r {
+            if r % b == 0 && r / b >= 2 {
+                shapes.push(vec![a, b, r / b]);
+            }
+        }
+    }
+    let mut best: Option<GridHalo> = None;
+    for dims in shapes {
+        let d = dims.len();
+        let mut coords = Vec::with_capacity(n as usize * d);
+        for p in 0..n {
+            let mut q = p;
+            for &k in &dims {
+                coords.push(q % k);
+                q /= k;
+            }
+        }
+        // Wrap a direction when over 1 % of the bytes cross its ends.
+        let mut wrap = vec![0.0; d];
+        for (u, v, c) in g.pairs() {
+            for i in 0..d {
+                let (a, b) = (coords[u * d + i], coords[v * d + i]);
+                if dims[i] > 2 && a.abs_diff(b) == dims[i] - 1 {
+                    wrap[i] += c;
+                }
+            }
+        }
+        let periodic: Vec<bool> = wrap.iter().map(|&w| w > 0.01 * total).collect();
+        let h = measure(g, vol, dims, periodic, coords, 0.0);
+        // Most bytes between face neighbours first: a finer split of the
+        // same numbering turns face pairs into diagonal ones.
+        if face_bytes(&h) >= RANK_ORDER_SHARE * total
+            && best.as_ref().is_none_or(|b| {
+                let (x, y) = (face_bytes(&h), face_bytes(b));
+                x > y * (1.0 + 1e-12) || (x >= y * (1.0 - 1e-12) && better(&h, b))
+            })
+        {
+            best = Some(h);
+        }
+    }
+    best
+}
+
+/// Every heavy pair must be a grid neighbour (Chebyshev distance 1).
+fn check_heavy(heavy: &Adj, dims: &[u32], periodic: &[bool], coords: &[u32]) -> Result<(), String> {
+    let d = dims.len();
+    for u in 0..heavy.n() {
+        for &v in heavy.row(u) {
+            let v = v as usize;
+            let (cu, cv) = (&coords[u * d..u * d + d], &coords[v * d..v * d + d]);
+            if (0..d).any(|i| axis_dist(cu[i], cv[i], dims[i], periodic[i]) > 1) {
+                return Err(format!(
+                    "heavy pair {u}–{v} is not between grid neighbours"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Distance along one direction (the shorter way round when periodic).
+pub fn axis_dist(a: u32, b: u32, size: u32, periodic: bool) -> u32 {
+    let x = a.abs_diff(b);
+    if periodic { x.min(size - x) } else { x }
+}
+
+/// Classify every pair of `g` against the grid: face (per direction),
+/// diagonal, or left out.
+fn measure(
+    g: &CommGraph,
+    vol: &[f64],
+    dims: Vec<u32>,
+    periodic: Vec<bool>,
+    coords: Vec<u32>,
+    threshold: f64,
+) -> GridHalo {
+    let d = dims.len();
+    let mut axis_bytes = vec![0.0; d];
+    let (mut diagonal_bytes, mut other_bytes, mut other_pairs) = (0.0, 0.0, 0);
+    let off = g.offsets();
+    for u in 0..g.n() {
+        for (k, &v) in g.neighbors(u).iter().enumerate() {
+            let v = v as usize;
+            if v < u {
+                continue;
+            }
+            let c = vol[off[u] + k];
+            let (cu, cv) = (&coords[u * d..u * d + d], &coords[v * d..v * d + d]);
+            let mut far = false;
+            let mut moved = Vec::new();
+            for i in 0..d {
+                match axis_dist(cu[i], cv[i], dims[i], periodic[i]) {
+                    0 => {}
+                    1 => moved.push(i),
+                    _ => far = true,
+                }
+            }
+            if far || moved.is_empty() {
+                other_bytes += c;
+                other_pairs += 1;
+            } else if moved.len() == 1 {
+                axis_bytes[moved[0]] += c;
+            } else {
+                diagonal_bytes += c;
+            }
+        }
+    }
+    GridHalo {
+        dims,
+        periodic,
+        coords,
+        axis_bytes,
+        diagonal_bytes,
+        other_bytes,
+        other_pairs,
+        threshold,
+    }
+}
+
+/// Merge pairs of size-2 directions whose bytes agree within 5 % into
+/// periodic directions of size 4 (Gray order). A pair's two directions
+/// came from one 4-cycle when a periodic direction had size 4.
+fn merge_size_two(h: GridHalo) -> GridHalo {
+    let d = h.ndims();
+    let mut twos: Vec<usize> = (0..d).filter(|&i| h.dims[i] == 2).collect();
+    if twos.len() < 2 {
+        return h;
+    }
+    // Closest bytes first: sort by bytes, pair neighbours in that order.
+    twos.sort_by(|&a, &b| h.axis_bytes[a].total_cmp(&h.axis_bytes[b]).then(a.cmp(&b)));
+    let mut pairs = Vec::new();
+    let mut k = 0;
+    while k + 1 < twos.len() {
+        let (a, b) = (twos[k], twos[k + 1]);
+        let (x, y) = (h.axis_bytes[a], h.axis_bytes[b]);
+        if (x - y).abs() <= 0.05 * x.max(y) {
+            pairs.push((a.min(b), a.max(b)));
+            k += 2;
+        } else {
+            k += 1;
+        }
+    }
+    if pairs.is_empty() {
+        return h;
+    }
+    let gone: Vec<usize> = pairs.iter().map(|p| p.1).collect();
+    let keep: Vec<usize> = (0..d).filter(|i| !gone.contains(i)).collect();
+    let nd = keep.len();
+    let n = h.coords.len() / d;
+    let mut coords = vec![0u32; n * nd];
+    for p in 0..n {
+        let c = h.coord(p);
+        for (j, &i) in keep.iter().enumerate() {
+            coords[p * nd + j] = match pairs.iter().find(|q| q.0 == i) {
+                // Gray order: 00 → 0, 10 → 1, 11 → 2, 01 → 3.
+                Some(&(a, b)) => match (c[a], c[b]) {
+                    (0, 0) => 0,
+                    (1, 0) => 1,
+                    (1, 1) => 2,
+                    _ => 3,
+                },
+                None => c[i],
+            };
+        }
+    }
+    let paired = |i: usize| pairs.iter().any(|q| q.0 == i);
+    GridHalo {
+        dims: keep
+            .iter()
+            .map(|&i| if paired(i) { 4 } else { h.dims[i] })
+            .collect(),
+        periodic: keep
+            .iter()
+            .map(|&i| paired(i) || h.periodic[i])
+            .collect(),
+        coords,
+        axis_bytes: vec![0.0; nd],
+        ..h
+    }
+}
+
+type Grid3 = (Vec<u32>, Vec<bool>, Vec<u32>);
+
+/// Recognise a face-halo grid on skeleton `s`: dims, periodic flags and
+/// coordinates (steps 3–5 of the module docs).
+fn faces_grid(s: &Adj) -> Result<Grid3, String> {
+    let n = s.n();
+    let maxdeg = (0..n).map(|u| s.row(u).len()).max().unwrap_or(0);
+    if maxdeg > 2 * MAX_GRID_DIMS {
+        return Err(format!(
+            "a process has {maxdeg} heavy partners, more than a {MAX_GRID_DIMS}-dimensional grid's {}",
+            2 * MAX_GRID_DIMS
+        ));
+    }
+    if maxdeg == 0 {
+        return Err("no heavy pairs".into());
+    }
+    let m2 = s.nb.len();
+    let mut uf = Uf::new(m2);
+    for u in 0..n {
+        for (k, &v) in s.row(u).iter().enumerate() {
+            if let Some(r) = s.pos(v as usize, u) {
+                uf.union(s.off[u] + k, r);
+            }
+        }
+    }
+    // on_square[u's entry a] bit b: entries a and b of u lie on a square.
+    let mut on_square = vec![0u16; m2];
+    for u in 0..n {
+        let r = s.row(u);
+        for ka in 0..r.len() {
+            for kb in ka + 1..r.len() {
+                let (a, b) = (r[ka] as usize, r[kb] as usize);
+                if s.adjacent(a, b) {
+                    continue;
+                }
+                for &c in s.row(a) {
+                    let c = c as usize;
+                    if c == u || !s.adjacent(b, c) || s.adjacent(u, c) {
+                        continue;
+                    }
+                    // Square u–a–c–b: opposite edges are parallel.
+                    if let (Some(bc), Some(ac)) = (s.pos(b, c), s.pos(a, c)) {
+                        uf.union(s.off[u] + ka, bc);
+                        uf.union(s.off[u] + kb, ac);
+                    }
+                    on_square[s.off[u] + ka] |= 1 << kb;
+                    on_square[s.off[u] + kb] |= 1 << ka;
+                }
+            }
+        }
+    }
+    for u in 0..n {
+        let deg = s.row(u).len();
+        for ka in 0..deg {
+            for kb in ka + 1..deg {
+                if on_square[s.off[u] + ka] & (1 << kb) == 0 {
+                    uf.union(s.off[u] + ka, s.off[u] + kb);
+                }
+            }
+        }
+    }
+    // Directions.
+    let mut class_of_root = std::collections::HashMap::new();
+    let mut class = vec![0u8; m2];
+    for (e, c) in class.iter_mut().enumerate() {
+        let r = uf.find(e);
+        let next = class_of_root.len();
+        let id = *class_of_root.entry(r).or_insert(next);
+        if id >= MAX_GRID_DIMS {
+            return Err(format!(
+                "the heavy pairs fall into more than {MAX_GRID_DIMS} directions"
+            ));
+        }
+        *c = id as u8;
+    }
+    let d = class_of_root.len();
+    // Per process and direction: its (at most two) neighbours.
+    let mut dn = vec![[NONE; 2]; n * d];
+    for u in 0..n {
+        for (k, &v) in s.row(u).iter().enumerate() {
+            let slot = &mut dn[u * d + class[s.off[u] + k] as usize];
+            if slot[0] == NONE {
+                slot[0] = v;
+            } else if slot[1] == NONE {
+                slot[1] = v;
+            } else {
+                return Err(format!("process {u} has three heavy partners on one line"));
+            }
+        }
+    }
+    let count = |u: usize, i: usize| dn[u * d + i].iter().filter(|&&x| x != NONE).count();
+    let mut periodic = vec![true; d];
+    for u in 0..n {
+        for (i, p) in periodic.iter_mut().enumerate() {
+            match count(u, i) {
+                0 => return Err(format!("process {u} has no partner along direction {i}")),
+                1 => *p = false,
+                _ => {}
+            }
+        }
+    }
+    // A corner: walk to the end of every open line.
+    let mut r = 0usize;
+    for i in 0..d {
+        if periodic[i] || count(r, i) == 1 {
+            continue;
+        }
+        let (mut prev, mut cur) = (r, dn[r * d + i][0] as usize);
+        for _ in 0..n {
+            if count(cur, i) == 1 {
+                break;
+            }
+            let e = dn[cur * d + i];
+            let next = if e[0] as usize == prev { e[1] } else { e[0] } as usize;
+            prev = cur;
+            cur = next;
+        }
+        if count(cur, i) != 1 {
+            return Err(format!("direction {i} has an open line with no end"));
+        }
+        r = cur;
+    }
+    // Line lengths from the corner.
+    let mut dims = vec![0u32; d];
+    for i in 0..d {
+        let (mut prev, mut cur, mut len) = (r, dn[r * d + i][0] as usize, 2u32);
+        loop {
+            let e = dn[cur * d + i];
+            let next = if e[0] as usize == prev { e[1] } else { e[0] };
+            if next == NONE {
+                break;
+            }
+            if next as usize == r {
+                if !periodic[i] {
+                    return Err(format!("direction {i} mixes cycles and paths"));
+                }
+                break;
+            }
+            prev = cur;
+            cur = next as usize;
+            len += 1;
+            if len as usize > n {
+                return Err(format!("direction {i} has a line longer than the graph"));
+            }
+        }
+        if periodic[i] && count(cur, i) != 2 {
+            return Err(format!("direction {i} mixes cycles and paths"));
+        }
+        dims[i] = len;
+    }
+    let cells = dims.iter().try_fold(1usize, |a, &x| a.checked_mul(x as usize));
+    if cells != Some(n) {
+        return Err(format!(
+            "lines of lengths {} do not multiply to {n} processes",
+            dims.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join("×")
+        ));
+    }
+    // Breadth-first coordinates with orientation.
+    let mut coords = vec![NONE; n * d];
+    let mut plus = vec![NONE; n * d];
+    let mut minus = vec![NONE; n * d];
+    for i in 0..d {
+        coords[r * d + i] = 0;
+        plus[r * d + i] = dn[r * d + i][0];
+        minus[r * d + i] = dn[r * d + i][1];
+    }
+    let mut queue = std::collections::VecDeque::from([r]);
+    let mut seen = vec![false; n];
+    seen[r] = true;
+    while let Some(v) = queue.pop_front() {
+        for j in 0..d {
+            for (w, up) in [(plus[v * d + j], true), (minus[v * d + j], false)] {
+                if w == NONE {
+                    continue;
+                }
+                let w = w as usize;
+                let c = coords[v * d + j];
+                let cj = match (up, periodic[j]) {
+                    (true, true) => (c + 1) % dims[j],
+                    (false, true) => (c + dims[j] - 1) % dims[j],
+                    (true, false) => c + 1,
+                    (false, false) => c.wrapping_sub(1),
+                };
+                if cj >= dims[j] {
+                    return Err(format!("process {w} falls outside the grid"));
+                }
+                if seen[w] {
+                    let same = (0..d).all(|i| {
+                        coords[w * d + i] == if i == j { cj } else { coords[v * d + i] }
+                    });
+                    if !same {
+                        return Err(format!("process {w} gets two different coordinates"));
+                    }
+                    continue;
+                }
+                seen[w] = true;
+                for i in 0..d {
+                    coords[w * d + i] = if i == j { cj } else { coords[v * d + i] };
+                    let e = dn[w * d + i];
+                    let (p, q) = if i == j {
+                        let other = if e[0] as usize == v { e[1] } else { e[0] };
+                        if e[0] as usize != v && e[1] as usize != v {
+                            return Err(format!("process {w} lost its line to {v}"));
+                        }
+                        if up { (other, v as u32) } else { (v as u32, other) }
+                    } else {
+                        let (anchor, is_plus) = if plus[v * d + i] != NONE {
+                            (plus[v * d + i] as usize, true)
+                        } else {
+                            (minus[v * d + i] as usize, false)
+                        };
+                        let near: Vec<u32> = e
+                            .iter()
+                            .copied()
+                            .filter(|&x| x != NONE && s.adjacent(x as usize, anchor))
+                            .collect();
+                        if near.len() != 1 {
+                            return Err(format!(
+                                "process {w}'s line along direction {i} is not parallel to {v}'s"
+                            ));
+                        }
+                        let other = if e[0] == near[0] { e[1] } else { e[0] };
+                        if is_plus {
+                            (near[0], other)
+                        } else {
+                            (other, near[0])
+                        }
+                    };
+                    plus[w * d + i] = p;
+                    minus[w * d + i] = q;
+                }
+                queue.push_back(w);
+            }
+        }
+    }
+    if let Some(u) = seen.iter().position(|&x| !x) {
+        return Err(format!("process {u} is not reached along the grid's lines"));
+    }
+    // Bijection onto the box.
+    let mut taken = vec![false; n];
+    for u in 0..n {
+        let mut id = 0usize;
+        for i in (0..d).rev() {
+            id = id * dims[i] as usize + coords[u * d + i] as usize;
+        }
+        if std::mem::replace(&mut taken[id], true) {
+            return Err(format!("two processes share process {u}'s grid position"));
+        }
+    }
+    // Every skeleton edge is a unit step.
+    for u in 0..n {
+        for &v in s.row(u) {
+            let v = v as usize;
+            let steps: u32 = (0..d)
+                .map(|i| axis_dist(coords[u * d + i], coords[v * d + i], dims[i], periodic[i]))
+                .sum();
+            if steps != 1 {
+                return Err(format!("pair {u}–{v} is not a unit step of the grid"));
+            }
+        }
+    }
+    // A wrapped direction of size 2 or 3 is the same graph either way.
+    Ok((dims, periodic, coords))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::{GenOptions, Neighbors, generate};
+
+    fn opts(neighbors: Neighbors, periodic: bool, shuffle: bool) -> GenOptions {
+        GenOptions {
+            neighbors,
+            periodic,
+            shuffle,
+            seed: 7,
+            ..GenOptions::default()
+        }
+    }
+
+    /// The recovered grid must reproduce the generator's coordinates up to
+    /// a symmetry of the box: every pair of processes at grid distance 1 in
+    /// the truth is at distance 1 in the recovery.
+    fn check(spec: &str, o: &GenOptions, dims: &[u32]) {
+        let g = generate(spec, o).unwrap();
+        let h = recognise(&g).unwrap_or_else(|e| panic!("{spec}: {e}"));
+        let mut got = h.dims.clone();
+        got.sort_unstable();
+        let mut want = dims.to_vec();
+        want.sort_unstable();
+        assert_eq!(got, want, "{spec}");
+        assert_eq!(h.other_bytes, 0.0, "{spec}");
+        let (a, b) = (h.covered_bytes(), g.total_bytes());
+        assert!((a - b).abs() <= 1e-12 * b, "{spec}: {a} vs {b}");
+    }
+
+    #[test]
+    fn face_halos_in_any_order() {
+        for shuffle in [false, true] {
+            let f = opts(Neighbors::Faces, false, shuffle);
+            check("stencil:8x4x3", &f, &[8, 4, 3]);
+            check("stencil:16x16", &f, &[16, 16]);
+            check("stencil:7", &f, &[7]);
+            let t = opts(Neighbors::Faces, true, shuffle);
+            check("stencil:8x8x8", &t, &[8, 8, 8]);
+            check("stencil:5x3", &t, &[5, 3]);
+            check("stencil:6x4x5", &t, &[6, 4, 5]);
+        }
+    }
+
+    #[test]
+    fn full_halos_in_any_order() {
+        for shuffle in [false, true] {
+            // Faces heavier than edges, edges than corners (the generator's
+            // products of direction factors).
+            let f = opts(Neighbors::Full, false, shuffle);
+            check("halo:6x5x4:0.5,0.5,0.4", &f, &[6, 5, 4]);
+            check("halo:9x7:0.5,0.5", &f, &[9, 7]);
+            // Equal volumes on a torus: the Jaccard skeleton.
+            let t = opts(Neighbors::Full, true, shuffle);
+            check("stencil:8x8x8", &t, &[8, 8, 8]);
+            check("stencil:6x5", &t, &[6, 5]);
+            // Equal volumes, open: diagonal pairs on the box's edges look
+            // like faces (the module docs' limit), and the faces carry too
+            // little of the bytes for the rank order to count as a grid.
+            let g = generate("stencil:6x5x4", &f).unwrap();
+            assert!(recognise(&g).is_err());
+        }
+    }
+
+    #[test]
+    fn faces_with_some_diagonals_as_heavy_as_faces() {
+        // A 6×5 mesh halo plus four diagonal pairs (x, y)–(x+1, y+1), x
+        // in {0, 3} and y in {0, 2}, of the faces' volume: no threshold
+        // separates them; dropping the diagonals of unit squares does.
+        // (Diagonals on every other square would make every face pair a
+        // square's diagonal too: not recognised, but the rank order may be.)
+        let g0 = generate("stencil:6x5", &GenOptions::default()).unwrap();
+        let mut b = crate::graph::GraphBuilder::new(30, false);
+        for (u, v, c) in g0.pairs() {
+            b.add(u, v, c);
+        }
+        for y in [0, 2] {
+            for x in [0, 3] {
+                b.add(x + 6 * y, x + 1 + 6 * (y + 1), 2048.0);
+            }
+        }
+        let g = b.build().unwrap();
+        let h = recognise(&g).unwrap();
+        let mut dims = h.dims.clone();
+        dims.sort_unstable();
+        assert_eq!(dims, [5, 6]);
+        assert_eq!(h.diagonal_bytes, 4.0 * 2048.0);
+        assert_eq!(h.other_bytes, 0.0);
+    }
+
+    #[test]
+    fn a_cartesian_numbering_is_used_when_the_structure_is_not_exact() {
+        // A 8×4 mesh halo numbered x-fastest, with one face pair missing
+        // (subdomains that do not touch) and light all-to-all traffic: no
+        // exact grid, but the rank order is one.
+        let g0 = generate("stencil:8x4", &GenOptions::default()).unwrap();
+        let mut b = crate::graph::GraphBuilder::new(32, false);
+        for (u, v, c) in g0.pairs() {
+            if (u, v) != (9, 10) {
+                b.add(u, v, c);
+            }
+        }
+        for v in 1..32 {
+            b.add(0, v, 1.0);
+        }
+        let g = b.build().unwrap();
+        let h = recognise(&g).unwrap();
+        assert_eq!(h.dims, [8, 4]);
+        assert_eq!(h.periodic, [false, false]);
+        assert_eq!(h.coord(13), [5, 1]);
+        assert!(h.left_out_share() < 0.01);
+        // Shuffled, the order says nothing: not recognised.
+        let mut perm: Vec<usize> = (0..32).collect();
+        crate::rng::Rng::new(1).shuffle(&mut perm);
+        let mut b = crate::graph::GraphBuilder::new(32, false);
+        for (u, v, c) in g.pairs() {
+            b.add(perm[u], perm[v], c);
+        }
+        assert!(recognise(&b.build().unwrap()).is_err());
+    }
+
+    #[test]
+    fn a_random_graph_is_not_a_grid() {
+        let g = generate("random-geometric:200:6", &GenOptions::default()).unwrap();
+        if let Ok(h) = recognise(&g) {
+            assert!(h.left_out_share() > 0.5, "{}", h.describe());
+        }
+    }
+}
