@@ -106,7 +106,7 @@ impl Plan {
         (node, core)
     }
 
-    /// `x:8→X, y:2→T 4→Y, …`
+    /// `x: 8 on X, y: 2 on T 4 on Y, …` (the GUI font has no arrow glyph)
     pub fn describe(&self, net: &Grid) -> String {
         let name = |t: usize| {
             if t == net.ndims() {
@@ -124,7 +124,7 @@ impl Plan {
                         .iter()
                         .position(|fs| fs.iter().any(|f| f.dir == i && f.level == l))
                         .unwrap_or(0);
-                    format!("{}→{}", sizes[l], name(t))
+                    format!("{} on {}", sizes[l], name(t))
                 })
                 .collect();
             parts.push(format!(

@@ -58,7 +58,7 @@ pub fn info() -> MapperInfo {
         needs_coords: false,
         randomized: true,
         params: PARAMS,
-        networks: super::Networks::Grids,
+        networks: super::Networks::Any,
         per_node_state: true,
         external: None,
         start,
