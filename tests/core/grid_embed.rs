@@ -96,9 +96,10 @@ fn light_extra_edges_are_left_out_and_reported() {
     // The halo's bytes travel one hop; the extras more.
     let plain = halo("halo:8x8x8:1,0.5,0.25", true, false, false, 4);
     assert!(hb > plain.total_bytes());
-    // Refinement only lowers it.
+    // Refinement only lowers it (up to the rounding of a sum taken in
+    // another order).
     let (hb2, s2) = run(&g, "torus:8x8x8", &[]);
-    assert!(hb2 <= hb, "{hb2} > {hb}");
+    assert!(hb2 <= hb * (1.0 + 1e-12), "{hb2} > {hb}");
     assert!(s2.unwrap().contains("then swap refinement"));
 }
 

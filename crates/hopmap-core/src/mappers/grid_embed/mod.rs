@@ -15,10 +15,11 @@
 //! processes. When the grid leaves bytes out (a halo plus light extra
 //! edges) or a grid step costs more than one hop, the swap refinement of
 //! `recursive+refine` then improves the placement on the whole graph (only
-//! improving moves; `refine`). When no grid is recognised, when it covers
-//! less than `min_share` of the bytes, or when the network is not a
-//! mesh/torus, the run says why and continues as `recursive+refine` (the
-//! best general mapper) through the same pipeline. [`GridEmbed::grid`]
+//! improving moves; `refine`). When no grid is recognised, or when it
+//! covers less than `min_share` of the bytes, the run says why and
+//! continues as `recursive+refine` (the best general mapper) through the
+//! same pipeline. On a switch fabric it refuses at start (the embedding
+//! needs grid coordinates). [`GridEmbed::grid`]
 //! gives the recognised grid and its coordinates (the GUI lays the graph
 //! out on them).
 
@@ -58,7 +59,7 @@ pub fn info() -> MapperInfo {
         needs_coords: false,
         randomized: true,
         params: PARAMS,
-        networks: super::Networks::Any,
+        networks: super::Networks::Grids,
         per_node_state: true,
         external: None,
         start,
@@ -83,6 +84,13 @@ const PARAMS: &[ParamSpec] = &[
 ];
 
 fn start(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
+    if input.topo.as_grid().is_none() {
+        return Err(Error::Unsupported(
+            "grid embeds a process grid into a mesh or torus; on a switch fabric use \
+             recursive+refine"
+                .into(),
+        ));
+    }
     input.check_fits()?;
     let refine = match input.get::<String>(PARAMS, "refine")?.trim() {
         "yes" => Some(true),
