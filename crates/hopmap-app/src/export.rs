@@ -947,7 +947,7 @@ fn poly(img: &mut image::RgbImage, pts: &[Pos2], c: Color32) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph_view::add_segment;
+    use crate::draw::add_segment;
 
     /// As the network view builds its node discs (a decagon, or a square).
     fn add_disc(mesh: &mut Mesh, c: Pos2, r: f32, color: Color32, cheap: bool) {

@@ -22,6 +22,7 @@
 //! [`MAX_EDGES`] remain.
 
 use super::Model;
+use super::draw::add_segment;
 use egui::{Color32, Mesh, Pos2, Rect, Sense, Shape, Stroke, Vec2, vec2};
 use hopmap_core::layout::{ClusterParams, Init, Layout, LayoutParams};
 use hopmap_core::step::{StepState, Stepper, Stop};
@@ -748,19 +749,3 @@ pub fn coord_text(model: &Model, node: usize) -> String {
     }
 }
 
-/// Append a line segment of width `w` as a quad.
-pub fn add_segment(mesh: &mut Mesh, a: Pos2, b: Pos2, w: f32, color: Color32) {
-    let d = b - a;
-    let len = d.length();
-    if len < 1e-3 {
-        return;
-    }
-    let nrm = vec2(-d.y, d.x) / len * (w * 0.5);
-    let i = mesh.vertices.len() as u32;
-    mesh.colored_vertex(a + nrm, color);
-    mesh.colored_vertex(a - nrm, color);
-    mesh.colored_vertex(b - nrm, color);
-    mesh.colored_vertex(b + nrm, color);
-    mesh.add_triangle(i, i + 1, i + 2);
-    mesh.add_triangle(i, i + 2, i + 3);
-}

@@ -30,6 +30,7 @@ pub mod compare_charts;
 pub mod compare_panel;
 pub mod data_panel;
 pub mod diff_view;
+pub mod draw;
 pub mod error;
 pub mod export;
 pub mod fabric_panel;

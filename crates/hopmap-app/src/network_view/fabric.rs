@@ -37,7 +37,7 @@ use super::paint::seg_dist;
 use super::{NetworkView, legend};
 use crate::Model;
 use crate::colormap::viridis;
-use crate::graph_view::add_segment;
+use crate::draw::add_segment;
 use crate::worker::{Job, Poll};
 use egui::{Align2, Color32, FontId, Mesh, Pos2, Rect, Sense, Shape, Stroke, pos2, vec2};
 use hopmap_core::routing::Routing;

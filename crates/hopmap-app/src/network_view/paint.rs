@@ -13,7 +13,7 @@
 use super::contention::{LinkStats, LinkStyle, link_style};
 use super::geometry::{Geometry, LinkGeom, Projector, Resolved};
 use crate::colormap::viridis;
-use crate::graph_view::add_segment;
+use crate::draw::add_segment;
 use egui::{Color32, Mesh, Pos2, Rect, Vec2, vec2};
 use glam::Vec3;
 use std::sync::Arc;

@@ -1,0 +1,22 @@
+//! Drawing primitives shared by the views (the graph view, the network
+//! view's grid and fabric drawings, the exports), so that no view imports
+//! another for them. No state; each is O(1) per primitive.
+
+use egui::{Color32, Mesh, Pos2, vec2};
+
+/// Append a line segment of width `w` as a quad.
+pub fn add_segment(mesh: &mut Mesh, a: Pos2, b: Pos2, w: f32, color: Color32) {
+    let d = b - a;
+    let len = d.length();
+    if len < 1e-3 {
+        return;
+    }
+    let nrm = vec2(-d.y, d.x) / len * (w * 0.5);
+    let i = mesh.vertices.len() as u32;
+    mesh.colored_vertex(a + nrm, color);
+    mesh.colored_vertex(a - nrm, color);
+    mesh.colored_vertex(b - nrm, color);
+    mesh.colored_vertex(b + nrm, color);
+    mesh.add_triangle(i, i + 1, i + 2);
+    mesh.add_triangle(i, i + 2, i + 3);
+}
