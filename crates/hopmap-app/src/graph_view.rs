@@ -748,4 +748,3 @@ pub fn coord_text(model: &Model, node: usize) -> String {
         None => String::new(),
     }
 }
-
