@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Compare hopmap's no-coordinate mappers with Scotch's gmap (issue 11).
+# Compare hopmap's no-coordinate mappers with Scotch's gmap.
 #
 # Usage: scripts/vs_scotch.sh [HOPMAP] [MAPPERS] [CASES...]
 #   HOPMAP   path of the hopmap binary (default target/release/hopmap)

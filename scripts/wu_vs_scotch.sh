@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Analytical (Wu et al.) against Scotch's gmap and MHT on 3D unstructured
 # graphs (no coordinates) on 3D tori with 1 and 4 cores per node: the quality
-# targets of issue 9 (analytical <= 1.05 x Scotch, analytical+pairs <= 0.92 x
+# targets (analytical <= 1.05 x Scotch, analytical+pairs <= 0.92 x
 # Scotch, max link load of analytical <= MHT's).
 #
 # Usage: scripts/wu_vs_scotch.sh [SIZES...]   (default: 512 2048 8192 16384)

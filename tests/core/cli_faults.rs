@@ -1,4 +1,4 @@
-//! Bad input and faults, run as a user runs them (issue 8, §5): every case
+//! Bad input and faults, run as a user runs them: every case
 //! ends with exit 0, 1 or 2 and at most a one-line message, memory bounded by
 //! the input (checked under `prlimit --as`), and no file lost or half
 //! written.

@@ -1,4 +1,4 @@
-//! The whole CLI fed random input (issue 8, §5): random bytes as graph,
+//! The whole CLI fed random input: random bytes as graph,
 //! coordinates and mapping files, and random topology specs, through the
 //! real binary. Every run must end with exit 0, 1 or 2 — no panic (101), no
 //! abort or signal (an allocation failure under the address-space limit) —
