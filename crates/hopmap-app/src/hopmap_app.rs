@@ -195,7 +195,6 @@ impl HopmapApp {
             let c = ctx.clone();
             self.model.waker = Some(std::sync::Arc::new(move || c.request_repaint()));
         }
-        let dt = ctx.input(|i| i.stable_dt).min(0.1);
         let jobs_busy = self.model.poll_jobs();
         super::bipartition_view::auto_color(
             &mut self.bipartition_view,
@@ -205,7 +204,6 @@ impl HopmapApp {
         self.compare.poll(&mut self.model);
         self.network_view.scale.compared =
             network_view::scale::worst(self.compare.current_rows(&self.model));
-        let _ = dt;
 
         // Files dropped on the window.
         let dropped: Vec<PathBuf> = ctx.input(|i| {

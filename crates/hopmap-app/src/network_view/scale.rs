@@ -4,8 +4,8 @@
 //! mappings: the worst busiest link of the compared mappings (the default
 //! once a comparison holds two or more mappings), or a value the user types.
 //!
-//! Cost: O(1) per frame; the compared maximum is O(rows) when the Compare
-//! rows change.
+//! Cost: O(rows of the Compare table) per frame, for the compared maximum
+//! (a handful of mappers).
 
 use hopmap_core::units::fmt_bytes;
 
