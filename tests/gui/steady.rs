@@ -131,6 +131,42 @@ fn a_paused_run_asks_for_no_frames() {
     assert!(!h.ctx.has_requested_repaint());
 }
 
+/// Play an iterative mapper, pause it mid-run, and let the frames settle:
+/// no frame is asked for, in the split view (graph and network drawn).
+fn pause_mid_run_is_idle(h: &mut Harness<'static, HopmapApp>, id: &str) {
+    h.state_mut().tab = hopmap_app::Tab::Split;
+    h.state_mut().model.speed = 20.0;
+    h.state_mut().mapper.select(id);
+    h.run_steps(1);
+    h.get_by_label("Play").click();
+    h.run_steps(1);
+    step_until(h, |a| a.model.run_progress.done >= 2);
+    h.get_by_label("Pause").click();
+    h.run_steps(1);
+    assert!(h.state().model.run.is_some(), "{id}: paused mid-run");
+    assert!(!h.state().model.playing, "{id}");
+    // The worker may publish the slice it was in: take it, then settle.
+    std::thread::sleep(std::time::Duration::from_millis(150));
+    h.run_steps(4);
+    assert!(
+        !h.ctx.has_requested_repaint(),
+        "{id}: a paused run asks for frames: {:?}",
+        h.ctx.repaint_causes()
+    );
+    // And a frame without input still asks for none.
+    h.step();
+    assert!(!h.ctx.has_requested_repaint(), "{id}");
+    h.state_mut().model.cancel_run();
+}
+
+#[test]
+fn a_run_paused_while_playing_asks_for_no_frames() {
+    let mut h = harness_at(1280.0, 800.0);
+    for id in ["gravity", "cdl"] {
+        pause_mid_run_is_idle(&mut h, id);
+    }
+}
+
 #[test]
 fn the_in_app_chooser_opens_a_typed_path() {
     use hopmap_app::file_dialog::{Backend, Request};
