@@ -5,7 +5,8 @@
 //! what it depends on changes (generation counters of the model).
 //!
 //! Cost: O(nodes + links) per topology; O(processes) per placement; the
-//! link ranking O(L log L) per evaluation for L links; routes of the
+//! link values O(L) per placement for L links, their ranking O(L log L)
+//! when they changed; routes of the
 //! selected process O(its partners × route length) per selection.
 
 use super::contention::LinkStats;
@@ -23,6 +24,8 @@ pub struct LinkData {
     place_key: (u64, u64),
     pub stats: LinkStats,
     stats_key: (u64, u64, bool),
+    /// Bumped whenever the link values change (mesh cache keys).
+    pub stats_gen: u64,
     route_key: (Option<usize>, u64, u64),
     /// Channels crossed by the selected process's messages (by channel).
     pub route_channels: Vec<bool>,
@@ -52,7 +55,13 @@ impl LinkData {
         let sk = (model.place_gen, model.topo_gen, by_flows);
         if self.stats_key != sk {
             self.stats_key = sk;
-            self.stats = LinkStats::compute(&self.geom.links, model.eval.as_ref(), by_flows);
+            // A run's snapshots move processes more often than they are
+            // evaluated: rank (O(L log L)) only values that changed (O(L)).
+            let vals = LinkStats::values(&self.geom.links, model.eval.as_ref(), by_flows);
+            if vals != self.stats.vals || self.stats_gen == 0 {
+                self.stats = LinkStats::from_values(vals);
+                self.stats_gen += 1;
+            }
         }
         let rk = (model.selected, model.place_gen, model.topo_gen);
         if self.route_key != rk {

@@ -75,8 +75,9 @@ impl GridView {
     }
 
     /// Rebuild the link and node meshes when anything that shapes them
-    /// changed (the cache key: rectangle, mode, colour range, placement,
-    /// colours, difference, camera).
+    /// changed: both when the view moved (rectangle, mode, network,
+    /// camera), the links alone for new link values, colour range or
+    /// difference, the nodes alone for a new placement or colours.
     fn ensure_meshes(
         &mut self,
         cx: &mut Ctx<'_>,
@@ -88,22 +89,21 @@ impl GridView {
         let resolved = *cx.resolved;
         let delta = cx.delta();
         let ghost = cx.ghost_alpha();
-        let mut key = vec![
+        let mut view_key = vec![
             rect.min.x.to_bits() as u64 | (rect.min.y.to_bits() as u64) << 32,
             rect.max.x.to_bits() as u64 | (rect.max.y.to_bits() as u64) << 32,
-            resolved as u64 | (cx.by_flows as u64) << 8 | (ghost as u64) << 16,
-            threshold.to_bits(),
-            model.place_gen,
+            resolved as u64,
             model.topo_gen,
-            cx.colors_gen,
+        ];
+        view_key.extend(cx.cam.key());
+        let links_key = vec![
+            (cx.by_flows as u64) << 8 | (ghost as u64) << 16,
+            threshold.to_bits(),
             maxv.to_bits(),
+            cx.data.stats_gen,
             delta.map_or(u64::MAX, |d| d.generation),
         ];
-        key.extend(cx.cam.key());
-        if self.drawn.as_ref().is_some_and(|d| d.key == key) {
-            return;
-        }
-        *cx.rebuilds += 1;
+        let nodes_key = vec![model.place_gen, cx.colors_gen];
         let scene = Scene {
             geom: &cx.data.geom,
             proj,
@@ -117,7 +117,17 @@ impl GridView {
             colors: cx.colors,
             clip: full,
         };
-        self.drawn = Some(paint::build(&scene, key));
+        match self.drawn.as_mut() {
+            Some(d) if d.view_key == view_key => {
+                if d.update(&scene, links_key, nodes_key) {
+                    *cx.rebuilds += 1;
+                }
+            }
+            _ => {
+                *cx.rebuilds += 1;
+                self.drawn = Some(paint::build(&scene, (view_key, links_key, nodes_key)));
+            }
+        }
     }
 }
 
