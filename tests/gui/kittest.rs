@@ -160,7 +160,7 @@ fn clicking_a_compare_row_shows_that_mapping() {
     h.get_by_label("random ›").click();
     h.run_steps(1);
     step_until(&mut h, |a| {
-        a.model.run.is_none() && a.model.mapping_label == "random"
+        !a.model.run.is_live() && a.model.mapping_label == "random"
     });
     let app = h.state();
     let row = app
@@ -224,7 +224,7 @@ fn map_with(h: &mut Harness<'static, HopmapApp>, id: &str) {
     h.run_steps(1);
     h.get_by_label("Map").click();
     h.run_steps(1);
-    step_until(h, |a| a.model.run.is_none() && a.model.mapping_label == id);
+    step_until(h, |a| !a.model.run.is_live() && a.model.mapping_label == id);
 }
 
 #[test]

@@ -279,7 +279,7 @@ impl AnalyticalView {
             }
             let id = panel.selected.clone();
             let params = panel.effective_params(has_coords);
-            let busy = model.run_to_end;
+            let busy = model.run.to_end();
             if ui
                 .add_enabled(!busy, egui::Button::new("Step iteration"))
                 .on_hover_text(
@@ -291,13 +291,13 @@ impl AnalyticalView {
             {
                 self.step_iteration(model, &id, panel.seed, &params);
             }
-            let label = if model.playing { "Pause" } else { "Play" };
+            let label = if model.run.playing() { "Pause" } else { "Play" };
             if ui
                 .add_enabled(!busy, egui::Button::new(label))
                 .on_hover_text("Animate the iterations at the mapper panel's speed")
                 .clicked()
             {
-                let on = !model.playing;
+                let on = !model.run.playing();
                 model.play(&id, panel.seed, &params, on);
             }
             ui.add(
@@ -307,13 +307,14 @@ impl AnalyticalView {
             );
         });
         let Some(d) = model
-            .run_detail
+            .run
+            .detail()
             .as_ref()
             .and_then(|d| match d {
                 hopmap_core::mappers::run_detail::RunDetail::Analytical(a) => Some(a.clone()),
                 _ => None,
             })
-            .filter(|_| is_analytical(&model.run_id))
+            .filter(|_| is_analytical(model.run.id()))
         else {
             self.plotted = 0;
             ui.label(

@@ -50,8 +50,8 @@ pub fn is_recursive(id: &str) -> bool {
 
 /// The recursive detail of the model's run, if any.
 pub fn detail(model: &Model) -> Option<&RecursiveDetail> {
-    match model.run_detail.as_ref()? {
-        RunDetail::Recursive(r) if is_recursive(&model.run_id) => Some(r),
+    match model.run.detail()? {
+        RunDetail::Recursive(r) if is_recursive(model.run.id()) => Some(r),
         _ => None,
     }
 }
@@ -79,7 +79,7 @@ pub fn part_color(topo: &Topology, part: &TreePart) -> Color32 {
 /// run is in progress (a finished run's mapping may be another run's than
 /// the tree kept, so its processes take their nodes' colours).
 pub fn process_part_colors(model: &Model) -> Option<Vec<Color32>> {
-    model.run.as_ref()?;
+    model.run.worker()?;
     let d = detail(model)?;
     let cols: Vec<Color32> = d.parts.iter().map(|p| part_color(&model.topo, p)).collect();
     Some(
@@ -97,12 +97,12 @@ pub fn process_part_colors(model: &Model) -> Option<Vec<Color32>> {
 /// Switch the process colours to "bipartition part" once when a recursive
 /// run starts (the combo box shows it; the user can switch back).
 pub fn auto_color(view: &mut BipartitionView, model: &Model, mode: &mut super::ColorMode) {
-    if model.run.is_some()
-        && is_recursive(&model.run_id)
-        && model.run_started.is_some()
-        && view.colored_for != model.run_started
+    if model.run.is_live()
+        && is_recursive(model.run.id())
+        && model.run.started().is_some()
+        && view.colored_for != model.run.started()
     {
-        view.colored_for = model.run_started;
+        view.colored_for = model.run.started();
         *mode = super::ColorMode::Part;
     }
 }
@@ -170,7 +170,7 @@ impl BipartitionView {
             }
             let id = panel.selected.clone();
             let params = panel.effective_params(has_coords);
-            let busy = model.run_to_end;
+            let busy = model.run.to_end();
             if ui
                 .add_enabled(!busy, egui::Button::new("Step bisection"))
                 .on_hover_text("One step: one bisection (then one refinement batch)")
@@ -178,9 +178,9 @@ impl BipartitionView {
             {
                 model.step(&id, panel.seed, &params);
             }
-            let label = if model.playing { "Pause" } else { "Play" };
+            let label = if model.run.playing() { "Pause" } else { "Play" };
             if ui.add_enabled(!busy, egui::Button::new(label)).clicked() {
-                let on = !model.playing;
+                let on = !model.run.playing();
                 model.play(&id, panel.seed, &params, on);
             }
             ui.add(
@@ -364,7 +364,7 @@ pub fn paint_on_network(painter: &egui::Painter, proj: &Projector, geom: &Geomet
     let Some(d) = detail(model) else {
         return;
     };
-    if model.run.is_none() || d.refining {
+    if !model.run.is_live() || d.refining {
         return;
     }
     let flat = !proj.is_3d();

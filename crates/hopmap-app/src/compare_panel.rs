@@ -177,7 +177,7 @@ impl ComparePanel {
     /// it is only evaluated (on a worker thread), never run again.
     pub fn show_row(&mut self, i: usize, model: &mut Model) {
         let Some(r) = self.rows.get(i) else { return };
-        if self.rows_key != (model.graph_gen, model.topo_gen) {
+        if self.rows_key != (model.graph.generation(), model.topo.generation()) {
             model.error = Some("that result belongs to a previous graph or network".into());
             return;
         }
@@ -207,11 +207,13 @@ impl ComparePanel {
             name = format!("{base}#{k}");
             k += 1;
         }
-        if self.rows.is_empty() || self.rows_key != (model.graph_gen, model.topo_gen) {
+        if self.rows.is_empty()
+            || self.rows_key != (model.graph.generation(), model.topo.generation())
+        {
             self.rows.clear();
             self.loaded.clear();
             self.skipped.clear();
-            self.rows_key = (model.graph_gen, model.topo_gen);
+            self.rows_key = (model.graph.generation(), model.topo.generation());
         }
         self.load_job = Some(Job::spawn("load mapping", move |_| {
             let m = hopmap_core::io::read_mapping(&path, &t, g.n()).map_err(|e| e.to_string())?;
@@ -224,7 +226,7 @@ impl ComparePanel {
     /// The rows of the current graph and network (none when they belong to
     /// a previous one).
     pub fn current_rows(&self, model: &Model) -> &[Row] {
-        if self.rows_key == (model.graph_gen, model.topo_gen) {
+        if self.rows_key == (model.graph.generation(), model.topo.generation()) {
             &self.rows
         } else {
             &[]
@@ -246,7 +248,7 @@ impl ComparePanel {
         self.rows.clear();
         self.loaded.clear();
         self.skipped.clear();
-        self.rows_key = (model.graph_gen, model.topo_gen);
+        self.rows_key = (model.graph.generation(), model.topo.generation());
         if saved.is_empty() {
             return;
         }
@@ -374,14 +376,14 @@ impl ComparePanel {
         if let Some(j) = self.job.take() {
             j.cancel();
         }
-        if self.rows_key != (model.graph_gen, model.topo_gen) {
+        if self.rows_key != (model.graph.generation(), model.topo.generation()) {
             self.loaded.clear();
         }
         let graph = model.graph.clone();
         let topo = model.topo.clone();
         let routing = model.routing.clone();
         let extra = hopmap_core::mappers::parse_params(params).unwrap_or_default();
-        self.rows_key = (model.graph_gen, model.topo_gen);
+        self.rows_key = (model.graph.generation(), model.topo.generation());
         self.seed = seed;
         self.params = params.to_string();
         let current = self.current.clone();
@@ -495,7 +497,7 @@ impl ComparePanel {
             }
         });
         ui.separator();
-        let current = self.rows_key == (model.graph_gen, model.topo_gen);
+        let current = self.rows_key == (model.graph.generation(), model.topo.generation());
         let rows: &[Row] = if current { &self.rows } else { &[] };
         match self.sub {
             CompareSub::Table => self.table_ui(ui, model, mapper),
@@ -615,7 +617,7 @@ impl ComparePanel {
             ui.weak("Tick mappers and press Run comparison.");
             return;
         }
-        if self.rows_key != (model.graph_gen, model.topo_gen) {
+        if self.rows_key != (model.graph.generation(), model.topo.generation()) {
             ui.colored_label(
                 Color32::from_rgb(240, 190, 80),
                 "These results are for a previous graph or network.",

@@ -69,7 +69,7 @@ impl DiffView {
         if let Some(j) = self.job.take() {
             j.cancel();
         }
-        self.key = (model.graph_gen, model.topo_gen);
+        self.key = (model.graph.generation(), model.topo.generation());
         self.job = Some(eval_job(model, items));
     }
 
@@ -115,8 +115,7 @@ impl DiffView {
         let (a, b) = (&self.panes[0], &self.panes[1]);
         self.moved = a.mapping.moved_processes(&b.mapping);
         let mut dm = super::side_by_side::blank_model(model);
-        dm.placement = b.model.placement.clone();
-        dm.place_gen += 1;
+        dm.placement.set(b.model.placement.to_vec());
         dm.eval = b.model.eval.clone();
         dm.mapping_label = format!("{} − {}", b.label, a.label);
         self.diff_model = Some(dm);
@@ -144,7 +143,8 @@ impl DiffView {
 
     pub fn ui(&mut self, ui: &mut egui::Ui, model: &Model, rows: &[Row]) {
         self.poll(model);
-        if self.key != (model.graph_gen, model.topo_gen) && !self.panes.is_empty() {
+        if self.key != (model.graph.generation(), model.topo.generation()) && !self.panes.is_empty()
+        {
             self.panes.clear();
             self.a.clear();
             self.b.clear();

@@ -362,10 +362,10 @@ impl FabricPanel {
             }
         });
         if let Some(f) = model.topo.as_fabric() {
-            if self.summary.0 != model.topo_gen || self.summary.1.is_empty() {
+            if self.summary.0 != model.topo.generation() || self.summary.1.is_empty() {
                 let idle: u32 = (0..f.num_switches()).map(|s| f.idle_hosts(s)).sum();
                 self.summary = (
-                    model.topo_gen,
+                    model.topo.generation(),
                     format!(
                         "{} switches, {} inter-switch links, {} job hosts{} × {} cores = {} slots, \
                          up*/down* diameter {}",

@@ -183,10 +183,7 @@ impl GraphView {
             let c = hopmap_core::layout::clusters(&l.positions(), &ClusterParams::default());
             let k = c.iter().map(|&x| x as usize + 1).max().unwrap_or(0);
             if c.len() == model.graph.n() {
-                model.clusters = c;
-                model.num_clusters = k;
-                model.clusters_from_layout = true;
-                model.place_gen += 1;
+                model.set_layout_clusters(c, k);
             }
             self.clusters_done = true;
         }
@@ -196,10 +193,10 @@ impl GraphView {
         if self.pos.len() != model.graph.n() {
             self.key = 0;
         }
-        if self.key == model.graph_gen {
+        if self.key == model.graph.generation() {
             return;
         }
-        self.key = model.graph_gen;
+        self.key = model.graph.generation();
         let g = &model.graph;
         let n = g.n();
         self.coords_positions(model);
@@ -538,7 +535,7 @@ impl GraphView {
             xf.centre.x.to_bits() as u64 | (xf.centre.y.to_bits() as u64) << 32,
             self.pos_version,
             colors_gen,
-            model.graph_gen,
+            model.graph.generation(),
         ];
         if self.drawn.as_ref().is_some_and(|d| d.0 == key) {
             return;
@@ -633,7 +630,7 @@ impl GraphView {
             }
         }
         // Mapper state: frontier (orange rings), the process just placed (white ring).
-        for &f in model.frontier.iter().take(5000) {
+        for &f in model.run.frontier().iter().take(5000) {
             if f < n {
                 painter.circle_stroke(
                     xf.to_screen(self.pos[f]),
@@ -642,7 +639,8 @@ impl GraphView {
                 );
             }
         }
-        if let Some(hopmap_core::mappers::StepEvent::Placed { process, .. }) = &model.last_event
+        if let Some(hopmap_core::mappers::StepEvent::Placed { process, .. }) =
+            model.run.last_event()
             && *process < n
         {
             painter.circle_stroke(

@@ -60,7 +60,7 @@ pub const MAX_RINGED: usize = 4096;
 /// processes of every exchange, a group. At most [`MAX_RINGED`], each below
 /// the graph's size. O(size of the event).
 pub fn step_processes(model: &Model) -> Vec<usize> {
-    match &model.last_event {
+    match model.run.last_event() {
         None | Some(StepEvent::Placed { .. }) | Some(StepEvent::Whole) => Vec::new(),
         Some(e) => {
             let n = model.graph.n();
@@ -78,7 +78,7 @@ impl GuidedLog {
         if model.guided_new.is_empty() {
             return;
         }
-        let run = model.run_id.clone();
+        let run = model.run.id().to_string();
         for GuidedLine { step, text, event } in model.guided_new.drain(..) {
             if self.lines.len() >= MAX_LINES {
                 self.lines.pop_front();
@@ -102,7 +102,7 @@ impl GuidedLog {
     /// Show line `i`'s step in the views.
     pub fn highlight(&self, i: usize, model: &mut Model) {
         if let Some(l) = self.lines.get(i) {
-            model.last_event = l.event.clone();
+            model.run.show_event(l.event.clone());
             if let Some(p) = l.event.as_ref().and_then(event_process) {
                 model.selected = Some(p).filter(|&p| p < model.graph.n());
             }
@@ -116,7 +116,7 @@ impl GuidedLog {
             let r = ui.checkbox(&mut on, "guided mode");
             if r.changed() {
                 model.guided = on;
-                if let Some(r) = &model.run {
+                if let Some(r) = model.run.worker() {
                     r.set_guided(on);
                 }
             }
@@ -167,13 +167,13 @@ impl GuidedLog {
         match (hovered, self.hovered_before) {
             (Some(i), _) if clicked.is_none() => {
                 if self.saved.is_none() {
-                    self.saved = Some((model.last_event.clone(), model.selected));
+                    self.saved = Some((model.run.last_event().cloned(), model.selected));
                 }
                 self.highlight(i, model);
             }
             (None, Some(_)) => {
                 if let Some((e, s)) = self.saved.take() {
-                    model.last_event = e;
+                    model.run.show_event(e);
                     model.selected = s;
                 }
             }

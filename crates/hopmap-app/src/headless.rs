@@ -138,7 +138,7 @@ impl HopmapApp {
                 None => Command::RunToEnd,
             };
             let want = opts.steps;
-            if let Some(r) = self.model.run.as_mut() {
+            if let Some(r) = self.model.run.worker_mut() {
                 r.send(cmd);
                 let snap = r.wait_for(Duration::from_secs(24 * 3600), |s| {
                     s.result.is_some() || want.is_some_and(|k| s.steps >= k && !s.active)
@@ -187,7 +187,7 @@ impl HopmapApp {
 
     /// Wait for the running mapper to finish (or pause) and show it.
     fn wait_for_run(&mut self) {
-        if let Some(r) = self.model.run.as_mut() {
+        if let Some(r) = self.model.run.worker_mut() {
             let snap = r.wait_for(Duration::from_secs(600), |s| {
                 s.result.is_some() || (s.steps > 0 && !s.active)
             });

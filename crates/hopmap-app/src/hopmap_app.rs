@@ -154,9 +154,9 @@ impl HopmapApp {
 
     fn colors(&mut self) -> &[Color32] {
         let key = (
-            self.model.graph_gen,
-            self.model.topo_gen,
-            self.model.place_gen,
+            self.model.graph.generation(),
+            self.model.topo.generation(),
+            self.model.placement.generation(),
             self.color_mode,
         );
         if key != self.colors_key || self.colors.len() != self.model.graph.n() {

@@ -60,17 +60,16 @@ impl HopmapApp {
                 self.network = network_panel::NetworkPanel::new(&self.model.topo);
                 self.network_view.reset_camera();
             }
-            let same_graph = self
-                .teach
-                .lesson
-                .shown_graph
-                .is_some_and(|(g, gen_)| g == st.graph && gen_ == self.model.graph_gen);
+            let same_graph =
+                self.teach.lesson.shown_graph.is_some_and(|(g, gen_)| {
+                    g == st.graph && gen_ == self.model.graph.generation()
+                });
             if !same_graph {
                 let g = st.graph.load().map_err(|e| e.to_string())?;
                 let name = st.graph.name();
                 self.model.set_graph(g, &name);
                 self.data.sample = name;
-                self.teach.lesson.shown_graph = Some((st.graph, self.model.graph_gen));
+                self.teach.lesson.shown_graph = Some((st.graph, self.model.graph.generation()));
             }
             let routing = Routing::parse(st.routing).map_err(|e| e.to_string())?;
             if self.model.routing.name() != routing.name() {
@@ -91,7 +90,7 @@ impl HopmapApp {
                     RunHow::Guided(k) => {
                         self.model.guided = true;
                         if self.model.start_run(id, seed, params)
-                            && let Some(r) = &self.model.run
+                            && let Some(r) = self.model.run.worker()
                         {
                             r.send(Command::Step(k.max(1)));
                         }
@@ -118,7 +117,7 @@ impl HopmapApp {
                 .teach
                 .lesson
                 .shown_graph
-                .is_some_and(|(_, g)| g == self.model.graph_gen)
+                .is_some_and(|(_, g)| g == self.model.graph.generation())
     }
 
     /// Presentation keys while a lesson is open: PageDown, →, Space give the

@@ -310,7 +310,7 @@ impl MapperPanel {
         let id = self.selected.clone();
         let params = self.effective_params(has_coords);
         ui.horizontal(|ui| {
-            let busy = model.run_to_end;
+            let busy = model.run.to_end();
             if ui
                 .add_enabled(!busy, egui::Button::new("Map"))
                 .on_hover_text("Run the mapper to the end (on a worker thread)")
@@ -325,13 +325,13 @@ impl MapperPanel {
             {
                 model.step(&id, self.seed, &params);
             }
-            let play_label = if model.playing { "Pause" } else { "Play" };
+            let play_label = if model.run.playing() { "Pause" } else { "Play" };
             if ui
                 .add_enabled(!busy, egui::Button::new(play_label))
                 .on_hover_text("Animate the mapper step by step")
                 .clicked()
             {
-                let on = !model.playing;
+                let on = !model.run.playing();
                 model.play(&id, self.seed, &params, on);
             }
             if ui
@@ -360,12 +360,12 @@ impl MapperPanel {
         });
         // The progress line is always there, so nothing below it moves.
         let placed = model.placement.iter().filter(|s| s.is_some()).count();
-        if model.run.is_some() {
-            let p = model.run_progress;
+        if model.run.is_live() {
+            let p = model.run.progress();
             let phase = if p.phase.is_empty() { "step" } else { p.phase };
             let text = match p.total {
-                Some(t) => format!("{}: {phase} {} of {t}", model.run_id, p.done),
-                None => format!("{}: {phase} {}", model.run_id, p.done),
+                Some(t) => format!("{}: {phase} {} of {t}", model.run.id(), p.done),
+                None => format!("{}: {phase} {}", model.run.id(), p.done),
             };
             ui.add(egui::ProgressBar::new(p.fraction().unwrap_or(0.0)).text(text));
         } else {
@@ -381,7 +381,7 @@ impl MapperPanel {
         ui.heading("Mapper");
         let has_coords = model.graph.coords().is_some();
         let reg = mappers::registry();
-        self.fit.update(model.topo_gen, &model.topo);
+        self.fit.update(model.topo.generation(), &model.topo);
         egui::Grid::new("mapper_list")
             .num_columns(2)
             .spacing([6.0, 2.0])

@@ -233,9 +233,13 @@ impl MatrixView {
             }
         });
         let key = (
-            model.graph_gen,
-            if self.by_mapping { model.place_gen } else { 0 },
-            model.topo_gen,
+            model.graph.generation(),
+            if self.by_mapping {
+                model.placement.generation()
+            } else {
+                0
+            },
+            model.topo.generation(),
             self.by_mapping,
             self.by_messages && model.graph.msg_counts().is_some(),
         );
@@ -354,7 +358,7 @@ mod tests {
         b.add(1, 2, 2.0);
         let g = b.build().unwrap();
         let mut m = Model::new(g, "t", Topology::parse("mesh:4").unwrap());
-        m.placement = vec![Some(0), Some(2), Some(3), Some(1)];
+        m.placement.set(vec![Some(0), Some(2), Some(3), Some(1)]);
         let mut v = MatrixView::new(true);
         let img = v.build(&m);
         assert_eq!(img.size, [4, 4]);

@@ -63,7 +63,11 @@ pub struct Reference {
 impl Reference {
     /// Bring the default mapping's metrics up to date with `model`.
     pub fn update(&mut self, model: &Model) {
-        let key = (model.graph_gen, model.topo_gen, model.routing.name());
+        let key = (
+            model.graph.generation(),
+            model.topo.generation(),
+            model.routing.name(),
+        );
         if self.key == key && self.default.is_some() {
             return;
         }
@@ -451,20 +455,20 @@ impl MetricsPanel {
             &fmt_bytes(m.mean_link_load),
         );
         ui.separator();
-        if model.trace_label.is_empty() || model.trace.is_empty() {
+        if model.run.id().is_empty() || model.run.trace().is_empty() {
             ui.strong("hop-bytes over the mapper's steps");
-        } else if model.trace_label == model.mapping_label || model.run.is_some() {
-            ui.strong(format!("hop-bytes over {}'s steps", model.trace_label));
+        } else if model.run.id() == model.mapping_label || model.run.is_live() {
+            ui.strong(format!("hop-bytes over {}'s steps", model.run.id()));
         } else {
             ui.strong(format!(
                 "hop-bytes over {}'s steps (the last run, not the mapping shown)",
-                model.trace_label
+                model.run.id()
             ));
         }
-        if model.trace.is_empty() {
+        if model.run.trace().is_empty() {
             ui.weak("Step or Play a mapper to draw its curve.");
         } else {
-            let pts: Vec<[f64; 2]> = model.trace.clone();
+            let pts: Vec<[f64; 2]> = model.run.trace().to_vec();
             Plot::new("trace_plot")
                 .height(140.0)
                 .allow_scroll(false)

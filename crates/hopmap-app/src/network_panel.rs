@@ -192,8 +192,8 @@ impl NetworkPanel {
                 .response
                 .labelled_by(l.id);
         });
-        if self.links.0 != model.topo_gen {
-            self.links = (model.topo_gen, model.topo.num_channels() / 2);
+        if self.links.0 != model.topo.generation() {
+            self.links = (model.topo.generation(), model.topo.num_channels() / 2);
         }
         let t = &model.topo;
         ui.label(format!(

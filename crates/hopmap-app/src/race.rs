@@ -20,7 +20,7 @@ use super::side_by_side::{
 };
 use egui::{Color32, Rect, pos2};
 use egui_plot::{Legend, Line, Plot, PlotPoints};
-use hopmap_core::mappers::background::{BackgroundRun, Command, Snapshot};
+use hopmap_core::mappers::background::{Command, Snapshot};
 use hopmap_core::mapping::Mapping;
 use hopmap_core::step::StepState;
 use std::sync::Arc;
@@ -35,10 +35,10 @@ pub enum Pace {
     Budget(f32),
 }
 
-/// The state of one racing mapper (its view is the pane of the same index).
+/// The state of one racing mapper (its view is the pane of the same index,
+/// whose model holds the run on its worker).
 pub struct Lane {
     pub id: String,
-    run: Option<BackgroundRun>,
     /// Steps taken and seconds spent stepping.
     pub steps: usize,
     pub seconds: f64,
@@ -118,7 +118,7 @@ impl Race {
     pub fn start(&mut self, model: &Model, ids: &[String], seed: u64, params: &str) {
         self.stop();
         self.error = None;
-        self.key = (model.graph_gen, model.topo_gen);
+        self.key = (model.graph.generation(), model.topo.generation());
         self.node_colors = node_colors(&model.topo);
         for id in ids.iter().take(MAX_PANES) {
             let mut m = blank_model(model);
@@ -126,11 +126,9 @@ impl Race {
                 self.error = Some(format!("{id}: {}", m.error.take().unwrap_or_default()));
                 continue;
             }
-            let run = m.run.take();
             m.mapping_label = id.clone();
             self.lanes.push(Lane {
                 id: id.clone(),
-                run,
                 steps: 0,
                 seconds: 0.0,
                 pending: false,
@@ -155,10 +153,8 @@ impl Race {
 
     /// Cancel every run and forget the lanes.
     pub fn stop(&mut self) {
-        for l in &mut self.lanes {
-            if let Some(r) = l.run.take() {
-                r.send(Command::Cancel);
-            }
+        for p in &mut self.panes {
+            p.model.cancel_run();
         }
         self.lanes.clear();
         self.panes.clear();
@@ -175,8 +171,13 @@ impl Race {
     /// robin; a finished run's at once), so four lanes each refresh at a
     /// quarter of the frame rate.
     pub fn poll(&mut self) {
-        for l in self.lanes.iter_mut() {
-            let Some(r) = l.run.as_mut() else { continue };
+        for (l, p) in self.lanes.iter_mut().zip(self.panes.iter_mut()) {
+            if l.done {
+                continue;
+            }
+            let Some(r) = p.model.run.worker_mut() else {
+                continue;
+            };
             let Some(snap) = r.take() else { continue };
             // The first snapshot precedes every command; later ones answer them.
             if l.ready {
@@ -197,7 +198,6 @@ impl Race {
             if finished {
                 l.done = true;
                 l.pending = false;
-                l.run = None;
             }
         }
         let n = self.lanes.len();
@@ -218,8 +218,8 @@ impl Race {
         }
         // Process colours follow each lane's placement.
         for (l, p) in self.lanes.iter_mut().zip(self.panes.iter_mut()) {
-            if l.place_key != p.model.place_gen {
-                l.place_key = p.model.place_gen;
+            if l.place_key != p.model.placement.generation() {
+                l.place_key = p.model.placement.generation();
                 let cores = p.model.topo.cores();
                 let cols: Vec<Color32> = p
                     .model
@@ -246,8 +246,8 @@ impl Race {
                 Pace::Steps(k) => Command::Step(k),
                 Pace::Budget(ms) => Command::StepFor(Duration::from_secs_f64(ms as f64 / 1000.0)),
             };
-            for l in self.lanes.iter_mut().filter(|l| !l.done) {
-                if let Some(r) = &l.run {
+            for (l, p) in self.lanes.iter_mut().zip(&self.panes) {
+                if let (false, Some(r)) = (l.done, p.model.run.worker()) {
                     r.send(cmd);
                     l.pending = true;
                 }
@@ -259,7 +259,8 @@ impl Race {
     /// The race's controls, plot and views ([`Race::poll`] runs each frame
     /// from the Compare panel's poll, shown or not).
     pub fn ui(&mut self, ui: &mut egui::Ui, model: &Model, seed: u64, params: &str) {
-        if self.key != (model.graph_gen, model.topo_gen) && !self.lanes.is_empty() {
+        if self.key != (model.graph.generation(), model.topo.generation()) && !self.lanes.is_empty()
+        {
             self.stop();
         }
         let chooser = |ui: &mut egui::Ui, chosen: &mut Vec<String>| {

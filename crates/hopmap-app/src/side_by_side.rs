@@ -44,13 +44,10 @@ pub fn blank_model(parent: &Model) -> Model {
         &parent.graph_name,
         Topology::Grid(Grid::torus(&[1])),
     );
-    m.graph = parent.graph.clone();
-    m.graph_gen = parent.graph_gen;
-    m.topo = parent.topo.clone();
-    m.topo_gen = parent.topo_gen;
+    m.graph = parent.graph.share();
+    m.topo = parent.topo.share();
     m.routing = parent.routing.clone();
-    m.placement = vec![None; m.graph.n()];
-    m.place_gen += 1;
+    m.placement.set(vec![None; m.graph.n()]);
     m
 }
 
@@ -249,7 +246,7 @@ impl SideBySide {
         if let Some(j) = self.job.take() {
             j.cancel();
         }
-        self.key = (model.graph_gen, model.topo_gen);
+        self.key = (model.graph.generation(), model.topo.generation());
         self.job = Some(eval_job(model, items));
     }
 
@@ -308,7 +305,8 @@ impl SideBySide {
 
     pub fn ui(&mut self, ui: &mut egui::Ui, model: &Model, rows: &[Row]) {
         self.poll(model);
-        if self.key != (model.graph_gen, model.topo_gen) && !self.panes.is_empty() {
+        if self.key != (model.graph.generation(), model.topo.generation()) && !self.panes.is_empty()
+        {
             self.panes.clear();
             self.chosen.clear();
         }

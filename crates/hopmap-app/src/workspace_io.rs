@@ -180,7 +180,7 @@ impl HopmapApp {
         }
         self.network_view.by_flows = v.heat_by_flows;
         self.matrix_view.by_mapping = v.matrix_by_mapping;
-        self.teach.pending_layout = ws.layout.map(|l| (self.model.graph_gen, l));
+        self.teach.pending_layout = ws.layout.map(|l| (self.model.graph.generation(), l));
         match ws
             .lesson
             .as_ref()
@@ -208,11 +208,11 @@ impl HopmapApp {
         let Some((gen_, _)) = &self.teach.pending_layout else {
             return;
         };
-        if *gen_ != self.model.graph_gen {
+        if *gen_ != self.model.graph.generation() {
             self.teach.pending_layout = None;
             return;
         }
-        if self.graph_view.graph_key() != self.model.graph_gen
+        if self.graph_view.graph_key() != self.model.graph.generation()
             || self.graph_view.pos.len() != self.model.graph.n()
         {
             return;

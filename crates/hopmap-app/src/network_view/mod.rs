@@ -207,8 +207,8 @@ impl NetworkView {
 
     /// Bring the caches up to date with the model.
     fn ensure(&mut self, model: &Model) {
-        if self.topo_key != model.topo_gen {
-            self.topo_key = model.topo_gen;
+        if self.topo_key != model.topo.generation() {
+            self.topo_key = model.topo.generation();
             self.geom = match model.topo.as_fabric() {
                 Some(f) => fabric::link_geometry(f),
                 None => Geometry::new(&model.topo),
@@ -216,7 +216,7 @@ impl NetworkView {
             self.selected_link = None;
             self.reset_camera();
         }
-        let pk = (model.place_gen, model.topo_gen);
+        let pk = (model.placement.generation(), model.topo.generation());
         if self.place_key != pk {
             self.place_key = pk;
             let nn = model.topo.num_nodes();
@@ -233,12 +233,20 @@ impl NetworkView {
         }
         // The evaluation changes with the placement and the routing, both of
         // which bump `place_gen`.
-        let sk = (model.place_gen, model.topo_gen, self.by_flows);
+        let sk = (
+            model.placement.generation(),
+            model.topo.generation(),
+            self.by_flows,
+        );
         if self.stats_key != sk {
             self.stats_key = sk;
             self.stats = LinkStats::compute(&self.geom.links, model.eval.as_ref(), self.by_flows);
         }
-        let rk = (model.selected, model.place_gen, model.topo_gen);
+        let rk = (
+            model.selected,
+            model.placement.generation(),
+            model.topo.generation(),
+        );
         if self.route_key != rk {
             self.route_key = rk;
             self.route_channels = vec![false; model.topo.channel_slots()];
@@ -542,8 +550,8 @@ impl NetworkView {
             rect.max.x.to_bits() as u64 | (rect.max.y.to_bits() as u64) << 32,
             resolved as u64 | (self.by_flows as u64) << 8 | (ghost as u64) << 16,
             threshold.to_bits(),
-            model.place_gen,
-            model.topo_gen,
+            model.placement.generation(),
+            model.topo.generation(),
             colors_gen,
             maxv.to_bits(),
             delta.map_or(u64::MAX, |d| d.generation),
@@ -872,7 +880,7 @@ fn paint_step_processes(painter: &egui::Painter, drawn: &Drawn, model: &Model, t
             .filter(|&v| v < drawn.screen.len())
             .map(|v| drawn.screen[v])
     };
-    if let Some(hopmap_core::mappers::StepEvent::Swaps { swapped, .. }) = &model.last_event {
+    if let Some(hopmap_core::mappers::StepEvent::Swaps { swapped, .. }) = model.run.last_event() {
         for &(p, q) in swapped.iter().take(super::guided_log::MAX_RINGED) {
             if let (Some((a, _)), Some((b, _))) = (at(p), at(q))
                 && p != q
@@ -901,7 +909,7 @@ fn paint_last_placement(
         desired,
         slot,
         process,
-    }) = &model.last_event
+    }) = model.run.last_event()
     else {
         return;
     };
