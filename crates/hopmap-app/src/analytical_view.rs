@@ -27,6 +27,7 @@
 use super::Model;
 use super::colormap::viridis;
 use super::mapper_panel::MapperPanel;
+use super::view::View;
 use egui::epaint::{Mesh, Vertex, WHITE_UV};
 use egui::{Color32, Pos2, Rect, Sense, Shape, Stroke, pos2, vec2};
 use egui_plot::{HLine, Line, Plot, Points, VLine};
@@ -261,90 +262,6 @@ impl Frame {
 }
 
 impl AnalyticalView {
-    /// The view: header with the controls, the key, the box and the plots.
-    pub fn ui(&mut self, ui: &mut egui::Ui, model: &mut Model, panel: &mut MapperPanel) {
-        let has_coords = model.graph.coords().is_some();
-        ui.horizontal_wrapped(|ui| {
-            ui.strong("Analytical mapping")
-                .on_hover_text("Wu et al. §3: global mapping (§3.3), legalization (§3.4)");
-            if !is_analytical(&panel.selected) {
-                if ui
-                    .button("Select analytical")
-                    .on_hover_text("Choose the analytical mapper in the Mapper panel")
-                    .clicked()
-                {
-                    panel.select("analytical");
-                }
-                return;
-            }
-            let id = panel.selected.clone();
-            let params = panel.effective_params(has_coords);
-            let busy = model.run.to_end();
-            if ui
-                .add_enabled(!busy, egui::Button::new("Step iteration"))
-                .on_hover_text(
-                    "One iteration: a global-mapping iteration (solve, shift, spread), or a \
-                     legalization iteration. The first one also does the setup (grouping, \
-                     fixed corners, matrix assembly).",
-                )
-                .clicked()
-            {
-                self.step_iteration(model, &id, panel.seed, &params);
-            }
-            let label = if model.run.playing() { "Pause" } else { "Play" };
-            if ui
-                .add_enabled(!busy, egui::Button::new(label))
-                .on_hover_text("Animate the iterations at the mapper panel's speed")
-                .clicked()
-            {
-                let on = !model.run.playing();
-                model.play(&id, panel.seed, &params, on);
-            }
-            ui.add(
-                egui::Slider::new(&mut model.speed, 1.0..=2000.0)
-                    .logarithmic(true)
-                    .suffix(" steps/s"),
-            );
-        });
-        let Some(d) = model
-            .run
-            .detail()
-            .as_ref()
-            .and_then(|d| match d {
-                hopmap_core::mappers::run_detail::RunDetail::Analytical(a) => Some(a.clone()),
-                _ => None,
-            })
-            .filter(|_| is_analytical(model.run.id()))
-        else {
-            self.plotted = 0;
-            ui.label(
-                "Select the analytical mapper and press Step iteration or Play: the bins, Φ, \
-                 the spreading forces and the legalization appear here, iteration by iteration.",
-            );
-            return;
-        };
-        self.status_ui(ui, &d);
-        self.key_ui(ui, &d);
-        let avail = ui.available_rect_before_wrap().intersect(ui.clip_rect());
-        let plot_w = (avail.width() * 0.36).clamp(220.0, 460.0);
-        let box_rect = Rect::from_min_max(avail.min, pos2(avail.max.x - plot_w - 8.0, avail.max.y));
-        let plot_rect = Rect::from_min_max(pos2(avail.max.x - plot_w, avail.min.y), avail.max);
-        let mut bu = ui.new_child(
-            egui::UiBuilder::new()
-                .id_salt("analytical_box")
-                .max_rect(box_rect),
-        );
-        self.box_ui(&mut bu, &d);
-        let mut pu = ui.new_child(
-            egui::UiBuilder::new()
-                .id_salt("analytical_plots")
-                .max_rect(plot_rect)
-                .layout(egui::Layout::top_down(egui::Align::Min)),
-        );
-        self.plots_ui(&mut pu, &d);
-        ui.allocate_rect(avail, Sense::hover());
-    }
-
     /// One iteration: the mapper's first step also does its setup, so one
     /// step is one iteration.
     fn step_iteration(&mut self, model: &mut Model, id: &str, seed: u64, params: &str) {
@@ -767,6 +684,99 @@ fn short(x: f64) -> String {
         format!("{x:.0}")
     } else {
         format!("{x:.2}")
+    }
+}
+
+impl View for AnalyticalView {
+    type Input<'a> = (&'a mut Model, &'a mut MapperPanel);
+    type Output = ();
+
+    fn title(&self) -> &'static str {
+        "Analytical"
+    }
+
+    /// The view: header with the controls, the key, the box and the plots.
+    fn ui(&mut self, ui: &mut egui::Ui, (model, panel): Self::Input<'_>) -> Self::Output {
+        let has_coords = model.graph.coords().is_some();
+        ui.horizontal_wrapped(|ui| {
+            ui.strong("Analytical mapping")
+                .on_hover_text("Wu et al. §3: global mapping (§3.3), legalization (§3.4)");
+            if !is_analytical(&panel.selected) {
+                if ui
+                    .button("Select analytical")
+                    .on_hover_text("Choose the analytical mapper in the Mapper panel")
+                    .clicked()
+                {
+                    panel.select("analytical");
+                }
+                return;
+            }
+            let id = panel.selected.clone();
+            let params = panel.effective_params(has_coords);
+            let busy = model.run.to_end();
+            if ui
+                .add_enabled(!busy, egui::Button::new("Step iteration"))
+                .on_hover_text(
+                    "One iteration: a global-mapping iteration (solve, shift, spread), or a \
+                         legalization iteration. The first one also does the setup (grouping, \
+                         fixed corners, matrix assembly).",
+                )
+                .clicked()
+            {
+                self.step_iteration(model, &id, panel.seed, &params);
+            }
+            let label = if model.run.playing() { "Pause" } else { "Play" };
+            if ui
+                .add_enabled(!busy, egui::Button::new(label))
+                .on_hover_text("Animate the iterations at the mapper panel's speed")
+                .clicked()
+            {
+                let on = !model.run.playing();
+                model.play(&id, panel.seed, &params, on);
+            }
+            ui.add(
+                egui::Slider::new(&mut model.speed, 1.0..=2000.0)
+                    .logarithmic(true)
+                    .suffix(" steps/s"),
+            );
+        });
+        let Some(d) = model
+            .run
+            .detail()
+            .as_ref()
+            .and_then(|d| match d {
+                hopmap_core::mappers::run_detail::RunDetail::Analytical(a) => Some(a.clone()),
+                _ => None,
+            })
+            .filter(|_| is_analytical(model.run.id()))
+        else {
+            self.plotted = 0;
+            ui.label(
+                    "Select the analytical mapper and press Step iteration or Play: the bins, Φ, \
+                     the spreading forces and the legalization appear here, iteration by iteration.",
+                );
+            return;
+        };
+        self.status_ui(ui, &d);
+        self.key_ui(ui, &d);
+        let avail = ui.available_rect_before_wrap().intersect(ui.clip_rect());
+        let plot_w = (avail.width() * 0.36).clamp(220.0, 460.0);
+        let box_rect = Rect::from_min_max(avail.min, pos2(avail.max.x - plot_w - 8.0, avail.max.y));
+        let plot_rect = Rect::from_min_max(pos2(avail.max.x - plot_w, avail.min.y), avail.max);
+        let mut bu = ui.new_child(
+            egui::UiBuilder::new()
+                .id_salt("analytical_box")
+                .max_rect(box_rect),
+        );
+        self.box_ui(&mut bu, &d);
+        let mut pu = ui.new_child(
+            egui::UiBuilder::new()
+                .id_salt("analytical_plots")
+                .max_rect(plot_rect)
+                .layout(egui::Layout::top_down(egui::Align::Min)),
+        );
+        self.plots_ui(&mut pu, &d);
+        ui.allocate_rect(avail, Sense::hover());
     }
 }
 

@@ -24,6 +24,7 @@ use super::Model;
 use super::colormap::{category, position};
 use super::mapper_panel::MapperPanel;
 use super::network_view::geometry::{Geometry, Projector};
+use super::view::View;
 use egui::epaint::{Mesh, Vertex, WHITE_UV};
 use egui::{Color32, Pos2, Rect, Sense, Shape, Stroke, pos2, vec2};
 use egui_plot::{Line, Plot, Points};
@@ -151,92 +152,6 @@ pub fn extents(d: &RecursiveDetail) -> Vec<(f32, f32)> {
 }
 
 impl BipartitionView {
-    pub fn ui(&mut self, ui: &mut egui::Ui, model: &mut Model, panel: &mut MapperPanel) {
-        let has_coords = model.graph.coords().is_some();
-        ui.horizontal_wrapped(|ui| {
-            ui.strong("Recursive bipartitioning").on_hover_text(
-                "Dual recursive bipartitioning (Pellegrini; Scotch's gmap): cut the machine and \
-                 the communication graph in two, recurse down to single nodes. Beyond the seed \
-                 papers.",
-            );
-            if !is_recursive(&panel.selected) {
-                if ui.button("Select recursive").clicked() {
-                    panel.select("recursive");
-                }
-                if ui.button("Select recursive+refine").clicked() {
-                    panel.select("recursive+refine");
-                }
-                return;
-            }
-            let id = panel.selected.clone();
-            let params = panel.effective_params(has_coords);
-            let busy = model.run.to_end();
-            if ui
-                .add_enabled(!busy, egui::Button::new("Step bisection"))
-                .on_hover_text("One step: one bisection (then one refinement batch)")
-                .clicked()
-            {
-                model.step(&id, panel.seed, &params);
-            }
-            let label = if model.run.playing() { "Pause" } else { "Play" };
-            if ui.add_enabled(!busy, egui::Button::new(label)).clicked() {
-                let on = !model.run.playing();
-                model.play(&id, panel.seed, &params, on);
-            }
-            ui.add(
-                egui::Slider::new(&mut model.speed, 1.0..=2000.0)
-                    .logarithmic(true)
-                    .suffix(" steps/s"),
-            );
-        });
-        let Some(d) = detail(model) else {
-            self.shown_parts = 0;
-            self.plotted = 0;
-            ui.label(
-                "Select recursive or recursive+refine and press Step bisection or Play: the \
-                 bipartition tree grows here, level by level, and the graph and network views \
-                 show its parts.",
-            );
-            return;
-        };
-        let d = d.clone();
-        let frontier = d.frontier().count();
-        self.shown_parts = frontier;
-        let level = d
-            .last_cut
-            .and_then(|k| d.parts.get(k as usize))
-            .map_or(0, |p| p.level);
-        ui.label(format!(
-            "run {} of {} · {} bisections · level {} of {} · {} parts{}",
-            (d.run + 1).min(d.runs.max(1)),
-            d.runs.max(1),
-            d.bisections,
-            level,
-            d.depth(),
-            frontier,
-            if d.refining { " · refining" } else { "" }
-        ));
-        let avail = ui.available_rect_before_wrap().intersect(ui.clip_rect());
-        let plot_h = if d.refining || !d.trace.is_empty() {
-            (avail.height() * 0.3).clamp(120.0, 260.0)
-        } else {
-            0.0
-        };
-        let tree_rect = Rect::from_min_max(avail.min, pos2(avail.max.x, avail.max.y - plot_h));
-        self.tree_ui(ui, model, &d, tree_rect);
-        if plot_h > 0.0 {
-            let pr = Rect::from_min_max(pos2(avail.min.x, avail.max.y - plot_h + 6.0), avail.max);
-            let mut pu = ui.new_child(
-                egui::UiBuilder::new()
-                    .id_salt("bipartition_plot")
-                    .max_rect(pr)
-                    .layout(egui::Layout::top_down(egui::Align::Min)),
-            );
-            self.plot_ui(&mut pu, &d);
-        }
-        ui.allocate_rect(avail, Sense::hover());
-    }
-
     fn tree_ui(&mut self, ui: &mut egui::Ui, model: &Model, d: &RecursiveDetail, rect: Rect) {
         let resp = ui.interact(
             rect,
@@ -438,6 +353,101 @@ pub fn paint_on_network(painter: &egui::Painter, proj: &Projector, geom: &Geomet
                 }
             }
         }
+    }
+}
+
+impl View for BipartitionView {
+    type Input<'a> = (&'a mut Model, &'a mut MapperPanel);
+    type Output = ();
+
+    fn title(&self) -> &'static str {
+        "Bipartition"
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, (model, panel): Self::Input<'_>) -> Self::Output {
+        let has_coords = model.graph.coords().is_some();
+        ui.horizontal_wrapped(|ui| {
+            ui.strong("Recursive bipartitioning").on_hover_text(
+                "Dual recursive bipartitioning (Pellegrini; Scotch's gmap): cut the machine and \
+                     the communication graph in two, recurse down to single nodes. Beyond the seed \
+                     papers.",
+            );
+            if !is_recursive(&panel.selected) {
+                if ui.button("Select recursive").clicked() {
+                    panel.select("recursive");
+                }
+                if ui.button("Select recursive+refine").clicked() {
+                    panel.select("recursive+refine");
+                }
+                return;
+            }
+            let id = panel.selected.clone();
+            let params = panel.effective_params(has_coords);
+            let busy = model.run.to_end();
+            if ui
+                .add_enabled(!busy, egui::Button::new("Step bisection"))
+                .on_hover_text("One step: one bisection (then one refinement batch)")
+                .clicked()
+            {
+                model.step(&id, panel.seed, &params);
+            }
+            let label = if model.run.playing() { "Pause" } else { "Play" };
+            if ui.add_enabled(!busy, egui::Button::new(label)).clicked() {
+                let on = !model.run.playing();
+                model.play(&id, panel.seed, &params, on);
+            }
+            ui.add(
+                egui::Slider::new(&mut model.speed, 1.0..=2000.0)
+                    .logarithmic(true)
+                    .suffix(" steps/s"),
+            );
+        });
+        let Some(d) = detail(model) else {
+            self.shown_parts = 0;
+            self.plotted = 0;
+            ui.label(
+                "Select recursive or recursive+refine and press Step bisection or Play: the \
+                     bipartition tree grows here, level by level, and the graph and network views \
+                     show its parts.",
+            );
+            return;
+        };
+        let d = d.clone();
+        let frontier = d.frontier().count();
+        self.shown_parts = frontier;
+        let level = d
+            .last_cut
+            .and_then(|k| d.parts.get(k as usize))
+            .map_or(0, |p| p.level);
+        ui.label(format!(
+            "run {} of {} · {} bisections · level {} of {} · {} parts{}",
+            (d.run + 1).min(d.runs.max(1)),
+            d.runs.max(1),
+            d.bisections,
+            level,
+            d.depth(),
+            frontier,
+            if d.refining { " · refining" } else { "" }
+        ));
+        let avail = ui.available_rect_before_wrap().intersect(ui.clip_rect());
+        let plot_h = if d.refining || !d.trace.is_empty() {
+            (avail.height() * 0.3).clamp(120.0, 260.0)
+        } else {
+            0.0
+        };
+        let tree_rect = Rect::from_min_max(avail.min, pos2(avail.max.x, avail.max.y - plot_h));
+        self.tree_ui(ui, model, &d, tree_rect);
+        if plot_h > 0.0 {
+            let pr = Rect::from_min_max(pos2(avail.min.x, avail.max.y - plot_h + 6.0), avail.max);
+            let mut pu = ui.new_child(
+                egui::UiBuilder::new()
+                    .id_salt("bipartition_plot")
+                    .max_rect(pr)
+                    .layout(egui::Layout::top_down(egui::Align::Min)),
+            );
+            self.plot_ui(&mut pu, &d);
+        }
+        ui.allocate_rect(avail, Sense::hover());
     }
 }
 

@@ -20,6 +20,7 @@ use super::mapper_panel::MapperPanel;
 use super::metrics_panel::fmt_num;
 use super::race::Race;
 use super::side_by_side::{Evaluated, SideBySide, eval_job};
+use super::view::View;
 use super::worker::{Job, Poll};
 use egui::Color32;
 use hopmap_core::compare::{self, Comparison, Row, Skipped};
@@ -490,27 +491,6 @@ impl ComparePanel {
         s
     }
 
-    pub fn ui(&mut self, ui: &mut egui::Ui, model: &mut Model, mapper: &MapperPanel) {
-        ui.horizontal(|ui| {
-            for sub in CompareSub::ALL {
-                ui.selectable_value(&mut self.sub, sub, sub.title());
-            }
-        });
-        ui.separator();
-        let current = self.rows_key == (model.graph.generation(), model.topo.generation());
-        let rows: &[Row] = if current { &self.rows } else { &[] };
-        match self.sub {
-            CompareSub::Table => self.table_ui(ui, model, mapper),
-            CompareSub::SideBySide => self.side.ui(ui, model, rows),
-            CompareSub::Difference => self.diff.ui(ui, model, rows),
-            CompareSub::Race => {
-                let has_coords = model.graph.coords().is_some();
-                let params = mapper.effective_params(has_coords);
-                self.race.ui(ui, model, mapper.seed, &params)
-            }
-        }
-    }
-
     /// Export the difference view's change pane when asked (after `ui`).
     pub fn capture_diff(&mut self, ui: &egui::Ui, export: &mut super::export::Export) {
         let drawn = self.diff.drawn.take();
@@ -738,5 +718,35 @@ impl ComparePanel {
                     ui.add_space(6.0);
                 }
             });
+    }
+}
+
+impl View for ComparePanel {
+    type Input<'a> = (&'a mut Model, &'a MapperPanel);
+    type Output = ();
+
+    fn title(&self) -> &'static str {
+        "Compare"
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, (model, mapper): Self::Input<'_>) -> Self::Output {
+        ui.horizontal(|ui| {
+            for sub in CompareSub::ALL {
+                ui.selectable_value(&mut self.sub, sub, sub.title());
+            }
+        });
+        ui.separator();
+        let current = self.rows_key == (model.graph.generation(), model.topo.generation());
+        let rows: &[Row] = if current { &self.rows } else { &[] };
+        match self.sub {
+            CompareSub::Table => self.table_ui(ui, model, mapper),
+            CompareSub::SideBySide => View::ui(&mut self.side, ui, (model, rows)),
+            CompareSub::Difference => self.diff.ui(ui, (model, rows)),
+            CompareSub::Race => {
+                let has_coords = model.graph.coords().is_some();
+                let params = mapper.effective_params(has_coords);
+                self.race.ui(ui, (model, mapper.seed, &params))
+            }
+        }
     }
 }

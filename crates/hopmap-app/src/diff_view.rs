@@ -18,6 +18,7 @@ use super::side_by_side::{
     Evaluated, LEGEND_H, PANE_HEADER, Pane, color_bar, draw_panes, eval_job, grid_cells,
     pane_model, reference_colors, sync_toolbar,
 };
+use super::view::View;
 use super::worker::{Job, Poll};
 use egui::{Color32, Rect, pos2};
 use hopmap_core::compare::Row;
@@ -141,7 +142,112 @@ impl DiffView {
         )
     }
 
-    pub fn ui(&mut self, ui: &mut egui::Ui, model: &Model, rows: &[Row]) {
+    /// Add the diverging legend to an export of the change pane.
+    pub fn add_legend(&self, cap: &mut super::export::Capture) {
+        let f = |v: f64| {
+            if self.sync.by_flows {
+                format!("{v:.0} flows")
+            } else {
+                fmt_bytes(v)
+            }
+        };
+        super::export::add_legend(
+            cap,
+            &[
+                &format!("change of link load, {} − {}", self.b, self.a),
+                &format!("blue: less in {}, red: more", self.b),
+                "green: moved processes",
+            ],
+            &format!("−{}", f(self.delta.max_abs)),
+            &format!("+{}", f(self.delta.max_abs)),
+            21,
+            |t| diverging(t * 2.0 - 1.0),
+        );
+    }
+
+    /// The hottest links of A and of B, with each link's value in the other.
+    fn tables(&mut self, ui: &mut egui::Ui, fmt: &dyn Fn(f64) -> String) {
+        ui.columns(2, |cols| {
+            for k in 0..2 {
+                let (this, other) = (&self.panes[k], &self.panes[1 - k]);
+                let ui = &mut cols[k];
+                ui.strong(format!("Hottest links of {}", this.label));
+                let hot: Vec<u32> = this.view.stats().hottest(HOT_ROWS).to_vec();
+                egui::ScrollArea::both()
+                    .id_salt(("diff_hot", k))
+                    .max_height(ui.available_height())
+                    .show(ui, |ui| {
+                        egui::Grid::new(("diff_hot_grid", k))
+                            .striped(true)
+                            .show(ui, |ui| {
+                                ui.label("#");
+                                ui.label(&this.label);
+                                ui.label(format!("in {}", other.label));
+                                ui.label("link");
+                                ui.end_row();
+                                for (r, &i) in hot.iter().enumerate() {
+                                    let i = i as usize;
+                                    let v = this.view.stats().vals[i];
+                                    let o = other.view.stats().vals.get(i).copied().unwrap_or(0.0);
+                                    ui.label(format!("{}", r + 1));
+                                    ui.label(egui::RichText::new(fmt(v)).monospace());
+                                    let d = if v > 0.0 { (o - v) / v } else { 0.0 };
+                                    ui.label(
+                                        egui::RichText::new(format!(
+                                            "{} ({:+.0} %)",
+                                            fmt(o),
+                                            d * 100.0
+                                        ))
+                                        .monospace()
+                                        .color(diverging((d as f32).clamp(-1.0, 1.0) * 0.8)),
+                                    );
+                                    ui.label(
+                                        egui::RichText::new(this.view.link_name(&this.model, i))
+                                            .small(),
+                                    );
+                                    ui.end_row();
+                                }
+                            });
+                    });
+            }
+        });
+    }
+}
+
+/// The diverging colour bar of the change view.
+fn diverging_legend(
+    ui: &mut egui::Ui,
+    max_abs: f64,
+    fmt: &dyn Fn(f64) -> String,
+    a: &str,
+    b: &str,
+) {
+    ui.horizontal_wrapped(|ui| {
+        ui.spacing_mut().item_spacing.x = 4.0;
+        ui.label(egui::RichText::new(format!("−{}", fmt(max_abs))).small());
+        color_bar(ui, 200.0, |t| diverging(t * 2.0 - 1.0));
+        ui.label(egui::RichText::new(format!("+{}", fmt(max_abs))).small());
+        ui.label(
+            egui::RichText::new(format!(
+                "· change of each link's load, {b} − {a}: blue = less in {b}, red = more, centre = \
+                 unchanged (linear) · green nodes: processes {b} put on another node than {a} · \
+                 A and B share one viridis scale"
+            ))
+            .small()
+            .weak(),
+        );
+    });
+}
+
+impl View for DiffView {
+    type Input<'a> = (&'a Model, &'a [Row]);
+    type Output = ();
+
+    fn title(&self) -> &'static str {
+        "Difference"
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, (model, rows): Self::Input<'_>) -> Self::Output {
         self.poll(model);
         if self.key != (model.graph.generation(), model.topo.generation()) && !self.panes.is_empty()
         {
@@ -313,100 +419,4 @@ impl DiffView {
         diverging_legend(ui, self.delta.max_abs, &fmt, &self.a, &self.b);
         self.tables(ui, &fmt);
     }
-
-    /// Add the diverging legend to an export of the change pane.
-    pub fn add_legend(&self, cap: &mut super::export::Capture) {
-        let f = |v: f64| {
-            if self.sync.by_flows {
-                format!("{v:.0} flows")
-            } else {
-                fmt_bytes(v)
-            }
-        };
-        super::export::add_legend(
-            cap,
-            &[
-                &format!("change of link load, {} − {}", self.b, self.a),
-                &format!("blue: less in {}, red: more", self.b),
-                "green: moved processes",
-            ],
-            &format!("−{}", f(self.delta.max_abs)),
-            &format!("+{}", f(self.delta.max_abs)),
-            21,
-            |t| diverging(t * 2.0 - 1.0),
-        );
-    }
-
-    /// The hottest links of A and of B, with each link's value in the other.
-    fn tables(&mut self, ui: &mut egui::Ui, fmt: &dyn Fn(f64) -> String) {
-        ui.columns(2, |cols| {
-            for k in 0..2 {
-                let (this, other) = (&self.panes[k], &self.panes[1 - k]);
-                let ui = &mut cols[k];
-                ui.strong(format!("Hottest links of {}", this.label));
-                let hot: Vec<u32> = this.view.stats().hottest(HOT_ROWS).to_vec();
-                egui::ScrollArea::both()
-                    .id_salt(("diff_hot", k))
-                    .max_height(ui.available_height())
-                    .show(ui, |ui| {
-                        egui::Grid::new(("diff_hot_grid", k))
-                            .striped(true)
-                            .show(ui, |ui| {
-                                ui.label("#");
-                                ui.label(&this.label);
-                                ui.label(format!("in {}", other.label));
-                                ui.label("link");
-                                ui.end_row();
-                                for (r, &i) in hot.iter().enumerate() {
-                                    let i = i as usize;
-                                    let v = this.view.stats().vals[i];
-                                    let o = other.view.stats().vals.get(i).copied().unwrap_or(0.0);
-                                    ui.label(format!("{}", r + 1));
-                                    ui.label(egui::RichText::new(fmt(v)).monospace());
-                                    let d = if v > 0.0 { (o - v) / v } else { 0.0 };
-                                    ui.label(
-                                        egui::RichText::new(format!(
-                                            "{} ({:+.0} %)",
-                                            fmt(o),
-                                            d * 100.0
-                                        ))
-                                        .monospace()
-                                        .color(diverging((d as f32).clamp(-1.0, 1.0) * 0.8)),
-                                    );
-                                    ui.label(
-                                        egui::RichText::new(this.view.link_name(&this.model, i))
-                                            .small(),
-                                    );
-                                    ui.end_row();
-                                }
-                            });
-                    });
-            }
-        });
-    }
-}
-
-/// The diverging colour bar of the change view.
-fn diverging_legend(
-    ui: &mut egui::Ui,
-    max_abs: f64,
-    fmt: &dyn Fn(f64) -> String,
-    a: &str,
-    b: &str,
-) {
-    ui.horizontal_wrapped(|ui| {
-        ui.spacing_mut().item_spacing.x = 4.0;
-        ui.label(egui::RichText::new(format!("−{}", fmt(max_abs))).small());
-        color_bar(ui, 200.0, |t| diverging(t * 2.0 - 1.0));
-        ui.label(egui::RichText::new(format!("+{}", fmt(max_abs))).small());
-        ui.label(
-            egui::RichText::new(format!(
-                "· change of each link's load, {b} − {a}: blue = less in {b}, red = more, centre = \
-                 unchanged (linear) · green nodes: processes {b} put on another node than {a} · \
-                 A and B share one viridis scale"
-            ))
-            .small()
-            .weak(),
-        );
-    });
 }

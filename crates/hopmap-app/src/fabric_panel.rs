@@ -9,6 +9,7 @@
 //! shows its error in the banner and keeps the network as it was.
 
 use super::Model;
+use super::view::View;
 
 /// Fabric presets shown as buttons.
 pub const FABRIC_PRESETS: &[&str] = &[
@@ -217,11 +218,20 @@ impl FabricPanel {
         }
         s
     }
+}
+
+impl View for FabricPanel {
+    type Input<'a> = &'a mut Model;
+    type Output = Option<String>;
+
+    fn title(&self) -> &'static str {
+        "Fabric"
+    }
 
     /// Draw the fabric controls; the spec of the network to apply, when the
     /// user asked for one (the network panel applies it: the child returns
     /// an action, it does not take its parent).
-    pub fn ui(&mut self, ui: &mut egui::Ui, model: &mut Model) -> Option<String> {
+    fn ui(&mut self, ui: &mut egui::Ui, model: Self::Input<'_>) -> Self::Output {
         let mut apply = None;
         ui.horizontal_wrapped(|ui| {
             ui.label("source");
@@ -245,7 +255,7 @@ impl FabricPanel {
                 ui.horizontal(|ui| {
                     let lr = ui.label("r").on_hover_text(
                         "connectivity ratio: the share of the free ports used by \
-                         inter-switch links (Moh et al. §5.1)",
+                             inter-switch links (Moh et al. §5.1)",
                     );
                     ui.add(
                         egui::DragValue::new(&mut self.ratio)
@@ -283,7 +293,7 @@ impl FabricPanel {
                         .button("Open…")
                         .on_hover_text(
                             "an ibnetdiscover dump or `ibnetdiscover -p` listing, iblinkinfo \
-                             output, or a Slurm topology.conf",
+                                 output, or a Slurm topology.conf",
                         )
                         .clicked()
                     {
@@ -336,7 +346,7 @@ impl FabricPanel {
             )
             .on_hover_text(
                 "up*/down* root switch by name or GUID (default: the root of the \
-                 minimum-height BFS tree)",
+                     minimum-height BFS tree)",
             );
         });
         ui.horizontal(|ui| {
@@ -368,7 +378,7 @@ impl FabricPanel {
                     model.topo.generation(),
                     format!(
                         "{} switches, {} inter-switch links, {} job hosts{} × {} cores = {} slots, \
-                         up*/down* diameter {}",
+                             up*/down* diameter {}",
                         f.num_switches(),
                         f.switch_links().len(),
                         f.num_hosts(),

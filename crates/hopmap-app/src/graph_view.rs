@@ -23,6 +23,7 @@
 
 use super::Model;
 use super::draw::add_segment;
+use super::view::View;
 use egui::{Color32, Mesh, Pos2, Rect, Sense, Shape, Stroke, Vec2, vec2};
 use hopmap_core::layout::{ClusterParams, Init, Layout, LayoutParams};
 use hopmap_core::step::{StepState, Stepper, Stop};
@@ -278,37 +279,6 @@ impl GraphView {
         self.zoom = 1.0;
         self.pan = Vec2::ZERO;
         self.auto_fit = true;
-    }
-
-    pub fn ui(
-        &mut self,
-        ui: &mut egui::Ui,
-        model: &mut Model,
-        colors: &[Color32],
-        colors_gen: u64,
-    ) {
-        self.ensure(model);
-        self.advance(model);
-        self.measure_edges(model);
-        self.toolbar(ui, model);
-        let (resp, painter) = ui.allocate_painter(ui.available_size(), Sense::click_and_drag());
-        let rect = resp.rect;
-        painter.rect_filled(rect, 4.0, Color32::from_gray(18));
-        let n = model.graph.n();
-        if n == 0 {
-            return;
-        }
-        let xf = self.transform(rect);
-        let hovered = self.input(ui, &resp, &xf, model);
-        // The transform may have changed (pan, zoom, a dragged node).
-        let xf = self.transform(rect);
-        self.rebuild_meshes(&xf, model, colors, colors_gen);
-        let painter = painter.with_clip_rect(rect);
-        self.paint(&painter, &xf, model, colors);
-        self.legend(&painter, rect, model);
-        if let Some(h) = hovered {
-            hover_ui(resp, model, h);
-        }
     }
 
     /// Buttons (Fit, Play/Pause, Step, Restart, coordinates, Unpin), the
@@ -744,5 +714,43 @@ pub fn coord_text(model: &Model, node: usize) -> String {
             format!(" ({})", s.join(", "))
         }
         None => String::new(),
+    }
+}
+
+impl View for GraphView {
+    type Input<'a> = (&'a mut Model, &'a [Color32], u64);
+    type Output = ();
+
+    fn title(&self) -> &'static str {
+        "Graph"
+    }
+
+    fn ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        (model, colors, colors_gen): Self::Input<'_>,
+    ) -> Self::Output {
+        self.ensure(model);
+        self.advance(model);
+        self.measure_edges(model);
+        self.toolbar(ui, model);
+        let (resp, painter) = ui.allocate_painter(ui.available_size(), Sense::click_and_drag());
+        let rect = resp.rect;
+        painter.rect_filled(rect, 4.0, Color32::from_gray(18));
+        let n = model.graph.n();
+        if n == 0 {
+            return;
+        }
+        let xf = self.transform(rect);
+        let hovered = self.input(ui, &resp, &xf, model);
+        // The transform may have changed (pan, zoom, a dragged node).
+        let xf = self.transform(rect);
+        self.rebuild_meshes(&xf, model, colors, colors_gen);
+        let painter = painter.with_clip_rect(rect);
+        self.paint(&painter, &xf, model, colors);
+        self.legend(&painter, rect, model);
+        if let Some(h) = hovered {
+            hover_ui(resp, model, h);
+        }
     }
 }

@@ -182,3 +182,16 @@ impl GuidedLog {
         self.hovered_before = hovered;
     }
 }
+
+impl super::view::View for GuidedLog {
+    type Input<'a> = &'a mut Model;
+    type Output = ();
+
+    fn title(&self) -> &'static str {
+        "Guided log"
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, model: Self::Input<'_>) {
+        GuidedLog::ui(self, ui, model);
+    }
+}

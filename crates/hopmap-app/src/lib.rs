@@ -57,6 +57,7 @@ pub mod side_by_side;
 pub mod teach;
 pub mod top_bar;
 pub mod ui_state;
+pub mod view;
 pub mod worker;
 pub mod workspace_io;
 

@@ -17,6 +17,7 @@
 
 use super::Model;
 use super::settings::Settings;
+use super::view::View;
 use hopmap_core::mappers::{self, COORDS_PARAM, MapperInfo, ParamKind, ParamSpec};
 use hopmap_core::routing::Routing;
 use std::collections::BTreeMap;
@@ -376,8 +377,17 @@ impl MapperPanel {
         }
         ui.label(format!("placed: {placed} of {}", model.graph.n()));
     }
+}
 
-    pub fn ui(&mut self, ui: &mut egui::Ui, model: &mut Model) {
+impl View for MapperPanel {
+    type Input<'a> = &'a mut Model;
+    type Output = ();
+
+    fn title(&self) -> &'static str {
+        "Mapper"
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, model: Self::Input<'_>) -> Self::Output {
         ui.heading("Mapper");
         let has_coords = model.graph.coords().is_some();
         let reg = mappers::registry();
@@ -456,7 +466,7 @@ impl MapperPanel {
                 ui.radio_value(&mut r, Routing::Adaptive, "adaptive")
                     .on_hover_text(
                         "Minimal adaptive: bytes split equally over every productive next hop \
-                     (Balaji et al. §3.1)",
+                         (Balaji et al. §3.1)",
                     );
             }
             if r != model.routing {

@@ -14,6 +14,7 @@
 
 use super::Model;
 use super::colormap::{inferno, log_scale};
+use super::view::View;
 use egui::{Color32, ColorImage, Rect, Sense, TextureHandle, TextureOptions, Vec2, pos2, vec2};
 use hopmap_core::units::fmt_bytes;
 
@@ -214,8 +215,17 @@ impl MatrixView {
     fn aggregated(&self) -> bool {
         self.k > 0 && self.k < self.order.len()
     }
+}
 
-    pub fn ui(&mut self, ui: &mut egui::Ui, model: &mut Model) {
+impl View for MatrixView {
+    type Input<'a> = &'a mut Model;
+    type Output = ();
+
+    fn title(&self) -> &'static str {
+        "Matrix"
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, model: Self::Input<'_>) -> Self::Output {
         ui.horizontal(|ui| {
             ui.strong("Communication matrix");
             ui.label("order by");

@@ -20,6 +20,7 @@
 //! text as displayed) for `hopmap gui --state`.
 
 use super::Model;
+use super::view::View;
 use egui::{Color32, RichText};
 use egui_plot::{Bar, BarChart, Line, Plot, Points};
 use hopmap_core::hop_bound::{HopModel, lower_bound};
@@ -259,11 +260,20 @@ impl MetricsPanel {
             self.record("hops_per_byte_bound", best, &format!("{best:.2}"));
         }
     }
+}
+
+impl View for MetricsPanel {
+    type Input<'a> = (&'a Model, Option<&'a str>);
+    type Output = ();
+
+    fn title(&self) -> &'static str {
+        "Metrics"
+    }
 
     /// The panel. `panes`: the centre shows panes with their own metrics
     /// (Compare's side by side, difference, race): the panel says that it
     /// describes the single views' mapping, not the panes.
-    pub fn ui(&mut self, ui: &mut egui::Ui, model: &Model, panes: Option<&str>) {
+    fn ui(&mut self, ui: &mut egui::Ui, (model, panes): Self::Input<'_>) -> Self::Output {
         ui.heading("Metrics");
         self.reference.update(model);
         self.shown.clear();
@@ -278,7 +288,7 @@ impl MetricsPanel {
                 Color32::from_rgb(240, 190, 80),
                 format!(
                     "{what}: each pane shows its own metrics. This panel describes {}, the \
-                     mapping of the Graph, Network and Matrix views.",
+                         mapping of the Graph, Network and Matrix views.",
                     self.describes
                 ),
             );
@@ -426,7 +436,7 @@ impl MetricsPanel {
         let summary = if hops.fabric {
             format!(
                 "{} total: {} on one host, {} between hosts of one switch (0 hops); {} links \
-                 used, mean load {}",
+                     used, mean load {}",
                 fmt_bytes(m.total_bytes),
                 fmt_bytes(m.intra_node_bytes),
                 fmt_bytes((zero_hop - m.intra_node_bytes).max(0.0)),

@@ -18,6 +18,7 @@ use super::network_view::{NetworkView, ViewMode, ViewSync};
 use super::side_by_side::{
     MAX_PANES, Pane, blank_model, draw_panes, grid_cells, scale_legend, sync_toolbar,
 };
+use super::view::View;
 use egui::{Color32, Rect, pos2};
 use egui_plot::{Legend, Line, Plot, PlotPoints};
 use hopmap_core::mappers::background::{Command, Snapshot};
@@ -255,10 +256,19 @@ impl Race {
             self.ticks += 1;
         }
     }
+}
+
+impl View for Race {
+    type Input<'a> = (&'a Model, u64, &'a str);
+    type Output = ();
+
+    fn title(&self) -> &'static str {
+        "Race"
+    }
 
     /// The race's controls, plot and views ([`Race::poll`] runs each frame
     /// from the Compare panel's poll, shown or not).
-    pub fn ui(&mut self, ui: &mut egui::Ui, model: &Model, seed: u64, params: &str) {
+    fn ui(&mut self, ui: &mut egui::Ui, (model, seed, params): Self::Input<'_>) -> Self::Output {
         if self.key != (model.graph.generation(), model.topo.generation()) && !self.lanes.is_empty()
         {
             self.stop();

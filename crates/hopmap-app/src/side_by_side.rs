@@ -454,6 +454,19 @@ pub fn draw_panes(
     }
 }
 
+impl super::view::View for SideBySide {
+    type Input<'a> = (&'a Model, &'a [Row]);
+    type Output = ();
+
+    fn title(&self) -> &'static str {
+        "Side by side"
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, (model, rows): Self::Input<'_>) {
+        SideBySide::ui(self, ui, model, rows);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,6 +7,7 @@
 //! field. Cost per frame: the visible panel's own.
 
 use super::export::{self, Format, ViewKind};
+use super::view::View;
 use super::{HopmapApp, Tab, glossary_panel, guided_log, lesson_panel, report_dialog};
 use std::path::PathBuf;
 
@@ -77,7 +78,7 @@ impl HopmapApp {
                 match self.teach.tab {
                     BottomTab::Lesson => self.lesson_ui(ui),
                     BottomTab::Log => self.teach.log.ui(ui, &mut self.model),
-                    BottomTab::Glossary => self.teach.glossary.ui(ui),
+                    BottomTab::Glossary => self.teach.glossary.ui(ui, ()),
                 }
             });
     }

@@ -944,6 +944,21 @@ fn paint_last_placement(
     );
 }
 
+/// The [`super::view::View`] of the network drawing (its full toolbar,
+/// legend and hottest list; [`NetworkView::ui`]).
+impl super::view::View for NetworkView {
+    type Input<'a> = (&'a mut Model, &'a [Color32], u64);
+    type Output = ();
+
+    fn title(&self) -> &'static str {
+        "Network"
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, (model, colors, gen_): Self::Input<'_>) {
+        NetworkView::ui(self, ui, model, colors, gen_);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
