@@ -39,6 +39,7 @@ pub mod geometry;
 mod input;
 mod legend;
 mod paint;
+pub mod parts_overlay;
 pub mod scale;
 pub mod sync;
 
@@ -584,7 +585,7 @@ impl NetworkView {
         self.paint_selected_link(&painter, drawn, &proj);
         paint_last_placement(&painter, drawn, &proj, model, three);
         paint_step_processes(&painter, drawn, model, three);
-        super::bipartition_view::paint_on_network(&painter, &proj, &self.geom, model);
+        parts_overlay::paint(&painter, &proj, &self.geom, model);
         if let Some(d) = delta {
             self.paint_moved(&painter, drawn, three, d);
         }
