@@ -299,8 +299,9 @@ pub fn process_colors(model: &Model, mode: ColorMode) -> Vec<Color32> {
                 .map(|&x| viridis(log_scale(x, lo * 0.5, hi)))
                 .collect()
         }
-        ColorMode::Part => process_part_colors(model)
-            .unwrap_or_else(|| process_colors(model, ColorMode::Node)),
+        ColorMode::Part => {
+            process_part_colors(model).unwrap_or_else(|| process_colors(model, ColorMode::Node))
+        }
     }
 }
 

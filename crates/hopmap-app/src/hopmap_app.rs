@@ -3,6 +3,14 @@
 //! take dropped files, draw the top bar, the left (Data, Network, Mapper),
 //! right (Metrics) and central panels, and the headless screenshot.
 
+pub mod file_menu;
+pub mod headless;
+pub mod lesson_panel;
+pub mod teach;
+pub mod top_bar;
+pub mod ui_state;
+pub mod workspace_io;
+
 use super::colormap::{ColorMode, process_colors};
 use super::headless::Headless;
 use super::settings::Settings;

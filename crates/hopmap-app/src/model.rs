@@ -585,9 +585,10 @@ mod tests {
 
     #[test]
     fn stepping_default_finishes_and_evaluates() {
-        let (g, name) = super::super::data_panel::builtin_sample("mesh-16x16").unwrap();
+        let spec = "stencil:16x16";
+        let g = hopmap_core::generate::generate(spec, &Default::default()).unwrap();
         let t = Topology::parse("torus:16x16").unwrap();
-        let mut m = Model::new(g, &name, t);
+        let mut m = Model::new(g, spec, t);
         m.step("default", 1, "");
         let t0 = Instant::now();
         while m.run.is_live() {

@@ -8,7 +8,7 @@
 //! Cost: applying a step is what loading a graph, setting a network and
 //! starting a run cost; drawing the panel is O(text).
 
-use super::{ColorMode, HopmapApp, Tab, network_panel};
+use crate::{ColorMode, HopmapApp, Tab, network_panel};
 use hopmap_core::lessons::{LESSONS, LessonGraph, RunHow};
 use hopmap_core::mappers::background::Command;
 use hopmap_core::routing::Routing;
@@ -24,7 +24,7 @@ pub struct LessonPanel {
     pub open: bool,
     /// The lesson graph on screen and the model's graph generation it was
     /// loaded at (a lesson step reuses it when nothing else replaced it).
-    pub(super) shown_graph: Option<(LessonGraph, u64)>,
+    pub(crate) shown_graph: Option<(LessonGraph, u64)>,
 }
 
 impl LessonPanel {
@@ -123,7 +123,7 @@ impl HopmapApp {
     /// Presentation keys while a lesson is open: PageDown, →, Space give the
     /// next step, PageUp, ← the previous (what presentation clickers send);
     /// not while a text field has the keyboard.
-    pub(super) fn lesson_keys(&mut self, ctx: &egui::Context) {
+    pub(crate) fn lesson_keys(&mut self, ctx: &egui::Context) {
         if !self.lesson_active() || ctx.egui_wants_keyboard_input() {
             return;
         }
@@ -146,7 +146,7 @@ impl HopmapApp {
         }
     }
 
-    pub(super) fn lesson_ui(&mut self, ui: &mut egui::Ui) {
+    pub(crate) fn lesson_ui(&mut self, ui: &mut egui::Ui) {
         let mut go: Option<(usize, usize)> = None;
         ui.horizontal_wrapped(|ui| {
             let l = ui.label("Lesson");

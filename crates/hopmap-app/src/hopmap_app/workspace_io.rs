@@ -7,7 +7,7 @@
 //! only then replaces the state, so a bad file leaves everything as it was.
 //! Cost: O(graph + mappings).
 
-use super::{ColorMode, HopmapApp, Tab, network_panel, network_view};
+use crate::{ColorMode, HopmapApp, Tab, network_panel, network_view};
 use hopmap_core::lessons::LESSONS;
 use hopmap_core::metrics::evaluate;
 use hopmap_core::routing::Routing;
@@ -204,7 +204,7 @@ impl HopmapApp {
 
     /// Put saved layout positions into the graph view once it has taken
     /// the workspace's graph (it resets its positions for a new graph).
-    pub(super) fn apply_pending_layout(&mut self) {
+    pub(crate) fn apply_pending_layout(&mut self) {
         let Some((gen_, _)) = &self.teach.pending_layout else {
             return;
         };

@@ -1,17 +1,17 @@
-//! The top bar: the File and View menus ([`super::file_menu`]), the graph,
+//! The top bar: the File and View menus ([`crate::file_menu`]), the graph,
 //! network and mapping shown, the status, and a message line of fixed
 //! height: the progress bars of Map and of a load with Cancel, then the
 //! error (one line, the whole text on hover) — so that neither pushes the
 //! window down.
 
-use super::HopmapApp;
+use crate::HopmapApp;
 use egui::Color32;
 
 /// Height of the top bar's message line (progress, error), fixed.
 pub const MESSAGE_LINE: f32 = 22.0;
 
 impl HopmapApp {
-    pub(super) fn top_bar(&mut self, ui: &mut egui::Ui) {
+    pub(crate) fn top_bar(&mut self, ui: &mut egui::Ui) {
         egui::Panel::top("top_bar").show(ui, |ui| {
             ui.horizontal(|ui| {
                 self.menu_bar(ui);
