@@ -508,6 +508,47 @@ impl ComparePanel {
 
     fn table_ui(&mut self, ui: &mut egui::Ui, model: &mut Model, mapper: &MapperPanel) {
         ui.strong("Compare mappers on this graph and network");
+        self.chooser_ui(ui);
+        self.actions_ui(ui, model, mapper);
+        if self.rows.is_empty() {
+            ui.weak("Tick mappers and press Run comparison.");
+            return;
+        }
+        if self.rows_key != (model.graph.generation(), model.topo.generation()) {
+            ui.colored_label(
+                Color32::from_rgb(240, 190, 80),
+                "These results are for a previous graph or network.",
+            );
+        }
+        let metric = self.metric();
+        let mut show: Option<usize> = None;
+        egui::ScrollArea::both()
+            .id_salt("compare_table_scroll")
+            .max_height((ui.available_height() * 0.45).max(160.0))
+            .show(ui, |ui| {
+                egui::Grid::new("compare_table")
+                    .striped(true)
+                    .num_columns(COLUMNS.len() + 2)
+                    .show(ui, |ui| {
+                        self.header_ui(ui, metric);
+                        show = self.rows_ui(ui, model, metric);
+                    });
+                for k in &self.skipped {
+                    ui.colored_label(
+                        Color32::from_rgb(240, 170, 90),
+                        format!("{} skipped: {}", k.mapper, k.reason),
+                    );
+                }
+            });
+        if let Some(i) = show {
+            self.show_row(i, model);
+        }
+        ui.separator();
+        self.charts_ui(ui, metric);
+    }
+
+    /// The mappers to compare, one checkbox each.
+    fn chooser_ui(&mut self, ui: &mut egui::Ui) {
         let reg = mappers::registry();
         ui.horizontal_wrapped(|ui| {
             for info in &reg {
@@ -525,6 +566,12 @@ impl ComparePanel {
                 }
             }
         });
+    }
+
+    /// All / None, Run comparison (with its progress and Cancel), loading a
+    /// mapping file as one more row, the CSV export.
+    fn actions_ui(&mut self, ui: &mut egui::Ui, model: &mut Model, mapper: &MapperPanel) {
+        let reg = mappers::registry();
         ui.horizontal(|ui| {
             if ui.button("All").clicked() {
                 self.chosen = reg.iter().map(|i| i.id.to_string()).collect();
@@ -593,17 +640,43 @@ impl ComparePanel {
                 }
             }
         });
-        if self.rows.is_empty() {
-            ui.weak("Tick mappers and press Run comparison.");
-            return;
+    }
+
+    /// The table's header: one sort button per column, and the two ratio
+    /// columns after the first.
+    fn header_ui(&mut self, ui: &mut egui::Ui, metric: usize) {
+        for (c, title) in COLUMNS.iter().enumerate() {
+            let arrow = if self.sort_col == c {
+                if self.sort_desc { " (desc)" } else { " (asc)" }
+            } else {
+                ""
+            };
+            if ui
+                .button(format!("{title}{arrow}"))
+                .on_hover_text("sort by this column (click again: reverse)")
+                .clicked()
+            {
+                if self.sort_col == c {
+                    self.sort_desc = !self.sort_desc;
+                } else {
+                    self.sort_col = c;
+                    self.sort_desc = false;
+                }
+                self.sort();
+            }
+            if c == 0 {
+                ui.label(format!("× best ({})", COLUMNS[metric]))
+                    .on_hover_text("this mapper's value of the sort metric over the best one's");
+                ui.label("× default")
+                    .on_hover_text("this mapper's value of the sort metric over default's");
+            }
         }
-        if self.rows_key != (model.graph.generation(), model.topo.generation()) {
-            ui.colored_label(
-                Color32::from_rgb(240, 190, 80),
-                "These results are for a previous graph or network.",
-            );
-        }
-        let metric = self.metric();
+        ui.end_row();
+    }
+
+    /// One row per compared mapping, the best value of the sort metric in
+    /// bold; the row clicked (to show its mapping), if any.
+    fn rows_ui(&self, ui: &mut egui::Ui, model: &Model, metric: usize) -> Option<usize> {
         let best = self
             .rows
             .iter()
@@ -614,87 +687,47 @@ impl ComparePanel {
             .iter()
             .find(|r| r.mapper == "default")
             .map(|r| col_value(r, metric));
-        let mut show: Option<usize> = None;
-        egui::ScrollArea::both()
-            .id_salt("compare_table_scroll")
-            .max_height((ui.available_height() * 0.45).max(160.0))
-            .show(ui, |ui| {
-                egui::Grid::new("compare_table")
-                    .striped(true)
-                    .num_columns(COLUMNS.len() + 2)
-                    .show(ui, |ui| {
-                        for (c, title) in COLUMNS.iter().enumerate() {
-                            let arrow = if self.sort_col == c {
-                                if self.sort_desc { " (desc)" } else { " (asc)" }
-                            } else {
-                                ""
-                            };
-                            if ui
-                                .button(format!("{title}{arrow}"))
-                                .on_hover_text("sort by this column (click again: reverse)")
-                                .clicked()
-                            {
-                                if self.sort_col == c {
-                                    self.sort_desc = !self.sort_desc;
-                                } else {
-                                    self.sort_col = c;
-                                    self.sort_desc = false;
-                                }
-                                self.sort();
-                            }
-                            if c == 0 {
-                                ui.label(format!("× best ({})", COLUMNS[metric]))
-                                    .on_hover_text("this mapper's value of the sort metric over the best one's");
-                                ui.label("× default").on_hover_text(
-                                    "this mapper's value of the sort metric over default's",
-                                );
-                            }
-                        }
-                        ui.end_row();
-                        for (i, r) in self.rows.iter().enumerate() {
-                            let m = &r.metrics;
-                            let shown = model.mapping_label == r.mapper;
-                            if ui
-                                .selectable_label(shown, format!("{} ›", r.mapper))
-                                .on_hover_text(
-                                    "show this mapping in the views (kept from the comparison: \
-                                     not run again)",
-                                )
-                                .clicked()
-                            {
-                                show = Some(i);
-                            }
-                            let v = col_value(r, metric);
-                            let rb = egui::RichText::new(ratio(v, Some(best))).monospace();
-                            ui.label(if v == best { rb.strong() } else { rb });
-                            ui.label(egui::RichText::new(ratio(v, default)).monospace());
-                            let hb = egui::RichText::new(fmt_num(m.hop_bytes)).monospace();
-                            ui.label(if metric == 1 && v == best { hb.strong() } else { hb });
-                            ui.label(format!("{:.3}", m.avg_hops_per_byte));
-                            ui.label(m.max_dilation.to_string());
-                            ui.label(fmt_bytes(m.max_link_load));
-                            ui.label(m.max_link_flows.to_string());
-                            ui.label(if r.mapper.starts_with("file:") {
-                                "loaded".to_string()
-                            } else {
-                                format!("{:.3}", r.seconds)
-                            });
-                            ui.end_row();
-                        }
-                    });
-                for k in &self.skipped {
-                    ui.colored_label(
-                        Color32::from_rgb(240, 170, 90),
-                        format!("{} skipped: {}", k.mapper, k.reason),
-                    );
-                }
+        let mut show = None;
+        for (i, r) in self.rows.iter().enumerate() {
+            let m = &r.metrics;
+            let shown = model.mapping_label == r.mapper;
+            if ui
+                .selectable_label(shown, format!("{} ›", r.mapper))
+                .on_hover_text(
+                    "show this mapping in the views (kept from the comparison: \
+                     not run again)",
+                )
+                .clicked()
+            {
+                show = Some(i);
+            }
+            let v = col_value(r, metric);
+            let rb = egui::RichText::new(ratio(v, Some(best))).monospace();
+            ui.label(if v == best { rb.strong() } else { rb });
+            ui.label(egui::RichText::new(ratio(v, default)).monospace());
+            let hb = egui::RichText::new(fmt_num(m.hop_bytes)).monospace();
+            ui.label(if metric == 1 && v == best {
+                hb.strong()
+            } else {
+                hb
             });
-        if let Some(i) = show {
-            self.show_row(i, model);
+            ui.label(format!("{:.3}", m.avg_hops_per_byte));
+            ui.label(m.max_dilation.to_string());
+            ui.label(fmt_bytes(m.max_link_load));
+            ui.label(m.max_link_flows.to_string());
+            ui.label(if r.mapper.starts_with("file:") {
+                "loaded".to_string()
+            } else {
+                format!("{:.3}", r.seconds)
+            });
+            ui.end_row();
         }
-        ui.separator();
-        // Two charts in the table's order: the sort metric and, beside it,
-        // max link load (or hop-bytes when that is the sort metric).
+        show
+    }
+
+    /// Two bar charts in the table's order: the sort metric and, beside it,
+    /// max link load (or hop-bytes when that is the sort metric).
+    fn charts_ui(&self, ui: &mut egui::Ui, metric: usize) {
         let other = if metric == 4 { 1 } else { 4 };
         let fmt_of = |c: usize| -> Box<dyn Fn(f64) -> String> {
             match c {

@@ -232,13 +232,27 @@ impl View for FabricPanel {
     /// user asked for one (the network panel applies it: the child returns
     /// an action, it does not take its parent).
     fn ui(&mut self, ui: &mut egui::Ui, model: Self::Input<'_>) -> Self::Output {
-        let mut apply = None;
         ui.horizontal_wrapped(|ui| {
             ui.label("source");
             for s in Source::ALL {
                 ui.selectable_value(&mut self.source, s, s.title());
             }
         });
+        let mut apply = self.source_ui(ui);
+        self.options_ui(ui);
+        if let Some(s) = self.apply_ui(ui, model) {
+            apply = Some(s);
+        }
+        self.summary_ui(ui, model);
+        apply
+    }
+}
+
+impl FabricPanel {
+    /// The chosen source's own fields; the spec to apply when a file was
+    /// just chosen.
+    fn source_ui(&mut self, ui: &mut egui::Ui) -> Option<String> {
+        let mut apply = None;
         let drag = |ui: &mut egui::Ui, label: &str, v: &mut u32, lo: u32, hi: u32, tip: &str| {
             let l = ui.label(label).on_hover_text(tip);
             ui.add(egui::DragValue::new(v).range(lo..=hi))
@@ -326,6 +340,12 @@ impl View for FabricPanel {
                 });
             }
         }
+        apply
+    }
+
+    /// The options of every source: cores per host, the job's hosts, the
+    /// up*/down* root.
+    fn options_ui(&mut self, ui: &mut egui::Ui) {
         ui.horizontal(|ui| {
             let lc = ui.label("cores");
             ui.add(egui::DragValue::new(&mut self.cores).range(1..=1024))
@@ -349,6 +369,12 @@ impl View for FabricPanel {
                      minimum-height BFS tree)",
             );
         });
+    }
+
+    /// Apply (refused with the reason for a missing file) and the presets;
+    /// the spec to apply, if one was asked for.
+    fn apply_ui(&mut self, ui: &mut egui::Ui, model: &mut Model) -> Option<String> {
+        let mut apply = None;
         ui.horizontal(|ui| {
             if ui
                 .button("Apply fabric")
@@ -371,6 +397,12 @@ impl View for FabricPanel {
                 }
             }
         });
+        apply
+    }
+
+    /// One line on the fabric in use (cached per network), and whether the
+    /// graph fits it.
+    fn summary_ui(&mut self, ui: &mut egui::Ui, model: &Model) {
         if let Some(f) = model.topo.as_fabric() {
             if self.summary.0 != model.topo.generation() || self.summary.1.is_empty() {
                 let idle: u32 = (0..f.num_switches()).map(|s| f.idle_hosts(s)).sum();
@@ -407,7 +439,6 @@ impl View for FabricPanel {
                 ),
             );
         }
-        apply
     }
 }
 

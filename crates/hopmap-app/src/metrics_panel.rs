@@ -298,6 +298,25 @@ impl View for MetricsPanel {
             self.quality_ui(ui, model, m);
             ui.separator();
         }
+        self.figures_ui(ui, model, m);
+        let hops = self
+            .reference
+            .hops
+            .clone()
+            .unwrap_or_else(|| HopModel::of(&model.topo));
+        self.traffic_ui(ui, m, &hops);
+        ui.separator();
+        trace_ui(ui, model);
+        ui.separator();
+        self.hop_histogram_ui(ui, m, &hops);
+    }
+}
+
+impl MetricsPanel {
+    /// What the figures describe, and the table of the five headline
+    /// figures with their change against the previous mapping and the
+    /// default mapping's value.
+    fn figures_ui(&mut self, ui: &mut egui::Ui, model: &Model, m: &Metrics) {
         if model.eval_partial {
             ui.colored_label(
                 Color32::from_rgb(240, 190, 80),
@@ -427,11 +446,11 @@ impl View for MetricsPanel {
         for (name, v, text) in shown {
             self.record(name, v, &text);
         }
-        let hops = self
-            .reference
-            .hops
-            .clone()
-            .unwrap_or_else(|| HopModel::of(&model.topo));
+    }
+
+    /// One line on where the bytes go (on one node, between hosts of one
+    /// switch, over the links).
+    fn traffic_ui(&mut self, ui: &mut egui::Ui, m: &Metrics, hops: &HopModel) {
         let zero_hop = m.hop_histogram_bytes.first().copied().unwrap_or(0.0);
         let summary = if hops.fabric {
             format!(
@@ -464,35 +483,10 @@ impl View for MetricsPanel {
             m.mean_link_load,
             &fmt_bytes(m.mean_link_load),
         );
-        ui.separator();
-        if model.run.id().is_empty() || model.run.trace().is_empty() {
-            ui.strong("hop-bytes over the mapper's steps");
-        } else if model.run.id() == model.mapping_label || model.run.is_live() {
-            ui.strong(format!("hop-bytes over {}'s steps", model.run.id()));
-        } else {
-            ui.strong(format!(
-                "hop-bytes over {}'s steps (the last run, not the mapping shown)",
-                model.run.id()
-            ));
-        }
-        if model.run.trace().is_empty() {
-            ui.weak("Step or Play a mapper to draw its curve.");
-        } else {
-            let pts: Vec<[f64; 2]> = model.run.trace().to_vec();
-            Plot::new("trace_plot")
-                .height(140.0)
-                .allow_scroll(false)
-                .x_axis_label("step")
-                .y_axis_formatter(|m, _| fmt_num(m.value.round()))
-                .show(ui, |p| {
-                    let c = Color32::from_rgb(120, 180, 255);
-                    if pts.len() < 30 {
-                        p.points(Points::new("hop-bytes", pts.clone()).color(c).radius(3.0));
-                    }
-                    p.line(Line::new("hop-bytes", pts).color(c));
-                });
-        }
-        ui.separator();
+    }
+
+    /// The bytes by hop count, as bars.
+    fn hop_histogram_ui(&mut self, ui: &mut egui::Ui, m: &Metrics, hops: &HopModel) {
         ui.strong("bytes by hop count");
         let bars: Vec<Bar> = m
             .hop_histogram_bytes
@@ -523,6 +517,37 @@ impl View for MetricsPanel {
                 &fmt_bytes(b),
             );
         }
+    }
+}
+
+/// Hop-bytes over the current or last run's steps, and whose they are.
+fn trace_ui(ui: &mut egui::Ui, model: &Model) {
+    if model.run.id().is_empty() || model.run.trace().is_empty() {
+        ui.strong("hop-bytes over the mapper's steps");
+    } else if model.run.id() == model.mapping_label || model.run.is_live() {
+        ui.strong(format!("hop-bytes over {}'s steps", model.run.id()));
+    } else {
+        ui.strong(format!(
+            "hop-bytes over {}'s steps (the last run, not the mapping shown)",
+            model.run.id()
+        ));
+    }
+    if model.run.trace().is_empty() {
+        ui.weak("Step or Play a mapper to draw its curve.");
+    } else {
+        let pts: Vec<[f64; 2]> = model.run.trace().to_vec();
+        Plot::new("trace_plot")
+            .height(140.0)
+            .allow_scroll(false)
+            .x_axis_label("step")
+            .y_axis_formatter(|m, _| fmt_num(m.value.round()))
+            .show(ui, |p| {
+                let c = Color32::from_rgb(120, 180, 255);
+                if pts.len() < 30 {
+                    p.points(Points::new("hop-bytes", pts.clone()).color(c).radius(3.0));
+                }
+                p.line(Line::new("hop-bytes", pts).color(c));
+            });
     }
 }
 
