@@ -270,35 +270,7 @@ impl View for DiffView {
                 .clone();
             self.choose(&other, &best, rows, model);
         }
-        ui.horizontal_wrapped(|ui| {
-            let (mut a, mut b) = (self.a.clone(), self.b.clone());
-            ui.label("A");
-            egui::ComboBox::from_id_salt("diff_a")
-                .selected_text(&a)
-                .show_ui(ui, |ui| {
-                    for r in rows {
-                        ui.selectable_value(&mut a, r.mapper.clone(), &r.mapper);
-                    }
-                });
-            ui.label("B");
-            egui::ComboBox::from_id_salt("diff_b")
-                .selected_text(&b)
-                .show_ui(ui, |ui| {
-                    for r in rows {
-                        ui.selectable_value(&mut b, r.mapper.clone(), &r.mapper);
-                    }
-                });
-            if ui.button("swap A and B").clicked() {
-                std::mem::swap(&mut a, &mut b);
-            }
-            if (a != self.a || b != self.b) && self.job.is_none() {
-                self.choose(&a, &b, rows, model);
-            }
-            if !self.panes.is_empty() {
-                ui.separator();
-                ui.strong(self.moved_text());
-            }
-        });
+        self.chooser_ui(ui, model, rows);
         if self.job.is_some() {
             ui.horizontal(|ui| {
                 ui.spinner();
@@ -327,24 +299,7 @@ impl View for DiffView {
         for p in self.panes.iter_mut() {
             p.view.link_range(&p.model, &self.sync, view_rect);
         }
-        let dk = (self.built, self.sync.by_flows);
-        if self.delta_key != dk {
-            self.delta_key = dk;
-            let b = &self.panes[1];
-            let mut nodes: Vec<u32> = if self.moved.len() <= MOVED_RINGS {
-                self.moved.iter().map(|&p| b.mapping.node[p]).collect()
-            } else {
-                Vec::new()
-            };
-            nodes.sort_unstable();
-            nodes.dedup();
-            self.delta = LinkDelta::new(
-                self.panes[0].view.stats(),
-                b.view.stats(),
-                nodes,
-                self.built * 2 + self.sync.by_flows as u64,
-            );
-        }
+        self.update_delta();
         let by_flows = self.sync.by_flows;
         let fmt = move |v: f64| {
             if by_flows {
@@ -375,48 +330,112 @@ impl View for DiffView {
                 )
             },
         );
-        // The change view.
-        let c = cells[2];
-        if let (Some(dm), Some(dv)) = (self.diff_model.as_mut(), self.diff_view.as_mut()) {
-            let mut cu = ui.new_child(
-                egui::UiBuilder::new()
-                    .id_salt("diff_pane")
-                    .max_rect(c)
-                    .layout(egui::Layout::top_down(egui::Align::Min)),
-            );
-            cu.set_clip_rect(c);
-            cu.strong(format!("change {} − {}", self.b, self.a));
-            let hb = |p: &Pane| p.model.eval.as_ref().map_or(0.0, |e| e.metrics.hop_bytes);
-            let (ha, hb) = (hb(&self.panes[0]), hb(&self.panes[1]));
-            cu.label(
-                egui::RichText::new(format!(
-                    "hop-bytes {:+.1} % · largest change ±{} · green: moved processes",
-                    if ha > 0.0 {
-                        (hb - ha) / ha * 100.0
-                    } else {
-                        0.0
-                    },
-                    fmt(self.delta.max_abs)
-                ))
-                .small(),
-            );
-            let top = c.min.y + PANE_HEADER;
-            if cu.min_rect().max.y < top {
-                cu.add_space(top - cu.min_rect().max.y);
-            }
-            let from = super::export::mark(&cu);
-            dv.ui_synced(
-                &mut cu,
-                dm,
-                &self.moved_colors,
-                self.colors_gen,
-                &mut self.sync,
-                Some(&self.delta),
-            );
-            self.drawn = Some((from, super::export::mark(&cu)));
-        }
+        self.change_pane_ui(ui, cells[2], &fmt);
         ui.allocate_rect(grid, egui::Sense::hover());
         diverging_legend(ui, self.delta.max_abs, &fmt, &self.a, &self.b);
         self.tables(ui, &fmt);
+    }
+}
+
+impl DiffView {
+    /// The A and B choosers (a change evaluates the new pair on a worker),
+    /// swap, and how many processes moved.
+    fn chooser_ui(&mut self, ui: &mut egui::Ui, model: &Model, rows: &[Row]) {
+        ui.horizontal_wrapped(|ui| {
+            let (mut a, mut b) = (self.a.clone(), self.b.clone());
+            ui.label("A");
+            egui::ComboBox::from_id_salt("diff_a")
+                .selected_text(&a)
+                .show_ui(ui, |ui| {
+                    for r in rows {
+                        ui.selectable_value(&mut a, r.mapper.clone(), &r.mapper);
+                    }
+                });
+            ui.label("B");
+            egui::ComboBox::from_id_salt("diff_b")
+                .selected_text(&b)
+                .show_ui(ui, |ui| {
+                    for r in rows {
+                        ui.selectable_value(&mut b, r.mapper.clone(), &r.mapper);
+                    }
+                });
+            if ui.button("swap A and B").clicked() {
+                std::mem::swap(&mut a, &mut b);
+            }
+            if (a != self.a || b != self.b) && self.job.is_none() {
+                self.choose(&a, &b, rows, model);
+            }
+            if !self.panes.is_empty() {
+                ui.separator();
+                ui.strong(self.moved_text());
+            }
+        });
+    }
+
+    /// The link-by-link change B − A, again when A, B or what a link's value
+    /// is (bytes or flows) changed.
+    fn update_delta(&mut self) {
+        let dk = (self.built, self.sync.by_flows);
+        if self.delta_key != dk {
+            self.delta_key = dk;
+            let b = &self.panes[1];
+            let mut nodes: Vec<u32> = if self.moved.len() <= MOVED_RINGS {
+                self.moved.iter().map(|&p| b.mapping.node[p]).collect()
+            } else {
+                Vec::new()
+            };
+            nodes.sort_unstable();
+            nodes.dedup();
+            self.delta = LinkDelta::new(
+                self.panes[0].view.stats(),
+                b.view.stats(),
+                nodes,
+                self.built * 2 + self.sync.by_flows as u64,
+            );
+        }
+    }
+
+    /// The change view in cell `c`: its title, the hop-bytes change, and
+    /// the network drawn with the link changes and the moved processes.
+    fn change_pane_ui(&mut self, ui: &mut egui::Ui, c: Rect, fmt: &dyn Fn(f64) -> String) {
+        let (Some(dm), Some(dv)) = (self.diff_model.as_mut(), self.diff_view.as_mut()) else {
+            return;
+        };
+        let mut cu = ui.new_child(
+            egui::UiBuilder::new()
+                .id_salt("diff_pane")
+                .max_rect(c)
+                .layout(egui::Layout::top_down(egui::Align::Min)),
+        );
+        cu.set_clip_rect(c);
+        cu.strong(format!("change {} − {}", self.b, self.a));
+        let hb = |p: &Pane| p.model.eval.as_ref().map_or(0.0, |e| e.metrics.hop_bytes);
+        let (ha, hb) = (hb(&self.panes[0]), hb(&self.panes[1]));
+        cu.label(
+            egui::RichText::new(format!(
+                "hop-bytes {:+.1} % · largest change ±{} · green: moved processes",
+                if ha > 0.0 {
+                    (hb - ha) / ha * 100.0
+                } else {
+                    0.0
+                },
+                fmt(self.delta.max_abs)
+            ))
+            .small(),
+        );
+        let top = c.min.y + PANE_HEADER;
+        if cu.min_rect().max.y < top {
+            cu.add_space(top - cu.min_rect().max.y);
+        }
+        let from = super::export::mark(&cu);
+        dv.ui_synced(
+            &mut cu,
+            dm,
+            &self.moved_colors,
+            self.colors_gen,
+            &mut self.sync,
+            Some(&self.delta),
+        );
+        self.drawn = Some((from, super::export::mark(&cu)));
     }
 }
