@@ -273,38 +273,35 @@ impl View for Race {
         {
             self.stop();
         }
-        let chooser = |ui: &mut egui::Ui, chosen: &mut Vec<String>| {
-            ui.horizontal_wrapped(|ui| {
-                ui.label("Race (up to 4):");
-                for info in hopmap_core::mappers::registry() {
-                    if info.available().is_err() {
-                        continue;
-                    }
-                    let mut on = chosen.iter().any(|c| c == info.id);
-                    let full = chosen.len() >= MAX_PANES && !on;
-                    if ui
-                        .add_enabled(!full, egui::Checkbox::new(&mut on, info.id))
-                        .on_hover_text(info.name)
-                        .changed()
-                    {
-                        if on {
-                            chosen.push(info.id.to_string());
-                        } else {
-                            chosen.retain(|c| c != info.id);
-                        }
-                    }
-                }
-            });
-        };
         if self.lanes.is_empty() {
-            chooser(ui, &mut self.chosen);
+            chooser_ui(ui, &mut self.chosen);
         } else {
             // While racing, the chooser folds away to leave room for the views.
             egui::CollapsingHeader::new(format!("Mappers: {}", self.chosen.join(", ")))
                 .id_salt("race_chooser")
                 .default_open(false)
-                .show(ui, |ui| chooser(ui, &mut self.chosen));
+                .show(ui, |ui| chooser_ui(ui, &mut self.chosen));
         }
+        self.controls_ui(ui, model, seed, params);
+        if let Some(e) = &self.error {
+            ui.colored_label(Color32::from_rgb(240, 120, 100), e);
+        }
+        if self.lanes.is_empty() {
+            ui.weak("Tick two to four mappers and press Start race.");
+            return;
+        }
+        if self.busy() {
+            ui.ctx().request_repaint();
+        }
+        self.plot_ui(ui);
+        self.views_ui(ui, model);
+    }
+}
+
+impl Race {
+    /// The pace (steps or time per tick), Start / Pause / Resume / Stop,
+    /// and the plot's x axis.
+    fn controls_ui(&mut self, ui: &mut egui::Ui, model: &Model, seed: u64, params: &str) {
         ui.horizontal_wrapped(|ui| {
             ui.radio_value(&mut self.pace_steps, true, "same steps per frame");
             ui.add_enabled(
@@ -348,16 +345,10 @@ impl View for Race {
                 ui.label(format!("tick {}", self.ticks));
             }
         });
-        if let Some(e) = &self.error {
-            ui.colored_label(Color32::from_rgb(240, 120, 100), e);
-        }
-        if self.lanes.is_empty() {
-            ui.weak("Tick two to four mappers and press Start race.");
-            return;
-        }
-        if self.busy() {
-            ui.ctx().request_repaint();
-        }
+    }
+
+    /// The lanes' hop-bytes curves on one plot, against steps or time.
+    fn plot_ui(&mut self, ui: &mut egui::Ui) {
         let x_time = self.x_time;
         let plotted = Plot::new("race_plot")
             .height((ui.available_height() * 0.28).clamp(90.0, 200.0))
@@ -380,6 +371,11 @@ impl View for Race {
                 n
             });
         self.plotted_curves = plotted.inner;
+    }
+
+    /// The lanes' network views side by side, one camera and colour scale,
+    /// each titled with its steps, time, hop-bytes and state.
+    fn views_ui(&mut self, ui: &mut egui::Ui, model: &Model) {
         let three = model.topo.as_grid().is_some_and(|g| g.dims().len() >= 3);
         sync_toolbar(ui, &mut self.sync, three);
         let avail = ui.available_rect_before_wrap();
@@ -422,4 +418,29 @@ impl View for Race {
         ui.allocate_rect(grid, egui::Sense::hover());
         scale_legend(ui, &self.sync, self.panes.len());
     }
+}
+
+/// The mappers to race, up to [`MAX_PANES`] (those available here).
+fn chooser_ui(ui: &mut egui::Ui, chosen: &mut Vec<String>) {
+    ui.horizontal_wrapped(|ui| {
+        ui.label("Race (up to 4):");
+        for info in hopmap_core::mappers::registry() {
+            if info.available().is_err() {
+                continue;
+            }
+            let mut on = chosen.iter().any(|c| c == info.id);
+            let full = chosen.len() >= MAX_PANES && !on;
+            if ui
+                .add_enabled(!full, egui::Checkbox::new(&mut on, info.id))
+                .on_hover_text(info.name)
+                .changed()
+            {
+                if on {
+                    chosen.push(info.id.to_string());
+                } else {
+                    chosen.retain(|c| c != info.id);
+                }
+            }
+        }
+    });
 }
