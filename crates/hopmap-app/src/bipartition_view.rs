@@ -27,7 +27,6 @@ use super::view::View;
 use egui::epaint::{Mesh, Vertex, WHITE_UV};
 use egui::{Color32, Rect, Sense, Shape, Stroke, pos2, vec2};
 use egui_plot::{Line, Plot, Points};
-use hopmap_core::mappers::recursive::domain::Domain;
 use hopmap_core::mappers::run_detail::{PartState, RecursiveDetail};
 
 /// The view's state.
@@ -309,6 +308,7 @@ impl View for BipartitionView {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use hopmap_core::mappers::recursive::domain::Domain;
     use hopmap_core::mappers::run_detail::TreePart;
 
     fn part(level: u32, parent: Option<u32>, processes: u32, state: PartState) -> TreePart {
