@@ -1,7 +1,7 @@
 //! Race mode: several mappers step at once on the same graph and network,
-//! each on its own worker thread ([`BackgroundRun`]), in lockstep ticks:
-//! every tick gives each unfinished mapper the same number of steps, or the
-//! same time budget (time spent in its steps, [`Command::StepFor`]); the
+//! each on its own worker thread (the run of the lane's pane model, see
+//! [`crate::run_state::Run`]), in lockstep ticks: every tick gives each
+//! unfinished mapper the same number of steps, or the same time budget (time spent in its steps, [`Command::StepFor`]); the
 //! next tick starts when every mapper has used its share, at most one tick
 //! per frame. Their hop-bytes curves (of the placed processes, as each
 //! worker evaluates them) are drawn together on one plot, against steps or
