@@ -3,8 +3,9 @@
 //!
 //! Structure: [`Model`] holds the library state (graph, topology, routing,
 //! the current mapping and its [`Evaluation`](hopmap_core::metrics::Evaluation), the mapper being stepped, the
-//! background jobs); one struct per panel or view renders it and turns clicks
-//! into calls on the model. [`HopmapApp`] arranges the panels:
+//! background jobs); the mapper run is one state ([`Run`]). One struct per
+//! panel or view, each implementing [`view::View`], renders it and turns
+//! clicks into calls on the model. [`HopmapApp`] arranges the panels:
 //!
 //! * left: Data, Network, Mapper;
 //! * right: Metrics (figures, hop-bytes over steps, hop histogram);
@@ -17,8 +18,9 @@
 //! newest snapshot and draws it, so the UI thread runs no algorithm work and
 //! never freezes. Compare and loading run on worker threads too.
 //!
-//! Files: [`model`] (the state, no egui), [`hopmap_app`] (the window and its
-//! frame), [`top_bar`] (status, export, screenshot, progress), [`headless`]
+//! Files: [`model`] (the state, no egui), [`run_state`] (the run's state),
+//! [`hopmap_app`] (the window and its frame; its parts are its submodules,
+//! re-exported here), [`top_bar`] (status, export, screenshot, progress), [`headless`]
 //! (`hopmap gui` options, screenshots, [`run`]), [`error`] (typed errors),
 //! [`colormap`] (colour maps and process colours), one file per panel and
 //! view.
