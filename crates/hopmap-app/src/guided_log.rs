@@ -75,11 +75,12 @@ pub fn step_processes(model: &Model) -> Vec<usize> {
 impl GuidedLog {
     /// Take the sentences that arrived.
     pub fn pull(&mut self, model: &mut Model) {
-        if model.guided_new.is_empty() {
+        let new = model.run.take_guided();
+        if new.is_empty() {
             return;
         }
         let run = model.run.id().to_string();
-        for GuidedLine { step, text, event } in model.guided_new.drain(..) {
+        for GuidedLine { step, text, event } in new {
             if self.lines.len() >= MAX_LINES {
                 self.lines.pop_front();
                 self.pinned = self.pinned.and_then(|i| i.checked_sub(1));

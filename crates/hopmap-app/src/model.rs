@@ -7,7 +7,7 @@ use super::error::AppError;
 use super::run_state::{LiveRun, Pace, Run, RunRecord, Versioned};
 use super::worker::{Job, Poll};
 use hopmap_core::graph::CommGraph;
-use hopmap_core::mappers::background::{BackgroundRun, Command, GuidedLine, Snapshot};
+use hopmap_core::mappers::background::{BackgroundRun, Command, Snapshot};
 use hopmap_core::mappers::{self, MapperInput};
 use hopmap_core::mapping::Mapping;
 use hopmap_core::metrics::{Evaluation, Metrics, evaluate};
@@ -57,10 +57,9 @@ pub struct Model {
     pub num_components: usize,
     /// Whether `clusters` are the layout's clusters (not yet the components).
     pub clusters_from_layout: bool,
-    /// Guided mode: runs collect a sentence per step ([`GuidedLine`]).
+    /// Guided mode: runs collect a sentence per step
+    /// ([`RunRecord::guided_new`](crate::RunRecord::guided_new)).
     pub guided: bool,
-    /// Guided sentences that arrived and the log has not taken yet.
-    pub guided_new: Vec<GuidedLine>,
     /// The file the graph was read from (None: generated, a sample, a lesson).
     pub graph_path: Option<std::path::PathBuf>,
     /// The file a load job in flight reads (becomes `graph_path`).
@@ -96,7 +95,6 @@ impl Model {
             num_components: k,
             clusters_from_layout: false,
             guided: false,
-            guided_new: Vec::new(),
             graph_path: None,
             pending_path: None,
             waker: None,
@@ -413,7 +411,6 @@ impl Model {
     /// Show a snapshot of the run; a finished run's mapping becomes the
     /// current mapping.
     pub fn apply_snapshot(&mut self, mut snap: Snapshot) {
-        self.guided_new.append(&mut snap.guided);
         self.placement.set(snap.placement);
         if let Some(live) = self.run.live_mut() {
             live.layout = snap.layout;
@@ -421,6 +418,7 @@ impl Model {
         let Some(rec) = self.run.record_mut() else {
             return;
         };
+        rec.guided_new.append(&mut snap.guided);
         rec.last_event = snap.last_event;
         rec.frontier = snap.frontier;
         rec.progress = snap.progress;

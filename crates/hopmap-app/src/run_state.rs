@@ -12,7 +12,7 @@
 //! here. No egui.
 
 use hopmap_core::mappers::StepEvent;
-use hopmap_core::mappers::background::BackgroundRun;
+use hopmap_core::mappers::background::{BackgroundRun, GuidedLine};
 use hopmap_core::mappers::run_detail::RunDetail;
 use hopmap_core::step::{Progress, Stop};
 use std::time::Instant;
@@ -36,6 +36,8 @@ pub struct RunRecord {
     /// The mapper's internals, for the views that animate them (analytical,
     /// bipartition tree).
     pub detail: Option<RunDetail>,
+    /// Guided mode: the sentences that arrived and the log has not taken.
+    pub guided_new: Vec<GuidedLine>,
 }
 
 impl RunRecord {
@@ -49,6 +51,7 @@ impl RunRecord {
             last_event: None,
             frontier: Vec::new(),
             detail: None,
+            guided_new: Vec::new(),
         }
     }
 }
@@ -179,6 +182,13 @@ impl Run {
     /// The processes the mapper considers next.
     pub fn frontier(&self) -> &[usize] {
         self.record().map_or(&[], |r| r.frontier.as_slice())
+    }
+
+    /// Take the guided sentences that arrived (none when idle).
+    pub fn take_guided(&mut self) -> Vec<GuidedLine> {
+        self.record_mut()
+            .map(|r| std::mem::take(&mut r.guided_new))
+            .unwrap_or_default()
     }
 
     /// Show another step's event in the views (the guided log's highlight);
