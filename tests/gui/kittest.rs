@@ -8,7 +8,7 @@ use super::common::{harness, library_metrics, map_through_ui, step_until};
 use egui::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use hopmap_app::metrics_panel::fmt_num;
+use hopmap_app::draw::fmt_num;
 use hopmap_app::network_view::{HOTTEST_ROWS, Resolved, ViewMode};
 use hopmap_app::{HopmapApp, Tab};
 use hopmap_core::mappers;

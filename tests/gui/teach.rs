@@ -520,7 +520,7 @@ fn a_saved_workspace_keeps_every_compared_mapping() {
     for (name, hb, _) in &rows {
         h2.get_by_label(&format!("{name} ›"));
         assert!(
-            h2.query_all_by_label(&hopmap_app::metrics_panel::fmt_num(*hb))
+            h2.query_all_by_label(&hopmap_app::draw::fmt_num(*hb))
                 .next()
                 .is_some(),
             "{name}'s hop-bytes are not shown"

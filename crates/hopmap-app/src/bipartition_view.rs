@@ -200,7 +200,7 @@ impl BipartitionView {
             .height(ui.available_height().max(80.0))
             .allow_scroll(false)
             .x_axis_label("refinement step")
-            .y_axis_formatter(|m, _| super::metrics_panel::fmt_num(m.value.round()))
+            .y_axis_formatter(|m, _| super::draw::fmt_num(m.value.round()))
             .show(ui, |pu| {
                 if pts.len() < 40 {
                     pu.points(Points::new("hop-bytes", pts.clone()).color(c).radius(3.0));

@@ -15,9 +15,9 @@
 use super::Model;
 use super::compare_charts::{bar_chart, ratio};
 use super::diff_view::DiffView;
+use super::draw::fmt_num;
 use super::error::AppError;
 use super::mapper_panel::MapperPanel;
-use super::metrics_panel::fmt_num;
 use super::race::Race;
 use super::side_by_side::{Evaluated, SideBySide, eval_job};
 use super::view::View;

@@ -324,7 +324,7 @@ impl View for DiffView {
                     .unwrap_or_default();
                 format!(
                     "hop-bytes {} · max load {} · max flows {}",
-                    super::metrics_panel::fmt_num(m.hop_bytes),
+                    super::draw::fmt_num(m.hop_bytes),
                     fmt_bytes(m.max_link_load),
                     m.max_link_flows
                 )

@@ -309,7 +309,7 @@ impl HopmapApp {
             Some(e) => format!(
                 "{head} · {} · hop-bytes {}",
                 m.shown_label(),
-                metrics_panel::fmt_num(e.metrics.hop_bytes)
+                super::draw::fmt_num(e.metrics.hop_bytes)
             ),
             None => head,
         }

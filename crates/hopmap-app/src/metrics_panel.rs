@@ -20,6 +20,7 @@
 //! text as displayed) for `hopmap gui --state`.
 
 use super::Model;
+use super::draw::fmt_num;
 use super::view::View;
 use egui::{Color32, RichText};
 use egui_plot::{Bar, BarChart, Line, Plot, Points};
@@ -27,27 +28,6 @@ use hopmap_core::hop_bound::{HopModel, lower_bound};
 use hopmap_core::mapping::Mapping;
 use hopmap_core::metrics::{Metrics, evaluate};
 use hopmap_core::units::fmt_bytes;
-
-/// A metric value as the panel prints it: integers with space digit
-/// groups (`1 234 567`), other values with three decimals.
-pub fn fmt_num(v: f64) -> String {
-    if !v.is_finite() {
-        return format!("{v}");
-    }
-    if v.fract() == 0.0 && v.abs() < 1e15 {
-        let s = format!("{}", v.abs() as u64);
-        let mut out = String::new();
-        for (i, c) in s.chars().enumerate() {
-            if i > 0 && (s.len() - i) % 3 == 0 {
-                out.push(' ');
-            }
-            out.push(c);
-        }
-        if v < 0.0 { format!("-{out}") } else { out }
-    } else {
-        format!("{v:.3}")
-    }
-}
 
 /// The `default` mapping's metrics (rank i on slot i), cached per graph,
 /// network and routing.

@@ -13,7 +13,7 @@
 
 use super::Model;
 use super::colormap::{category, node_colors};
-use super::metrics_panel::fmt_num;
+use super::draw::fmt_num;
 use super::network_view::{NetworkView, ViewMode, ViewSync};
 use super::side_by_side::{
     MAX_PANES, Pane, blank_model, draw_panes, grid_cells, scale_legend, sync_toolbar,
@@ -356,7 +356,7 @@ impl Race {
             .x_axis_label(if x_time { "seconds stepping" } else { "steps" })
             .y_axis_label("hop-bytes (placed)")
             // Grouped digits, as every other hop-bytes figure.
-            .y_axis_formatter(|m, _| super::metrics_panel::fmt_num(m.value.round()))
+            .y_axis_formatter(|m, _| super::draw::fmt_num(m.value.round()))
             .show(ui, |p| {
                 let mut n = 0;
                 for (i, l) in self.lanes.iter().enumerate() {

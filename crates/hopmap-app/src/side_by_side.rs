@@ -19,7 +19,7 @@
 
 use super::Model;
 use super::colormap::{category, node_colors, viridis};
-use super::metrics_panel::fmt_num;
+use super::draw::fmt_num;
 use super::network_view::{LinkFilter, NetworkView, ViewMode, ViewSync};
 use super::worker::{Job, Poll};
 use egui::{Color32, Rect, pos2, vec2};
