@@ -600,4 +600,66 @@ mod tests {
         assert_eq!(m.mapping_label, "default");
         assert!(matches!(m.run, Run::Finished { .. }), "{:?}", m.run);
     }
+
+    fn small() -> Model {
+        let spec = "stencil:8x8";
+        let g = hopmap_core::generate::generate(spec, &Default::default()).unwrap();
+        Model::new(g, spec, Topology::parse("torus:8x8").unwrap())
+    }
+
+    /// Poll until the run leaves its worker; the final state.
+    fn finish(m: &mut Model) {
+        let t0 = Instant::now();
+        while m.run.is_live() {
+            assert!(t0.elapsed() < Duration::from_secs(60), "timed out");
+            m.poll_run();
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+
+    #[test]
+    fn the_run_state_follows_the_commands() {
+        let mut m = small();
+        assert!(matches!(m.run, Run::Idle));
+        assert!(m.start_run("bft", 1, ""));
+        assert!(matches!(m.run, Run::Paused(_)) && m.run.id() == "bft");
+        m.speed = 5.0;
+        m.play("bft", 1, "", true);
+        assert_eq!(
+            m.run.live().map(|_| m.run.playing()),
+            Some(true),
+            "{:?}",
+            m.run
+        );
+        assert!(m.stepping());
+        m.play("bft", 1, "", false);
+        assert!(matches!(m.run, Run::Paused(_)) && !m.stepping());
+        m.cancel_run();
+        assert_eq!(m.run.stop(), Some(Stop::Cancelled));
+        assert_eq!(m.run.id(), "bft", "an ended run keeps its record");
+        m.start_map("bft", 1, "");
+        assert!(m.run.to_end() && m.stepping());
+        finish(&mut m);
+        // BFT is a construction: it stops complete, with its mapping shown.
+        assert_eq!(m.run.stop(), Some(Stop::Complete), "{:?}", m.run);
+        assert_eq!(m.mapping_label, "bft");
+        assert!(!m.run.trace().is_empty(), "the trace stays after the end");
+        m.clear_mapping();
+        assert!(matches!(m.run, Run::Idle) && m.run.trace().is_empty());
+    }
+
+    #[test]
+    fn placement_generation_moves_with_every_change_shown() {
+        let mut m = small();
+        let g0 = m.placement.generation();
+        m.set_routing(Routing::Dor);
+        let g1 = m.placement.generation();
+        assert!(g1 > g0, "a new evaluation is a new generation");
+        m.set_layout_clusters(vec![0; m.graph.n()], 1);
+        assert!(m.placement.generation() > g1, "new colours too");
+        let (gg, tg) = (m.graph.generation(), m.topo.generation());
+        m.set_topology(Topology::parse("mesh:8x8").unwrap());
+        assert_eq!(m.graph.generation(), gg);
+        assert_eq!(m.topo.generation(), tg + 1);
+    }
 }
