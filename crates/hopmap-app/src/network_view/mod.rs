@@ -233,7 +233,7 @@ impl NetworkView {
             }
         }
         // The evaluation changes with the placement and the routing, both of
-        // which bump `place_gen`.
+        // which bump the placement's generation.
         let sk = (
             model.placement.generation(),
             model.topo.generation(),
