@@ -8,6 +8,8 @@
 //! Cost: applying a step is what loading a graph, setting a network and
 //! starting a run cost; drawing the panel is O(text).
 
+use crate::guided_log::GuidedLog;
+use crate::view::View;
 use crate::{ColorMode, HopmapApp, Tab, network_panel};
 use hopmap_core::lessons::{LESSONS, LessonGraph, RunHow};
 use hopmap_core::mappers::background::Command;
@@ -146,11 +148,31 @@ impl HopmapApp {
         }
     }
 
+    /// The lesson panel; a step it asks for is applied to the whole app.
     pub(crate) fn lesson_ui(&mut self, ui: &mut egui::Ui) {
+        if let Some((l, k)) = self.teach.lesson.ui(ui, &self.teach.log) {
+            let _ = self.open_lesson(l, k);
+        }
+    }
+}
+
+impl View for LessonPanel {
+    type Input<'a> = &'a GuidedLog;
+    /// The lesson and step to open (the app applies it: a step changes the
+    /// graph, the network, the mapper and the views).
+    type Output = Option<(usize, usize)>;
+
+    fn title(&self) -> &'static str {
+        "Lesson"
+    }
+
+    /// The lesson picker, Back / Next / again, and the step's text with the
+    /// newest guided sentences beside it (a recap after the last step).
+    fn ui(&mut self, ui: &mut egui::Ui, guided: Self::Input<'_>) -> Self::Output {
         let mut go: Option<(usize, usize)> = None;
         ui.horizontal_wrapped(|ui| {
             let l = ui.label("Lesson");
-            let cur = self.teach.lesson.lesson.min(LESSONS.len() - 1);
+            let cur = self.lesson.min(LESSONS.len() - 1);
             egui::ComboBox::from_id_salt("lesson_pick")
                 .selected_text(LESSONS[cur].title)
                 .width(330.0)
@@ -163,9 +185,9 @@ impl HopmapApp {
                 })
                 .response
                 .labelled_by(l.id);
-            let lesson = self.teach.lesson.current();
+            let lesson = self.current();
             let n = lesson.steps.len();
-            let k = self.teach.lesson.step;
+            let k = self.step;
             if ui
                 .add_enabled(k > 0, egui::Button::new("Back"))
                 .on_hover_text("The previous step of the lesson")
@@ -190,21 +212,19 @@ impl HopmapApp {
             }
             ui.weak(lesson.seed);
         });
-        let lesson = self.teach.lesson.current();
-        if !self.teach.lesson.open {
+        let lesson = self.current();
+        if !self.open {
             ui.horizontal(|ui| {
                 if ui.button("Start this lesson").clicked() {
-                    go = Some((self.teach.lesson.lesson.min(LESSONS.len() - 1), 0));
+                    go = Some((self.lesson.min(LESSONS.len() - 1), 0));
                 }
                 ui.weak("It loads its own graph and network.");
             });
-        } else if let Some(s) = lesson.steps.get(self.teach.lesson.step) {
+        } else if let Some(s) = lesson.steps.get(self.step) {
             ui.label(egui::RichText::new(s.title).strong().size(18.0));
-            let last = self.teach.lesson.step + 1 == lesson.steps.len();
-            let cur = self.teach.lesson.lesson.min(LESSONS.len() - 1);
-            let log: Vec<String> = self
-                .teach
-                .log
+            let last = self.step + 1 == lesson.steps.len();
+            let cur = self.lesson.min(LESSONS.len() - 1);
+            let log: Vec<String> = guided
                 .lines
                 .iter()
                 .rev()
@@ -268,8 +288,6 @@ impl HopmapApp {
                     }
                 });
         }
-        if let Some((l, k)) = go {
-            let _ = self.open_lesson(l, k);
-        }
+        go
     }
 }
