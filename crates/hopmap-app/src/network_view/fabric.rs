@@ -956,7 +956,8 @@ impl NetworkView {
         let note = format!(
             "fabric: boxes = switches (width = ports), hosts under them (strips with a count when \
              many); arrowheads = up end of a link (towards the root); dashed (faint grey when thousands) = {unused} links up*/down* never \
-             uses · wheel zooms across, drag pans"
+             uses · {} · wheel zooms across, drag pans",
+            host_links_note(f, model)
         );
         let l = self.legend(
             (threshold, maxv),
@@ -1141,6 +1142,24 @@ impl NetworkView {
             dir(b),
             fmt_bytes(lb),
         )
+    }
+}
+
+/// What the colours leave out: the hosts' links are not drawn (the colour
+/// bar covers the links between switches); their busiest load, which the
+/// Metrics panel's max_link_load includes. O(hosts).
+fn host_links_note(f: &Fabric, model: &Model) -> String {
+    let busiest = model
+        .eval
+        .as_ref()
+        .and_then(|e| e.links.busiest_in(0..2 * f.num_hosts()));
+    match busiest {
+        Some((ch, load, _)) => format!(
+            "colours = links between switches; host links not drawn (busiest {}, host {}: hover a host)",
+            fmt_bytes(load),
+            f.hosts().get(ch / 2).map_or("?", |h| h.name.as_str())
+        ),
+        None => "colours = links between switches; host links not drawn".into(),
     }
 }
 
