@@ -117,24 +117,28 @@ impl MetricsPanel {
         let host_load = host.map_or(0.0, |b| b.1);
         let host_name = host
             .and_then(|b| f.hosts().get(b.0 / 2))
-            .map_or(String::new(), |h| format!(", host {}", h.name));
-        let which = if host_load > sw_load {
-            "a host's link"
+            .map_or(String::new(), |h| format!(" (here host {})", h.name));
+        ui.weak(if host_load > sw_load {
+            "max_link_load counts the hosts' links too (here: a host's link)"
         } else {
-            "a link between switches"
-        };
-        ui.weak(format!(
-            "max_link_load counts every link; here it is {which}. Busiest link between \
-             switches (the network view colours these): {} · busiest host link (not \
-             drawn{host_name}): {}",
-            fmt_bytes(sw_load),
-            fmt_bytes(host_load)
-        ))
-        .on_hover_text(
-            "On a fabric each host's link to its switch carries all its traffic; the network \
-             view draws the switches' links and shows a host link's load when you hover the \
-             host.",
-        );
+            "max_link_load counts the hosts' links too (here: a switch link)"
+        });
+        egui::Grid::new("fabric_link_split")
+            .num_columns(2)
+            .show(ui, |ui| {
+                ui.label("busiest switch link").on_hover_text(
+                    "The busiest link between two switches: the network view colours these \
+                     links, and its colour bar tops here on its own scale",
+                );
+                ui.label(RichText::new(fmt_bytes(sw_load)).monospace());
+                ui.end_row();
+                ui.label("busiest host link").on_hover_text(format!(
+                    "The busiest link between a host and its switch{host_name}: the network \
+                     view does not draw host links; hover a host for its own load"
+                ));
+                ui.label(RichText::new(fmt_bytes(host_load)).monospace());
+                ui.end_row();
+            });
         self.record("max_switch_link_load", sw_load, &fmt_bytes(sw_load));
         self.record("max_host_link_load", host_load, &fmt_bytes(host_load));
     }
