@@ -24,10 +24,10 @@ use super::Model;
 use super::colormap::{is_recursive, part_color, recursive_detail};
 use super::mapper_panel::MapperPanel;
 use super::view::View;
+use crate::run_detail::{PartState, RecursiveDetail};
 use egui::epaint::{Mesh, Vertex, WHITE_UV};
 use egui::{Color32, Rect, Sense, Shape, Stroke, pos2, vec2};
 use egui_plot::{Line, Plot, Points};
-use hopmap_core::mappers::run_detail::{PartState, RecursiveDetail};
 
 /// The view's state.
 #[derive(Default)]
@@ -308,8 +308,8 @@ impl View for BipartitionView {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::run_detail::TreePart;
     use hopmap_core::mappers::recursive::domain::Domain;
-    use hopmap_core::mappers::run_detail::TreePart;
 
     fn part(level: u32, parent: Option<u32>, processes: u32, state: PartState) -> TreePart {
         TreePart {

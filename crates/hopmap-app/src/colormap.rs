@@ -8,9 +8,9 @@
 //! shared by the graph and the network view.
 
 use super::Model;
+use crate::run_detail::{RecursiveDetail, RunDetail, TreePart};
 use egui::Color32;
 use hopmap_core::mappers::recursive::domain::Domain;
-use hopmap_core::mappers::run_detail::{RecursiveDetail, RunDetail, TreePart};
 use hopmap_core::topology::Topology;
 
 /// Viridis, matplotlib's 256-entry table (`_viridis_data` in

@@ -11,9 +11,9 @@
 //! cancel, take a snapshot); the views read the state through the accessors
 //! here. No egui.
 
+use crate::background::{BackgroundRun, GuidedLine};
+use crate::run_detail::RunDetail;
 use hopmap_core::mappers::StepEvent;
-use hopmap_core::mappers::background::{BackgroundRun, GuidedLine};
-use hopmap_core::mappers::run_detail::RunDetail;
 use hopmap_core::step::{Progress, Stop};
 use std::time::Instant;
 

@@ -3,11 +3,12 @@
 //! (also the Screenshot button), and [`run`], which opens the eframe window
 //! and reports how a headless run ended.
 
+use crate::background::Command;
 use crate::data_panel;
 use crate::error::AppError;
 use crate::settings::Settings;
 use crate::{HopmapApp, Tab, network_panel};
-use hopmap_core::mappers::{self, background::Command};
+use hopmap_core::mappers;
 use hopmap_core::topology::Topology;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};

@@ -8,11 +8,11 @@
 //! Cost: applying a step is what loading a graph, setting a network and
 //! starting a run cost; drawing the panel is O(text).
 
+use crate::background::Command;
 use crate::guided_log::GuidedLog;
 use crate::view::View;
 use crate::{ColorMode, HopmapApp, Tab, network_panel};
 use hopmap_core::lessons::{LESSONS, LessonGraph, RunHow};
-use hopmap_core::mappers::background::Command;
 use hopmap_core::routing::Routing;
 use hopmap_core::topology::Topology;
 

@@ -7,10 +7,10 @@
 use super::geometry::{Geometry, Projector};
 use crate::Model;
 use crate::colormap::{part_color, recursive_detail};
+use crate::run_detail::PartState;
 use egui::{Pos2, Rect, Stroke};
 use glam::Vec3;
 use hopmap_core::mappers::recursive::domain::Domain;
-use hopmap_core::mappers::run_detail::PartState;
 
 /// Pending parts outlined on the network at most (more: none, the parts
 /// are then a few nodes each and the nodes' colours show them).
