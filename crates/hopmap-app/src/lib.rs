@@ -18,10 +18,13 @@
 //! never freezes. Compare and loading run on worker threads too.
 //!
 //! Files: [`model`] (the state, no egui), [`hopmap_app`] (the window and its
-//! frame), [`top_bar`] (status, export, screenshot, progress), [`headless`]
-//! (`hopmap gui` options, screenshots, [`run`]), [`error`] (typed errors),
-//! [`colormap`] (colour maps and process colours), one file per panel and
-//! view.
+//! frame), [`background`] (a mapper run stepped on a worker thread, its
+//! snapshots and guided-mode sentences), [`run_detail`] (the analytical and
+//! recursive runs' internals for their views, read through
+//! [`hopmap_core::mappers::RunRef`]), [`top_bar`] (status, export,
+//! screenshot, progress), [`headless`] (`hopmap gui` options, screenshots,
+//! [`run`]), [`error`] (typed errors), [`colormap`] (colour maps and process
+//! colours), one file per panel and view.
 
 pub mod analytical_view;
 pub mod background;
