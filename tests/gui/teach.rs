@@ -10,7 +10,7 @@
 
 use egui::Role;
 use egui_kittest::Harness;
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{NodeT, Queryable};
 use hopmap_app::export::{Format, ViewKind};
 use hopmap_app::settings::Settings;
 use hopmap_app::teach::BottomTab;
@@ -154,6 +154,18 @@ fn the_guided_log_grows_by_one_sentence_per_step() {
     // The sentence is on screen (as the log line's label).
     let last = h.state().teach.log.lines.back().unwrap().text.clone();
     h.get_by_label_contains(&last[..40]);
+    // In a narrow window the line wraps, whole: its row is several lines
+    // high and its label is the whole sentence, ending with the citation.
+    h.set_size(egui::vec2(900.0, 1300.0));
+    h.run_steps(3);
+    let row = h.get_by_label_contains(&last[..40]);
+    let label = row.accesskit_node().label().unwrap_or_default();
+    assert!(label.ends_with("Algorithm 1)"), "{label}");
+    let (rect, body) = (row.rect(), 14.0);
+    assert!(rect.height() > 2.0 * body, "one row per line: {rect:?}");
+    assert!(rect.width() < 900.0, "{rect:?}");
+    h.set_size(egui::vec2(1700.0, 1300.0));
+    h.run_steps(3);
     // Clicking a line shows its step in the views: the process it placed.
     let first = h.state().teach.log.lines[0].clone();
     h.get_by_label_contains(&format!("mht #1: {}", &first.text[..30]))

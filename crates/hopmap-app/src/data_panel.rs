@@ -216,13 +216,16 @@ pub struct DataPanel {
     pub source_path: Option<std::path::PathBuf>,
     /// The Open… dialog.
     pub chooser: super::file_dialog::Chooser,
+    /// The file being loaded and the graph generation before it: it
+    /// becomes `source_path` only if the model takes its graph.
+    opening: Option<(std::path::PathBuf, u64)>,
 }
 
 impl DataPanel {
     /// Load a file on a worker thread; remember it in Recent.
     pub fn open_path(&mut self, path: &Path, model: &mut Model, settings: &mut Settings) {
         let p = path.to_path_buf();
-        self.source_path = Some(p.clone());
+        self.opening = Some((p.clone(), model.graph_gen));
         settings.push_recent(&p.display().to_string());
         let label = format!(
             "Loading {}",
@@ -320,6 +323,13 @@ impl DataPanel {
     }
 
     pub fn ui(&mut self, ui: &mut egui::Ui, model: &mut Model, settings: &mut Settings) {
+        // A file finished loading: it is the source if its graph was taken.
+        if model.load_job.is_none()
+            && let Some((p, gen_before)) = self.opening.take()
+            && model.graph_gen != gen_before
+        {
+            self.source_path = Some(p);
+        }
         if self.gen_spec.is_empty() {
             self.gen_spec = example_spec(
                 hopmap_core::generate::GENERATORS
@@ -394,10 +404,12 @@ impl DataPanel {
                     .clicked()
                     && let Some((g, n)) = builtin_sample(name)
                 {
-                    model.error = None;
-                    model.set_graph(g, &n);
-                    self.sample = n;
-                    self.source_path = None;
+                    model.error = model.refuses_graph(&g, &n);
+                    if model.error.is_none() {
+                        model.set_graph(g, &n);
+                        self.sample = n;
+                        self.source_path = None;
+                    }
                 }
             }
         });

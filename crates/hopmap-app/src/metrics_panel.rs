@@ -100,6 +100,49 @@ pub struct MetricsPanel {
 }
 
 impl MetricsPanel {
+    /// On a fabric, what max_link_load covers: every link, the hosts' own
+    /// included. The network view colours the links between switches, so
+    /// their busiest (its colour bar's top when the scale is its own) and
+    /// the busiest host link are shown apart. O(channels).
+    fn fabric_split(
+        &mut self,
+        ui: &mut egui::Ui,
+        f: &hopmap_core::topology::Fabric,
+        links: &hopmap_core::metrics::LinkLoads,
+    ) {
+        let host_ch = 2 * f.num_hosts();
+        let sw = links.busiest_in(host_ch..f.channel_slots());
+        let host = links.busiest_in(0..host_ch);
+        let sw_load = sw.map_or(0.0, |b| b.1);
+        let host_load = host.map_or(0.0, |b| b.1);
+        let host_name = host
+            .and_then(|b| f.hosts().get(b.0 / 2))
+            .map_or(String::new(), |h| format!(" (here host {})", h.name));
+        ui.weak(if host_load > sw_load {
+            "max_link_load counts the hosts' links too (here: a host's link)"
+        } else {
+            "max_link_load counts the hosts' links too (here: a switch link)"
+        });
+        egui::Grid::new("fabric_link_split")
+            .num_columns(2)
+            .show(ui, |ui| {
+                ui.label("busiest switch link").on_hover_text(
+                    "The busiest link between two switches: the network view colours these \
+                     links, and its colour bar tops here on its own scale",
+                );
+                ui.label(RichText::new(fmt_bytes(sw_load)).monospace());
+                ui.end_row();
+                ui.label("busiest host link").on_hover_text(format!(
+                    "The busiest link between a host and its switch{host_name}: the network \
+                     view does not draw host links; hover a host for its own load"
+                ));
+                ui.label(RichText::new(fmt_bytes(host_load)).monospace());
+                ui.end_row();
+            });
+        self.record("max_switch_link_load", sw_load, &fmt_bytes(sw_load));
+        self.record("max_host_link_load", host_load, &fmt_bytes(host_load));
+    }
+
     fn record(&mut self, name: &str, value: f64, text: &str) {
         self.shown.push(Shown {
             name: name.to_string(),
@@ -412,6 +455,9 @@ impl MetricsPanel {
             });
         for (name, v, text) in shown {
             self.record(name, v, &text);
+        }
+        if let Some(f) = model.topo.as_fabric() {
+            self.fabric_split(ui, f, &e.links);
         }
         let hops = self
             .reference

@@ -180,6 +180,22 @@ impl Model {
         self.baseline();
     }
 
+    /// Why graph `g` (named `name`) cannot replace the working graph: more
+    /// processes than the network has slots. None when it can.
+    pub fn refuses_graph(&self, g: &CommGraph, name: &str) -> Option<String> {
+        (g.n() > self.topo.num_slots()).then(|| {
+            format!(
+                "{name}: {} processes do not fit in the {} slots of {}; the graph, mapping and \
+                 comparison shown are unchanged (choose a network with at least {} slots in the \
+                 Network panel first)",
+                g.n(),
+                self.topo.num_slots(),
+                self.topo.spec(),
+                g.n()
+            )
+        })
+    }
+
     /// Why `topo` cannot replace the network (the graph does not fit, or
     /// the network is too large to evaluate); None when it can.
     pub fn refuses_topology(&self, topo: &Topology) -> Option<String> {
@@ -519,26 +535,24 @@ impl Model {
                 Poll::Running => busy = true,
                 Poll::Finished(r) => {
                     self.load_job = None;
+                    let opened = self.pending_path.take();
                     match r {
-                        // A generated graph that does not fit leaves the
-                        // working graph, mapping and comparison as they are.
-                        Ok((g, name))
-                            if self.pending_path.is_none() && g.n() > self.topo.num_slots() =>
-                        {
+                        // A graph (opened or generated) that does not fit
+                        // leaves the working graph, mapping and comparison
+                        // as they are; so does a file that cannot be read.
+                        Ok((g, name)) => match self.refuses_graph(&g, &name) {
+                            Some(why) => self.error = Some(why),
+                            None => {
+                                self.status = format!("loaded {name}");
+                                self.set_graph(g, &name);
+                                self.graph_path = opened;
+                            }
+                        },
+                        Err(e) => {
                             self.error = Some(format!(
-                                "{name}: {} processes do not fit in the {} slots of {}; the \
-                                 graph shown is unchanged (choose a larger network first)",
-                                g.n(),
-                                self.topo.num_slots(),
-                                self.topo.spec()
-                            ));
+                                "{e}; the graph, mapping and comparison shown are unchanged"
+                            ))
                         }
-                        Ok((g, name)) => {
-                            self.status = format!("loaded {name}");
-                            self.set_graph(g, &name);
-                            self.graph_path = self.pending_path.take();
-                        }
-                        Err(e) => self.error = Some(e.to_string()),
                     }
                 }
                 Poll::Lost => {
