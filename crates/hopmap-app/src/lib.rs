@@ -20,10 +20,13 @@
 //!
 //! Files: [`model`] (the state, no egui), [`run_state`] (the run's state),
 //! [`hopmap_app`] (the window and its frame; its parts are its submodules,
-//! re-exported here), [`top_bar`] (status, export, screenshot, progress), [`headless`]
-//! (`hopmap gui` options, screenshots, [`run`]), [`error`] (typed errors),
-//! [`colormap`] (colour maps and process colours), one file per panel and
-//! view.
+//! re-exported here), [`background`] (a mapper run stepped on a worker
+//! thread, its snapshots and guided-mode sentences), [`run_detail`] (the
+//! analytical and recursive runs' internals for their views, read through
+//! [`hopmap_core::mappers::RunRef`]), [`top_bar`] (status, export,
+//! screenshot, progress), [`headless`] (`hopmap gui` options, screenshots,
+//! [`run`]), [`error`] (typed errors), [`colormap`] (colour maps and process
+//! colours), one file per panel and view.
 
 pub mod analytical_view;
 pub mod background;
