@@ -369,7 +369,7 @@ fn frames_while_racing(_c: &mut Criterion) {
 /// frame costs while the run plays). Then the run plays on its worker at
 /// full speed while frames are drawn and timed one by one (median, max).
 fn analytical_view(c: &mut Criterion) {
-    use hopmap_core::mappers::run_detail::{RunDetail, detail_of};
+    use hopmap_app::run_detail::{RunDetail, detail_of};
     use std::sync::Arc;
     let g = generate("unstructured:8192:3d", &GenOptions::default()).unwrap();
     let mut app = HopmapApp::new(Settings::default());
@@ -382,7 +382,7 @@ fn analytical_view(c: &mut Criterion) {
     for _ in 0..10 {
         run.step();
     }
-    let detail = detail_of(run.as_ref(), &app.model.topo).unwrap();
+    let detail = detail_of(run.inspect(), &app.model.topo).unwrap();
     let a = detail.analytical().unwrap().clone();
     assert!(a.global_iterations >= 8 && a.items == 8192);
     app.mapper.select("analytical");

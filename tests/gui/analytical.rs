@@ -7,9 +7,9 @@
 use super::common::{harness, step_until};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
+use hopmap_app::run_detail::AnalyticalDetail;
 use hopmap_app::{ColorMode, HopmapApp, Tab, process_colors};
 use hopmap_core::mappers;
-use hopmap_core::mappers::run_detail::AnalyticalDetail;
 use std::collections::HashSet;
 use std::time::Duration;
 

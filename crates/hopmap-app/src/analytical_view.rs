@@ -18,7 +18,7 @@
 //! diffusion are.
 //!
 //! The state comes from the run's snapshot
-//! ([`hopmap_core::mappers::run_detail::AnalyticalDetail`], built on the worker);
+//! ([`crate::run_detail::AnalyticalDetail`], built on the worker);
 //! this file only draws. Cost per frame: O(1) while the picture is
 //! unchanged (one cached mesh), O(items in view + bins in view) to rebuild
 //! after a snapshot; arrows are decimated to at most [`MAX_ARROWS`] and
@@ -27,10 +27,10 @@
 use super::Model;
 use super::colormap::viridis;
 use super::mapper_panel::MapperPanel;
+use crate::run_detail::AnalyticalDetail;
 use egui::epaint::{Mesh, Vertex, WHITE_UV};
 use egui::{Color32, Pos2, Rect, Sense, Shape, Stroke, pos2, vec2};
 use egui_plot::{HLine, Line, Plot, Points, VLine};
-use hopmap_core::mappers::run_detail::AnalyticalDetail;
 use hopmap_core::units::fmt_bytes;
 use std::sync::Arc;
 
@@ -310,7 +310,7 @@ impl AnalyticalView {
             .run_detail
             .as_ref()
             .and_then(|d| match d {
-                hopmap_core::mappers::run_detail::RunDetail::Analytical(a) => Some(a.clone()),
+                crate::run_detail::RunDetail::Analytical(a) => Some(a.clone()),
                 _ => None,
             })
             .filter(|_| is_analytical(&model.run_id))

@@ -24,12 +24,12 @@ use super::Model;
 use super::colormap::{category, position};
 use super::mapper_panel::MapperPanel;
 use super::network_view::geometry::{Geometry, Projector};
+use crate::run_detail::{PartState, RecursiveDetail, RunDetail, TreePart};
 use egui::epaint::{Mesh, Vertex, WHITE_UV};
 use egui::{Color32, Pos2, Rect, Sense, Shape, Stroke, pos2, vec2};
 use egui_plot::{Line, Plot, Points};
 use glam::Vec3;
 use hopmap_core::mappers::recursive::domain::Domain;
-use hopmap_core::mappers::run_detail::{PartState, RecursiveDetail, RunDetail, TreePart};
 use hopmap_core::topology::Topology;
 
 /// The view's state.
@@ -444,7 +444,7 @@ pub fn paint_on_network(painter: &egui::Painter, proj: &Projector, geom: &Geomet
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hopmap_core::mappers::run_detail::TreePart;
+    use crate::run_detail::TreePart;
 
     fn part(level: u32, parent: Option<u32>, processes: u32, state: PartState) -> TreePart {
         TreePart {

@@ -9,8 +9,8 @@
 //! starting a run cost; drawing the panel is O(text).
 
 use super::{ColorMode, HopmapApp, Tab, network_panel};
+use crate::background::Command;
 use hopmap_core::lessons::{LESSONS, LessonGraph, RunHow};
-use hopmap_core::mappers::background::Command;
 use hopmap_core::routing::Routing;
 use hopmap_core::topology::Topology;
 

@@ -13,7 +13,7 @@
 //!
 //! Every mapper run — Map to the end, Step, Play — goes through the one
 //! pipeline ([`hopmap_core::mappers::prepare`]) and is stepped on a worker thread
-//! ([`hopmap_core::mappers::background::BackgroundRun`]); each frame takes the
+//! ([`background::BackgroundRun`]); each frame takes the
 //! newest snapshot and draws it, so the UI thread runs no algorithm work and
 //! never freezes. Compare and loading run on worker threads too.
 //!
@@ -24,6 +24,7 @@
 //! view.
 
 pub mod analytical_view;
+pub mod background;
 pub mod bipartition_view;
 pub mod colormap;
 pub mod compare_charts;
@@ -51,6 +52,7 @@ pub mod network_panel;
 pub mod network_view;
 pub mod race;
 pub mod report_dialog;
+pub mod run_detail;
 pub mod settings;
 pub mod side_by_side;
 pub mod teach;

@@ -5,8 +5,8 @@
 
 use super::error::AppError;
 use super::worker::{Job, Poll};
+use crate::background::{BackgroundRun, Command, GuidedLine, Snapshot};
 use hopmap_core::graph::CommGraph;
-use hopmap_core::mappers::background::{BackgroundRun, Command, GuidedLine, Snapshot};
 use hopmap_core::mappers::{self, MapperInput, StepEvent};
 use hopmap_core::mapping::Mapping;
 use hopmap_core::metrics::{Evaluation, Metrics, evaluate};
@@ -67,7 +67,7 @@ pub struct Model {
     pub frontier: Vec<usize>,
     /// The running (or last finished) mapper's internals, for the views
     /// that animate them (analytical, bipartition tree).
-    pub run_detail: Option<hopmap_core::mappers::run_detail::RunDetail>,
+    pub run_detail: Option<crate::run_detail::RunDetail>,
     /// The process clicked in a view.
     pub selected: Option<usize>,
     /// A readable error for the banner; the state is left as it was.

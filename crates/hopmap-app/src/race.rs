@@ -18,9 +18,9 @@ use super::network_view::{NetworkView, ViewMode, ViewSync};
 use super::side_by_side::{
     MAX_PANES, Pane, blank_model, draw_panes, grid_cells, scale_legend, sync_toolbar,
 };
+use crate::background::{BackgroundRun, Command, Snapshot};
 use egui::{Color32, Rect, pos2};
 use egui_plot::{Legend, Line, Plot, PlotPoints};
-use hopmap_core::mappers::background::{BackgroundRun, Command, Snapshot};
 use hopmap_core::mapping::Mapping;
 use hopmap_core::step::StepState;
 use std::sync::Arc;
