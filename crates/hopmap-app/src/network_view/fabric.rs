@@ -945,7 +945,7 @@ impl NetworkView {
                     model.selected = None;
                     self.fab.selected_host = None;
                     self.selected_link = None;
-                    if let Some(s) = sync.as_deref_mut() {
+                    if let Some(s) = sync {
                         s.clicked = Some(None);
                     }
                 }
