@@ -8,11 +8,12 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use hopmap_app::settings::Settings;
-use hopmap_app::{HopmapApp, Tab};
+use hopmap_app::{HopmapApp, Run, RunRecord, Tab};
 use hopmap_core::Topology;
 use hopmap_core::generate::{GenOptions, generate};
 use hopmap_core::mappers::{self, MapperInput};
 use hopmap_core::metrics::evaluate;
+use hopmap_core::step::Stop;
 
 /// Whether the part `name` (`steady`, `mapping`, `race`, `analytical`,
 /// `fabric`) runs: all by default, or those listed in `HOPMAP_FRAME_PARTS`.
@@ -107,7 +108,7 @@ const FRAME_MAPPERS: &str = "default,perm,xyzt,tzxy,coce,coce+mht,\
 
 /// Whether the app's run is still going (the one place the bench asks).
 fn running(app: &HopmapApp) -> bool {
-    app.model.run.is_some()
+    app.model.run.is_live()
 }
 
 /// Mappers mapping 16,384 processes (`stencil:16x32x32` on
@@ -438,10 +439,10 @@ fn frames_while_racing(_c: &mut Criterion) {
 /// frame costs while the run plays). Then the run plays on its worker at
 /// full speed while frames are drawn and timed one by one (median, max).
 fn analytical_view(c: &mut Criterion) {
+    use hopmap_app::run_detail::{RunDetail, detail_of};
     if !part("analytical") {
         return;
     }
-    use hopmap_core::mappers::run_detail::{RunDetail, detail_of};
     use std::sync::Arc;
     let g = generate("unstructured:8192:3d", &GenOptions::default()).unwrap();
     let mut app = HopmapApp::new(Settings::default());
@@ -454,12 +455,16 @@ fn analytical_view(c: &mut Criterion) {
     for _ in 0..10 {
         run.step();
     }
-    let detail = detail_of(run.as_ref(), &app.model.topo).unwrap();
+    let detail = detail_of(run.inspect(), &app.model.topo).unwrap();
     let a = detail.analytical().unwrap().clone();
     assert!(a.global_iterations >= 8 && a.items == 8192);
     app.mapper.select("analytical");
-    app.model.run_id = "analytical".into();
-    app.model.run_detail = Some(detail);
+    let mut record = RunRecord::new("analytical");
+    record.detail = Some(detail);
+    app.model.run = Run::Finished {
+        record,
+        stop: Stop::Complete,
+    };
     app.tab = Tab::Analytical;
     app.analytical_view.all_slices = true;
     let ctx = egui::Context::default();
@@ -480,7 +485,9 @@ fn analytical_view(c: &mut Criterion) {
         b.iter_batched(
             || Some(RunDetail::Analytical(Arc::new(a.clone()))),
             |d| {
-                app.model.run_detail = d;
+                if let Some(r) = app.model.run.record_mut() {
+                    r.detail = d;
+                }
                 let out = ctx.run_ui(input(), |ui| app.ui_frame(ui));
                 ctx.tessellate(out.shapes, out.pixels_per_point).len()
             },
@@ -498,7 +505,7 @@ fn analytical_view(c: &mut Criterion) {
     app.model.play("analytical", 1, "", true);
     let t0 = std::time::Instant::now();
     let mut times = Vec::new();
-    while app.model.run.is_some() && t0.elapsed().as_secs() < 60 {
+    while app.model.run.is_live() && t0.elapsed().as_secs() < 60 {
         let f0 = std::time::Instant::now();
         let out = ctx.run_ui(input(), |ui| app.ui_frame(ui));
         let _ = ctx.tessellate(out.shapes, out.pixels_per_point);

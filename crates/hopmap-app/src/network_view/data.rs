@@ -37,22 +37,26 @@ impl LinkData {
     /// Bring the caches up to date with `model` (link values in flows when
     /// `by_flows`). Returns whether the topology changed.
     pub fn ensure(&mut self, model: &Model, by_flows: bool) -> bool {
-        let new_topo = self.topo_key != model.topo_gen;
+        let new_topo = self.topo_key != model.topo.generation();
         if new_topo {
-            self.topo_key = model.topo_gen;
+            self.topo_key = model.topo.generation();
             self.geom = match model.topo.as_fabric() {
                 Some(f) => fabric::link_geometry(f),
                 None => Geometry::new(&model.topo),
             };
         }
-        let pk = (model.place_gen, model.topo_gen);
+        let pk = (model.placement.generation(), model.topo.generation());
         if self.place_key != pk {
             self.place_key = pk;
             self.node_proc = node_procs(model);
         }
         // The evaluation changes with the placement and the routing, both of
         // which bump `place_gen`.
-        let sk = (model.place_gen, model.topo_gen, by_flows);
+        let sk = (
+            model.placement.generation(),
+            model.topo.generation(),
+            by_flows,
+        );
         if self.stats_key != sk {
             self.stats_key = sk;
             // A run's snapshots move processes more often than they are
@@ -63,7 +67,11 @@ impl LinkData {
                 self.stats_gen += 1;
             }
         }
-        let rk = (model.selected, model.place_gen, model.topo_gen);
+        let rk = (
+            model.selected,
+            model.placement.generation(),
+            model.topo.generation(),
+        );
         if self.route_key != rk {
             self.route_key = rk;
             self.selected_routes(model);

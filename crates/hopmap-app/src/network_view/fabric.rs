@@ -34,7 +34,7 @@
 use super::data::LinkData;
 use super::fabric_draw::{self, FabDrawn, Frame, Pick, Scene, host_dot_rect};
 use super::geometry::{Geometry, LinkGeom, Resolved};
-use super::{Ctx, legend};
+use super::{Ctx, Picked, legend};
 use crate::Model;
 use crate::worker::{Job, Poll};
 use egui::{Align2, Color32, FontId, Pos2, Rect, Sense, Shape, Stroke, pos2, vec2};
@@ -143,6 +143,9 @@ pub struct FabricView {
     drawn: Option<FabDrawn>,
     /// Host whose processes' routes are shown.
     pub selected_host: Option<usize>,
+    /// The shared hover of synced views (side by side) this view painted in
+    /// its last frame, whichever view the pointer is over.
+    pub painted_hover: Option<Picked>,
     host_key: (Option<usize>, Option<usize>, u64, u64),
     host_routes: Vec<bool>,
     partner_hosts: Vec<u32>,
@@ -187,7 +190,10 @@ impl FabricView {
     /// Start or collect the layout job (once per topology and routing), and
     /// bring the selected host's routes up to date.
     fn ensure(&mut self, f: &Fabric, model: &Model) {
-        let key = (model.topo_gen, model.routing.resolve(&model.topo).name());
+        let key = (
+            model.topo.generation(),
+            model.routing.resolve(&model.topo).name(),
+        );
         if self.key != key {
             self.key = key;
             self.prep = None;
@@ -212,8 +218,8 @@ impl FabricView {
         let hk = (
             self.selected_host,
             model.selected,
-            model.place_gen,
-            model.topo_gen,
+            model.placement.generation(),
+            model.topo.generation(),
         );
         if self.host_key != hk {
             self.host_key = hk;
@@ -300,9 +306,10 @@ impl FabricView {
             return;
         };
         self.paint(cx, &painter, drawn, f, &prep, model);
+        self.paint_hover(cx, &painter, f);
         self.hover_and_click(cx, &resp, rect, f, &prep, model);
         if !synced {
-            fabric_legend(cx, &painter, full, &prep, range);
+            fabric_legend(cx, &painter, (full, range), f, &prep, model);
         }
     }
 
@@ -327,8 +334,8 @@ impl FabricView {
             frame.kx.to_bits() as u64,
             (cx.by_flows as u64) | (ghost as u64) << 8,
             threshold.to_bits(),
-            model.place_gen,
-            model.topo_gen,
+            model.placement.generation(),
+            model.topo.generation(),
             cx.colors_gen,
             Arc::as_ptr(prep) as u64,
             maxv.to_bits(),
@@ -398,6 +405,62 @@ impl FabricView {
         paint_selected_link(cx, painter, drawn);
     }
 
+    /// What the pointer is over in another synced view: a host ringed, a
+    /// switch outlined, a link drawn over with its value, in cyan.
+    fn paint_hover(&mut self, cx: &Ctx<'_>, painter: &egui::Painter, f: &Fabric) {
+        self.painted_hover = cx.sync.as_ref().and_then(|s| s.hover);
+        let (Some(h), Some(drawn)) = (self.painted_hover, self.drawn.as_ref()) else {
+            return;
+        };
+        let cyan = Color32::from_rgb(80, 230, 255);
+        let font = FontId::proportional(12.0);
+        let nh = f.num_hosts();
+        match h {
+            Picked::Node(v) if v < nh => {
+                if let Some(at) = self.host_pos(f, v) {
+                    painter.circle_stroke(at, 7.0, Stroke::new(2.0, cyan));
+                    let name = f.hosts().get(v).map_or("?", |x| x.name.as_str());
+                    painter.text(at + vec2(9.0, -6.0), Align2::LEFT_BOTTOM, name, font, cyan);
+                }
+            }
+            Picked::Node(v) => {
+                let sw = (v - nh) as u32;
+                if let Some(s) = drawn.switches.iter().find(|s| s.sw == sw) {
+                    painter.rect_stroke(
+                        if s.hosts.is_positive() {
+                            s.rect.union(s.hosts)
+                        } else {
+                            s.rect
+                        }
+                        .expand(3.0),
+                        2.0,
+                        Stroke::new(2.0, cyan),
+                        egui::StrokeKind::Outside,
+                    );
+                }
+            }
+            Picked::Link(i) => {
+                let mut mid = None;
+                for &(li, p0, p1) in &drawn.segs {
+                    if li as usize == i {
+                        painter.line_segment([p0, p1], Stroke::new(6.0, cyan.gamma_multiply(0.6)));
+                        mid.get_or_insert(p0 + (p1 - p0) * 0.5);
+                    }
+                }
+                if let Some(m) = mid {
+                    painter.circle_stroke(m, 8.0, Stroke::new(2.0, cyan));
+                    painter.text(
+                        m + vec2(10.0, -8.0),
+                        Align2::LEFT_BOTTOM,
+                        cx.value_text(cx.data.stats.vals.get(i).copied().unwrap_or(0.0)),
+                        font,
+                        cyan,
+                    );
+                }
+            }
+        }
+    }
+
     /// Routes of the selected host (or process) in white.
     fn paint_routes(&self, cx: &Ctx<'_>, painter: &egui::Painter, drawn: &FabDrawn, model: &Model) {
         if model.selected.is_none() {
@@ -434,6 +497,15 @@ impl FabricView {
         };
         let hover = resp.hover_pos().filter(|p| rect.contains(*p));
         let picked = hover.and_then(|p| fabric_draw::pick(drawn, f, p));
+        // Synced views share the hover (hosts and switches by vertex: host
+        // h is h, switch s is H + s) and the click.
+        if let Some(s) = cx.sync.as_deref_mut() {
+            s.publish_hover(picked.map(|k| match k {
+                Pick::Host(h) => Picked::Node(h as usize),
+                Pick::Switch(w) => Picked::Node(f.switch_vertex(w as usize)),
+                Pick::Link(i) => Picked::Link(i as usize),
+            }));
+        }
         if resp.clicked() {
             match picked {
                 Some(Pick::Host(hst)) => {
@@ -444,6 +516,9 @@ impl FabricView {
                     if model.selected.is_none() {
                         self.selected_host = None;
                     }
+                    if let Some(s) = cx.sync.as_deref_mut() {
+                        s.clicked = Some(model.selected);
+                    }
                 }
                 Some(Pick::Link(i)) => *cx.selected_link = Some(i as usize),
                 Some(Pick::Switch(_)) => {}
@@ -451,6 +526,9 @@ impl FabricView {
                     model.selected = None;
                     self.selected_host = None;
                     *cx.selected_link = None;
+                    if let Some(s) = cx.sync.as_deref_mut() {
+                        s.clicked = Some(None);
+                    }
                 }
             }
         }
@@ -639,9 +717,10 @@ fn paint_selected_link(cx: &Ctx<'_>, painter: &egui::Painter, drawn: &FabDrawn) 
 fn fabric_legend(
     cx: &Ctx<'_>,
     painter: &egui::Painter,
-    full: Rect,
+    (full, range): (Rect, (f64, f64)),
+    f: &Fabric,
     prep: &FabricPrep,
-    range: (f64, f64),
+    model: &Model,
 ) {
     let filter = cx
         .filter
@@ -650,7 +729,8 @@ fn fabric_legend(
     let note = format!(
         "fabric: boxes = switches (width = ports), hosts under them (strips with a count when \
          many); arrowheads = up end of a link (towards the root); dashed (faint grey when thousands) = {unused} links up*/down* never \
-         uses · wheel zooms across, drag pans"
+         uses · {} · wheel zooms across, drag pans",
+        host_links_note(f, model)
     );
     let l = cx.legend(range, filter, (Resolved::Flat, false), Some(&note));
     legend::draw(painter, full, &l);
@@ -767,6 +847,24 @@ fn link_text(data: &LinkData, f: &Fabric, prep: &FabricPrep, model: &Model, i: u
         dir(b),
         fmt_bytes(lb),
     )
+}
+
+/// What the colours leave out: the hosts' links are not drawn (the colour
+/// bar covers the links between switches); their busiest load, which the
+/// Metrics panel's max_link_load includes. O(hosts).
+fn host_links_note(f: &Fabric, model: &Model) -> String {
+    let busiest = model
+        .eval
+        .as_ref()
+        .and_then(|e| e.links.busiest_in(0..2 * f.num_hosts()));
+    match busiest {
+        Some((ch, load, _)) => format!(
+            "colours = links between switches; host links not drawn (busiest {}, host {}: hover a host)",
+            fmt_bytes(load),
+            f.hosts().get(ch / 2).map_or("?", |h| h.name.as_str())
+        ),
+        None => "colours = links between switches; host links not drawn".into(),
+    }
 }
 
 /// The routing choice on a fabric (the mapper panel's routing row): the

@@ -93,7 +93,7 @@ impl GridView {
             rect.min.x.to_bits() as u64 | (rect.min.y.to_bits() as u64) << 32,
             rect.max.x.to_bits() as u64 | (rect.max.y.to_bits() as u64) << 32,
             resolved as u64,
-            model.topo_gen,
+            model.topo.generation(),
         ];
         view_key.extend(cx.cam.key());
         let links_key = vec![
@@ -103,7 +103,7 @@ impl GridView {
             cx.data.stats_gen,
             delta.map_or(u64::MAX, |d| d.generation),
         ];
-        let nodes_key = vec![model.place_gen, cx.colors_gen];
+        let nodes_key = vec![model.placement.generation(), cx.colors_gen];
         let scene = Scene {
             geom: &cx.data.geom,
             proj,
@@ -149,7 +149,7 @@ fn paint_overlays(
     paint_selected_link(cx, painter, drawn, proj);
     paint_last_placement(painter, drawn, proj, model, three);
     paint_step_processes(painter, drawn, model, three);
-    crate::bipartition_view::paint_on_network(painter, proj, &cx.data.geom, model);
+    super::parts_overlay::paint(painter, proj, &cx.data.geom, model);
     if let Some(d) = cx.delta() {
         paint_moved(painter, drawn, three, d);
     }
@@ -473,7 +473,7 @@ fn paint_step_processes(painter: &egui::Painter, drawn: &Drawn, model: &Model, t
             .filter(|&v| v < drawn.screen.len())
             .map(|v| drawn.screen[v])
     };
-    if let Some(hopmap_core::mappers::StepEvent::Swaps { swapped, .. }) = &model.last_event {
+    if let Some(hopmap_core::mappers::StepEvent::Swaps { swapped, .. }) = model.run.last_event() {
         for &(p, q) in swapped.iter().take(crate::guided_log::MAX_RINGED) {
             if let (Some((a, _)), Some((b, _))) = (at(p), at(q))
                 && p != q
@@ -502,7 +502,7 @@ fn paint_last_placement(
         desired,
         slot,
         process,
-    }) = &model.last_event
+    }) = model.run.last_event()
     else {
         return;
     };

@@ -48,6 +48,7 @@ pub mod grid;
 mod input;
 mod legend;
 mod paint;
+pub mod parts_overlay;
 pub mod scale;
 pub mod sync;
 
@@ -515,5 +516,20 @@ impl NetworkView {
         } else {
             self.grid.ui(ui, &mut cx, model);
         }
+    }
+}
+
+/// The [`super::view::View`] of the network drawing (its full toolbar,
+/// legend and hottest list; [`NetworkView::ui`]).
+impl super::view::View for NetworkView {
+    type Input<'a> = (&'a mut Model, &'a [Color32], u64);
+    type Output = ();
+
+    fn title(&self) -> &'static str {
+        "Network"
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, (model, colors, gen_): Self::Input<'_>) {
+        NetworkView::ui(self, ui, model, colors, gen_);
     }
 }
