@@ -21,12 +21,17 @@ fn part(name: &str) -> bool {
     std::env::var("HOPMAP_FRAME_PARTS").map_or(true, |p| p.split(',').any(|x| x == name))
 }
 
-/// CPU time this thread has run, in ns (Linux `schedstat`), if known:
-/// on a loaded machine the wall time of a frame includes waiting for a
-/// core, its CPU time is the work the frame does.
+/// CPU time this thread has run, in ns (`CLOCK_THREAD_CPUTIME_ID`): on a
+/// loaded machine the wall time of a frame includes waiting for a core,
+/// its CPU time is the work the frame does.
 fn thread_cpu_ns() -> Option<u64> {
-    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    s.split_whitespace().next()?.parse().ok()
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid timespec for the call to fill.
+    let r = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    (r == 0).then(|| t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64)
 }
 
 fn input() -> egui::RawInput {
