@@ -142,13 +142,13 @@ fn pause_mid_run_is_idle(id: &str) {
     h.get_by_label("Play").click();
     h.run_steps(1);
     step_until(&mut h, |a| {
-        (a.model.playing && a.model.run_progress.done >= 1) || a.model.run.is_none()
+        (a.model.run.playing() && a.model.run.progress().done >= 1) || !a.model.run.is_live()
     });
-    assert!(h.state().model.playing, "{id}: still playing");
+    assert!(h.state().model.run.playing(), "{id}: still playing");
     h.get_by_label("Pause").click();
     h.run_steps(2);
-    assert!(h.state().model.run.is_some(), "{id}: paused mid-run");
-    assert!(!h.state().model.playing, "{id}");
+    assert!(h.state().model.run.is_live(), "{id}: paused mid-run");
+    assert!(!h.state().model.run.playing(), "{id}");
     // The worker may publish the slice it was in: take it, then settle.
     std::thread::sleep(std::time::Duration::from_millis(150));
     h.run_steps(4);
