@@ -22,9 +22,9 @@
 //! [`MAX_EDGES`] remain.
 
 use super::Model;
-use super::draw::add_segment;
+use super::draw::{add_large_mesh, add_segment};
 use super::view::View;
-use egui::{Color32, Mesh, Pos2, Rect, Sense, Shape, Stroke, Vec2, vec2};
+use egui::{Color32, Mesh, Pos2, Rect, Sense, Stroke, Vec2, vec2};
 use hopmap_core::layout::{ClusterParams, Init, Layout, LayoutParams};
 use hopmap_core::step::{StepState, Stepper, Stop};
 use hopmap_core::units::fmt_bytes;
@@ -586,7 +586,7 @@ impl GraphView {
         let n = g.n();
         let node_r = xf.node_r;
         if let Some((_, edges, _)) = &self.drawn {
-            painter.add(Shape::mesh(edges.clone()));
+            add_large_mesh(painter, edges.clone(), 0);
         }
         // Selected process: its pairs on top.
         if let Some(sel) = model.selected.filter(|&s| s < n) {
@@ -604,7 +604,7 @@ impl GraphView {
                 painter.circle_filled(xf.to_screen(q), node_r, c);
             }
         } else if let Some((_, _, nodes)) = &self.drawn {
-            painter.add(Shape::mesh(nodes.clone()));
+            add_large_mesh(painter, nodes.clone(), 1);
         }
         for (i, pinned) in self.pinned.iter().enumerate() {
             if *pinned {

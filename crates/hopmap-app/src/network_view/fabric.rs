@@ -36,8 +36,9 @@ use super::fabric_draw::{self, FabDrawn, Frame, Pick, Scene, host_dot_rect};
 use super::geometry::{Geometry, LinkGeom, Resolved};
 use super::{Ctx, Picked, legend};
 use crate::Model;
+use crate::draw::add_large_mesh;
 use crate::worker::{Job, Poll};
-use egui::{Align2, Color32, FontId, Pos2, Rect, Sense, Shape, Stroke, pos2, vec2};
+use egui::{Align2, Color32, FontId, Pos2, Rect, Sense, Stroke, pos2, vec2};
 use hopmap_core::routing::Routing;
 use hopmap_core::routing::fabric_route::{self, Mode};
 use hopmap_core::routing::updown::UpDown;
@@ -382,9 +383,9 @@ impl FabricView {
         prep: &FabricPrep,
         model: &Model,
     ) {
-        painter.add(Shape::mesh(drawn.links.clone()));
+        add_large_mesh(painter, drawn.links.clone(), 0);
         self.paint_routes(cx, painter, drawn, model);
-        painter.add(Shape::mesh(drawn.boxes.clone()));
+        add_large_mesh(painter, drawn.boxes.clone(), 1);
         for (p, t, c) in &drawn.labels {
             painter.text(*p, Align2::CENTER_CENTER, t, FontId::proportional(10.0), *c);
         }

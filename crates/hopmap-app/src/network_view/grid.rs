@@ -14,6 +14,7 @@ use super::geometry::{self, Projector, Resolved};
 use super::paint::{self, Drawn, Scene, node_radius};
 use super::{Ctx, LinkDelta, Picked, ViewMode, input, legend};
 use crate::Model;
+use crate::draw::add_large_mesh;
 use crate::graph_view::coord_text;
 use egui::{Color32, Rect, Sense, Shape, Stroke, pos2, vec2};
 use glam::Vec3;
@@ -142,9 +143,9 @@ fn paint_overlays(
     model: &Model,
 ) {
     let three = proj.is_3d();
-    painter.add(Shape::mesh(drawn.links.clone()));
+    add_large_mesh(painter, drawn.links.clone(), 0);
     paint_routes(cx, painter, drawn, model);
-    painter.add(Shape::mesh(drawn.nodes.clone()));
+    add_large_mesh(painter, drawn.nodes.clone(), 1);
     paint_selection(cx, painter, drawn, proj, model);
     paint_selected_link(cx, painter, drawn, proj);
     paint_last_placement(painter, drawn, proj, model, three);
