@@ -10,7 +10,7 @@
 use super::common::{harness, library_metrics, map_through_ui, step_until};
 use egui_kittest::kittest::{NodeT, Queryable};
 use hopmap_app::Tab;
-use hopmap_app::metrics_panel::fmt_num;
+use hopmap_app::draw::fmt_num;
 use hopmap_core::mappers;
 use hopmap_core::units::fmt_bytes;
 

@@ -8,7 +8,7 @@ use super::common::{harness, library_metrics, map_through_ui, step_until};
 use egui::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use hopmap_app::metrics_panel::fmt_num;
+use hopmap_app::draw::fmt_num;
 use hopmap_app::network_view::{HOTTEST_ROWS, Resolved, ViewMode};
 use hopmap_app::{HopmapApp, Tab};
 use hopmap_core::mappers;
@@ -161,7 +161,7 @@ fn a_file_that_does_not_fit_keeps_the_graph_mapping_and_comparison() {
     let before = |a: &HopmapApp| {
         (
             a.model.graph_name.clone(),
-            a.model.graph_gen,
+            a.model.graph.generation(),
             a.model.mapping_label.clone(),
             a.model.mapping.clone(),
             a.model.eval.as_ref().map(|e| e.metrics.hop_bytes),
@@ -229,7 +229,7 @@ fn clicking_a_compare_row_shows_that_mapping() {
     h.get_by_label("random ›").click();
     h.run_steps(1);
     step_until(&mut h, |a| {
-        a.model.run.is_none() && a.model.mapping_label == "random"
+        !a.model.run.is_live() && a.model.mapping_label == "random"
     });
     let app = h.state();
     let row = app
@@ -293,7 +293,7 @@ fn map_with(h: &mut Harness<'static, HopmapApp>, id: &str) {
     h.run_steps(1);
     h.get_by_label("Map").click();
     h.run_steps(1);
-    step_until(h, |a| a.model.run.is_none() && a.model.mapping_label == id);
+    step_until(h, |a| !a.model.run.is_live() && a.model.mapping_label == id);
 }
 
 #[test]

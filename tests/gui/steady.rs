@@ -125,7 +125,7 @@ fn a_paused_run_asks_for_no_frames() {
     step_until(&mut h, |a| {
         a.model.placement.iter().filter(|s| s.is_some()).count() == 1
     });
-    assert!(h.state().model.run.is_some(), "paused mid-run");
+    assert!(h.state().model.run.is_live(), "paused mid-run");
     // A few frames to settle, then none is asked for.
     h.run_steps(3);
     assert!(!h.ctx.has_requested_repaint());

@@ -20,7 +20,7 @@
 //! The matrix view draws a texture, which is no vector: its capture leaves
 //! textured meshes out and the view adds one rectangle per non-empty cell
 //! (per bin when the matrix is drawn aggregated, see
-//! [`super::matrix_view::MatrixView::add_cells`]) and its colour legend.
+//! the matrix view's `add_cells`) and its colour legend.
 //! The difference view's capture is its change pane (one `<line>` per drawn
 //! link) with the diverging legend added ([`add_legend`]): colour bars are
 //! rectangles, their labels `<text>`.

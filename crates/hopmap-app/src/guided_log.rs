@@ -67,7 +67,7 @@ pub const MAX_RINGED: usize = 4096;
 /// processes of every exchange, a group. At most [`MAX_RINGED`], each below
 /// the graph's size. O(size of the event).
 pub fn step_processes(model: &Model) -> Vec<usize> {
-    match &model.last_event {
+    match model.run.last_event() {
         None | Some(StepEvent::Placed { .. }) | Some(StepEvent::Whole) => Vec::new(),
         Some(e) => {
             let n = model.graph.n();
@@ -82,11 +82,12 @@ pub fn step_processes(model: &Model) -> Vec<usize> {
 impl GuidedLog {
     /// Take the sentences that arrived.
     pub fn pull(&mut self, model: &mut Model) {
-        if model.guided_new.is_empty() {
+        let new = model.run.take_guided();
+        if new.is_empty() {
             return;
         }
-        let run = model.run_id.clone();
-        for GuidedLine { step, text, event } in model.guided_new.drain(..) {
+        let run = model.run.id().to_string();
+        for GuidedLine { step, text, event } in new {
             if self.lines.len() >= MAX_LINES {
                 self.lines.pop_front();
                 self.drawn.pop_front();
@@ -112,7 +113,7 @@ impl GuidedLog {
     /// Show line `i`'s step in the views.
     pub fn highlight(&self, i: usize, model: &mut Model) {
         if let Some(l) = self.lines.get(i) {
-            model.last_event = l.event.clone();
+            model.run.show_event(l.event.clone());
             if let Some(p) = l.event.as_ref().and_then(event_process) {
                 model.selected = Some(p).filter(|&p| p < model.graph.n());
             }
@@ -126,7 +127,7 @@ impl GuidedLog {
             let r = ui.checkbox(&mut on, "guided mode");
             if r.changed() {
                 model.guided = on;
-                if let Some(r) = &model.run {
+                if let Some(r) = model.run.worker() {
                     r.set_guided(on);
                 }
             }
@@ -156,13 +157,13 @@ impl GuidedLog {
         match (hovered, self.hovered_before) {
             (Some(i), _) if clicked.is_none() => {
                 if self.saved.is_none() {
-                    self.saved = Some((model.last_event.clone(), model.selected));
+                    self.saved = Some((model.run.last_event().cloned(), model.selected));
                 }
                 self.highlight(i, model);
             }
             (None, Some(_)) => {
                 if let Some((e, s)) = self.saved.take() {
-                    model.last_event = e;
+                    model.run.show_event(e);
                     model.selected = s;
                 }
             }
@@ -255,6 +256,19 @@ pub fn first_visible(heights: &[f32], gap: f32, y: f32) -> (usize, f32) {
         top += h + gap;
     }
     (0, 0.0)
+}
+
+impl super::view::View for GuidedLog {
+    type Input<'a> = &'a mut Model;
+    type Output = ();
+
+    fn title(&self) -> &'static str {
+        "Guided log"
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, model: Self::Input<'_>) {
+        GuidedLog::ui(self, ui, model);
+    }
 }
 
 #[cfg(test)]

@@ -604,7 +604,10 @@ fn host_band(fr: Frame) -> f32 {
 impl NetworkView {
     /// Start or collect the layout job; true while it runs.
     fn fabric_ensure(&mut self, f: &Fabric, model: &Model) {
-        let key = (model.topo_gen, model.routing.resolve(&model.topo).name());
+        let key = (
+            model.topo.generation(),
+            model.routing.resolve(&model.topo).name(),
+        );
         if self.fab.key != key {
             self.fab.key = key;
             self.fab.prep = None;
@@ -630,8 +633,8 @@ impl NetworkView {
         let hk = (
             self.fab.selected_host,
             model.selected,
-            model.place_gen,
-            model.topo_gen,
+            model.placement.generation(),
+            model.topo.generation(),
         );
         if self.fab.host_key != hk {
             self.fab.host_key = hk;
@@ -778,8 +781,8 @@ impl NetworkView {
             frame.kx.to_bits() as u64,
             (self.by_flows as u64) | (ghost as u64) << 8,
             threshold.to_bits(),
-            model.place_gen,
-            model.topo_gen,
+            model.placement.generation(),
+            model.topo.generation(),
             colors_gen,
             Arc::as_ptr(&prep) as u64,
             maxv.to_bits(),

@@ -5,7 +5,7 @@
 //! zoom with its Ctrl +/−/0 shortcuts, and the side panels shown).
 //!
 //! Every file dialog goes through one [`Chooser`] (native on a thread, or
-//! the in-app chooser: [`super::file_dialog`]); what the chosen path is for
+//! the in-app chooser: [`crate::file_dialog`]); what the chosen path is for
 //! waits in [`Menus::purpose`] until the path arrives.
 //!
 //! The window arranges itself once for its size ([`Menus::auto_layout`]):
@@ -15,10 +15,10 @@
 //!
 //! Cost per frame: the menu bar's widgets.
 
-use super::HopmapApp;
-use super::export::{Format, ViewKind};
-use super::file_dialog::{Chooser, Request};
-use super::headless::Headless;
+use crate::HopmapApp;
+use crate::export::{Format, ViewKind};
+use crate::file_dialog::{Chooser, Request};
+use crate::headless::Headless;
 use hopmap_core::io::launcher::{HostNames, LauncherFormat, write_mapping_file};
 
 /// Content widths from this many points on are taken for a window that
@@ -149,7 +149,7 @@ impl Menus {
 
 impl HopmapApp {
     /// The menu bar (File, View) at the top of the window.
-    pub(super) fn menu_bar(&mut self, ui: &mut egui::Ui) {
+    pub(crate) fn menu_bar(&mut self, ui: &mut egui::Ui) {
         let ctx = ui.ctx().clone();
         self.menus.auto_layout(&ctx);
         ui.menu_button("File", |ui| self.file_menu(ui));
