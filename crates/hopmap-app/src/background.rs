@@ -107,6 +107,10 @@ pub struct Snapshot {
     pub seconds: f64,
     /// Whether the worker is currently stepping (playing, or steps pending).
     pub active: bool,
+    /// How many commands the worker had read when it published this
+    /// snapshot; `active` answers those commands, not later ones (see
+    /// [`BackgroundRun::answers_all`]).
+    pub commands_read: u64,
     /// The mapper's internals for the views that animate them (analytical,
     /// recursive); shared, O(1) to clone ([`crate::run_detail`]).
     pub detail: Option<RunDetail>,
@@ -115,6 +119,8 @@ pub struct Snapshot {
 /// A run owned by a worker thread; see the module doc.
 pub struct BackgroundRun {
     tx: Sender<Command>,
+    /// Commands sent so far.
+    sent: AtomicU64,
     latest: Arc<Mutex<Option<Snapshot>>>,
     taken: u64,
     /// The generation of the last snapshot taken (shared with the worker,
@@ -166,6 +172,7 @@ impl BackgroundRun {
                     lines: Vec::new(),
                     dropped: 0,
                     detail: Default::default(),
+                    commands_read: 0,
                 }
                 .main(rx)
             })
@@ -180,6 +187,7 @@ impl BackgroundRun {
             });
         BackgroundRun {
             tx,
+            sent: AtomicU64::new(0),
             latest,
             taken: 0,
             taken_shared,
@@ -196,7 +204,16 @@ impl BackgroundRun {
 
     /// Send a command (ignored once the worker has ended).
     pub fn send(&self, c: Command) {
-        let _ = self.tx.send(c);
+        if self.tx.send(c).is_ok() {
+            self.sent.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether `snap` was published after the worker read every command
+    /// sent so far: only then does its `active` say what the worker does
+    /// now (a snapshot published before a Play arrived says "not active").
+    pub fn answers_all(&self, snap: &Snapshot) -> bool {
+        snap.commands_read >= self.sent.load(Ordering::Relaxed)
     }
 
     /// The newest snapshot, if one arrived since the last call.
@@ -268,6 +285,7 @@ impl Snapshot {
             guided_dropped: 0,
             seconds: 0.0,
             active: false,
+            commands_read: 0,
             detail: None,
         }
     }
@@ -293,6 +311,8 @@ struct Worker {
     lines: Vec<GuidedLine>,
     dropped: usize,
     detail: DetailCache,
+    /// Commands read from the channel so far.
+    commands_read: u64,
 }
 
 /// What the worker is doing between commands.
@@ -325,6 +345,9 @@ impl Worker {
                     Err(RecvTimeoutError::Disconnected) => return,
                 },
             };
+            if cmd.is_some() {
+                self.commands_read += 1;
+            }
             match cmd {
                 Some(Command::Cancel) => {
                     self.publish(false, Some(Stop::Cancelled));
@@ -505,6 +528,7 @@ impl Worker {
             guided_dropped,
             seconds: self.busy.as_secs_f64(),
             active,
+            commands_read: self.commands_read,
             detail: self.detail.get(run, &self.input.topo, self.steps),
         };
         if let Ok(mut g) = self.shared.lock() {

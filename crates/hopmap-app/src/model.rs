@@ -427,6 +427,9 @@ impl Model {
     /// Show a snapshot of the run; a finished run's mapping becomes the
     /// current mapping.
     pub fn apply_snapshot(&mut self, mut snap: Snapshot) {
+        // The worker stopped by itself (its steps ran out) only if this
+        // snapshot answers every command sent, a Play included.
+        let answers_all = self.run.worker().is_none_or(|w| w.answers_all(&snap));
         self.placement.set(snap.placement);
         if let Some(live) = self.run.live_mut() {
             live.layout = snap.layout;
@@ -459,6 +462,7 @@ impl Model {
                 self.eval_partial = snap.partial;
             }
             if !snap.active
+                && answers_all
                 && self.run.playing()
                 && let Run::Running { live, .. } = self.run.take()
             {
@@ -660,6 +664,32 @@ mod tests {
         assert!(!m.run.trace().is_empty(), "the trace stays after the end");
         m.clear_mapping();
         assert!(matches!(m.run, Run::Idle) && m.run.trace().is_empty());
+    }
+
+    /// A snapshot the worker published before it read Play says "not
+    /// active"; taking it must not turn the playing run into a paused one.
+    /// A snapshot that answers every command and says "not active" does.
+    #[test]
+    fn a_snapshot_older_than_play_does_not_pause_the_run() {
+        let mut m = small();
+        assert!(m.start_run("bft", 1, ""));
+        let stale = m
+            .run
+            .worker_mut()
+            .and_then(|w| w.wait_for(Duration::from_secs(30), |_| true))
+            .expect("the worker's first snapshot");
+        assert!(!stale.active && stale.commands_read == 0 && stale.result.is_none());
+        m.speed = 1.0;
+        m.play("bft", 1, "", true);
+        assert!(m.run.playing());
+        m.apply_snapshot(stale.clone());
+        assert!(m.run.playing(), "paused by a stale snapshot: {:?}", m.run);
+        let answering = Snapshot {
+            commands_read: u64::MAX,
+            ..stale
+        };
+        m.apply_snapshot(answering);
+        assert!(matches!(m.run, Run::Paused(_)), "{:?}", m.run);
     }
 
     #[test]

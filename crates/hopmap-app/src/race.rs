@@ -180,9 +180,10 @@ impl Race {
                 continue;
             };
             let Some(snap) = r.take() else { continue };
-            // The first snapshot precedes every command; later ones answer them.
+            // The first snapshot precedes every command; a later one answers
+            // the tick only once the worker has read every command sent.
             if l.ready {
-                l.pending = snap.active;
+                l.pending = snap.active || !r.answers_all(&snap);
             }
             l.ready = true;
             l.steps = snap.steps;
