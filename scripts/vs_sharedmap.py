@@ -103,8 +103,12 @@ def main():
                 hmap = os.path.join(w, "h.map")
                 args += ["-o", hmap, "--format", "plain"]
                 c0 = cpu_children()
-                subprocess.run(args, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                run = subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
                 hcpu = cpu_children() - c0
+                if run.returncode != 0:
+                    why = run.stderr.strip().splitlines()[-1:] or ["failed"]
+                    print(f"{label}\t{mp}\trefused: {why[0]}")
+                    continue
                 hb, ml = evaluate(hopmap, graph, topo, hmap)
                 print(f"{label}\t{mp}\t{hb:.0f}\t{ml:.0f}\t{hcpu:.3f}\t{hb / shb:.3f}\t{ml / max(sml, 1e-9):.3f}")
             sys.stdout.flush()

@@ -54,10 +54,13 @@ pub fn info() -> MapperInfo {
         doc: "Recognise a process grid in the communication graph, whatever the rank order: \
               keep the heavy pairs, find the unit squares they form, group the edges into \
               directions and give every process its grid coordinates (faces or faces + \
-              edges + corners, periodic or not, unequal volumes per direction). Then embed the \
-              grid: axis permutation when it matches the network, blocks of the grid on the \
-              cores of each node (the heaviest directions inside nodes), folds when the shapes \
-              differ; every candidate is scored on the real hop-bytes and the best kept. Light \
+              edges + corners, periodic or not, unequal volumes per direction). A near-2D \
+              mesh (some neighbour pairs missing, some diagonal ones: a decomposition of a \
+              non-rectangular domain) is read from distances to its corners (Harel & Koren's \
+              landmarks). Then embed the grid: axis permutation when it matches the network, \
+              blocks of the grid on the cores of each node (the heaviest directions inside \
+              nodes), folds when the shapes differ, reflections; every candidate is scored on \
+              the real hop-bytes and the best kept, ties going to the least max link load. Light \
               extra edges are left out of the grid (the summary gives their share) and a swap \
               refinement then takes them into account. Without a grid it says why and runs \
               recursive+refine. Params: min_share, refine.",

@@ -13,9 +13,10 @@
 //! a = (0, 0), c = (0, H−1) and b = (W−1, H−1):
 //! `d(a, v) + d(c, v) = 2x + H − 1` and `d(a, v) − d(c, v) = 2y − (H − 1)`,
 //! `d(a, c) = H − 1`, `d(c, b) = W − 1`. This is the landmark idea of
-//! Harel & Koren's high-dimensional embedding (breadth-first distances to a
-//! few far-apart nodes as coordinates), made exact for a mesh by choosing
-//! its corners as landmarks:
+//! Harel & Koren's high-dimensional embedding ("Graph drawing by
+//! high-dimensional embedding", GD 2002: breadth-first distances to a few
+//! far-apart nodes as coordinates), made exact for a mesh by choosing its
+//! corners as landmarks:
 //!
 //! 1. for each relative threshold α of the ladder, keep the pairs of at
 //!    least α times the heavier end's heaviest pair; skip when they do not
