@@ -8,11 +8,12 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use hopmap_app::settings::Settings;
-use hopmap_app::{HopmapApp, Tab};
+use hopmap_app::{HopmapApp, Run, RunRecord, Tab};
 use hopmap_core::Topology;
 use hopmap_core::generate::{GenOptions, generate};
 use hopmap_core::mappers::{self, MapperInput};
 use hopmap_core::metrics::evaluate;
+use hopmap_core::step::Stop;
 
 fn input() -> egui::RawInput {
     egui::RawInput {
@@ -125,7 +126,7 @@ fn frames_while_mapping(_c: &mut Criterion) {
             continue;
         }
         app.model.start_map(info.id, 1, "");
-        if app.model.run.is_none() {
+        if !app.model.run.is_live() {
             eprintln!(
                 "{:<16} skipped: {}",
                 info.id,
@@ -135,14 +136,14 @@ fn frames_while_mapping(_c: &mut Criterion) {
         }
         let t0 = std::time::Instant::now();
         let mut times = Vec::new();
-        while app.model.run.is_some() && t0.elapsed().as_secs() < 120 {
+        while app.model.run.is_live() && t0.elapsed().as_secs() < 120 {
             let f0 = std::time::Instant::now();
             let out = ctx.run_ui(input(), |ui| app.ui_frame(ui));
             let _ = ctx.tessellate(out.shapes, out.pixels_per_point);
             times.push(f0.elapsed().as_secs_f64() * 1e3);
         }
         let secs = t0.elapsed().as_secs_f64();
-        if app.model.run.is_some() {
+        if app.model.run.is_live() {
             app.model.cancel_run();
         }
         times.sort_by(f64::total_cmp);
@@ -369,7 +370,7 @@ fn frames_while_racing(_c: &mut Criterion) {
 /// frame costs while the run plays). Then the run plays on its worker at
 /// full speed while frames are drawn and timed one by one (median, max).
 fn analytical_view(c: &mut Criterion) {
-    use hopmap_core::mappers::run_detail::{RunDetail, detail_of};
+    use hopmap_app::run_detail::{RunDetail, detail_of};
     use std::sync::Arc;
     let g = generate("unstructured:8192:3d", &GenOptions::default()).unwrap();
     let mut app = HopmapApp::new(Settings::default());
@@ -382,12 +383,16 @@ fn analytical_view(c: &mut Criterion) {
     for _ in 0..10 {
         run.step();
     }
-    let detail = detail_of(run.as_ref(), &app.model.topo).unwrap();
+    let detail = detail_of(run.inspect(), &app.model.topo).unwrap();
     let a = detail.analytical().unwrap().clone();
     assert!(a.global_iterations >= 8 && a.items == 8192);
     app.mapper.select("analytical");
-    app.model.run_id = "analytical".into();
-    app.model.run_detail = Some(detail);
+    let mut record = RunRecord::new("analytical");
+    record.detail = Some(detail);
+    app.model.run = Run::Finished {
+        record,
+        stop: Stop::Complete,
+    };
     app.tab = Tab::Analytical;
     app.analytical_view.all_slices = true;
     let ctx = egui::Context::default();
@@ -408,7 +413,9 @@ fn analytical_view(c: &mut Criterion) {
         b.iter_batched(
             || Some(RunDetail::Analytical(Arc::new(a.clone()))),
             |d| {
-                app.model.run_detail = d;
+                if let Some(r) = app.model.run.record_mut() {
+                    r.detail = d;
+                }
                 let out = ctx.run_ui(input(), |ui| app.ui_frame(ui));
                 ctx.tessellate(out.shapes, out.pixels_per_point).len()
             },
@@ -426,7 +433,7 @@ fn analytical_view(c: &mut Criterion) {
     app.model.play("analytical", 1, "", true);
     let t0 = std::time::Instant::now();
     let mut times = Vec::new();
-    while app.model.run.is_some() && t0.elapsed().as_secs() < 60 {
+    while app.model.run.is_live() && t0.elapsed().as_secs() < 60 {
         let f0 = std::time::Instant::now();
         let out = ctx.run_ui(input(), |ui| app.ui_frame(ui));
         let _ = ctx.tessellate(out.shapes, out.pixels_per_point);

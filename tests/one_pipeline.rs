@@ -85,7 +85,7 @@ fn gui_mapping(g: &hopmap_core::CommGraph, spec: &str, id: &str, params: &[&str]
     m.start_map(id, SEED, &params.join(", "));
     assert!(m.error.is_none(), "{id}: {:?}", m.error);
     let t0 = Instant::now();
-    while m.run.is_some() {
+    while m.run.is_live() {
         assert!(t0.elapsed() < Duration::from_secs(120), "{id}: timed out");
         m.poll_run();
         std::thread::sleep(Duration::from_millis(1));

@@ -109,7 +109,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut run = mappers::prepare(&sel.info, &input)?;
     let stop = run.run_to_end();
     let mapping = mappers::finish(&sel.info, run.as_ref(), &input)?;
-    let note = match run.summary() {
+    let note = match run.inspect().summary() {
         Some(s) => format!(" ({s}; {stop})"),
         None => format!(" ({stop})"),
     };

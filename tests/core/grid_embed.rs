@@ -27,7 +27,7 @@ fn run(g: &Arc<CommGraph>, topo: &str, params: &[(&str, &str)]) -> (f64, Option<
     let info = mappers::find("grid").unwrap();
     let mut r = mappers::prepare(&info, &input).unwrap();
     r.run_to_end();
-    let summary = r.summary();
+    let summary = r.inspect().summary();
     let m = mappers::finish(&info, r.as_ref(), &input).unwrap();
     (hop_bytes(g, &t, &m), summary)
 }

@@ -7,9 +7,9 @@
 use super::common::{harness, step_until};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
+use hopmap_app::run_detail::AnalyticalDetail;
 use hopmap_app::{ColorMode, HopmapApp, Tab, process_colors};
 use hopmap_core::mappers;
-use hopmap_core::mappers::run_detail::AnalyticalDetail;
 use std::collections::HashSet;
 use std::time::Duration;
 
@@ -51,9 +51,9 @@ fn analytical_panel_step_three_times_shows_iteration_three() {
         h.run_steps(30);
         h.get_by_label("Step").click();
         h.run_steps(2);
-        step_until(&mut h, |a| a.model.run_progress.done >= k);
+        step_until(&mut h, |a| a.model.run.progress().done >= k);
     }
-    assert!(h.state().model.run.is_some(), "Step started the run");
+    assert!(h.state().model.run.is_live(), "Step started the run");
     h.get_by_label("Analytical").click();
     h.run_steps(1);
     assert_eq!(h.state().tab, Tab::Analytical);
@@ -68,18 +68,20 @@ fn analytical_panel_step_three_times_shows_iteration_three() {
 fn analytical_after_three(h: &mut Harness<'static, HopmapApp>) -> AnalyticalDetail {
     step_until(h, |a| {
         a.model
-            .run_detail
+            .run
+            .detail()
             .as_ref()
             .and_then(|d| d.analytical())
             .is_some_and(|d| d.global_iterations >= 3)
-            && !a.model.playing
+            && !a.model.run.playing()
     });
     std::thread::sleep(Duration::from_millis(200));
     h.run_steps(3);
     let d = h
         .state()
         .model
-        .run_detail
+        .run
+        .detail()
         .as_ref()
         .and_then(|d| d.analytical())
         .cloned()
@@ -109,7 +111,8 @@ fn bipartition_three_steps_show_four_parts_on_the_graph() {
     }
     step_until(&mut h, |a| {
         a.model
-            .run_detail
+            .run
+            .detail()
             .as_ref()
             .and_then(|d| d.recursive())
             .is_some_and(|d| d.bisections >= 3)
@@ -119,7 +122,8 @@ fn bipartition_three_steps_show_four_parts_on_the_graph() {
     let app = h.state();
     let d = app
         .model
-        .run_detail
+        .run
+        .detail()
         .as_ref()
         .and_then(|d| d.recursive())
         .unwrap();
@@ -150,12 +154,13 @@ fn recursive_refine_trace_is_the_metrics_curve_and_the_views_plot() {
     h.state_mut().model.start_map("recursive+refine", seed, "");
     h.run_steps(1);
     step_until(&mut h, |a| {
-        a.model.run.is_none() && a.model.mapping_label == "recursive+refine"
+        !a.model.run.is_live() && a.model.mapping_label == "recursive+refine"
     });
     let app = h.state();
     let d = app
         .model
-        .run_detail
+        .run
+        .detail()
         .as_ref()
         .and_then(|d| d.recursive())
         .unwrap();
@@ -170,7 +175,7 @@ fn recursive_refine_trace_is_the_metrics_curve_and_the_views_plot() {
         stepped
     );
     // The metrics panel's "hop-bytes over the mapper's steps" is that trace…
-    let shown: Vec<f64> = app.model.trace.iter().map(|p| p[1]).collect();
+    let shown: Vec<f64> = app.model.run.trace().iter().map(|p| p[1]).collect();
     assert_eq!(shown, d.trace);
     // …and so is the Bipartition view's refinement plot.
     assert_eq!(app.bipartition_view.plotted, d.trace.len());

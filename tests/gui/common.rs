@@ -26,10 +26,9 @@ pub fn step_until(h: &mut Harness<'static, HopmapApp>, done: impl Fn(&HopmapApp)
         if t0.elapsed() > Duration::from_secs(60) {
             let m = &h.state().model;
             panic!(
-                "timed out: run {:?} {:?} {:?}, placed {}, eval {} partial {}, error {:?}, status {:?}",
-                m.run.is_some(),
-                m.run_state,
-                m.run_progress,
+                "timed out: run {:?} {:?}, placed {}, eval {} partial {}, error {:?}, status {:?}",
+                m.run,
+                m.run.progress(),
                 m.placement.iter().filter(|s| s.is_some()).count(),
                 m.eval.is_some(),
                 m.eval_partial,
@@ -51,7 +50,7 @@ pub fn map_through_ui(h: &mut Harness<'static, HopmapApp>, id: &str) {
     assert_eq!(h.state().mapper.selected, id);
     h.get_by_label("Map").click();
     h.run_steps(1);
-    step_until(h, |a| a.model.run.is_none() && a.model.mapping_label == id);
+    step_until(h, |a| !a.model.run.is_live() && a.model.mapping_label == id);
 }
 
 /// The metrics of mapper `id` run through the library on the app's graph,

@@ -10,7 +10,7 @@ use egui::{Pos2, vec2};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use hopmap_app::compare_panel::CompareSub;
-use hopmap_app::metrics_panel::fmt_num;
+use hopmap_app::draw::fmt_num;
 use hopmap_app::network_view::Picked;
 use hopmap_app::settings::Settings;
 use hopmap_app::{HopmapApp, Tab};
@@ -237,7 +237,7 @@ fn clicking_a_row_shows_it_without_a_new_run() {
     loop {
         h.step();
         let m = &h.state().model;
-        assert!(m.run.is_none(), "clicking a row started a mapper run");
+        assert!(!m.run.is_live(), "clicking a row started a mapper run");
         if m.mapping_label == "mht" {
             break;
         }
@@ -431,4 +431,70 @@ fn race_mode_with_three_mappers_draws_three_curves() {
     }
     // The plot drew the three curves.
     assert_eq!(race.plotted_curves, 3);
+}
+
+/// Side by side on a switch fabric: hovering a host (or a switch) in one
+/// pane highlights the same host (switch) in the other, as on tori.
+#[test]
+fn side_by_side_on_a_fabric_shares_the_hover() {
+    let mut h = harness();
+    h.get_by_label("mesh-16x16").click();
+    h.run_steps(2);
+    h.get_by_label("switch fabric").click();
+    h.run_steps(1);
+    h.get_by_role_and_label(egui::accesskit::Role::Button, "fabric:75,256,8,0.75,1")
+        .click();
+    h.run_steps(2);
+    assert!(h.state().model.topo.as_fabric().is_some());
+    compare_three(&mut h);
+    sub(&mut h, "Side by side");
+    step_until(&mut h, "two fabric panes laid out", |a| {
+        a.compare.side.panes.len() == 2
+            && a.compare
+                .side
+                .panes
+                .iter()
+                .all(|p| p.view.fab.prep.is_some())
+    });
+    h.run_steps(3);
+
+    // A host with a process, drawn in both panes at the same place in its cell.
+    let (host, at) = {
+        let side = &h.state().compare.side;
+        let f = side.panes[0].model.topo.as_fabric().unwrap();
+        let host = (0..f.num_hosts())
+            .find(|&x| {
+                side.panes
+                    .iter()
+                    .all(|p| p.view.fab.host_pos(f, x).is_some())
+            })
+            .expect("a host drawn in both panes");
+        let at0 = side.panes[0].view.fab.host_pos(f, host).unwrap();
+        let at1 = side.panes[1].view.fab.host_pos(f, host).unwrap();
+        let (off0, off1) = (at0 - side.cells[0].min, at1 - side.cells[1].min);
+        assert!((off0 - off1).length() < 0.5, "{off0:?} vs {off1:?}");
+        (host, at0)
+    };
+    h.hover_at(at);
+    h.run_steps(3);
+    let side = &h.state().compare.side;
+    assert_eq!(side.sync.hover, Some(Picked::Node(host)));
+    for p in &side.panes {
+        assert_eq!(
+            p.view.fab.painted_hover,
+            Some(Picked::Node(host)),
+            "{}",
+            p.label
+        );
+    }
+    // The pointer leaves: no pane keeps a highlight.
+    h.hover_at(Pos2::new(2.0, 2.0));
+    h.run_steps(3);
+    let side = &h.state().compare.side;
+    assert_eq!(side.sync.hover, None);
+    assert!(
+        side.panes
+            .iter()
+            .all(|p| p.view.fab.painted_hover.is_none())
+    );
 }

@@ -10,8 +10,9 @@
 use super::common::{harness, library_metrics, map_through_ui, step_until};
 use egui_kittest::kittest::{NodeT, Queryable};
 use hopmap_app::Tab;
-use hopmap_app::metrics_panel::fmt_num;
+use hopmap_app::draw::fmt_num;
 use hopmap_core::mappers;
+use hopmap_core::units::fmt_bytes;
 
 /// The fabric mapper the test maps with: BM when registered, else SM.
 fn fabric_mapper() -> &'static str {
@@ -159,4 +160,65 @@ fn a_missing_fabric_file_keeps_the_network_and_says_why() {
     let err = app.model.error.clone().expect("no error shown");
     assert!(err.contains("/nonexistent/ibnetdiscover.txt"), "{err}");
     assert!(err.starts_with("file missing"), "{err}");
+}
+
+/// On a fabric, max_link_load counts the hosts' links, which the network
+/// view does not draw: the Metrics panel shows the busiest link between
+/// switches (the colour bar's top) and the busiest host link apart, each
+/// as the library's evaluation gives it, and the drawing says so.
+#[test]
+fn the_fabric_max_load_is_split_into_the_drawn_switch_links_and_the_host_links() {
+    let mut h = harness();
+    h.get_by_label("mesh-16x16").click();
+    h.run_steps(2);
+    h.get_by_label("switch fabric").click();
+    h.run_steps(1);
+    h.get_by_role_and_label(egui::accesskit::Role::Button, "fabric:75,256,8,0.75,1")
+        .click();
+    h.run_steps(2);
+    map_through_ui(&mut h, fabric_mapper());
+
+    // The library's evaluation of the mapping shown, channel by channel:
+    // channels 0..2H are host links, the others join two switches.
+    let app = h.state();
+    let f = app.model.topo.as_fabric().unwrap();
+    let e = hopmap_core::metrics::evaluate(
+        &app.model.graph,
+        &app.model.topo,
+        app.model.mapping.as_ref().unwrap(),
+        &app.model.routing,
+    );
+    let (mut sw, mut host) = (0.0f64, 0.0f64);
+    for ch in 0..f.channel_slots() {
+        let (a, b) = f.channel_ends(ch).unwrap();
+        let (load, _) = e.links.get(ch);
+        if a < f.num_hosts() || b < f.num_hosts() {
+            host = host.max(load);
+        } else {
+            sw = sw.max(load);
+        }
+    }
+    assert!(sw > 0.0 && host > 0.0, "{sw} {host}");
+    assert_eq!(e.metrics.max_link_load, sw.max(host));
+    let shown = |name: &str| {
+        let s = h.state().ui_state();
+        let m = s.metrics.iter().find(|m| m.name == name).cloned();
+        m.unwrap_or_else(|| panic!("{name} not shown"))
+    };
+    assert_eq!(shown("max_link_load").value, sw.max(host));
+    let s = shown("max_switch_link_load");
+    assert_eq!((s.value, s.text.as_str()), (sw, fmt_bytes(sw).as_str()));
+    let s = shown("max_host_link_load");
+    assert_eq!((s.value, s.text.as_str()), (host, fmt_bytes(host).as_str()));
+    h.get_by_label("busiest switch link");
+    h.get_by_label("busiest host link");
+    assert!(h.query_all_by_label(&fmt_bytes(sw)).count() >= 1);
+    assert!(h.query_all_by_label(&fmt_bytes(host)).count() >= 1);
+
+    // The drawing's colour bar tops at the busiest link between switches,
+    // and its note names the host links it leaves out.
+    h.state_mut().tab = Tab::Network;
+    h.run_steps(1);
+    step_until(&mut h, |a| a.network_view.fab.prep.is_some());
+    assert_eq!(h.state().network_view.legend_range().1, sw);
 }

@@ -8,7 +8,7 @@ use super::common::{harness, library_metrics, map_through_ui, step_until};
 use egui::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use hopmap_app::metrics_panel::fmt_num;
+use hopmap_app::draw::fmt_num;
 use hopmap_app::network_view::{HOTTEST_ROWS, Resolved, ViewMode};
 use hopmap_app::{HopmapApp, Tab};
 use hopmap_core::mappers;
@@ -145,6 +145,75 @@ fn dropped_files_load_and_bad_ones_leave_the_state_with_a_message() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Opening a graph with more processes than the network has slots, or a
+/// file that cannot be read, keeps the working graph, its mapping and the
+/// comparison, and says why.
+#[test]
+fn a_file_that_does_not_fit_keeps_the_graph_mapping_and_comparison() {
+    let mut h = harness();
+    map_with(&mut h, "mht");
+    h.state_mut().tab = Tab::Compare;
+    h.state_mut().compare.chosen = ["default", "mht"].map(String::from).into();
+    h.run_steps(1);
+    h.get_by_label("Run comparison").click();
+    h.run_steps(1);
+    step_until(&mut h, |a| !a.compare.busy() && a.compare.rows.len() == 2);
+    let before = |a: &HopmapApp| {
+        (
+            a.model.graph_name.clone(),
+            a.model.graph.generation(),
+            a.model.mapping_label.clone(),
+            a.model.mapping.clone(),
+            a.model.eval.as_ref().map(|e| e.metrics.hop_bytes),
+            a.compare.rows.len(),
+        )
+    };
+    let kept = before(h.state());
+    assert_eq!(kept.2, "mht");
+    let slots = h.state().model.topo.num_slots();
+    let spec = h.state().model.topo.spec();
+
+    let dir = std::env::temp_dir().join(format!("hopmap-kittest-fit-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // A ring of one process more than the network has slots.
+    let big = dir.join("too-big.txt");
+    let n = slots + 1;
+    let ring: String = (0..n)
+        .map(|i| format!("{i} {} 100\n", (i + 1) % n))
+        .collect();
+    std::fs::write(&big, ring).unwrap();
+    drop_file(&mut h, &big);
+    h.run_steps(2);
+    let err = h.state().model.error.clone().expect("an error is shown");
+    assert!(
+        err.starts_with(&format!(
+            "too-big.txt: {n} processes do not fit in the {slots} slots of {spec}"
+        )),
+        "{err}"
+    );
+    assert!(err.contains("unchanged"), "{err}");
+    h.get_by_label(&err);
+    assert_eq!(before(h.state()), kept);
+    assert_eq!(h.state().data.source_path, None);
+
+    // A file that cannot be read: the same.
+    let bad = dir.join("bad.mtx");
+    std::fs::write(
+        &bad,
+        "%%MatrixMarket matrix coordinate real general\n3 3 1\n1 x 5\n",
+    )
+    .unwrap();
+    drop_file(&mut h, &bad);
+    h.run_steps(2);
+    let err = h.state().model.error.clone().expect("an error is shown");
+    assert!(
+        err.contains("bad.mtx") && err.contains("unchanged"),
+        "{err}"
+    );
+    assert_eq!(before(h.state()), kept);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn clicking_a_compare_row_shows_that_mapping() {
     let mut h = harness();
@@ -160,7 +229,7 @@ fn clicking_a_compare_row_shows_that_mapping() {
     h.get_by_label("random ›").click();
     h.run_steps(1);
     step_until(&mut h, |a| {
-        a.model.run.is_none() && a.model.mapping_label == "random"
+        !a.model.run.is_live() && a.model.mapping_label == "random"
     });
     let app = h.state();
     let row = app
@@ -224,7 +293,7 @@ fn map_with(h: &mut Harness<'static, HopmapApp>, id: &str) {
     h.run_steps(1);
     h.get_by_label("Map").click();
     h.run_steps(1);
-    step_until(h, |a| a.model.run.is_none() && a.model.mapping_label == id);
+    step_until(h, |a| !a.model.run.is_live() && a.model.mapping_label == id);
 }
 
 #[test]

@@ -125,7 +125,7 @@ fn a_paused_run_asks_for_no_frames() {
     step_until(&mut h, |a| {
         a.model.placement.iter().filter(|s| s.is_some()).count() == 1
     });
-    assert!(h.state().model.run.is_some(), "paused mid-run");
+    assert!(h.state().model.run.is_live(), "paused mid-run");
     // A few frames to settle, then none is asked for.
     h.run_steps(3);
     assert!(!h.ctx.has_requested_repaint());
@@ -154,4 +154,40 @@ fn the_in_app_chooser_opens_a_typed_path() {
     step_until(&mut h, |a| a.model.graph_name.contains("ring"));
     assert_eq!(h.state().model.graph.n(), 4);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// With a lesson open at 1280×800 and at 1920×1080, the centre keeps a
+/// usable width between the side panels, and the lesson's step title and
+/// the first words of its text are on screen.
+#[test]
+fn a_lesson_open_leaves_the_centre_usable_at_1280_and_1920() {
+    for (w, ht, min_centre) in [(1280.0, 800.0, 600.0), (1920.0, 1080.0, 1200.0)] {
+        let mut app = HopmapApp::new(Settings::default());
+        app.apply_options(&GuiOptions {
+            lesson: Some("default-vs-mesh".into()),
+            ..Default::default()
+        })
+        .unwrap();
+        app.graph_view.playing = false;
+        let mut h = Harness::builder()
+            .with_size(egui::vec2(w, ht))
+            .build_eframe(move |_cc| app);
+        h.run_steps(3);
+        let (left, right) = (rect_of(&h, "Graph + Network"), rect_of(&h, "Metrics"));
+        let centre = right.min.x - left.min.x;
+        assert!(centre >= min_centre, "{w}×{ht}: centre {centre}");
+        let lesson = hopmap_core::lessons::LESSONS
+            .iter()
+            .find(|l| l.id == "default-vs-mesh")
+            .unwrap();
+        let step = &lesson.steps[h.state().teach.lesson.step];
+        let title = rect_of(&h, step.title);
+        assert!(title.max.y <= ht && title.min.x >= left.min.x, "{title:?}");
+        let words: String = step.text.chars().take(30).collect();
+        let text = h.get_by_label_contains(&words).rect();
+        assert!(
+            text.min.y < ht && text.max.x <= right.min.x + 1.0,
+            "{text:?}"
+        );
+    }
 }

@@ -10,7 +10,7 @@
 
 use egui::Role;
 use egui_kittest::Harness;
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{NodeT, Queryable};
 use hopmap_app::export::{Format, ViewKind};
 use hopmap_app::settings::Settings;
 use hopmap_app::teach::BottomTab;
@@ -47,7 +47,7 @@ fn step_until(h: &mut Harness<'static, HopmapApp>, what: &str, done: impl Fn(&Ho
         assert!(
             t0.elapsed() < Duration::from_secs(120),
             "timed out waiting for {what}: run {} error {:?} status {:?}",
-            m.run.is_some(),
+            m.run.is_live(),
             m.error,
             m.status
         );
@@ -61,7 +61,7 @@ fn step_until(h: &mut Harness<'static, HopmapApp>, what: &str, done: impl Fn(&Ho
 fn the_app_opens_on_a_lesson_and_next_applies_the_next_step() {
     let mut h = harness_on_start();
     step_until(&mut h, "the first lesson step's mapping", |a| {
-        a.model.run.is_none() && a.model.mapping.is_some()
+        !a.model.run.is_live() && a.model.mapping.is_some()
     });
     {
         let a = h.state();
@@ -79,7 +79,7 @@ fn the_app_opens_on_a_lesson_and_next_applies_the_next_step() {
     h.get_by_label("Next").click();
     h.run_steps(1);
     step_until(&mut h, "step 2's mapping", |a| {
-        a.model.run.is_none() && a.model.mapping.is_some()
+        !a.model.run.is_live() && a.model.mapping.is_some()
     });
     {
         let a = h.state();
@@ -96,7 +96,7 @@ fn the_app_opens_on_a_lesson_and_next_applies_the_next_step() {
     h.get_by_label("Next").click();
     h.run_steps(1);
     step_until(&mut h, "MHT's mapping", |a| {
-        a.model.run.is_none() && a.model.mapping_label == "mht"
+        !a.model.run.is_live() && a.model.mapping_label == "mht"
     });
     let a = h.state();
     assert_eq!(a.teach.lesson.step, 2);
@@ -108,7 +108,7 @@ fn the_app_opens_on_a_lesson_and_next_applies_the_next_step() {
     h.get_by_label("Back").click();
     h.run_steps(1);
     step_until(&mut h, "Back", |a| {
-        a.model.run.is_none() && a.model.mapping_label == "default"
+        !a.model.run.is_live() && a.model.mapping_label == "default"
     });
     assert_eq!(h.state().teach.lesson.step, 1);
     assert_eq!(
@@ -154,6 +154,18 @@ fn the_guided_log_grows_by_one_sentence_per_step() {
     // The sentence is on screen (as the log line's label).
     let last = h.state().teach.log.lines.back().unwrap().text.clone();
     h.get_by_label_contains(&last[..40]);
+    // In a narrow window the line wraps, whole: its row is several lines
+    // high and its label is the whole sentence, ending with the citation.
+    h.set_size(egui::vec2(900.0, 1300.0));
+    h.run_steps(3);
+    let row = h.get_by_label_contains(&last[..40]);
+    let label = row.accesskit_node().label().unwrap_or_default();
+    assert!(label.ends_with("Algorithm 1)"), "{label}");
+    let (rect, body) = (row.rect(), 14.0);
+    assert!(rect.height() > 2.0 * body, "one row per line: {rect:?}");
+    assert!(rect.width() < 900.0, "{rect:?}");
+    h.set_size(egui::vec2(1700.0, 1300.0));
+    h.run_steps(3);
     // Clicking a line shows its step in the views: the process it placed.
     let first = h.state().teach.log.lines[0].clone();
     h.get_by_label_contains(&format!("mht #1: {}", &first.text[..30]))
@@ -164,7 +176,7 @@ fn the_guided_log_grows_by_one_sentence_per_step() {
         e => panic!("{e:?}"),
     };
     assert_eq!(h.state().model.selected, Some(placed));
-    assert_eq!(h.state().model.last_event, first.event);
+    assert_eq!(h.state().model.run.last_event(), first.event.as_ref());
 }
 
 #[test]
@@ -282,7 +294,7 @@ fn a_saved_workspace_reloads_equal() {
     h.get_by_label("Map").click();
     h.run_steps(1);
     step_until(&mut h, "MHT", |a| {
-        a.model.run.is_none() && a.model.mapping_label == "mht"
+        !a.model.run.is_live() && a.model.mapping_label == "mht"
     });
     h.state_mut().tab = Tab::Network;
     h.run_steps(2);
@@ -312,10 +324,10 @@ fn a_saved_workspace_reloads_equal() {
     // A bad file: an error naming the line, and nothing changes.
     let bad = tmp("bad.hopmap");
     std::fs::write(&bad, "{\n  \"hopmap_workspace\": 1,\n  \"graph\": 7\n}\n").unwrap();
-    let gen_before = h.state().model.graph_gen;
+    let gen_before = h.state().model.graph.generation();
     let e = h.state_mut().load_workspace(&bad).unwrap_err();
     assert!(e.ends_with(":3: expected a hopmap workspace, found invalid type: integer `7`, expected internally tagged enum GraphSource") || e.contains(":3: expected a hopmap workspace, found "), "{e}");
-    assert_eq!(h.state().model.graph_gen, gen_before);
+    assert_eq!(h.state().model.graph.generation(), gen_before);
     assert_eq!(h.state().model.graph_name, "fft-8x8");
 
     let note = h.state_mut().load_workspace(&p).unwrap();
@@ -439,13 +451,13 @@ fn a_guided_lesson_step_fills_the_log_with_the_layouts_sentences() {
     h.state_mut().open_lesson(i, 2).unwrap();
     h.run_steps(1);
     step_until(&mut h, "the guided steps", |a| {
-        a.model.run.as_ref().is_some() && !a.model.playing && a.teach.log.lines.len() >= 10
+        a.model.run.is_live() && !a.model.run.playing() && a.teach.log.lines.len() >= 10
     });
     let a = h.state();
     assert!(a.model.guided);
     // The lesson's text stays on screen; the newest sentences beside it.
     assert_eq!(a.teach.tab, BottomTab::Lesson);
-    assert_eq!(a.model.run_id, "gravity-greedy");
+    assert_eq!(a.model.run.id(), "gravity-greedy");
     let it: Vec<&str> = a
         .teach
         .log
@@ -520,7 +532,7 @@ fn a_saved_workspace_keeps_every_compared_mapping() {
     for (name, hb, _) in &rows {
         h2.get_by_label(&format!("{name} ›"));
         assert!(
-            h2.query_all_by_label(&hopmap_app::metrics_panel::fmt_num(*hb))
+            h2.query_all_by_label(&hopmap_app::draw::fmt_num(*hb))
                 .next()
                 .is_some(),
             "{name}'s hop-bytes are not shown"

@@ -11,7 +11,7 @@ use super::common::{harness, map_through_ui, step_until};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use hopmap_app::compare_panel::CompareSub;
-use hopmap_app::metrics_panel::fmt_num;
+use hopmap_app::draw::fmt_num;
 use hopmap_app::ui_state::UiState;
 use hopmap_app::{HopmapApp, Tab};
 use hopmap_core::hop_bound::lower_bound;

@@ -18,7 +18,7 @@
 //! diffusion are.
 //!
 //! The state comes from the run's snapshot
-//! ([`hopmap_core::mappers::run_detail::AnalyticalDetail`], built on the worker);
+//! ([`crate::run_detail::AnalyticalDetail`], built on the worker);
 //! this file only draws. Cost per frame: O(1) while the picture is
 //! unchanged (one cached mesh), O(items in view + bins in view) to rebuild
 //! after a snapshot; arrows are decimated to at most [`MAX_ARROWS`] and
@@ -27,10 +27,11 @@
 use super::Model;
 use super::colormap::viridis;
 use super::mapper_panel::MapperPanel;
+use super::view::View;
+use crate::run_detail::AnalyticalDetail;
 use egui::epaint::{Mesh, Vertex, WHITE_UV};
 use egui::{Color32, Pos2, Rect, Sense, Shape, Stroke, pos2, vec2};
 use egui_plot::{HLine, Line, Plot, Points, VLine};
-use hopmap_core::mappers::run_detail::AnalyticalDetail;
 use hopmap_core::units::fmt_bytes;
 use std::sync::Arc;
 
@@ -261,89 +262,6 @@ impl Frame {
 }
 
 impl AnalyticalView {
-    /// The view: header with the controls, the key, the box and the plots.
-    pub fn ui(&mut self, ui: &mut egui::Ui, model: &mut Model, panel: &mut MapperPanel) {
-        let has_coords = model.graph.coords().is_some();
-        ui.horizontal_wrapped(|ui| {
-            ui.strong("Analytical mapping")
-                .on_hover_text("Wu et al. §3: global mapping (§3.3), legalization (§3.4)");
-            if !is_analytical(&panel.selected) {
-                if ui
-                    .button("Select analytical")
-                    .on_hover_text("Choose the analytical mapper in the Mapper panel")
-                    .clicked()
-                {
-                    panel.select("analytical");
-                }
-                return;
-            }
-            let id = panel.selected.clone();
-            let params = panel.effective_params(has_coords);
-            let busy = model.run_to_end;
-            if ui
-                .add_enabled(!busy, egui::Button::new("Step iteration"))
-                .on_hover_text(
-                    "One iteration: a global-mapping iteration (solve, shift, spread), or a \
-                     legalization iteration. The first one also does the setup (grouping, \
-                     fixed corners, matrix assembly).",
-                )
-                .clicked()
-            {
-                self.step_iteration(model, &id, panel.seed, &params);
-            }
-            let label = if model.playing { "Pause" } else { "Play" };
-            if ui
-                .add_enabled(!busy, egui::Button::new(label))
-                .on_hover_text("Animate the iterations at the mapper panel's speed")
-                .clicked()
-            {
-                let on = !model.playing;
-                model.play(&id, panel.seed, &params, on);
-            }
-            ui.add(
-                egui::Slider::new(&mut model.speed, 1.0..=2000.0)
-                    .logarithmic(true)
-                    .suffix(" steps/s"),
-            );
-        });
-        let Some(d) = model
-            .run_detail
-            .as_ref()
-            .and_then(|d| match d {
-                hopmap_core::mappers::run_detail::RunDetail::Analytical(a) => Some(a.clone()),
-                _ => None,
-            })
-            .filter(|_| is_analytical(&model.run_id))
-        else {
-            self.plotted = 0;
-            ui.label(
-                "Select the analytical mapper and press Step iteration or Play: the bins, Φ, \
-                 the spreading forces and the legalization appear here, iteration by iteration.",
-            );
-            return;
-        };
-        self.status_ui(ui, &d);
-        self.key_ui(ui, &d);
-        let avail = ui.available_rect_before_wrap().intersect(ui.clip_rect());
-        let plot_w = (avail.width() * 0.36).clamp(220.0, 460.0);
-        let box_rect = Rect::from_min_max(avail.min, pos2(avail.max.x - plot_w - 8.0, avail.max.y));
-        let plot_rect = Rect::from_min_max(pos2(avail.max.x - plot_w, avail.min.y), avail.max);
-        let mut bu = ui.new_child(
-            egui::UiBuilder::new()
-                .id_salt("analytical_box")
-                .max_rect(box_rect),
-        );
-        self.box_ui(&mut bu, &d);
-        let mut pu = ui.new_child(
-            egui::UiBuilder::new()
-                .id_salt("analytical_plots")
-                .max_rect(plot_rect)
-                .layout(egui::Layout::top_down(egui::Align::Min)),
-        );
-        self.plots_ui(&mut pu, &d);
-        ui.allocate_rect(avail, Sense::hover());
-    }
-
     /// One iteration: the mapper's first step also does its setup, so one
     /// step is one iteration.
     fn step_iteration(&mut self, model: &mut Model, id: &str, seed: u64, params: &str) {
@@ -514,14 +432,55 @@ impl AnalyticalView {
         )
     }
 
-    /// The picture as one mesh, plus the cell labels.
+    /// Whether node `node` is drawn (all slices, or the chosen one).
+    fn in_view(&self, d: &AnalyticalDetail, node: usize) -> bool {
+        if self.all_slices {
+            return true;
+        }
+        let (nx, ny, _) = plane(&d.dims);
+        node / (nx * ny) == self.slice
+    }
+
+    /// The picture as one mesh, plus the cell labels: the bins, then (once
+    /// the run started) the shift targets, the forces, the items and the
+    /// migrations, each as its switch says.
     fn build(&self, d: &AnalyticalDetail, fr: Frame) -> (Mesh, Labels) {
         let mut mesh = Mesh::default();
+        let labels = self.add_bins(&mut mesh, d, fr);
+        if !d.started() {
+            return (mesh, labels);
+        }
+        let legal = d.node_of.is_some();
+        // The items in view, with their positions (x, y).
+        let visible: Vec<(usize, f32, f32)> = (0..d.items)
+            .filter_map(|i| {
+                item_pos(d, i)
+                    .filter(|&(_, _, v)| self.in_view(d, v))
+                    .map(|(x, y, _)| (i, x, y))
+            })
+            .collect();
+        let lw = (fr.s * 0.04).clamp(0.8, 2.0);
+        if !legal && self.show_shift && !d.targets.is_empty() {
+            add_shifts(&mut mesh, d, &visible, fr, lw);
+        }
+        if !legal && self.show_forces && !d.anchor.is_empty() {
+            add_forces(&mut mesh, d, &visible, fr, lw);
+        }
+        if self.show_items {
+            self.add_items(&mut mesh, d, &visible, fr);
+        }
+        if legal && self.show_migrations {
+            self.add_migrations(&mut mesh, d, fr, lw);
+        }
+        (mesh, labels)
+    }
+
+    /// One square per bin of the plane (the heaviest over the slices when
+    /// all are shown), coloured by its workload against the bound, with
+    /// the workloads as labels when the cells are large.
+    fn add_bins(&self, mesh: &mut Mesh, d: &AnalyticalDetail, fr: Frame) -> Labels {
         let mut labels = Vec::new();
         let (nx, ny, slices) = plane(&d.dims);
-        let nd = d.ndims();
-        let in_view = |node: usize| self.all_slices || node / (nx * ny) == self.slice;
-        // Bins.
         let max = d.workloads.iter().copied().max().unwrap_or(0);
         let big = fr.s >= 26.0 && nx * ny <= MAX_LABELS;
         for y in 0..ny {
@@ -550,135 +509,64 @@ impl AnalyticalView {
                     Color32::from_gray(30)
                 };
                 if self.show_heat && w > d.capacity && fr.s >= 6.0 {
-                    add_rect(&mut mesh, inner, Color32::WHITE);
-                    add_rect(&mut mesh, inner.shrink((fr.s * 0.08).clamp(1.0, 2.5)), col);
+                    add_rect(mesh, inner, Color32::WHITE);
+                    add_rect(mesh, inner.shrink((fr.s * 0.08).clamp(1.0, 2.5)), col);
                 } else {
-                    add_rect(&mut mesh, inner, col);
+                    add_rect(mesh, inner, col);
                 }
                 if big && self.show_heat && w > 0 {
                     labels.push((cell.center() + vec2(0.0, -fr.s * 0.3), w.to_string()));
                 }
             }
         }
-        if !d.started() {
-            return (mesh, labels);
+        labels
+    }
+
+    /// The items as dots, the fixed ones with a yellow square.
+    fn add_items(
+        &self,
+        mesh: &mut Mesh,
+        d: &AnalyticalDetail,
+        visible: &[(usize, f32, f32)],
+        fr: Frame,
+    ) {
+        let r = (fr.s * 0.07).clamp(1.0, 3.5);
+        let c = Color32::from_white_alpha(if visible.len() > 2000 { 150 } else { 220 });
+        for &(_, x, y) in visible {
+            add_dot(mesh, fr.at(x, y), r, c);
         }
-        let n = d.items;
-        let legal = d.node_of.as_ref();
-        // Positions (x, y) of the items in view.
-        let pos = |i: usize| -> Option<(f32, f32, usize)> {
-            match legal {
-                Some(no) => {
-                    let v = *no.get(i)? as usize;
-                    let (x, y) = node_xy(&d.dims, v);
-                    let (jx, jy) = jitter(i);
-                    Some((x + jx, y + jy, v))
-                }
-                None => {
-                    let p = d.phi.get(i * nd..(i + 1) * nd)?;
-                    let y = if nd > 1 { p[1] } else { 0.0 };
-                    Some((p[0], y, bin_of(&d.dims, p)))
-                }
-            }
-        };
-        let visible: Vec<(usize, f32, f32)> = (0..n)
-            .filter_map(|i| {
-                pos(i)
-                    .filter(|&(_, _, v)| in_view(v))
-                    .map(|(x, y, _)| (i, x, y))
-            })
-            .collect();
-        let stride = visible.len().div_ceil(MAX_ARROWS).max(1);
-        let lw = (fr.s * 0.04).clamp(0.8, 2.0);
-        if legal.is_none() && self.show_shift && !d.targets.is_empty() {
-            let c = Color32::from_rgba_unmultiplied(80, 220, 255, 170);
-            for &(i, x, y) in visible.iter().step_by(stride) {
-                let Some(t) = d.targets.get(i * nd..(i + 1) * nd) else {
-                    continue;
-                };
-                let ty = if nd > 1 { t[1] } else { 0.0 };
-                if (t[0] - x).abs() + (ty - y).abs() > 0.02 {
-                    add_segment(&mut mesh, fr.at(x, y), fr.at(t[0], ty), lw, c);
-                    add_dot(&mut mesh, fr.at(t[0], ty), lw * 1.5, c);
-                }
+        let yc = Color32::from_rgb(255, 225, 60);
+        for &(i, _) in &d.fixed {
+            if let Some((x, y, v)) = item_pos(d, i as usize)
+                && self.in_view(d, v)
+            {
+                let q = fr.at(x, y);
+                let h = r + 2.0;
+                add_rect(mesh, Rect::from_center_size(q, vec2(2.0 * h, 2.0 * h)), yc);
             }
         }
-        if legal.is_none() && self.show_forces && !d.anchor.is_empty() {
-            let c = Color32::from_rgba_unmultiplied(255, 160, 40, 150);
-            let ca = Color32::from_rgb(255, 160, 40);
-            // Arrows from the item towards its anchor, at most 1.5 cells long;
-            // the anchors themselves (boundary or shift target, by `spread`).
-            for &(i, x, y) in visible.iter().step_by(stride) {
-                let Some(a) = d.anchor.get(i * nd..(i + 1) * nd) else {
-                    continue;
-                };
-                if a[0].is_nan() {
-                    continue;
-                }
-                let ay = if nd > 1 { a[1] } else { 0.0 };
-                let (dx, dy) = (a[0] - x, ay - y);
-                let len = (dx * dx + dy * dy).sqrt();
-                if len < 1e-3 {
-                    continue;
-                }
-                let k = len.min(1.5) / len;
-                add_arrow(
-                    &mut mesh,
-                    fr.at(x, y),
-                    fr.at(x + dx * k, y + dy * k),
-                    lw,
-                    (fr.s * 0.25).clamp(4.0, 9.0),
-                    c,
-                );
-                add_dot(
-                    &mut mesh,
-                    fr.at(a[0], ay),
-                    (fr.s * 0.08).clamp(1.5, 4.0),
-                    ca,
-                );
+    }
+
+    /// The legal placement's migrations as arrows (a dot for a move along
+    /// the folded dimension), at most [`MAX_ARROWS`].
+    fn add_migrations(&self, mesh: &mut Mesh, d: &AnalyticalDetail, fr: Frame, lw: f32) {
+        let c = Color32::from_rgba_unmultiplied(255, 60, 220, 210);
+        let st = d.migrations.len().div_ceil(MAX_ARROWS).max(1);
+        for &(_, from, to) in d.migrations.iter().step_by(st) {
+            let (from, to) = (from as usize, to as usize);
+            if !(self.in_view(d, from) || self.in_view(d, to)) {
+                continue;
+            }
+            let (ax, ay) = node_xy(&d.dims, from);
+            let (bx, by) = node_xy(&d.dims, to);
+            let (a, b) = (fr.at(ax, ay), fr.at(bx, by));
+            if (b - a).length() < 1.0 {
+                // A move along the sliced (folded) dimension: a small dot.
+                add_dot(mesh, a, (fr.s * 0.09).clamp(2.0, 5.0), c);
+            } else {
+                add_arrow(mesh, a, b, lw * 1.3, (fr.s * 0.22).clamp(4.0, 10.0), c);
             }
         }
-        if self.show_items {
-            let r = (fr.s * 0.07).clamp(1.0, 3.5);
-            let c = Color32::from_white_alpha(if visible.len() > 2000 { 150 } else { 220 });
-            for &(_, x, y) in &visible {
-                add_dot(&mut mesh, fr.at(x, y), r, c);
-            }
-            let yc = Color32::from_rgb(255, 225, 60);
-            for &(i, _) in &d.fixed {
-                if let Some((x, y, v)) = pos(i as usize)
-                    && in_view(v)
-                {
-                    let q = fr.at(x, y);
-                    let h = r + 2.0;
-                    add_rect(
-                        &mut mesh,
-                        Rect::from_center_size(q, vec2(2.0 * h, 2.0 * h)),
-                        yc,
-                    );
-                }
-            }
-        }
-        if legal.is_some() && self.show_migrations {
-            let c = Color32::from_rgba_unmultiplied(255, 60, 220, 210);
-            let st = d.migrations.len().div_ceil(MAX_ARROWS).max(1);
-            for &(_, from, to) in d.migrations.iter().step_by(st) {
-                let (from, to) = (from as usize, to as usize);
-                if !(in_view(from) || in_view(to)) {
-                    continue;
-                }
-                let (ax, ay) = node_xy(&d.dims, from);
-                let (bx, by) = node_xy(&d.dims, to);
-                let (a, b) = (fr.at(ax, ay), fr.at(bx, by));
-                if (b - a).length() < 1.0 {
-                    // A move along the sliced (folded) dimension: a small dot.
-                    add_dot(&mut mesh, a, (fr.s * 0.09).clamp(2.0, 5.0), c);
-                } else {
-                    add_arrow(&mut mesh, a, b, lw * 1.3, (fr.s * 0.22).clamp(4.0, 10.0), c);
-                }
-            }
-        }
-        (mesh, labels)
     }
 
     fn plots_ui(&mut self, ui: &mut egui::Ui, d: &AnalyticalDetail) {
@@ -766,6 +654,182 @@ fn short(x: f64) -> String {
         format!("{x:.0}")
     } else {
         format!("{x:.2}")
+    }
+}
+
+impl View for AnalyticalView {
+    type Input<'a> = (&'a mut Model, &'a mut MapperPanel);
+    type Output = ();
+
+    fn title(&self) -> &'static str {
+        "Analytical"
+    }
+
+    /// The view: header with the controls, the key, the box and the plots.
+    fn ui(&mut self, ui: &mut egui::Ui, (model, panel): Self::Input<'_>) -> Self::Output {
+        let has_coords = model.graph.coords().is_some();
+        ui.horizontal_wrapped(|ui| {
+            ui.strong("Analytical mapping")
+                .on_hover_text("Wu et al. §3: global mapping (§3.3), legalization (§3.4)");
+            if !is_analytical(&panel.selected) {
+                if ui
+                    .button("Select analytical")
+                    .on_hover_text("Choose the analytical mapper in the Mapper panel")
+                    .clicked()
+                {
+                    panel.select("analytical");
+                }
+                return;
+            }
+            let id = panel.selected.clone();
+            let params = panel.effective_params(has_coords);
+            let busy = model.run.to_end();
+            if ui
+                .add_enabled(!busy, egui::Button::new("Step iteration"))
+                .on_hover_text(
+                    "One iteration: a global-mapping iteration (solve, shift, spread), or a \
+                         legalization iteration. The first one also does the setup (grouping, \
+                         fixed corners, matrix assembly).",
+                )
+                .clicked()
+            {
+                self.step_iteration(model, &id, panel.seed, &params);
+            }
+            let label = if model.run.playing() { "Pause" } else { "Play" };
+            if ui
+                .add_enabled(!busy, egui::Button::new(label))
+                .on_hover_text("Animate the iterations at the mapper panel's speed")
+                .clicked()
+            {
+                let on = !model.run.playing();
+                model.play(&id, panel.seed, &params, on);
+            }
+            ui.add(
+                egui::Slider::new(&mut model.speed, 1.0..=2000.0)
+                    .logarithmic(true)
+                    .suffix(" steps/s"),
+            );
+        });
+        let Some(d) = model
+            .run
+            .detail()
+            .as_ref()
+            .and_then(|d| match d {
+                crate::run_detail::RunDetail::Analytical(a) => Some(a.clone()),
+                _ => None,
+            })
+            .filter(|_| is_analytical(model.run.id()))
+        else {
+            self.plotted = 0;
+            ui.label(
+                    "Select the analytical mapper and press Step iteration or Play: the bins, Φ, \
+                     the spreading forces and the legalization appear here, iteration by iteration.",
+                );
+            return;
+        };
+        self.status_ui(ui, &d);
+        self.key_ui(ui, &d);
+        let avail = ui.available_rect_before_wrap().intersect(ui.clip_rect());
+        let plot_w = (avail.width() * 0.36).clamp(220.0, 460.0);
+        let box_rect = Rect::from_min_max(avail.min, pos2(avail.max.x - plot_w - 8.0, avail.max.y));
+        let plot_rect = Rect::from_min_max(pos2(avail.max.x - plot_w, avail.min.y), avail.max);
+        let mut bu = ui.new_child(
+            egui::UiBuilder::new()
+                .id_salt("analytical_box")
+                .max_rect(box_rect),
+        );
+        self.box_ui(&mut bu, &d);
+        let mut pu = ui.new_child(
+            egui::UiBuilder::new()
+                .id_salt("analytical_plots")
+                .max_rect(plot_rect)
+                .layout(egui::Layout::top_down(egui::Align::Min)),
+        );
+        self.plots_ui(&mut pu, &d);
+        ui.allocate_rect(avail, Sense::hover());
+    }
+}
+
+/// Where item `i` is drawn (x, y) and its node: its node's centre (with a
+/// small jitter) once placed legally, else its continuous position.
+fn item_pos(d: &AnalyticalDetail, i: usize) -> Option<(f32, f32, usize)> {
+    let nd = d.ndims();
+    match d.node_of.as_ref() {
+        Some(no) => {
+            let v = *no.get(i)? as usize;
+            let (x, y) = node_xy(&d.dims, v);
+            let (jx, jy) = jitter(i);
+            Some((x + jx, y + jy, v))
+        }
+        None => {
+            let p = d.phi.get(i * nd..(i + 1) * nd)?;
+            let y = if nd > 1 { p[1] } else { 0.0 };
+            Some((p[0], y, bin_of(&d.dims, p)))
+        }
+    }
+}
+
+/// A segment from each visible item to its shift target (at most
+/// [`MAX_ARROWS`]), with a dot at the target.
+fn add_shifts(
+    mesh: &mut Mesh,
+    d: &AnalyticalDetail,
+    visible: &[(usize, f32, f32)],
+    fr: Frame,
+    lw: f32,
+) {
+    let nd = d.ndims();
+    let stride = visible.len().div_ceil(MAX_ARROWS).max(1);
+    let c = Color32::from_rgba_unmultiplied(80, 220, 255, 170);
+    for &(i, x, y) in visible.iter().step_by(stride) {
+        let Some(t) = d.targets.get(i * nd..(i + 1) * nd) else {
+            continue;
+        };
+        let ty = if nd > 1 { t[1] } else { 0.0 };
+        if (t[0] - x).abs() + (ty - y).abs() > 0.02 {
+            add_segment(mesh, fr.at(x, y), fr.at(t[0], ty), lw, c);
+            add_dot(mesh, fr.at(t[0], ty), lw * 1.5, c);
+        }
+    }
+}
+
+/// An arrow from each visible item towards its anchor, at most 1.5 cells
+/// long, and the anchors themselves (boundary or shift target, by
+/// `spread`); at most [`MAX_ARROWS`].
+fn add_forces(
+    mesh: &mut Mesh,
+    d: &AnalyticalDetail,
+    visible: &[(usize, f32, f32)],
+    fr: Frame,
+    lw: f32,
+) {
+    let nd = d.ndims();
+    let stride = visible.len().div_ceil(MAX_ARROWS).max(1);
+    let c = Color32::from_rgba_unmultiplied(255, 160, 40, 150);
+    let ca = Color32::from_rgb(255, 160, 40);
+    for &(i, x, y) in visible.iter().step_by(stride) {
+        let Some(a) = d.anchor.get(i * nd..(i + 1) * nd) else {
+            continue;
+        };
+        if a[0].is_nan() {
+            continue;
+        }
+        let ay = if nd > 1 { a[1] } else { 0.0 };
+        let (dx, dy) = (a[0] - x, ay - y);
+        let len = (dx * dx + dy * dy).sqrt();
+        if len < 1e-3 {
+            continue;
+        }
+        let k = len.min(1.5) / len;
+        add_arrow(
+            mesh,
+            fr.at(x, y),
+            fr.at(x + dx * k, y + dy * k),
+            lw,
+            (fr.s * 0.25).clamp(4.0, 9.0),
+            c,
+        );
+        add_dot(mesh, fr.at(a[0], ay), (fr.s * 0.08).clamp(1.5, 4.0), ca);
     }
 }
 

@@ -8,7 +8,9 @@
 //! shared by the graph and the network view.
 
 use super::Model;
+use crate::run_detail::{RecursiveDetail, RunDetail, TreePart};
 use egui::Color32;
+use hopmap_core::mappers::recursive::domain::Domain;
 use hopmap_core::topology::Topology;
 
 /// Viridis, matplotlib's 256-entry table (`_viridis_data` in
@@ -297,9 +299,61 @@ pub fn process_colors(model: &Model, mode: ColorMode) -> Vec<Color32> {
                 .map(|&x| viridis(log_scale(x, lo * 0.5, hi)))
                 .collect()
         }
-        ColorMode::Part => super::bipartition_view::process_part_colors(model)
-            .unwrap_or_else(|| process_colors(model, ColorMode::Node)),
+        ColorMode::Part => {
+            process_part_colors(model).unwrap_or_else(|| process_colors(model, ColorMode::Node))
+        }
     }
+}
+
+/// Whether `id` is one of the recursive mappers.
+pub fn is_recursive(id: &str) -> bool {
+    matches!(id, "recursive" | "recursive+refine")
+}
+
+/// The recursive detail of the model's run, if any.
+pub fn recursive_detail(model: &Model) -> Option<&RecursiveDetail> {
+    match model.run.detail()? {
+        RunDetail::Recursive(r) if is_recursive(model.run.id()) => Some(r),
+        _ => None,
+    }
+}
+
+/// The colour of a part: the node colour of its domain's centre (grids: by
+/// position; other networks: the centre node's category colour).
+pub fn part_color(topo: &Topology, part: &TreePart) -> Color32 {
+    match (topo.as_grid(), &part.domain) {
+        (Some(g), Domain::Box { .. }) => {
+            let dims = g.dims();
+            let mut f = [0.0f32; 3];
+            for (d, fd) in f.iter_mut().enumerate() {
+                if d < dims.len() && dims[d] > 1 {
+                    *fd = part.centre[d] / (dims[d] - 1) as f32;
+                }
+            }
+            position(f)
+        }
+        (_, Domain::Set { centre, .. }) => category(*centre as usize),
+        _ => Color32::GRAY,
+    }
+}
+
+/// Colour of every process by its current part; None when no recursive
+/// run is in progress (a finished run's mapping may be another run's than
+/// the tree kept, so its processes take their nodes' colours).
+pub fn process_part_colors(model: &Model) -> Option<Vec<Color32>> {
+    model.run.worker()?;
+    let d = recursive_detail(model)?;
+    let cols: Vec<Color32> = d.parts.iter().map(|p| part_color(&model.topo, p)).collect();
+    Some(
+        (0..model.graph.n())
+            .map(|p| {
+                d.part_of
+                    .get(p)
+                    .and_then(|&k| cols.get(k as usize).copied())
+                    .unwrap_or(Color32::from_gray(110))
+            })
+            .collect(),
+    )
 }
 
 #[cfg(test)]

@@ -15,11 +15,12 @@
 use super::Model;
 use super::compare_charts::{bar_chart, ratio};
 use super::diff_view::DiffView;
+use super::draw::fmt_num;
 use super::error::AppError;
 use super::mapper_panel::MapperPanel;
-use super::metrics_panel::fmt_num;
 use super::race::Race;
 use super::side_by_side::{Evaluated, SideBySide, eval_job};
+use super::view::View;
 use super::worker::{Job, Poll};
 use egui::Color32;
 use hopmap_core::compare::{self, Comparison, Row, Skipped};
@@ -177,7 +178,7 @@ impl ComparePanel {
     /// it is only evaluated (on a worker thread), never run again.
     pub fn show_row(&mut self, i: usize, model: &mut Model) {
         let Some(r) = self.rows.get(i) else { return };
-        if self.rows_key != (model.graph_gen, model.topo_gen) {
+        if self.rows_key != (model.graph.generation(), model.topo.generation()) {
             model.error = Some("that result belongs to a previous graph or network".into());
             return;
         }
@@ -207,11 +208,13 @@ impl ComparePanel {
             name = format!("{base}#{k}");
             k += 1;
         }
-        if self.rows.is_empty() || self.rows_key != (model.graph_gen, model.topo_gen) {
+        if self.rows.is_empty()
+            || self.rows_key != (model.graph.generation(), model.topo.generation())
+        {
             self.rows.clear();
             self.loaded.clear();
             self.skipped.clear();
-            self.rows_key = (model.graph_gen, model.topo_gen);
+            self.rows_key = (model.graph.generation(), model.topo.generation());
         }
         self.load_job = Some(Job::spawn("load mapping", move |_| {
             let m = hopmap_core::io::read_mapping(&path, &t, g.n()).map_err(|e| e.to_string())?;
@@ -224,7 +227,7 @@ impl ComparePanel {
     /// The rows of the current graph and network (none when they belong to
     /// a previous one).
     pub fn current_rows(&self, model: &Model) -> &[Row] {
-        if self.rows_key == (model.graph_gen, model.topo_gen) {
+        if self.rows_key == (model.graph.generation(), model.topo.generation()) {
             &self.rows
         } else {
             &[]
@@ -246,7 +249,7 @@ impl ComparePanel {
         self.rows.clear();
         self.loaded.clear();
         self.skipped.clear();
-        self.rows_key = (model.graph_gen, model.topo_gen);
+        self.rows_key = (model.graph.generation(), model.topo.generation());
         if saved.is_empty() {
             return;
         }
@@ -374,14 +377,14 @@ impl ComparePanel {
         if let Some(j) = self.job.take() {
             j.cancel();
         }
-        if self.rows_key != (model.graph_gen, model.topo_gen) {
+        if self.rows_key != (model.graph.generation(), model.topo.generation()) {
             self.loaded.clear();
         }
         let graph = model.graph.clone();
         let topo = model.topo.clone();
         let routing = model.routing.clone();
         let extra = hopmap_core::mappers::parse_params(params).unwrap_or_default();
-        self.rows_key = (model.graph_gen, model.topo_gen);
+        self.rows_key = (model.graph.generation(), model.topo.generation());
         self.seed = seed;
         self.params = params.to_string();
         let current = self.current.clone();
@@ -488,27 +491,6 @@ impl ComparePanel {
         s
     }
 
-    pub fn ui(&mut self, ui: &mut egui::Ui, model: &mut Model, mapper: &MapperPanel) {
-        ui.horizontal(|ui| {
-            for sub in CompareSub::ALL {
-                ui.selectable_value(&mut self.sub, sub, sub.title());
-            }
-        });
-        ui.separator();
-        let current = self.rows_key == (model.graph_gen, model.topo_gen);
-        let rows: &[Row] = if current { &self.rows } else { &[] };
-        match self.sub {
-            CompareSub::Table => self.table_ui(ui, model, mapper),
-            CompareSub::SideBySide => self.side.ui(ui, model, rows),
-            CompareSub::Difference => self.diff.ui(ui, model, rows),
-            CompareSub::Race => {
-                let has_coords = model.graph.coords().is_some();
-                let params = mapper.effective_params(has_coords);
-                self.race.ui(ui, model, mapper.seed, &params)
-            }
-        }
-    }
-
     /// Export the difference view's change pane when asked (after `ui`).
     pub fn capture_diff(&mut self, ui: &egui::Ui, export: &mut super::export::Export) {
         let drawn = self.diff.drawn.take();
@@ -526,6 +508,47 @@ impl ComparePanel {
 
     fn table_ui(&mut self, ui: &mut egui::Ui, model: &mut Model, mapper: &MapperPanel) {
         ui.strong("Compare mappers on this graph and network");
+        self.chooser_ui(ui);
+        self.actions_ui(ui, model, mapper);
+        if self.rows.is_empty() {
+            ui.weak("Tick mappers and press Run comparison.");
+            return;
+        }
+        if self.rows_key != (model.graph.generation(), model.topo.generation()) {
+            ui.colored_label(
+                Color32::from_rgb(240, 190, 80),
+                "These results are for a previous graph or network.",
+            );
+        }
+        let metric = self.metric();
+        let mut show: Option<usize> = None;
+        egui::ScrollArea::both()
+            .id_salt("compare_table_scroll")
+            .max_height((ui.available_height() * 0.45).max(160.0))
+            .show(ui, |ui| {
+                egui::Grid::new("compare_table")
+                    .striped(true)
+                    .num_columns(COLUMNS.len() + 2)
+                    .show(ui, |ui| {
+                        self.header_ui(ui, metric);
+                        show = self.rows_ui(ui, model, metric);
+                    });
+                for k in &self.skipped {
+                    ui.colored_label(
+                        Color32::from_rgb(240, 170, 90),
+                        format!("{} skipped: {}", k.mapper, k.reason),
+                    );
+                }
+            });
+        if let Some(i) = show {
+            self.show_row(i, model);
+        }
+        ui.separator();
+        self.charts_ui(ui, metric);
+    }
+
+    /// The mappers to compare, one checkbox each.
+    fn chooser_ui(&mut self, ui: &mut egui::Ui) {
         let reg = mappers::registry();
         ui.horizontal_wrapped(|ui| {
             for info in &reg {
@@ -543,6 +566,12 @@ impl ComparePanel {
                 }
             }
         });
+    }
+
+    /// All / None, Run comparison (with its progress and Cancel), loading a
+    /// mapping file as one more row, the CSV export.
+    fn actions_ui(&mut self, ui: &mut egui::Ui, model: &mut Model, mapper: &MapperPanel) {
+        let reg = mappers::registry();
         ui.horizontal(|ui| {
             if ui.button("All").clicked() {
                 self.chosen = reg.iter().map(|i| i.id.to_string()).collect();
@@ -611,17 +640,43 @@ impl ComparePanel {
                 }
             }
         });
-        if self.rows.is_empty() {
-            ui.weak("Tick mappers and press Run comparison.");
-            return;
+    }
+
+    /// The table's header: one sort button per column, and the two ratio
+    /// columns after the first.
+    fn header_ui(&mut self, ui: &mut egui::Ui, metric: usize) {
+        for (c, title) in COLUMNS.iter().enumerate() {
+            let arrow = if self.sort_col == c {
+                if self.sort_desc { " (desc)" } else { " (asc)" }
+            } else {
+                ""
+            };
+            if ui
+                .button(format!("{title}{arrow}"))
+                .on_hover_text("sort by this column (click again: reverse)")
+                .clicked()
+            {
+                if self.sort_col == c {
+                    self.sort_desc = !self.sort_desc;
+                } else {
+                    self.sort_col = c;
+                    self.sort_desc = false;
+                }
+                self.sort();
+            }
+            if c == 0 {
+                ui.label(format!("× best ({})", COLUMNS[metric]))
+                    .on_hover_text("this mapper's value of the sort metric over the best one's");
+                ui.label("× default")
+                    .on_hover_text("this mapper's value of the sort metric over default's");
+            }
         }
-        if self.rows_key != (model.graph_gen, model.topo_gen) {
-            ui.colored_label(
-                Color32::from_rgb(240, 190, 80),
-                "These results are for a previous graph or network.",
-            );
-        }
-        let metric = self.metric();
+        ui.end_row();
+    }
+
+    /// One row per compared mapping, the best value of the sort metric in
+    /// bold; the row clicked (to show its mapping), if any.
+    fn rows_ui(&self, ui: &mut egui::Ui, model: &Model, metric: usize) -> Option<usize> {
         let best = self
             .rows
             .iter()
@@ -632,87 +687,47 @@ impl ComparePanel {
             .iter()
             .find(|r| r.mapper == "default")
             .map(|r| col_value(r, metric));
-        let mut show: Option<usize> = None;
-        egui::ScrollArea::both()
-            .id_salt("compare_table_scroll")
-            .max_height((ui.available_height() * 0.45).max(160.0))
-            .show(ui, |ui| {
-                egui::Grid::new("compare_table")
-                    .striped(true)
-                    .num_columns(COLUMNS.len() + 2)
-                    .show(ui, |ui| {
-                        for (c, title) in COLUMNS.iter().enumerate() {
-                            let arrow = if self.sort_col == c {
-                                if self.sort_desc { " (desc)" } else { " (asc)" }
-                            } else {
-                                ""
-                            };
-                            if ui
-                                .button(format!("{title}{arrow}"))
-                                .on_hover_text("sort by this column (click again: reverse)")
-                                .clicked()
-                            {
-                                if self.sort_col == c {
-                                    self.sort_desc = !self.sort_desc;
-                                } else {
-                                    self.sort_col = c;
-                                    self.sort_desc = false;
-                                }
-                                self.sort();
-                            }
-                            if c == 0 {
-                                ui.label(format!("× best ({})", COLUMNS[metric]))
-                                    .on_hover_text("this mapper's value of the sort metric over the best one's");
-                                ui.label("× default").on_hover_text(
-                                    "this mapper's value of the sort metric over default's",
-                                );
-                            }
-                        }
-                        ui.end_row();
-                        for (i, r) in self.rows.iter().enumerate() {
-                            let m = &r.metrics;
-                            let shown = model.mapping_label == r.mapper;
-                            if ui
-                                .selectable_label(shown, format!("{} ›", r.mapper))
-                                .on_hover_text(
-                                    "show this mapping in the views (kept from the comparison: \
-                                     not run again)",
-                                )
-                                .clicked()
-                            {
-                                show = Some(i);
-                            }
-                            let v = col_value(r, metric);
-                            let rb = egui::RichText::new(ratio(v, Some(best))).monospace();
-                            ui.label(if v == best { rb.strong() } else { rb });
-                            ui.label(egui::RichText::new(ratio(v, default)).monospace());
-                            let hb = egui::RichText::new(fmt_num(m.hop_bytes)).monospace();
-                            ui.label(if metric == 1 && v == best { hb.strong() } else { hb });
-                            ui.label(format!("{:.3}", m.avg_hops_per_byte));
-                            ui.label(m.max_dilation.to_string());
-                            ui.label(fmt_bytes(m.max_link_load));
-                            ui.label(m.max_link_flows.to_string());
-                            ui.label(if r.mapper.starts_with("file:") {
-                                "loaded".to_string()
-                            } else {
-                                format!("{:.3}", r.seconds)
-                            });
-                            ui.end_row();
-                        }
-                    });
-                for k in &self.skipped {
-                    ui.colored_label(
-                        Color32::from_rgb(240, 170, 90),
-                        format!("{} skipped: {}", k.mapper, k.reason),
-                    );
-                }
+        let mut show = None;
+        for (i, r) in self.rows.iter().enumerate() {
+            let m = &r.metrics;
+            let shown = model.mapping_label == r.mapper;
+            if ui
+                .selectable_label(shown, format!("{} ›", r.mapper))
+                .on_hover_text(
+                    "show this mapping in the views (kept from the comparison: \
+                     not run again)",
+                )
+                .clicked()
+            {
+                show = Some(i);
+            }
+            let v = col_value(r, metric);
+            let rb = egui::RichText::new(ratio(v, Some(best))).monospace();
+            ui.label(if v == best { rb.strong() } else { rb });
+            ui.label(egui::RichText::new(ratio(v, default)).monospace());
+            let hb = egui::RichText::new(fmt_num(m.hop_bytes)).monospace();
+            ui.label(if metric == 1 && v == best {
+                hb.strong()
+            } else {
+                hb
             });
-        if let Some(i) = show {
-            self.show_row(i, model);
+            ui.label(format!("{:.3}", m.avg_hops_per_byte));
+            ui.label(m.max_dilation.to_string());
+            ui.label(fmt_bytes(m.max_link_load));
+            ui.label(m.max_link_flows.to_string());
+            ui.label(if r.mapper.starts_with("file:") {
+                "loaded".to_string()
+            } else {
+                format!("{:.3}", r.seconds)
+            });
+            ui.end_row();
         }
-        ui.separator();
-        // Two charts in the table's order: the sort metric and, beside it,
-        // max link load (or hop-bytes when that is the sort metric).
+        show
+    }
+
+    /// Two bar charts in the table's order: the sort metric and, beside it,
+    /// max link load (or hop-bytes when that is the sort metric).
+    fn charts_ui(&self, ui: &mut egui::Ui, metric: usize) {
         let other = if metric == 4 { 1 } else { 4 };
         let fmt_of = |c: usize| -> Box<dyn Fn(f64) -> String> {
             match c {
@@ -736,5 +751,35 @@ impl ComparePanel {
                     ui.add_space(6.0);
                 }
             });
+    }
+}
+
+impl View for ComparePanel {
+    type Input<'a> = (&'a mut Model, &'a MapperPanel);
+    type Output = ();
+
+    fn title(&self) -> &'static str {
+        "Compare"
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, (model, mapper): Self::Input<'_>) -> Self::Output {
+        ui.horizontal(|ui| {
+            for sub in CompareSub::ALL {
+                ui.selectable_value(&mut self.sub, sub, sub.title());
+            }
+        });
+        ui.separator();
+        let current = self.rows_key == (model.graph.generation(), model.topo.generation());
+        let rows: &[Row] = if current { &self.rows } else { &[] };
+        match self.sub {
+            CompareSub::Table => self.table_ui(ui, model, mapper),
+            CompareSub::SideBySide => View::ui(&mut self.side, ui, (model, rows)),
+            CompareSub::Difference => self.diff.ui(ui, (model, rows)),
+            CompareSub::Race => {
+                let has_coords = model.graph.coords().is_some();
+                let params = mapper.effective_params(has_coords);
+                self.race.ui(ui, (model, mapper.seed, &params))
+            }
+        }
     }
 }

@@ -6,6 +6,7 @@
 use super::Model;
 use super::error::AppError;
 use super::settings::Settings;
+use super::view::View;
 use super::worker::Job;
 use hopmap_core::graph::{CommGraph, Coords, GraphBuilder};
 use hopmap_core::units::fmt_bytes;
@@ -216,13 +217,16 @@ pub struct DataPanel {
     pub source_path: Option<std::path::PathBuf>,
     /// The Open… dialog.
     pub chooser: super::file_dialog::Chooser,
+    /// The file being loaded and the graph generation before it: it
+    /// becomes `source_path` only if the model takes its graph.
+    opening: Option<(std::path::PathBuf, u64)>,
 }
 
 impl DataPanel {
     /// Load a file on a worker thread; remember it in Recent.
     pub fn open_path(&mut self, path: &Path, model: &mut Model, settings: &mut Settings) {
         let p = path.to_path_buf();
-        self.source_path = Some(p.clone());
+        self.opening = Some((p.clone(), model.graph.generation()));
         settings.push_recent(&p.display().to_string());
         let label = format!(
             "Loading {}",
@@ -317,134 +321,6 @@ impl DataPanel {
             open = false;
         }
         self.gen_open = open;
-    }
-
-    pub fn ui(&mut self, ui: &mut egui::Ui, model: &mut Model, settings: &mut Settings) {
-        if self.gen_spec.is_empty() {
-            self.gen_spec = example_spec(
-                hopmap_core::generate::GENERATORS
-                    .first()
-                    .map(|g| g.0)
-                    .unwrap_or(""),
-            );
-            self.gen_bytes = 1024.0;
-        }
-        if self.gen_open {
-            let ctx = ui.ctx().clone();
-            self.generate_window(&ctx, model);
-        }
-        ui.heading("Data");
-        ui.horizontal(|ui| {
-            if ui
-                .button("Open…")
-                .on_hover_text("Open a communication graph file (or drop one on the window)")
-                .clicked()
-            {
-                self.chooser.open(super::file_dialog::Request::open(
-                    "Open a communication graph",
-                ));
-            }
-            if ui
-                .button("Open folder…")
-                .on_hover_text(
-                    "Open Open MPI monitoring output: a folder of prof.<rank>.prof files \
-                     (hopmap capture --keep-raw, or pml_monitoring_filename)",
-                )
-                .clicked()
-            {
-                self.chooser.open(super::file_dialog::Request::folder(
-                    "Open a folder of Open MPI monitoring files",
-                ));
-            }
-            if let Some(p) = self.chooser.poll(ui.ctx()) {
-                if p.is_dir() {
-                    self.phase = None;
-                }
-                self.open_path(&p, model, settings);
-            }
-            let mut open_recent = None;
-            ui.menu_button("Recent", |ui| {
-                if settings.recent.is_empty() {
-                    ui.weak("no recent files");
-                }
-                for r in &settings.recent {
-                    if ui.button(r).clicked() {
-                        open_recent = Some(r.clone());
-                        ui.close();
-                    }
-                }
-            });
-            if let Some(r) = open_recent {
-                self.open_path(Path::new(&r), model, settings);
-            }
-            if ui
-                .button("Generate…")
-                .on_hover_text("Build a synthetic graph with one of the generators")
-                .clicked()
-            {
-                self.gen_open = true;
-            }
-        });
-        ui.horizontal_wrapped(|ui| {
-            ui.label("Samples:");
-            for (name, desc) in SAMPLES {
-                if ui
-                    .selectable_label(model.graph_name == *name, *name)
-                    .on_hover_text(*desc)
-                    .clicked()
-                    && let Some((g, n)) = builtin_sample(name)
-                {
-                    model.error = None;
-                    model.set_graph(g, &n);
-                    self.sample = n;
-                    self.source_path = None;
-                }
-            }
-        });
-        let g = &model.graph;
-        egui::Grid::new("graph_facts")
-            .num_columns(2)
-            .striped(true)
-            .show(ui, |ui| {
-                ui.label("graph");
-                ui.strong(&model.graph_name);
-                ui.end_row();
-                ui.label("processes");
-                ui.label(g.n().to_string());
-                ui.end_row();
-                ui.label("edges (pairs)");
-                ui.label(g.num_edges().to_string());
-                ui.end_row();
-                ui.label("bytes");
-                ui.label(fmt_bytes(g.total_bytes()))
-                    .on_hover_text(format!("{} bytes", g.total_bytes()));
-                ui.end_row();
-                ui.label("directed");
-                ui.label(if g.is_directed() { "yes" } else { "no" });
-                ui.end_row();
-                ui.label("coordinates");
-                ui.label(match g.coords() {
-                    Some(c) => format!("yes ({}D)", c.dim),
-                    None => "no".into(),
-                });
-                ui.end_row();
-                graph_structure_rows(ui, model);
-                if let Some(m) = g.msg_counts() {
-                    let total: f64 = m.iter().sum();
-                    ui.label("messages");
-                    ui.label(format!(
-                        "{total} ({} each on average)",
-                        if total > 0.0 {
-                            fmt_bytes(g.total_bytes() / total)
-                        } else {
-                            "-".into()
-                        }
-                    ))
-                    .on_hover_text("messages sent, as the input counted them");
-                    ui.end_row();
-                }
-            });
-        self.source_ui(ui, model, settings);
     }
 
     /// What the input held beyond bytes: the traffic and phase choice of
@@ -548,6 +424,152 @@ fn graph_structure_rows(ui: &mut egui::Ui, model: &Model) {
         ui.weak("– (when the layout has settled)");
     }
     ui.end_row();
+}
+
+impl View for DataPanel {
+    type Input<'a> = (&'a mut Model, &'a mut Settings);
+    type Output = ();
+
+    fn title(&self) -> &'static str {
+        "Data"
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, (model, settings): Self::Input<'_>) -> Self::Output {
+        // A file finished loading: it is the source if its graph was taken.
+        if model.load_job.is_none()
+            && let Some((p, gen_before)) = self.opening.take()
+            && model.graph.generation() != gen_before
+        {
+            self.source_path = Some(p);
+        }
+        if self.gen_spec.is_empty() {
+            self.gen_spec = example_spec(
+                hopmap_core::generate::GENERATORS
+                    .first()
+                    .map(|g| g.0)
+                    .unwrap_or(""),
+            );
+            self.gen_bytes = 1024.0;
+        }
+        if self.gen_open {
+            let ctx = ui.ctx().clone();
+            self.generate_window(&ctx, model);
+        }
+        ui.heading("Data");
+        ui.horizontal(|ui| {
+            if ui
+                .button("Open…")
+                .on_hover_text("Open a communication graph file (or drop one on the window)")
+                .clicked()
+            {
+                self.chooser.open(super::file_dialog::Request::open(
+                    "Open a communication graph",
+                ));
+            }
+            if ui
+                .button("Open folder…")
+                .on_hover_text(
+                    "Open Open MPI monitoring output: a folder of prof.<rank>.prof files \
+                         (hopmap capture --keep-raw, or pml_monitoring_filename)",
+                )
+                .clicked()
+            {
+                self.chooser.open(super::file_dialog::Request::folder(
+                    "Open a folder of Open MPI monitoring files",
+                ));
+            }
+            if let Some(p) = self.chooser.poll(ui.ctx()) {
+                if p.is_dir() {
+                    self.phase = None;
+                }
+                self.open_path(&p, model, settings);
+            }
+            let mut open_recent = None;
+            ui.menu_button("Recent", |ui| {
+                if settings.recent.is_empty() {
+                    ui.weak("no recent files");
+                }
+                for r in &settings.recent {
+                    if ui.button(r).clicked() {
+                        open_recent = Some(r.clone());
+                        ui.close();
+                    }
+                }
+            });
+            if let Some(r) = open_recent {
+                self.open_path(Path::new(&r), model, settings);
+            }
+            if ui
+                .button("Generate…")
+                .on_hover_text("Build a synthetic graph with one of the generators")
+                .clicked()
+            {
+                self.gen_open = true;
+            }
+        });
+        ui.horizontal_wrapped(|ui| {
+            ui.label("Samples:");
+            for (name, desc) in SAMPLES {
+                if ui
+                    .selectable_label(model.graph_name == *name, *name)
+                    .on_hover_text(*desc)
+                    .clicked()
+                    && let Some((g, n)) = builtin_sample(name)
+                {
+                    model.error = model.refuses_graph(&g, &n);
+                    if model.error.is_none() {
+                        model.set_graph(g, &n);
+                        self.sample = n;
+                        self.source_path = None;
+                    }
+                }
+            }
+        });
+        let g = &model.graph;
+        egui::Grid::new("graph_facts")
+            .num_columns(2)
+            .striped(true)
+            .show(ui, |ui| {
+                ui.label("graph");
+                ui.strong(&model.graph_name);
+                ui.end_row();
+                ui.label("processes");
+                ui.label(g.n().to_string());
+                ui.end_row();
+                ui.label("edges (pairs)");
+                ui.label(g.num_edges().to_string());
+                ui.end_row();
+                ui.label("bytes");
+                ui.label(fmt_bytes(g.total_bytes()))
+                    .on_hover_text(format!("{} bytes", g.total_bytes()));
+                ui.end_row();
+                ui.label("directed");
+                ui.label(if g.is_directed() { "yes" } else { "no" });
+                ui.end_row();
+                ui.label("coordinates");
+                ui.label(match g.coords() {
+                    Some(c) => format!("yes ({}D)", c.dim),
+                    None => "no".into(),
+                });
+                ui.end_row();
+                graph_structure_rows(ui, model);
+                if let Some(m) = g.msg_counts() {
+                    let total: f64 = m.iter().sum();
+                    ui.label("messages");
+                    ui.label(format!(
+                        "{total} ({} each on average)",
+                        if total > 0.0 {
+                            fmt_bytes(g.total_bytes() / total)
+                        } else {
+                            "-".into()
+                        }
+                    ))
+                    .on_hover_text("messages sent, as the input counted them");
+                    ui.end_row();
+                }
+            });
+        self.source_ui(ui, model, settings);
+    }
 }
 
 #[cfg(test)]

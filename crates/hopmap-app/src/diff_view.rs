@@ -18,6 +18,7 @@ use super::side_by_side::{
     Evaluated, LEGEND_H, PANE_HEADER, Pane, color_bar, draw_panes, eval_job, grid_cells,
     pane_model, reference_colors, sync_toolbar,
 };
+use super::view::View;
 use super::worker::{Job, Poll};
 use egui::{Color32, Rect, pos2};
 use hopmap_core::compare::Row;
@@ -69,7 +70,7 @@ impl DiffView {
         if let Some(j) = self.job.take() {
             j.cancel();
         }
-        self.key = (model.graph_gen, model.topo_gen);
+        self.key = (model.graph.generation(), model.topo.generation());
         self.job = Some(eval_job(model, items));
     }
 
@@ -115,8 +116,7 @@ impl DiffView {
         let (a, b) = (&self.panes[0], &self.panes[1]);
         self.moved = a.mapping.moved_processes(&b.mapping);
         let mut dm = super::side_by_side::blank_model(model);
-        dm.placement = b.model.placement.clone();
-        dm.place_gen += 1;
+        dm.placement.set(b.model.placement.to_vec());
         dm.eval = b.model.eval.clone();
         dm.mapping_label = format!("{} − {}", b.label, a.label);
         self.diff_model = Some(dm);
@@ -140,178 +140,6 @@ impl DiffView {
             self.b,
             self.a
         )
-    }
-
-    pub fn ui(&mut self, ui: &mut egui::Ui, model: &Model, rows: &[Row]) {
-        self.poll(model);
-        if self.key != (model.graph_gen, model.topo_gen) && !self.panes.is_empty() {
-            self.panes.clear();
-            self.a.clear();
-            self.b.clear();
-        }
-        if rows.len() < 2 {
-            ui.weak("Run a comparison of at least two mappers first (or load mapping files).");
-            return;
-        }
-        if self.a.is_empty() && self.job.is_none() {
-            // Default against the best, else the first two rows.
-            let best = rows[0].mapper.clone();
-            let other = rows
-                .iter()
-                .find(|r| r.mapper == "default" && r.mapper != best)
-                .unwrap_or(&rows[1])
-                .mapper
-                .clone();
-            self.choose(&other, &best, rows, model);
-        }
-        ui.horizontal_wrapped(|ui| {
-            let (mut a, mut b) = (self.a.clone(), self.b.clone());
-            ui.label("A");
-            egui::ComboBox::from_id_salt("diff_a")
-                .selected_text(&a)
-                .show_ui(ui, |ui| {
-                    for r in rows {
-                        ui.selectable_value(&mut a, r.mapper.clone(), &r.mapper);
-                    }
-                });
-            ui.label("B");
-            egui::ComboBox::from_id_salt("diff_b")
-                .selected_text(&b)
-                .show_ui(ui, |ui| {
-                    for r in rows {
-                        ui.selectable_value(&mut b, r.mapper.clone(), &r.mapper);
-                    }
-                });
-            if ui.button("swap A and B").clicked() {
-                std::mem::swap(&mut a, &mut b);
-            }
-            if (a != self.a || b != self.b) && self.job.is_none() {
-                self.choose(&a, &b, rows, model);
-            }
-            if !self.panes.is_empty() {
-                ui.separator();
-                ui.strong(self.moved_text());
-            }
-        });
-        if self.job.is_some() {
-            ui.horizontal(|ui| {
-                ui.spinner();
-                ui.label("evaluating…");
-            });
-            ui.ctx().request_repaint();
-        }
-        if self.panes.len() != 2 {
-            return;
-        }
-        let three = model.topo.as_grid().is_some_and(|g| g.dims().len() >= 3);
-        sync_toolbar(ui, &mut self.sync, three);
-
-        let avail = ui.available_rect_before_wrap();
-        let tables_h = (avail.height() * 0.3).clamp(120.0, 230.0);
-        let grid = Rect::from_min_max(
-            avail.min,
-            pos2(avail.max.x, avail.max.y - tables_h - LEGEND_H),
-        );
-        let cells = grid_cells(grid, 3);
-        // The delta, when A, B or what a link's value is changed.
-        let view_rect = Rect::from_min_max(
-            pos2(cells[0].min.x, cells[0].min.y + PANE_HEADER),
-            cells[0].max,
-        );
-        for p in self.panes.iter_mut() {
-            p.view.link_range(&p.model, &self.sync, view_rect);
-        }
-        let dk = (self.built, self.sync.by_flows);
-        if self.delta_key != dk {
-            self.delta_key = dk;
-            let b = &self.panes[1];
-            let mut nodes: Vec<u32> = if self.moved.len() <= MOVED_RINGS {
-                self.moved.iter().map(|&p| b.mapping.node[p]).collect()
-            } else {
-                Vec::new()
-            };
-            nodes.sort_unstable();
-            nodes.dedup();
-            self.delta = LinkDelta::new(
-                self.panes[0].view.stats(),
-                b.view.stats(),
-                nodes,
-                self.built * 2 + self.sync.by_flows as u64,
-            );
-        }
-        let by_flows = self.sync.by_flows;
-        let fmt = move |v: f64| {
-            if by_flows {
-                format!("{v:.0} flows")
-            } else {
-                fmt_bytes(v)
-            }
-        };
-        draw_panes(
-            ui,
-            &mut self.panes,
-            &cells[..2],
-            &mut self.sync,
-            &self.colors,
-            self.colors_gen,
-            |_, p| {
-                let m = p
-                    .model
-                    .eval
-                    .as_ref()
-                    .map(|e| e.metrics.clone())
-                    .unwrap_or_default();
-                format!(
-                    "hop-bytes {} · max load {} · max flows {}",
-                    super::metrics_panel::fmt_num(m.hop_bytes),
-                    fmt_bytes(m.max_link_load),
-                    m.max_link_flows
-                )
-            },
-        );
-        // The change view.
-        let c = cells[2];
-        if let (Some(dm), Some(dv)) = (self.diff_model.as_mut(), self.diff_view.as_mut()) {
-            let mut cu = ui.new_child(
-                egui::UiBuilder::new()
-                    .id_salt("diff_pane")
-                    .max_rect(c)
-                    .layout(egui::Layout::top_down(egui::Align::Min)),
-            );
-            cu.set_clip_rect(c);
-            cu.strong(format!("change {} − {}", self.b, self.a));
-            let hb = |p: &Pane| p.model.eval.as_ref().map_or(0.0, |e| e.metrics.hop_bytes);
-            let (ha, hb) = (hb(&self.panes[0]), hb(&self.panes[1]));
-            cu.label(
-                egui::RichText::new(format!(
-                    "hop-bytes {:+.1} % · largest change ±{} · green: moved processes",
-                    if ha > 0.0 {
-                        (hb - ha) / ha * 100.0
-                    } else {
-                        0.0
-                    },
-                    fmt(self.delta.max_abs)
-                ))
-                .small(),
-            );
-            let top = c.min.y + PANE_HEADER;
-            if cu.min_rect().max.y < top {
-                cu.add_space(top - cu.min_rect().max.y);
-            }
-            let from = super::export::mark(&cu);
-            dv.ui_synced(
-                &mut cu,
-                dm,
-                &self.moved_colors,
-                self.colors_gen,
-                &mut self.sync,
-                Some(&self.delta),
-            );
-            self.drawn = Some((from, super::export::mark(&cu)));
-        }
-        ui.allocate_rect(grid, egui::Sense::hover());
-        diverging_legend(ui, self.delta.max_abs, &fmt, &self.a, &self.b);
-        self.tables(ui, &fmt);
     }
 
     /// Add the diverging legend to an export of the change pane.
@@ -409,4 +237,205 @@ fn diverging_legend(
             .weak(),
         );
     });
+}
+
+impl View for DiffView {
+    type Input<'a> = (&'a Model, &'a [Row]);
+    type Output = ();
+
+    fn title(&self) -> &'static str {
+        "Difference"
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, (model, rows): Self::Input<'_>) -> Self::Output {
+        self.poll(model);
+        if self.key != (model.graph.generation(), model.topo.generation()) && !self.panes.is_empty()
+        {
+            self.panes.clear();
+            self.a.clear();
+            self.b.clear();
+        }
+        if rows.len() < 2 {
+            ui.weak("Run a comparison of at least two mappers first (or load mapping files).");
+            return;
+        }
+        if self.a.is_empty() && self.job.is_none() {
+            // Default against the best, else the first two rows.
+            let best = rows[0].mapper.clone();
+            let other = rows
+                .iter()
+                .find(|r| r.mapper == "default" && r.mapper != best)
+                .unwrap_or(&rows[1])
+                .mapper
+                .clone();
+            self.choose(&other, &best, rows, model);
+        }
+        self.chooser_ui(ui, model, rows);
+        if self.job.is_some() {
+            ui.horizontal(|ui| {
+                ui.spinner();
+                ui.label("evaluating…");
+            });
+            ui.ctx().request_repaint();
+        }
+        if self.panes.len() != 2 {
+            return;
+        }
+        let three = model.topo.as_grid().is_some_and(|g| g.dims().len() >= 3);
+        sync_toolbar(ui, &mut self.sync, three);
+
+        let avail = ui.available_rect_before_wrap();
+        let tables_h = (avail.height() * 0.3).clamp(120.0, 230.0);
+        let grid = Rect::from_min_max(
+            avail.min,
+            pos2(avail.max.x, avail.max.y - tables_h - LEGEND_H),
+        );
+        let cells = grid_cells(grid, 3);
+        // The delta, when A, B or what a link's value is changed.
+        let view_rect = Rect::from_min_max(
+            pos2(cells[0].min.x, cells[0].min.y + PANE_HEADER),
+            cells[0].max,
+        );
+        for p in self.panes.iter_mut() {
+            p.view.link_range(&p.model, &self.sync, view_rect);
+        }
+        self.update_delta();
+        let by_flows = self.sync.by_flows;
+        let fmt = move |v: f64| {
+            if by_flows {
+                format!("{v:.0} flows")
+            } else {
+                fmt_bytes(v)
+            }
+        };
+        draw_panes(
+            ui,
+            &mut self.panes,
+            &cells[..2],
+            &mut self.sync,
+            &self.colors,
+            self.colors_gen,
+            |_, p| {
+                let m = p
+                    .model
+                    .eval
+                    .as_ref()
+                    .map(|e| e.metrics.clone())
+                    .unwrap_or_default();
+                format!(
+                    "hop-bytes {} · max load {} · max flows {}",
+                    super::draw::fmt_num(m.hop_bytes),
+                    fmt_bytes(m.max_link_load),
+                    m.max_link_flows
+                )
+            },
+        );
+        self.change_pane_ui(ui, cells[2], &fmt);
+        ui.allocate_rect(grid, egui::Sense::hover());
+        diverging_legend(ui, self.delta.max_abs, &fmt, &self.a, &self.b);
+        self.tables(ui, &fmt);
+    }
+}
+
+impl DiffView {
+    /// The A and B choosers (a change evaluates the new pair on a worker),
+    /// swap, and how many processes moved.
+    fn chooser_ui(&mut self, ui: &mut egui::Ui, model: &Model, rows: &[Row]) {
+        ui.horizontal_wrapped(|ui| {
+            let (mut a, mut b) = (self.a.clone(), self.b.clone());
+            ui.label("A");
+            egui::ComboBox::from_id_salt("diff_a")
+                .selected_text(&a)
+                .show_ui(ui, |ui| {
+                    for r in rows {
+                        ui.selectable_value(&mut a, r.mapper.clone(), &r.mapper);
+                    }
+                });
+            ui.label("B");
+            egui::ComboBox::from_id_salt("diff_b")
+                .selected_text(&b)
+                .show_ui(ui, |ui| {
+                    for r in rows {
+                        ui.selectable_value(&mut b, r.mapper.clone(), &r.mapper);
+                    }
+                });
+            if ui.button("swap A and B").clicked() {
+                std::mem::swap(&mut a, &mut b);
+            }
+            if (a != self.a || b != self.b) && self.job.is_none() {
+                self.choose(&a, &b, rows, model);
+            }
+            if !self.panes.is_empty() {
+                ui.separator();
+                ui.strong(self.moved_text());
+            }
+        });
+    }
+
+    /// The link-by-link change B − A, again when A, B or what a link's value
+    /// is (bytes or flows) changed.
+    fn update_delta(&mut self) {
+        let dk = (self.built, self.sync.by_flows);
+        if self.delta_key != dk {
+            self.delta_key = dk;
+            let b = &self.panes[1];
+            let mut nodes: Vec<u32> = if self.moved.len() <= MOVED_RINGS {
+                self.moved.iter().map(|&p| b.mapping.node[p]).collect()
+            } else {
+                Vec::new()
+            };
+            nodes.sort_unstable();
+            nodes.dedup();
+            self.delta = LinkDelta::new(
+                self.panes[0].view.stats(),
+                b.view.stats(),
+                nodes,
+                self.built * 2 + self.sync.by_flows as u64,
+            );
+        }
+    }
+
+    /// The change view in cell `c`: its title, the hop-bytes change, and
+    /// the network drawn with the link changes and the moved processes.
+    fn change_pane_ui(&mut self, ui: &mut egui::Ui, c: Rect, fmt: &dyn Fn(f64) -> String) {
+        let (Some(dm), Some(dv)) = (self.diff_model.as_mut(), self.diff_view.as_mut()) else {
+            return;
+        };
+        let mut cu = ui.new_child(
+            egui::UiBuilder::new()
+                .id_salt("diff_pane")
+                .max_rect(c)
+                .layout(egui::Layout::top_down(egui::Align::Min)),
+        );
+        cu.set_clip_rect(c);
+        cu.strong(format!("change {} − {}", self.b, self.a));
+        let hb = |p: &Pane| p.model.eval.as_ref().map_or(0.0, |e| e.metrics.hop_bytes);
+        let (ha, hb) = (hb(&self.panes[0]), hb(&self.panes[1]));
+        cu.label(
+            egui::RichText::new(format!(
+                "hop-bytes {:+.1} % · largest change ±{} · green: moved processes",
+                if ha > 0.0 {
+                    (hb - ha) / ha * 100.0
+                } else {
+                    0.0
+                },
+                fmt(self.delta.max_abs)
+            ))
+            .small(),
+        );
+        let top = c.min.y + PANE_HEADER;
+        if cu.min_rect().max.y < top {
+            cu.add_space(top - cu.min_rect().max.y);
+        }
+        let from = super::export::mark(&cu);
+        dv.ui_synced(
+            &mut cu,
+            dm,
+            &self.moved_colors,
+            self.colors_gen,
+            &mut self.sync,
+            Some(&self.delta),
+        );
+        self.drawn = Some((from, super::export::mark(&cu)));
+    }
 }

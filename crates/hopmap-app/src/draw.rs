@@ -1,6 +1,7 @@
-//! Drawing primitives shared by the views (the graph view, the network
-//! view's grid and fabric drawings, the exports), so that no view imports
-//! another for them. No state; each is O(1) per primitive.
+//! Drawing primitives and label formats shared by the views (the graph
+//! view, the network view's grid and fabric drawings, the exports, the
+//! metrics and compare panels, the panes), so that no view imports another
+//! for them. No state; each is O(1) per primitive, O(digits) per label.
 
 use egui::{Color32, Mesh, Pos2, vec2};
 
@@ -19,4 +20,25 @@ pub fn add_segment(mesh: &mut Mesh, a: Pos2, b: Pos2, w: f32, color: Color32) {
     mesh.colored_vertex(b + nrm, color);
     mesh.add_triangle(i, i + 1, i + 2);
     mesh.add_triangle(i, i + 2, i + 3);
+}
+
+/// A metric value as the panels print it: integers with space digit
+/// groups (`1 234 567`), other values with three decimals.
+pub fn fmt_num(v: f64) -> String {
+    if !v.is_finite() {
+        return format!("{v}");
+    }
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        let s = format!("{}", v.abs() as u64);
+        let mut out = String::new();
+        for (i, c) in s.chars().enumerate() {
+            if i > 0 && (s.len() - i) % 3 == 0 {
+                out.push(' ');
+            }
+            out.push(c);
+        }
+        if v < 0.0 { format!("-{out}") } else { out }
+    } else {
+        format!("{v:.3}")
+    }
 }

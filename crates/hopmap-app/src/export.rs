@@ -20,7 +20,7 @@
 //! The matrix view draws a texture, which is no vector: its capture leaves
 //! textured meshes out and the view adds one rectangle per non-empty cell
 //! (per bin when the matrix is drawn aggregated, see
-//! [`super::matrix_view::MatrixView::add_cells`]) and its colour legend.
+//! the matrix view's `add_cells`) and its colour legend.
 //! The difference view's capture is its change pane (one `<line>` per drawn
 //! link) with the diverging legend added ([`add_legend`]): colour bars are
 //! rectangles, their labels `<text>`.
@@ -569,7 +569,8 @@ pub fn to_svg(cap: &Capture) -> String {
 }
 
 /// Rasterise a capture at `scale` × its size and write a PNG (labels in
-/// the bitmap font; see [`write_png_with`] for the app's fonts).
+/// the app's proportional font, drawn by [`hopmap_core::report_png`]; see
+/// [`write_png_with`] for egui's own glyph atlas).
 pub fn write_png(path: &Path, cap: &Capture, scale: f32) -> Result<(), String> {
     write_png_with(path, cap, scale, None)
 }
@@ -667,8 +668,8 @@ pub fn render_texts(ctx: &egui::Context, cap: &Capture, scale: f32) -> Vec<TextB
         .collect()
 }
 
-/// [`write_png`] with the texts as `texts` rasterised them (None: the
-/// bitmap font).
+/// [`write_png`] with the texts as `texts` rasterised them (None: the same
+/// font drawn by [`hopmap_core::report_png`]).
 pub fn write_png_with(
     path: &Path,
     cap: &Capture,
@@ -687,7 +688,7 @@ pub fn write_png_with(
 }
 
 /// Rasterise a capture at `scale` × its size (RGB, alpha blended; labels
-/// in the bitmap font).
+/// in the app's proportional font, drawn by [`hopmap_core::report_png`]).
 pub fn rasterize(cap: &Capture, scale: f32) -> image::RgbImage {
     rasterize_with(cap, scale, None)
 }
@@ -754,7 +755,10 @@ pub fn rasterize_with(cap: &Capture, scale: f32, texts: Option<&[TextBitmap]>) -
                 }
             }
             Prim::Text {
-                pos, text, color, ..
+                pos,
+                text,
+                size,
+                color,
             } => {
                 let k = next_text;
                 next_text += 1;
@@ -765,12 +769,13 @@ pub fn rasterize_with(cap: &Capture, scale: f32, texts: Option<&[TextBitmap]>) -
                 let q = tr(*pos);
                 let [r, g, b, _] = color.to_srgba_unmultiplied();
                 if q.x >= 0.0 && q.y >= 0.0 {
-                    hopmap_core::report_png::draw_text(
+                    hopmap_core::report_png::draw_text_px(
                         &mut img,
                         q.x as u32,
                         q.y as u32,
                         text,
                         image::Rgb([r, g, b]),
+                        size * scale,
                     );
                 }
             }

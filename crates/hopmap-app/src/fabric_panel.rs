@@ -9,6 +9,7 @@
 //! shows its error in the banner and keeps the network as it was.
 
 use super::Model;
+use super::view::View;
 
 /// Fabric presets shown as buttons.
 pub const FABRIC_PRESETS: &[&str] = &[
@@ -217,18 +218,41 @@ impl FabricPanel {
         }
         s
     }
+}
+
+impl View for FabricPanel {
+    type Input<'a> = &'a mut Model;
+    type Output = Option<String>;
+
+    fn title(&self) -> &'static str {
+        "Fabric"
+    }
 
     /// Draw the fabric controls; the spec of the network to apply, when the
     /// user asked for one (the network panel applies it: the child returns
     /// an action, it does not take its parent).
-    pub fn ui(&mut self, ui: &mut egui::Ui, model: &mut Model) -> Option<String> {
-        let mut apply = None;
+    fn ui(&mut self, ui: &mut egui::Ui, model: Self::Input<'_>) -> Self::Output {
         ui.horizontal_wrapped(|ui| {
             ui.label("source");
             for s in Source::ALL {
                 ui.selectable_value(&mut self.source, s, s.title());
             }
         });
+        let mut apply = self.source_ui(ui);
+        self.options_ui(ui);
+        if let Some(s) = self.apply_ui(ui, model) {
+            apply = Some(s);
+        }
+        self.summary_ui(ui, model);
+        apply
+    }
+}
+
+impl FabricPanel {
+    /// The chosen source's own fields; the spec to apply when a file was
+    /// just chosen.
+    fn source_ui(&mut self, ui: &mut egui::Ui) -> Option<String> {
+        let mut apply = None;
         let drag = |ui: &mut egui::Ui, label: &str, v: &mut u32, lo: u32, hi: u32, tip: &str| {
             let l = ui.label(label).on_hover_text(tip);
             ui.add(egui::DragValue::new(v).range(lo..=hi))
@@ -245,7 +269,7 @@ impl FabricPanel {
                 ui.horizontal(|ui| {
                     let lr = ui.label("r").on_hover_text(
                         "connectivity ratio: the share of the free ports used by \
-                         inter-switch links (Moh et al. §5.1)",
+                             inter-switch links (Moh et al. §5.1)",
                     );
                     ui.add(
                         egui::DragValue::new(&mut self.ratio)
@@ -283,7 +307,7 @@ impl FabricPanel {
                         .button("Open…")
                         .on_hover_text(
                             "an ibnetdiscover dump or `ibnetdiscover -p` listing, iblinkinfo \
-                             output, or a Slurm topology.conf",
+                                 output, or a Slurm topology.conf",
                         )
                         .clicked()
                     {
@@ -316,6 +340,12 @@ impl FabricPanel {
                 });
             }
         }
+        apply
+    }
+
+    /// The options of every source: cores per host, the job's hosts, the
+    /// up*/down* root.
+    fn options_ui(&mut self, ui: &mut egui::Ui) {
         ui.horizontal(|ui| {
             let lc = ui.label("cores");
             ui.add(egui::DragValue::new(&mut self.cores).range(1..=1024))
@@ -336,9 +366,15 @@ impl FabricPanel {
             )
             .on_hover_text(
                 "up*/down* root switch by name or GUID (default: the root of the \
-                 minimum-height BFS tree)",
+                     minimum-height BFS tree)",
             );
         });
+    }
+
+    /// Apply (refused with the reason for a missing file) and the presets;
+    /// the spec to apply, if one was asked for.
+    fn apply_ui(&mut self, ui: &mut egui::Ui, model: &mut Model) -> Option<String> {
+        let mut apply = None;
         ui.horizontal(|ui| {
             if ui
                 .button("Apply fabric")
@@ -361,14 +397,20 @@ impl FabricPanel {
                 }
             }
         });
+        apply
+    }
+
+    /// One line on the fabric in use (cached per network), and whether the
+    /// graph fits it.
+    fn summary_ui(&mut self, ui: &mut egui::Ui, model: &Model) {
         if let Some(f) = model.topo.as_fabric() {
-            if self.summary.0 != model.topo_gen || self.summary.1.is_empty() {
+            if self.summary.0 != model.topo.generation() || self.summary.1.is_empty() {
                 let idle: u32 = (0..f.num_switches()).map(|s| f.idle_hosts(s)).sum();
                 self.summary = (
-                    model.topo_gen,
+                    model.topo.generation(),
                     format!(
                         "{} switches, {} inter-switch links, {} job hosts{} × {} cores = {} slots, \
-                         up*/down* diameter {}",
+                             up*/down* diameter {}",
                         f.num_switches(),
                         f.switch_links().len(),
                         f.num_hosts(),
@@ -397,7 +439,6 @@ impl FabricPanel {
                 ),
             );
         }
-        apply
     }
 }
 

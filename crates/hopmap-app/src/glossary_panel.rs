@@ -2,6 +2,7 @@
 //! one-line definition and the seed paper (and section) that defines it,
 //! filterable by a search box. Cost per frame: O(terms).
 
+use super::view::View;
 use hopmap_core::glossary::GLOSSARY;
 
 #[derive(Default)]
@@ -23,8 +24,17 @@ impl GlossaryPanel {
             })
             .collect()
     }
+}
 
-    pub fn ui(&mut self, ui: &mut egui::Ui) {
+impl View for GlossaryPanel {
+    type Input<'a> = ();
+    type Output = ();
+
+    fn title(&self) -> &'static str {
+        "Glossary"
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, _: ()) -> Self::Output {
         ui.horizontal(|ui| {
             ui.label("find");
             ui.add(egui::TextEdit::singleline(&mut self.filter).desired_width(160.0));

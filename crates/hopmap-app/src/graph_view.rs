@@ -23,6 +23,7 @@
 
 use super::Model;
 use super::draw::add_segment;
+use super::view::View;
 use egui::{Color32, Mesh, Pos2, Rect, Sense, Shape, Stroke, Vec2, vec2};
 use hopmap_core::layout::{ClusterParams, Init, Layout, LayoutParams};
 use hopmap_core::step::{StepState, Stepper, Stop};
@@ -183,10 +184,7 @@ impl GraphView {
             let c = hopmap_core::layout::clusters(&l.positions(), &ClusterParams::default());
             let k = c.iter().map(|&x| x as usize + 1).max().unwrap_or(0);
             if c.len() == model.graph.n() {
-                model.clusters = c;
-                model.num_clusters = k;
-                model.clusters_from_layout = true;
-                model.place_gen += 1;
+                model.set_layout_clusters(c, k);
             }
             self.clusters_done = true;
         }
@@ -196,10 +194,10 @@ impl GraphView {
         if self.pos.len() != model.graph.n() {
             self.key = 0;
         }
-        if self.key == model.graph_gen {
+        if self.key == model.graph.generation() {
             return;
         }
-        self.key = model.graph_gen;
+        self.key = model.graph.generation();
         let g = &model.graph;
         let n = g.n();
         self.coords_positions(model);
@@ -281,37 +279,6 @@ impl GraphView {
         self.zoom = 1.0;
         self.pan = Vec2::ZERO;
         self.auto_fit = true;
-    }
-
-    pub fn ui(
-        &mut self,
-        ui: &mut egui::Ui,
-        model: &mut Model,
-        colors: &[Color32],
-        colors_gen: u64,
-    ) {
-        self.ensure(model);
-        self.advance(model);
-        self.measure_edges(model);
-        self.toolbar(ui, model);
-        let (resp, painter) = ui.allocate_painter(ui.available_size(), Sense::click_and_drag());
-        let rect = resp.rect;
-        painter.rect_filled(rect, 4.0, Color32::from_gray(18));
-        let n = model.graph.n();
-        if n == 0 {
-            return;
-        }
-        let xf = self.transform(rect);
-        let hovered = self.input(ui, &resp, &xf, model);
-        // The transform may have changed (pan, zoom, a dragged node).
-        let xf = self.transform(rect);
-        self.rebuild_meshes(&xf, model, colors, colors_gen);
-        let painter = painter.with_clip_rect(rect);
-        self.paint(&painter, &xf, model, colors);
-        self.legend(&painter, rect, model);
-        if let Some(h) = hovered {
-            hover_ui(resp, model, h);
-        }
     }
 
     /// Buttons (Fit, Play/Pause, Step, Restart, coordinates, Unpin), the
@@ -538,7 +505,7 @@ impl GraphView {
             xf.centre.x.to_bits() as u64 | (xf.centre.y.to_bits() as u64) << 32,
             self.pos_version,
             colors_gen,
-            model.graph_gen,
+            model.graph.generation(),
         ];
         if self.drawn.as_ref().is_some_and(|d| d.0 == key) {
             return;
@@ -633,7 +600,7 @@ impl GraphView {
             }
         }
         // Mapper state: frontier (orange rings), the process just placed (white ring).
-        for &f in model.frontier.iter().take(5000) {
+        for &f in model.run.frontier().iter().take(5000) {
             if f < n {
                 painter.circle_stroke(
                     xf.to_screen(self.pos[f]),
@@ -642,7 +609,8 @@ impl GraphView {
                 );
             }
         }
-        if let Some(hopmap_core::mappers::StepEvent::Placed { process, .. }) = &model.last_event
+        if let Some(hopmap_core::mappers::StepEvent::Placed { process, .. }) =
+            model.run.last_event()
             && *process < n
         {
             painter.circle_stroke(
@@ -746,5 +714,43 @@ pub fn coord_text(model: &Model, node: usize) -> String {
             format!(" ({})", s.join(", "))
         }
         None => String::new(),
+    }
+}
+
+impl View for GraphView {
+    type Input<'a> = (&'a mut Model, &'a [Color32], u64);
+    type Output = ();
+
+    fn title(&self) -> &'static str {
+        "Graph"
+    }
+
+    fn ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        (model, colors, colors_gen): Self::Input<'_>,
+    ) -> Self::Output {
+        self.ensure(model);
+        self.advance(model);
+        self.measure_edges(model);
+        self.toolbar(ui, model);
+        let (resp, painter) = ui.allocate_painter(ui.available_size(), Sense::click_and_drag());
+        let rect = resp.rect;
+        painter.rect_filled(rect, 4.0, Color32::from_gray(18));
+        let n = model.graph.n();
+        if n == 0 {
+            return;
+        }
+        let xf = self.transform(rect);
+        let hovered = self.input(ui, &resp, &xf, model);
+        // The transform may have changed (pan, zoom, a dragged node).
+        let xf = self.transform(rect);
+        self.rebuild_meshes(&xf, model, colors, colors_gen);
+        let painter = painter.with_clip_rect(rect);
+        self.paint(&painter, &xf, model, colors);
+        self.legend(&painter, rect, model);
+        if let Some(h) = hovered {
+            hover_ui(resp, model, h);
+        }
     }
 }

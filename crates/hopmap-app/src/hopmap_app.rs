@@ -3,9 +3,18 @@
 //! take dropped files, draw the top bar, the left (Data, Network, Mapper),
 //! right (Metrics) and central panels, and the headless screenshot.
 
+pub mod file_menu;
+pub mod headless;
+pub mod lesson_panel;
+pub mod teach;
+pub mod top_bar;
+pub mod ui_state;
+pub mod workspace_io;
+
 use super::colormap::{ColorMode, process_colors};
 use super::headless::Headless;
 use super::settings::Settings;
+use super::view::View;
 use super::{
     Model, compare_panel, data_panel, graph_view, mapper_panel, matrix_view, metrics_panel,
     network_panel, network_view,
@@ -154,9 +163,9 @@ impl HopmapApp {
 
     fn colors(&mut self) -> &[Color32] {
         let key = (
-            self.model.graph_gen,
-            self.model.topo_gen,
-            self.model.place_gen,
+            self.model.graph.generation(),
+            self.model.topo.generation(),
+            self.model.placement.generation(),
             self.color_mode,
         );
         if key != self.colors_key || self.colors.len() != self.model.graph.n() {
@@ -263,7 +272,7 @@ impl HopmapApp {
                         self.mapper.actions_ui(ui, &mut self.model);
                     });
                 egui::ScrollArea::both().show(ui, |ui| {
-                    self.data.ui(ui, &mut self.model, &mut self.settings);
+                    self.data.ui(ui, (&mut self.model, &mut self.settings));
                     ui.separator();
                     if self.network.ui(ui, &mut self.model) {
                         self.network_view.reset_camera();
@@ -281,7 +290,7 @@ impl HopmapApp {
             .show_collapsible(ui, &mut right, |ui| {
                 // Content wider than the panel scrolls; the panel keeps its width.
                 egui::ScrollArea::both().show(ui, |ui| {
-                    self.metrics.ui(ui, &self.model, panes);
+                    self.metrics.ui(ui, (&self.model, panes));
                 });
             });
         self.menus.right_open = right;
@@ -300,7 +309,7 @@ impl HopmapApp {
             Some(e) => format!(
                 "{head} · {} · hop-bytes {}",
                 m.shown_label(),
-                metrics_panel::fmt_num(e.metrics.hop_bytes)
+                super::draw::fmt_num(e.metrics.hop_bytes)
             ),
             None => head,
         }
@@ -371,7 +380,7 @@ impl HopmapApp {
                 lu.set_clip_rect(left);
                 let mark = super::export::mark(&lu);
                 self.graph_view
-                    .ui(&mut lu, &mut self.model, &colors, self.colors_gen);
+                    .ui(&mut lu, (&mut self.model, &colors, self.colors_gen));
                 self.teach
                     .export
                     .capture(&lu, mark, super::export::ViewKind::Graph);
@@ -383,8 +392,11 @@ impl HopmapApp {
                 );
                 ru.set_clip_rect(right);
                 let mark = super::export::mark(&ru);
-                self.network_view
-                    .ui(&mut ru, &mut self.model, &colors, self.colors_gen);
+                View::ui(
+                    &mut self.network_view,
+                    &mut ru,
+                    (&mut self.model, &colors, self.colors_gen),
+                );
                 self.teach
                     .export
                     .capture(&ru, mark, super::export::ViewKind::Network);
@@ -393,15 +405,18 @@ impl HopmapApp {
             Tab::Graph => {
                 let mark = super::export::mark(ui);
                 self.graph_view
-                    .ui(ui, &mut self.model, &colors, self.colors_gen);
+                    .ui(ui, (&mut self.model, &colors, self.colors_gen));
                 self.teach
                     .export
                     .capture(ui, mark, super::export::ViewKind::Graph);
             }
             Tab::Network => {
                 let mark = super::export::mark(ui);
-                self.network_view
-                    .ui(ui, &mut self.model, &colors, self.colors_gen);
+                View::ui(
+                    &mut self.network_view,
+                    ui,
+                    (&mut self.model, &colors, self.colors_gen),
+                );
                 self.teach
                     .export
                     .capture(ui, mark, super::export::ViewKind::Network);
@@ -419,15 +434,15 @@ impl HopmapApp {
                 );
             }
             Tab::Compare => {
-                self.compare.ui(ui, &mut self.model, &self.mapper);
+                self.compare.ui(ui, (&mut self.model, &self.mapper));
                 self.compare.capture_diff(ui, &mut self.teach.export);
             }
             Tab::Analytical => self
                 .analytical_view
-                .ui(ui, &mut self.model, &mut self.mapper),
+                .ui(ui, (&mut self.model, &mut self.mapper)),
             Tab::Bipartition => self
                 .bipartition_view
-                .ui(ui, &mut self.model, &mut self.mapper),
+                .ui(ui, (&mut self.model, &mut self.mapper)),
         }
         self.colors = colors;
     }

@@ -3,8 +3,9 @@
 //!
 //! Structure: [`Model`] holds the library state (graph, topology, routing,
 //! the current mapping and its [`Evaluation`](hopmap_core::metrics::Evaluation), the mapper being stepped, the
-//! background jobs); one struct per panel or view renders it and turns clicks
-//! into calls on the model. [`HopmapApp`] arranges the panels:
+//! background jobs); the mapper run is one state ([`Run`]). One struct per
+//! panel or view, each implementing [`view::View`], renders it and turns
+//! clicks into calls on the model. [`HopmapApp`] arranges the panels:
 //!
 //! * left: Data, Network, Mapper;
 //! * right: Metrics (figures, hop-bytes over steps, hop histogram);
@@ -13,17 +14,22 @@
 //!
 //! Every mapper run — Map to the end, Step, Play — goes through the one
 //! pipeline ([`hopmap_core::mappers::prepare`]) and is stepped on a worker thread
-//! ([`hopmap_core::mappers::background::BackgroundRun`]); each frame takes the
+//! ([`background::BackgroundRun`]); each frame takes the
 //! newest snapshot and draws it, so the UI thread runs no algorithm work and
 //! never freezes. Compare and loading run on worker threads too.
 //!
-//! Files: [`model`] (the state, no egui), [`hopmap_app`] (the window and its
-//! frame), [`top_bar`] (status, export, screenshot, progress), [`headless`]
-//! (`hopmap gui` options, screenshots, [`run`]), [`error`] (typed errors),
-//! [`colormap`] (colour maps and process colours), one file per panel and
-//! view.
+//! Files: [`model`] (the state, no egui), [`run_state`] (the run's state),
+//! [`hopmap_app`] (the window and its frame; its parts are its submodules,
+//! re-exported here), [`background`] (a mapper run stepped on a worker
+//! thread, its snapshots and guided-mode sentences), [`run_detail`] (the
+//! analytical and recursive runs' internals for their views, read through
+//! [`hopmap_core::mappers::RunRef`]), [`top_bar`] (status, export,
+//! screenshot, progress), [`headless`] (`hopmap gui` options, screenshots,
+//! [`run`]), [`error`] (typed errors), [`colormap`] (colour maps and process
+//! colours), one file per panel and view.
 
 pub mod analytical_view;
+pub mod background;
 pub mod bipartition_view;
 pub mod colormap;
 pub mod compare_charts;
@@ -35,13 +41,15 @@ pub mod error;
 pub mod export;
 pub mod fabric_panel;
 pub mod file_dialog;
-pub mod file_menu;
 pub mod glossary_panel;
 pub mod graph_view;
 pub mod guided_log;
-pub mod headless;
 pub mod hopmap_app;
-pub mod lesson_panel;
+#[cfg(test)]
+mod import_graph;
+/// The app window's parts (each adds methods to [`HopmapApp`]), under
+/// [`hopmap_app`], reachable at their former paths.
+pub use hopmap_app::{file_menu, headless, lesson_panel, teach, top_bar, ui_state, workspace_io};
 pub mod mapper_fit;
 pub mod mapper_panel;
 pub mod matrix_view;
@@ -51,16 +59,16 @@ pub mod network_panel;
 pub mod network_view;
 pub mod race;
 pub mod report_dialog;
+pub mod run_detail;
+pub mod run_state;
 pub mod settings;
 pub mod side_by_side;
-pub mod teach;
-pub mod top_bar;
-pub mod ui_state;
+pub mod view;
 pub mod worker;
-pub mod workspace_io;
 
 pub use colormap::{ColorMode, node_colors, process_colors};
 pub use error::AppError;
 pub use headless::{GuiOptions, run, save_png};
 pub use hopmap_app::{HopmapApp, Tab};
 pub use model::{LoadOutcome, Model};
+pub use run_state::{Pace, Run, RunRecord};

@@ -17,6 +17,7 @@
 
 use super::Model;
 use super::settings::Settings;
+use super::view::View;
 use hopmap_core::mappers::{self, COORDS_PARAM, MapperInfo, ParamKind, ParamSpec};
 use hopmap_core::routing::Routing;
 use std::collections::BTreeMap;
@@ -310,7 +311,7 @@ impl MapperPanel {
         let id = self.selected.clone();
         let params = self.effective_params(has_coords);
         ui.horizontal(|ui| {
-            let busy = model.run_to_end;
+            let busy = model.run.to_end();
             if ui
                 .add_enabled(!busy, egui::Button::new("Map"))
                 .on_hover_text("Run the mapper to the end (on a worker thread)")
@@ -325,13 +326,13 @@ impl MapperPanel {
             {
                 model.step(&id, self.seed, &params);
             }
-            let play_label = if model.playing { "Pause" } else { "Play" };
+            let play_label = if model.run.playing() { "Pause" } else { "Play" };
             if ui
                 .add_enabled(!busy, egui::Button::new(play_label))
                 .on_hover_text("Animate the mapper step by step")
                 .clicked()
             {
-                let on = !model.playing;
+                let on = !model.run.playing();
                 model.play(&id, self.seed, &params, on);
             }
             if ui
@@ -360,12 +361,12 @@ impl MapperPanel {
         });
         // The progress line is always there, so nothing below it moves.
         let placed = model.placement.iter().filter(|s| s.is_some()).count();
-        if model.run.is_some() {
-            let p = model.run_progress;
+        if model.run.is_live() {
+            let p = model.run.progress();
             let phase = if p.phase.is_empty() { "step" } else { p.phase };
             let text = match p.total {
-                Some(t) => format!("{}: {phase} {} of {t}", model.run_id, p.done),
-                None => format!("{}: {phase} {}", model.run_id, p.done),
+                Some(t) => format!("{}: {phase} {} of {t}", model.run.id(), p.done),
+                None => format!("{}: {phase} {}", model.run.id(), p.done),
             };
             ui.add(egui::ProgressBar::new(p.fraction().unwrap_or(0.0)).text(text));
         } else {
@@ -376,12 +377,21 @@ impl MapperPanel {
         }
         ui.label(format!("placed: {placed} of {}", model.graph.n()));
     }
+}
 
-    pub fn ui(&mut self, ui: &mut egui::Ui, model: &mut Model) {
+impl View for MapperPanel {
+    type Input<'a> = &'a mut Model;
+    type Output = ();
+
+    fn title(&self) -> &'static str {
+        "Mapper"
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, model: Self::Input<'_>) -> Self::Output {
         ui.heading("Mapper");
         let has_coords = model.graph.coords().is_some();
         let reg = mappers::registry();
-        self.fit.update(model.topo_gen, &model.topo);
+        self.fit.update(model.topo.generation(), &model.topo);
         egui::Grid::new("mapper_list")
             .num_columns(2)
             .spacing([6.0, 2.0])
@@ -456,7 +466,7 @@ impl MapperPanel {
                 ui.radio_value(&mut r, Routing::Adaptive, "adaptive")
                     .on_hover_text(
                         "Minimal adaptive: bytes split equally over every productive next hop \
-                     (Balaji et al. §3.1)",
+                         (Balaji et al. §3.1)",
                     );
             }
             if r != model.routing {

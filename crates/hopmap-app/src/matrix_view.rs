@@ -14,6 +14,7 @@
 
 use super::Model;
 use super::colormap::{inferno, log_scale};
+use super::view::View;
 use egui::{Color32, ColorImage, Rect, Sense, TextureHandle, TextureOptions, Vec2, pos2, vec2};
 use hopmap_core::units::fmt_bytes;
 
@@ -214,8 +215,17 @@ impl MatrixView {
     fn aggregated(&self) -> bool {
         self.k > 0 && self.k < self.order.len()
     }
+}
 
-    pub fn ui(&mut self, ui: &mut egui::Ui, model: &mut Model) {
+impl View for MatrixView {
+    type Input<'a> = &'a mut Model;
+    type Output = ();
+
+    fn title(&self) -> &'static str {
+        "Matrix"
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, model: Self::Input<'_>) -> Self::Output {
         ui.horizontal(|ui| {
             ui.strong("Communication matrix");
             ui.label("order by");
@@ -233,9 +243,13 @@ impl MatrixView {
             }
         });
         let key = (
-            model.graph_gen,
-            if self.by_mapping { model.place_gen } else { 0 },
-            model.topo_gen,
+            model.graph.generation(),
+            if self.by_mapping {
+                model.placement.generation()
+            } else {
+                0
+            },
+            model.topo.generation(),
             self.by_mapping,
             self.by_messages && model.graph.msg_counts().is_some(),
         );
@@ -354,7 +368,7 @@ mod tests {
         b.add(1, 2, 2.0);
         let g = b.build().unwrap();
         let mut m = Model::new(g, "t", Topology::parse("mesh:4").unwrap());
-        m.placement = vec![Some(0), Some(2), Some(3), Some(1)];
+        m.placement.set(vec![Some(0), Some(2), Some(3), Some(1)]);
         let mut v = MatrixView::new(true);
         let img = v.build(&m);
         assert_eq!(img.size, [4, 4]);

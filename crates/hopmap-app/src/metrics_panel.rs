@@ -20,33 +20,14 @@
 //! text as displayed) for `hopmap gui --state`.
 
 use super::Model;
+use super::draw::fmt_num;
+use super::view::View;
 use egui::{Color32, RichText};
 use egui_plot::{Bar, BarChart, Line, Plot, Points};
 use hopmap_core::hop_bound::{HopModel, lower_bound};
 use hopmap_core::mapping::Mapping;
 use hopmap_core::metrics::{Metrics, evaluate};
 use hopmap_core::units::fmt_bytes;
-
-/// A metric value as the panel prints it: integers with space digit
-/// groups (`1 234 567`), other values with three decimals.
-pub fn fmt_num(v: f64) -> String {
-    if !v.is_finite() {
-        return format!("{v}");
-    }
-    if v.fract() == 0.0 && v.abs() < 1e15 {
-        let s = format!("{}", v.abs() as u64);
-        let mut out = String::new();
-        for (i, c) in s.chars().enumerate() {
-            if i > 0 && (s.len() - i) % 3 == 0 {
-                out.push(' ');
-            }
-            out.push(c);
-        }
-        if v < 0.0 { format!("-{out}") } else { out }
-    } else {
-        format!("{v:.3}")
-    }
-}
 
 /// The `default` mapping's metrics (rank i on slot i), cached per graph,
 /// network and routing.
@@ -63,7 +44,11 @@ pub struct Reference {
 impl Reference {
     /// Bring the default mapping's metrics up to date with `model`.
     pub fn update(&mut self, model: &Model) {
-        let key = (model.graph_gen, model.topo_gen, model.routing.name());
+        let key = (
+            model.graph.generation(),
+            model.topo.generation(),
+            model.routing.name(),
+        );
         if self.key == key && self.default.is_some() {
             return;
         }
@@ -100,6 +85,49 @@ pub struct MetricsPanel {
 }
 
 impl MetricsPanel {
+    /// On a fabric, what max_link_load covers: every link, the hosts' own
+    /// included. The network view colours the links between switches, so
+    /// their busiest (its colour bar's top when the scale is its own) and
+    /// the busiest host link are shown apart. O(channels).
+    fn fabric_split(
+        &mut self,
+        ui: &mut egui::Ui,
+        f: &hopmap_core::topology::Fabric,
+        links: &hopmap_core::metrics::LinkLoads,
+    ) {
+        let host_ch = 2 * f.num_hosts();
+        let sw = links.busiest_in(host_ch..f.channel_slots());
+        let host = links.busiest_in(0..host_ch);
+        let sw_load = sw.map_or(0.0, |b| b.1);
+        let host_load = host.map_or(0.0, |b| b.1);
+        let host_name = host
+            .and_then(|b| f.hosts().get(b.0 / 2))
+            .map_or(String::new(), |h| format!(" (here host {})", h.name));
+        ui.weak(if host_load > sw_load {
+            "max_link_load counts the hosts' links too (here: a host's link)"
+        } else {
+            "max_link_load counts the hosts' links too (here: a switch link)"
+        });
+        egui::Grid::new("fabric_link_split")
+            .num_columns(2)
+            .show(ui, |ui| {
+                ui.label("busiest switch link").on_hover_text(
+                    "The busiest link between two switches: the network view colours these \
+                     links, and its colour bar tops here on its own scale",
+                );
+                ui.label(RichText::new(fmt_bytes(sw_load)).monospace());
+                ui.end_row();
+                ui.label("busiest host link").on_hover_text(format!(
+                    "The busiest link between a host and its switch{host_name}: the network \
+                     view does not draw host links; hover a host for its own load"
+                ));
+                ui.label(RichText::new(fmt_bytes(host_load)).monospace());
+                ui.end_row();
+            });
+        self.record("max_switch_link_load", sw_load, &fmt_bytes(sw_load));
+        self.record("max_host_link_load", host_load, &fmt_bytes(host_load));
+    }
+
     fn record(&mut self, name: &str, value: f64, text: &str) {
         self.shown.push(Shown {
             name: name.to_string(),
@@ -255,11 +283,20 @@ impl MetricsPanel {
             self.record("hops_per_byte_bound", best, &format!("{best:.2}"));
         }
     }
+}
+
+impl View for MetricsPanel {
+    type Input<'a> = (&'a Model, Option<&'a str>);
+    type Output = ();
+
+    fn title(&self) -> &'static str {
+        "Metrics"
+    }
 
     /// The panel. `panes`: the centre shows panes with their own metrics
     /// (Compare's side by side, difference, race): the panel says that it
     /// describes the single views' mapping, not the panes.
-    pub fn ui(&mut self, ui: &mut egui::Ui, model: &Model, panes: Option<&str>) {
+    fn ui(&mut self, ui: &mut egui::Ui, (model, panes): Self::Input<'_>) -> Self::Output {
         ui.heading("Metrics");
         self.reference.update(model);
         self.shown.clear();
@@ -274,7 +311,7 @@ impl MetricsPanel {
                 Color32::from_rgb(240, 190, 80),
                 format!(
                     "{what}: each pane shows its own metrics. This panel describes {}, the \
-                     mapping of the Graph, Network and Matrix views.",
+                         mapping of the Graph, Network and Matrix views.",
                     self.describes
                 ),
             );
@@ -284,6 +321,28 @@ impl MetricsPanel {
             self.quality_ui(ui, model, m);
             ui.separator();
         }
+        self.figures_ui(ui, model, m);
+        if let Some(f) = model.topo.as_fabric() {
+            self.fabric_split(ui, f, &e.links);
+        }
+        let hops = self
+            .reference
+            .hops
+            .clone()
+            .unwrap_or_else(|| HopModel::of(&model.topo));
+        self.traffic_ui(ui, m, &hops);
+        ui.separator();
+        trace_ui(ui, model);
+        ui.separator();
+        self.hop_histogram_ui(ui, m, &hops);
+    }
+}
+
+impl MetricsPanel {
+    /// What the figures describe, and the table of the five headline
+    /// figures with their change against the previous mapping and the
+    /// default mapping's value.
+    fn figures_ui(&mut self, ui: &mut egui::Ui, model: &Model, m: &Metrics) {
         if model.eval_partial {
             ui.colored_label(
                 Color32::from_rgb(240, 190, 80),
@@ -413,16 +472,16 @@ impl MetricsPanel {
         for (name, v, text) in shown {
             self.record(name, v, &text);
         }
-        let hops = self
-            .reference
-            .hops
-            .clone()
-            .unwrap_or_else(|| HopModel::of(&model.topo));
+    }
+
+    /// One line on where the bytes go (on one node, between hosts of one
+    /// switch, over the links).
+    fn traffic_ui(&mut self, ui: &mut egui::Ui, m: &Metrics, hops: &HopModel) {
         let zero_hop = m.hop_histogram_bytes.first().copied().unwrap_or(0.0);
         let summary = if hops.fabric {
             format!(
                 "{} total: {} on one host, {} between hosts of one switch (0 hops); {} links \
-                 used, mean load {}",
+                     used, mean load {}",
                 fmt_bytes(m.total_bytes),
                 fmt_bytes(m.intra_node_bytes),
                 fmt_bytes((zero_hop - m.intra_node_bytes).max(0.0)),
@@ -450,35 +509,10 @@ impl MetricsPanel {
             m.mean_link_load,
             &fmt_bytes(m.mean_link_load),
         );
-        ui.separator();
-        if model.trace_label.is_empty() || model.trace.is_empty() {
-            ui.strong("hop-bytes over the mapper's steps");
-        } else if model.trace_label == model.mapping_label || model.run.is_some() {
-            ui.strong(format!("hop-bytes over {}'s steps", model.trace_label));
-        } else {
-            ui.strong(format!(
-                "hop-bytes over {}'s steps (the last run, not the mapping shown)",
-                model.trace_label
-            ));
-        }
-        if model.trace.is_empty() {
-            ui.weak("Step or Play a mapper to draw its curve.");
-        } else {
-            let pts: Vec<[f64; 2]> = model.trace.clone();
-            Plot::new("trace_plot")
-                .height(140.0)
-                .allow_scroll(false)
-                .x_axis_label("step")
-                .y_axis_formatter(|m, _| fmt_num(m.value.round()))
-                .show(ui, |p| {
-                    let c = Color32::from_rgb(120, 180, 255);
-                    if pts.len() < 30 {
-                        p.points(Points::new("hop-bytes", pts.clone()).color(c).radius(3.0));
-                    }
-                    p.line(Line::new("hop-bytes", pts).color(c));
-                });
-        }
-        ui.separator();
+    }
+
+    /// The bytes by hop count, as bars.
+    fn hop_histogram_ui(&mut self, ui: &mut egui::Ui, m: &Metrics, hops: &HopModel) {
         ui.strong("bytes by hop count");
         let bars: Vec<Bar> = m
             .hop_histogram_bytes
@@ -509,6 +543,37 @@ impl MetricsPanel {
                 &fmt_bytes(b),
             );
         }
+    }
+}
+
+/// Hop-bytes over the current or last run's steps, and whose they are.
+fn trace_ui(ui: &mut egui::Ui, model: &Model) {
+    if model.run.id().is_empty() || model.run.trace().is_empty() {
+        ui.strong("hop-bytes over the mapper's steps");
+    } else if model.run.id() == model.mapping_label || model.run.is_live() {
+        ui.strong(format!("hop-bytes over {}'s steps", model.run.id()));
+    } else {
+        ui.strong(format!(
+            "hop-bytes over {}'s steps (the last run, not the mapping shown)",
+            model.run.id()
+        ));
+    }
+    if model.run.trace().is_empty() {
+        ui.weak("Step or Play a mapper to draw its curve.");
+    } else {
+        let pts: Vec<[f64; 2]> = model.run.trace().to_vec();
+        Plot::new("trace_plot")
+            .height(140.0)
+            .allow_scroll(false)
+            .x_axis_label("step")
+            .y_axis_formatter(|m, _| fmt_num(m.value.round()))
+            .show(ui, |p| {
+                let c = Color32::from_rgb(120, 180, 255);
+                if pts.len() < 30 {
+                    p.points(Points::new("hop-bytes", pts.clone()).color(c).radius(3.0));
+                }
+                p.line(Line::new("hop-bytes", pts).color(c));
+            });
     }
 }
 

@@ -5,6 +5,7 @@
 //! than the network has slots.
 
 use super::Model;
+use super::view::View;
 use hopmap_core::topology::Topology;
 use hopmap_core::topology::spec::BGP_PARTITIONS;
 
@@ -100,16 +101,25 @@ impl NetworkPanel {
             }
         }
     }
+}
+
+impl View for NetworkPanel {
+    type Input<'a> = &'a mut Model;
+    type Output = bool;
+
+    fn title(&self) -> &'static str {
+        "Network"
+    }
 
     /// Draw the panel; true when the network changed.
-    pub fn ui(&mut self, ui: &mut egui::Ui, model: &mut Model) -> bool {
+    fn ui(&mut self, ui: &mut egui::Ui, model: Self::Input<'_>) -> Self::Output {
         let mut changed = false;
         ui.heading("Network");
         ui.horizontal(|ui| {
-            ui.selectable_value(&mut self.is_fabric, false, "mesh / torus");
-            ui.selectable_value(&mut self.is_fabric, true, "switch fabric")
-                .on_hover_text("Moh et al.'s fabrics, fat trees, dragonflies, ibnetdiscover and topology.conf files");
-        });
+                ui.selectable_value(&mut self.is_fabric, false, "mesh / torus");
+                ui.selectable_value(&mut self.is_fabric, true, "switch fabric")
+                    .on_hover_text("Moh et al.'s fabrics, fat trees, dragonflies, ibnetdiscover and topology.conf files");
+            });
         if self.is_fabric {
             if let Some(spec) = self.fabric.ui(ui, model) {
                 changed = self.apply(&spec, model);
@@ -192,8 +202,8 @@ impl NetworkPanel {
                 .response
                 .labelled_by(l.id);
         });
-        if self.links.0 != model.topo_gen {
-            self.links = (model.topo_gen, model.topo.num_channels() / 2);
+        if self.links.0 != model.topo.generation() {
+            self.links = (model.topo.generation(), model.topo.num_channels() / 2);
         }
         let t = &model.topo;
         ui.label(format!(

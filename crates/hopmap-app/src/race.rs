@@ -1,7 +1,7 @@
 //! Race mode: several mappers step at once on the same graph and network,
-//! each on its own worker thread ([`BackgroundRun`]), in lockstep ticks:
-//! every tick gives each unfinished mapper the same number of steps, or the
-//! same time budget (time spent in its steps, [`Command::StepFor`]); the
+//! each on its own worker thread (the run of the lane's pane model, see
+//! [`crate::run_state::Run`]), in lockstep ticks: every tick gives each
+//! unfinished mapper the same number of steps, or the same time budget (time spent in its steps, [`Command::StepFor`]); the
 //! next tick starts when every mapper has used its share, at most one tick
 //! per frame. Their hop-bytes curves (of the placed processes, as each
 //! worker evaluates them) are drawn together on one plot, against steps or
@@ -13,14 +13,15 @@
 
 use super::Model;
 use super::colormap::{category, node_colors};
-use super::metrics_panel::fmt_num;
+use super::draw::fmt_num;
 use super::network_view::{NetworkView, ViewMode, ViewSync};
 use super::side_by_side::{
     MAX_PANES, Pane, blank_model, draw_panes, grid_cells, scale_legend, sync_toolbar,
 };
+use super::view::View;
+use crate::background::{Command, Snapshot};
 use egui::{Color32, Rect, pos2};
 use egui_plot::{Legend, Line, Plot, PlotPoints};
-use hopmap_core::mappers::background::{BackgroundRun, Command, Snapshot};
 use hopmap_core::mapping::Mapping;
 use hopmap_core::step::StepState;
 use std::sync::Arc;
@@ -35,10 +36,10 @@ pub enum Pace {
     Budget(f32),
 }
 
-/// The state of one racing mapper (its view is the pane of the same index).
+/// The state of one racing mapper (its view is the pane of the same index,
+/// whose model holds the run on its worker).
 pub struct Lane {
     pub id: String,
-    run: Option<BackgroundRun>,
     /// Steps taken and seconds spent stepping.
     pub steps: usize,
     pub seconds: f64,
@@ -118,7 +119,7 @@ impl Race {
     pub fn start(&mut self, model: &Model, ids: &[String], seed: u64, params: &str) {
         self.stop();
         self.error = None;
-        self.key = (model.graph_gen, model.topo_gen);
+        self.key = (model.graph.generation(), model.topo.generation());
         self.node_colors = node_colors(&model.topo);
         for id in ids.iter().take(MAX_PANES) {
             let mut m = blank_model(model);
@@ -126,11 +127,9 @@ impl Race {
                 self.error = Some(format!("{id}: {}", m.error.take().unwrap_or_default()));
                 continue;
             }
-            let run = m.run.take();
             m.mapping_label = id.clone();
             self.lanes.push(Lane {
                 id: id.clone(),
-                run,
                 steps: 0,
                 seconds: 0.0,
                 pending: false,
@@ -155,10 +154,8 @@ impl Race {
 
     /// Cancel every run and forget the lanes.
     pub fn stop(&mut self) {
-        for l in &mut self.lanes {
-            if let Some(r) = l.run.take() {
-                r.send(Command::Cancel);
-            }
+        for p in &mut self.panes {
+            p.model.cancel_run();
         }
         self.lanes.clear();
         self.panes.clear();
@@ -175,12 +172,18 @@ impl Race {
     /// robin; a finished run's at once), so four lanes each refresh at a
     /// quarter of the frame rate.
     pub fn poll(&mut self) {
-        for l in self.lanes.iter_mut() {
-            let Some(r) = l.run.as_mut() else { continue };
+        for (l, p) in self.lanes.iter_mut().zip(self.panes.iter_mut()) {
+            if l.done {
+                continue;
+            }
+            let Some(r) = p.model.run.worker_mut() else {
+                continue;
+            };
             let Some(snap) = r.take() else { continue };
-            // The first snapshot precedes every command; later ones answer them.
+            // The first snapshot precedes every command; a later one answers
+            // the tick only once the worker has read every command sent.
             if l.ready {
-                l.pending = snap.active;
+                l.pending = snap.active || !r.answers_all(&snap);
             }
             l.ready = true;
             l.steps = snap.steps;
@@ -197,7 +200,6 @@ impl Race {
             if finished {
                 l.done = true;
                 l.pending = false;
-                l.run = None;
             }
         }
         let n = self.lanes.len();
@@ -218,8 +220,8 @@ impl Race {
         }
         // Process colours follow each lane's placement.
         for (l, p) in self.lanes.iter_mut().zip(self.panes.iter_mut()) {
-            if l.place_key != p.model.place_gen {
-                l.place_key = p.model.place_gen;
+            if l.place_key != p.model.placement.generation() {
+                l.place_key = p.model.placement.generation();
                 let cores = p.model.topo.cores();
                 let cols: Vec<Color32> = p
                     .model
@@ -246,8 +248,8 @@ impl Race {
                 Pace::Steps(k) => Command::Step(k),
                 Pace::Budget(ms) => Command::StepFor(Duration::from_secs_f64(ms as f64 / 1000.0)),
             };
-            for l in self.lanes.iter_mut().filter(|l| !l.done) {
-                if let Some(r) = &l.run {
+            for (l, p) in self.lanes.iter_mut().zip(&self.panes) {
+                if let (false, Some(r)) = (l.done, p.model.run.worker()) {
                     r.send(cmd);
                     l.pending = true;
                 }
@@ -255,45 +257,52 @@ impl Race {
             self.ticks += 1;
         }
     }
+}
+
+impl View for Race {
+    type Input<'a> = (&'a Model, u64, &'a str);
+    type Output = ();
+
+    fn title(&self) -> &'static str {
+        "Race"
+    }
 
     /// The race's controls, plot and views ([`Race::poll`] runs each frame
     /// from the Compare panel's poll, shown or not).
-    pub fn ui(&mut self, ui: &mut egui::Ui, model: &Model, seed: u64, params: &str) {
-        if self.key != (model.graph_gen, model.topo_gen) && !self.lanes.is_empty() {
+    fn ui(&mut self, ui: &mut egui::Ui, (model, seed, params): Self::Input<'_>) -> Self::Output {
+        if self.key != (model.graph.generation(), model.topo.generation()) && !self.lanes.is_empty()
+        {
             self.stop();
         }
-        let chooser = |ui: &mut egui::Ui, chosen: &mut Vec<String>| {
-            ui.horizontal_wrapped(|ui| {
-                ui.label("Race (up to 4):");
-                for info in hopmap_core::mappers::registry() {
-                    if info.available().is_err() {
-                        continue;
-                    }
-                    let mut on = chosen.iter().any(|c| c == info.id);
-                    let full = chosen.len() >= MAX_PANES && !on;
-                    if ui
-                        .add_enabled(!full, egui::Checkbox::new(&mut on, info.id))
-                        .on_hover_text(info.name)
-                        .changed()
-                    {
-                        if on {
-                            chosen.push(info.id.to_string());
-                        } else {
-                            chosen.retain(|c| c != info.id);
-                        }
-                    }
-                }
-            });
-        };
         if self.lanes.is_empty() {
-            chooser(ui, &mut self.chosen);
+            chooser_ui(ui, &mut self.chosen);
         } else {
             // While racing, the chooser folds away to leave room for the views.
             egui::CollapsingHeader::new(format!("Mappers: {}", self.chosen.join(", ")))
                 .id_salt("race_chooser")
                 .default_open(false)
-                .show(ui, |ui| chooser(ui, &mut self.chosen));
+                .show(ui, |ui| chooser_ui(ui, &mut self.chosen));
         }
+        self.controls_ui(ui, model, seed, params);
+        if let Some(e) = &self.error {
+            ui.colored_label(Color32::from_rgb(240, 120, 100), e);
+        }
+        if self.lanes.is_empty() {
+            ui.weak("Tick two to four mappers and press Start race.");
+            return;
+        }
+        if self.busy() {
+            ui.ctx().request_repaint();
+        }
+        self.plot_ui(ui);
+        self.views_ui(ui, model);
+    }
+}
+
+impl Race {
+    /// The pace (steps or time per tick), Start / Pause / Resume / Stop,
+    /// and the plot's x axis.
+    fn controls_ui(&mut self, ui: &mut egui::Ui, model: &Model, seed: u64, params: &str) {
         ui.horizontal_wrapped(|ui| {
             ui.radio_value(&mut self.pace_steps, true, "same steps per frame");
             ui.add_enabled(
@@ -337,16 +346,10 @@ impl Race {
                 ui.label(format!("tick {}", self.ticks));
             }
         });
-        if let Some(e) = &self.error {
-            ui.colored_label(Color32::from_rgb(240, 120, 100), e);
-        }
-        if self.lanes.is_empty() {
-            ui.weak("Tick two to four mappers and press Start race.");
-            return;
-        }
-        if self.busy() {
-            ui.ctx().request_repaint();
-        }
+    }
+
+    /// The lanes' hop-bytes curves on one plot, against steps or time.
+    fn plot_ui(&mut self, ui: &mut egui::Ui) {
         let x_time = self.x_time;
         let plotted = Plot::new("race_plot")
             .height((ui.available_height() * 0.28).clamp(90.0, 200.0))
@@ -354,7 +357,7 @@ impl Race {
             .x_axis_label(if x_time { "seconds stepping" } else { "steps" })
             .y_axis_label("hop-bytes (placed)")
             // Grouped digits, as every other hop-bytes figure.
-            .y_axis_formatter(|m, _| super::metrics_panel::fmt_num(m.value.round()))
+            .y_axis_formatter(|m, _| super::draw::fmt_num(m.value.round()))
             .show(ui, |p| {
                 let mut n = 0;
                 for (i, l) in self.lanes.iter().enumerate() {
@@ -369,6 +372,11 @@ impl Race {
                 n
             });
         self.plotted_curves = plotted.inner;
+    }
+
+    /// The lanes' network views side by side, one camera and colour scale,
+    /// each titled with its steps, time, hop-bytes and state.
+    fn views_ui(&mut self, ui: &mut egui::Ui, model: &Model) {
         let three = model.topo.as_grid().is_some_and(|g| g.dims().len() >= 3);
         sync_toolbar(ui, &mut self.sync, three);
         let avail = ui.available_rect_before_wrap();
@@ -411,4 +419,29 @@ impl Race {
         ui.allocate_rect(grid, egui::Sense::hover());
         scale_legend(ui, &self.sync, self.panes.len());
     }
+}
+
+/// The mappers to race, up to [`MAX_PANES`] (those available here).
+fn chooser_ui(ui: &mut egui::Ui, chosen: &mut Vec<String>) {
+    ui.horizontal_wrapped(|ui| {
+        ui.label("Race (up to 4):");
+        for info in hopmap_core::mappers::registry() {
+            if info.available().is_err() {
+                continue;
+            }
+            let mut on = chosen.iter().any(|c| c == info.id);
+            let full = chosen.len() >= MAX_PANES && !on;
+            if ui
+                .add_enabled(!full, egui::Checkbox::new(&mut on, info.id))
+                .on_hover_text(info.name)
+                .changed()
+            {
+                if on {
+                    chosen.push(info.id.to_string());
+                } else {
+                    chosen.retain(|c| c != info.id);
+                }
+            }
+        }
+    });
 }

@@ -8,6 +8,7 @@
 
 use super::Model;
 use super::data_panel::{SAMPLES, load_graph_arg};
+use super::view::View;
 use super::worker::{Job, Poll};
 use hopmap_core::graph::CommGraph;
 use hopmap_core::topology::Topology;
@@ -150,94 +151,108 @@ impl ReportDialog {
         }
     }
 
+    /// The dialog as a window, while open (its content is [`View::ui`]).
     pub fn window(&mut self, ctx: &egui::Context, model: &mut Model) {
         self.poll();
         if !self.open {
             return;
         }
         let mut open = self.open;
-        egui::Window::new("Experiment report")
+        egui::Window::new(self.title())
             .open(&mut open)
             .default_width(460.0)
-            .show(ctx, |ui| {
-                ui.weak(
-                    "Every graph × network × mapper, as `hopmap compare --report DIR`: runs.csv, \
-                     runs.json, PNG and SVG charts, index.html.",
-                );
-                ui.strong("Graphs");
-                ui.checkbox(
-                    &mut self.current_graph,
-                    format!("the current graph ({})", model.graph_name),
-                );
-                ui.horizontal_wrapped(|ui| {
-                    for (on, (name, help)) in self.samples.iter_mut().zip(SAMPLES) {
-                        ui.checkbox(on, format!("sample {name}"))
-                            .on_hover_text(*help);
-                    }
-                });
-                ui.label("more graph files, one per line:");
-                ui.add(egui::TextEdit::multiline(&mut self.files).desired_rows(2));
-                ui.strong("Networks (one spec per line)");
-                ui.add(egui::TextEdit::multiline(&mut self.topologies).desired_rows(2));
-                ui.horizontal(|ui| {
-                    ui.strong("Mappers");
-                    ui.text_edit_singleline(&mut self.mappers)
-                        .on_hover_text("`all`, or ids separated by commas");
-                });
-                ui.horizontal(|ui| {
-                    ui.strong("Folder");
-                    ui.text_edit_singleline(&mut self.dir);
-                    if ui.small_button("Browse…").clicked() {
-                        self.chooser
-                            .open(super::file_dialog::Request::folder("The report's folder"));
-                    }
-                    if let Some(d) = self.chooser.poll(ui.ctx()) {
-                        self.dir = d.display().to_string();
-                    }
-                });
-                ui.horizontal(|ui| {
-                    ui.label("seed");
-                    ui.add(egui::DragValue::new(&mut self.seed));
-                    ui.weak(format!("routing {}", model.routing.name()));
-                });
-                if let Some(j) = &self.job {
-                    let mut cancel = false;
-                    ui.horizontal(|ui| {
-                        let f = j.ctl.fraction();
-                        ui.add(egui::ProgressBar::new(f).desired_width(300.0).text(format!(
-                            "{} of {} runs — {:.1} s",
-                            j.ctl.done.load(Ordering::Relaxed),
-                            j.ctl.total.load(Ordering::Relaxed),
-                            j.elapsed().as_secs_f32()
-                        )));
-                        cancel = ui.button("Cancel report").clicked();
-                    });
-                    if cancel {
-                        j.cancel();
-                    }
-                } else if ui.button("Write report").clicked()
-                    && let Err(e) = self.start(model)
-                {
-                    self.last = Some(Err(e));
-                }
-                match &self.last {
-                    Some(Ok(files)) => {
-                        ui.label(format!(
-                            "wrote {} files; open {}",
-                            files.len(),
-                            files
-                                .last()
-                                .map(|p| p.display().to_string())
-                                .unwrap_or_default()
-                        ));
-                    }
-                    Some(Err(e)) => {
-                        ui.colored_label(egui::Color32::from_rgb(255, 110, 90), e);
-                    }
-                    None => {}
-                }
-            });
+            .show(ctx, |ui| View::ui(self, ui, model));
         self.open = open;
+    }
+}
+
+impl View for ReportDialog {
+    type Input<'a> = &'a mut Model;
+    type Output = ();
+
+    fn title(&self) -> &'static str {
+        "Experiment report"
+    }
+
+    /// The graphs, networks, mappers, folder and seed of the report; Write
+    /// report (on a worker, with its progress and Cancel) and what it wrote.
+    fn ui(&mut self, ui: &mut egui::Ui, model: Self::Input<'_>) {
+        ui.weak(
+            "Every graph × network × mapper, as `hopmap compare --report DIR`: runs.csv, \
+             runs.json, PNG and SVG charts, index.html.",
+        );
+        ui.strong("Graphs");
+        ui.checkbox(
+            &mut self.current_graph,
+            format!("the current graph ({})", model.graph_name),
+        );
+        ui.horizontal_wrapped(|ui| {
+            for (on, (name, help)) in self.samples.iter_mut().zip(SAMPLES) {
+                ui.checkbox(on, format!("sample {name}"))
+                    .on_hover_text(*help);
+            }
+        });
+        ui.label("more graph files, one per line:");
+        ui.add(egui::TextEdit::multiline(&mut self.files).desired_rows(2));
+        ui.strong("Networks (one spec per line)");
+        ui.add(egui::TextEdit::multiline(&mut self.topologies).desired_rows(2));
+        ui.horizontal(|ui| {
+            ui.strong("Mappers");
+            ui.text_edit_singleline(&mut self.mappers)
+                .on_hover_text("`all`, or ids separated by commas");
+        });
+        ui.horizontal(|ui| {
+            ui.strong("Folder");
+            ui.text_edit_singleline(&mut self.dir);
+            if ui.small_button("Browse…").clicked() {
+                self.chooser
+                    .open(super::file_dialog::Request::folder("The report's folder"));
+            }
+            if let Some(d) = self.chooser.poll(ui.ctx()) {
+                self.dir = d.display().to_string();
+            }
+        });
+        ui.horizontal(|ui| {
+            ui.label("seed");
+            ui.add(egui::DragValue::new(&mut self.seed));
+            ui.weak(format!("routing {}", model.routing.name()));
+        });
+        if let Some(j) = &self.job {
+            let mut cancel = false;
+            ui.horizontal(|ui| {
+                let f = j.ctl.fraction();
+                ui.add(egui::ProgressBar::new(f).desired_width(300.0).text(format!(
+                    "{} of {} runs — {:.1} s",
+                    j.ctl.done.load(Ordering::Relaxed),
+                    j.ctl.total.load(Ordering::Relaxed),
+                    j.elapsed().as_secs_f32()
+                )));
+                cancel = ui.button("Cancel report").clicked();
+            });
+            if cancel {
+                j.cancel();
+            }
+        } else if ui.button("Write report").clicked()
+            && let Err(e) = self.start(model)
+        {
+            self.last = Some(Err(e));
+        }
+        match &self.last {
+            Some(Ok(files)) => {
+                ui.label(format!(
+                    "wrote {} files; open {}",
+                    files.len(),
+                    files
+                        .last()
+                        .map(|p| p.display().to_string())
+                        .unwrap_or_default()
+                ));
+            }
+            Some(Err(e)) => {
+                ui.colored_label(egui::Color32::from_rgb(255, 110, 90), e);
+            }
+            None => {}
+        }
     }
 }
 

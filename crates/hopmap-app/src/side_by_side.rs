@@ -19,7 +19,7 @@
 
 use super::Model;
 use super::colormap::{category, node_colors, viridis};
-use super::metrics_panel::fmt_num;
+use super::draw::fmt_num;
 use super::network_view::{LinkFilter, NetworkView, ViewMode, ViewSync};
 use super::worker::{Job, Poll};
 use egui::{Color32, Rect, pos2, vec2};
@@ -44,13 +44,10 @@ pub fn blank_model(parent: &Model) -> Model {
         &parent.graph_name,
         Topology::Grid(Grid::torus(&[1])),
     );
-    m.graph = parent.graph.clone();
-    m.graph_gen = parent.graph_gen;
-    m.topo = parent.topo.clone();
-    m.topo_gen = parent.topo_gen;
+    m.graph = parent.graph.share();
+    m.topo = parent.topo.share();
     m.routing = parent.routing.clone();
-    m.placement = vec![None; m.graph.n()];
-    m.place_gen += 1;
+    m.placement.set(vec![None; m.graph.n()]);
     m
 }
 
@@ -249,7 +246,7 @@ impl SideBySide {
         if let Some(j) = self.job.take() {
             j.cancel();
         }
-        self.key = (model.graph_gen, model.topo_gen);
+        self.key = (model.graph.generation(), model.topo.generation());
         self.job = Some(eval_job(model, items));
     }
 
@@ -308,7 +305,8 @@ impl SideBySide {
 
     pub fn ui(&mut self, ui: &mut egui::Ui, model: &Model, rows: &[Row]) {
         self.poll(model);
-        if self.key != (model.graph_gen, model.topo_gen) && !self.panes.is_empty() {
+        if self.key != (model.graph.generation(), model.topo.generation()) && !self.panes.is_empty()
+        {
             self.panes.clear();
             self.chosen.clear();
         }
@@ -453,6 +451,19 @@ pub fn draw_panes(
         for p in panes.iter_mut() {
             p.model.selected = sel;
         }
+    }
+}
+
+impl super::view::View for SideBySide {
+    type Input<'a> = (&'a Model, &'a [Row]);
+    type Output = ();
+
+    fn title(&self) -> &'static str {
+        "Side by side"
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, (model, rows): Self::Input<'_>) {
+        SideBySide::ui(self, ui, model, rows);
     }
 }
 

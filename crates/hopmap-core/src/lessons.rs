@@ -534,6 +534,7 @@ mod tests {
             run.step();
         }
         let pos = run
+            .inspect()
             .layout()
             .expect("still laying out")
             .positions()

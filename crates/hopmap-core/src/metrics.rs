@@ -108,6 +108,31 @@ impl LinkLoads {
             Err(_) => (0.0, 0),
         }
     }
+
+    /// The busiest channel among `channels` by load: `(channel, load,
+    /// flows)`, None when none of them is used. On a fabric, channels
+    /// `0..2H` are the hosts' links and the rest the links between
+    /// switches ([`crate::topology::Fabric::channel_ends`]). O(channels in
+    /// the range) dense, O(log used + used in the range) sparse.
+    pub fn busiest_in(&self, channels: std::ops::Range<usize>) -> Option<(usize, f64, u32)> {
+        let better = |b: Option<(usize, f64, u32)>, c: (usize, f64, u32)| match b {
+            Some(x) if x.1 >= c.1 => Some(x),
+            _ => Some(c),
+        };
+        if !self.load.is_empty() {
+            let end = channels.end.min(self.load.len());
+            return (channels.start.min(end)..end)
+                .filter(|&c| self.flows.get(c).copied().unwrap_or(0) > 0)
+                .fold(None, |b, c| better(b, (c, self.load[c], self.flows[c])));
+        }
+        let from = self
+            .used
+            .partition_point(|e| (e.0 as usize) < channels.start);
+        self.used[from..]
+            .iter()
+            .take_while(|e| (e.0 as usize) < channels.end)
+            .fold(None, |b, &(c, l, f)| better(b, (c as usize, l, f)))
+    }
 }
 
 /// Largest network diameter [`evaluate`] accepts: the hop histograms have
@@ -588,5 +613,35 @@ mod placed_tests {
         let part = evaluate_partial(&g, &t, &all, &Routing::Dor).unwrap();
         assert_eq!(part.metrics.hop_bytes, full.metrics.hop_bytes);
         assert_eq!(part.links.load, full.links.load);
+    }
+
+    #[test]
+    fn the_busiest_channel_of_a_range_is_the_same_dense_or_sparse() {
+        // Channels 0..6: loads 5, 0 (unused), 9, 9, 2, 7.
+        let load = vec![5.0, 0.0, 9.0, 9.0, 2.0, 7.0];
+        let flows = vec![1, 0, 2, 3, 1, 1];
+        let used: Vec<(u32, f64, u32)> = (0..6)
+            .filter(|&c| flows[c] > 0)
+            .map(|c| (c as u32, load[c], flows[c]))
+            .collect();
+        let dense = LinkLoads {
+            load,
+            flows,
+            used: Vec::new(),
+        };
+        let sparse = LinkLoads {
+            load: Vec::new(),
+            flows: Vec::new(),
+            used,
+        };
+        for l in [&dense, &sparse] {
+            // Ties keep the first channel.
+            assert_eq!(l.busiest_in(0..6), Some((2, 9.0, 2)));
+            assert_eq!(l.busiest_in(0..2), Some((0, 5.0, 1)));
+            assert_eq!(l.busiest_in(4..6), Some((5, 7.0, 1)));
+            assert_eq!(l.busiest_in(1..2), None);
+            assert_eq!(l.busiest_in(4..100), Some((5, 7.0, 1)));
+            assert_eq!(l.busiest_in(7..9), None);
+        }
     }
 }

@@ -8,7 +8,7 @@
 //! * `runs.json`: the same runs, plus the mappers left out and why;
 //! * per case and metric (hop-bytes, max link load, max flows, mapper
 //!   time) a bar chart as **PNG** (`caseK-hop_bytes.png`, drawn with the
-//!   `image` crate and a built-in bitmap font: [`crate::report_png`]) and as
+//!   `image` crate, its text in the app's own font: [`crate::report_png`]) and as
 //!   **SVG** (`caseK-hop_bytes.svg`, vector, for papers): horizontal bars
 //!   sorted best (smallest) first, every bar named and labelled with its
 //!   value;
@@ -333,15 +333,6 @@ pub fn chart_bars(cmp: &Comparison, key: &str) -> Vec<(String, f64)> {
 }
 
 /// The chart titles in the PNG font's characters.
-fn png_title(key: &str) -> &'static str {
-    match key {
-        "hop_bytes" => "hop-bytes (bytes x hops)",
-        "max_link_load" => "max link load (bytes)",
-        "max_link_flows" => "max flows on a channel",
-        _ => "mapper time (s)",
-    }
-}
-
 fn chart_file(case: usize, key: &str) -> String {
     format!("case{}-{key}.svg", case + 1)
 }
@@ -456,7 +447,6 @@ pub fn write(dir: &Path, cases: &[Case]) -> Result<Vec<PathBuf>> {
             let bars = chart_bars(cmp, key);
             let t = format!("{title}: {} on {}", c.graph, c.topology);
             put(&chart_file(k, key), bar_chart_svg(&t, &bars).as_bytes())?;
-            let t = format!("{}: {} on {}", png_title(key), c.graph, c.topology);
             let png = crate::report_png::bar_chart_png(&t, &bars, fmt_value)?;
             put(&chart_file(k, key).replace(".svg", ".png"), &png)?;
         }

@@ -1,101 +1,126 @@
 //! PNG bar charts for experiment reports ([`crate::report`]), drawn with the
-//! `image` crate and a built-in 5×7 bitmap font (capitals, digits and a few
-//! signs; lower case is drawn in capitals, other characters as `?`), scaled
-//! 2× so that labels stay legible. Same layout as the SVG charts: one
-//! horizontal bar per entry in the given order, its name on the left and its
-//! value after the bar, the first (best) bar in green. Cost: O(width ×
-//! height) pixels.
+//! `image` crate; their text is real text: the app's own proportional font
+//! (Ubuntu Light, shipped by `epaint_default_fonts`, with Hack for the few
+//! characters it lacks), rasterised with anti-aliasing by `ab_glyph`.
+//! Same layout as the SVG charts: one horizontal bar per entry in the given
+//! order, its name on the left and its value after the bar, the first (best)
+//! bar in green. Cost: O(width × height) pixels, plus O(pixels of a glyph)
+//! per character.
 
 use crate::error::{Error, Result};
+use ab_glyph::{Font as _, FontRef, GlyphId, PxScale, ScaleFont as _};
 use image::{Rgb, RgbImage};
+use std::sync::OnceLock;
 
-/// Rows of a 5×7 glyph, top first; bit 4 is the leftmost pixel.
-pub fn glyph(c: char) -> [u8; 7] {
-    match c.to_ascii_uppercase() {
-        'A' => [0x0E, 0x11, 0x11, 0x1F, 0x11, 0x11, 0x11],
-        'B' => [0x1E, 0x11, 0x11, 0x1E, 0x11, 0x11, 0x1E],
-        'C' => [0x0E, 0x11, 0x10, 0x10, 0x10, 0x11, 0x0E],
-        'D' => [0x1E, 0x11, 0x11, 0x11, 0x11, 0x11, 0x1E],
-        'E' => [0x1F, 0x10, 0x10, 0x1E, 0x10, 0x10, 0x1F],
-        'F' => [0x1F, 0x10, 0x10, 0x1E, 0x10, 0x10, 0x10],
-        'G' => [0x0E, 0x11, 0x10, 0x17, 0x11, 0x11, 0x0F],
-        'H' => [0x11, 0x11, 0x11, 0x1F, 0x11, 0x11, 0x11],
-        'I' => [0x0E, 0x04, 0x04, 0x04, 0x04, 0x04, 0x0E],
-        'J' => [0x07, 0x02, 0x02, 0x02, 0x02, 0x12, 0x0C],
-        'K' => [0x11, 0x12, 0x14, 0x18, 0x14, 0x12, 0x11],
-        'L' => [0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x1F],
-        'M' => [0x11, 0x1B, 0x15, 0x15, 0x11, 0x11, 0x11],
-        'N' => [0x11, 0x11, 0x19, 0x15, 0x13, 0x11, 0x11],
-        'O' => [0x0E, 0x11, 0x11, 0x11, 0x11, 0x11, 0x0E],
-        'P' => [0x1E, 0x11, 0x11, 0x1E, 0x10, 0x10, 0x10],
-        'Q' => [0x0E, 0x11, 0x11, 0x11, 0x15, 0x12, 0x0D],
-        'R' => [0x1E, 0x11, 0x11, 0x1E, 0x14, 0x12, 0x11],
-        'S' => [0x0F, 0x10, 0x10, 0x0E, 0x01, 0x01, 0x1E],
-        'T' => [0x1F, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04],
-        'U' => [0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x0E],
-        'V' => [0x11, 0x11, 0x11, 0x11, 0x11, 0x0A, 0x04],
-        'W' => [0x11, 0x11, 0x11, 0x15, 0x15, 0x15, 0x0A],
-        'X' | '×' => [0x11, 0x11, 0x0A, 0x04, 0x0A, 0x11, 0x11],
-        'Y' => [0x11, 0x11, 0x0A, 0x04, 0x04, 0x04, 0x04],
-        'Z' => [0x1F, 0x01, 0x02, 0x04, 0x08, 0x10, 0x1F],
-        '0' => [0x0E, 0x11, 0x13, 0x15, 0x19, 0x11, 0x0E],
-        '1' => [0x04, 0x0C, 0x04, 0x04, 0x04, 0x04, 0x0E],
-        '2' => [0x0E, 0x11, 0x01, 0x02, 0x04, 0x08, 0x1F],
-        '3' => [0x1F, 0x02, 0x04, 0x02, 0x01, 0x11, 0x0E],
-        '4' => [0x02, 0x06, 0x0A, 0x12, 0x1F, 0x02, 0x02],
-        '5' => [0x1F, 0x10, 0x1E, 0x01, 0x01, 0x11, 0x0E],
-        '6' => [0x06, 0x08, 0x10, 0x1E, 0x11, 0x11, 0x0E],
-        '7' => [0x1F, 0x01, 0x02, 0x04, 0x08, 0x08, 0x08],
-        '8' => [0x0E, 0x11, 0x11, 0x0E, 0x11, 0x11, 0x0E],
-        '9' => [0x0E, 0x11, 0x11, 0x0F, 0x01, 0x02, 0x0C],
-        '.' => [0x00, 0x00, 0x00, 0x00, 0x00, 0x0C, 0x0C],
-        ',' => [0x00, 0x00, 0x00, 0x00, 0x0C, 0x04, 0x08],
-        ':' => [0x00, 0x0C, 0x0C, 0x00, 0x0C, 0x0C, 0x00],
-        '-' | '−' => [0x00, 0x00, 0x00, 0x1F, 0x00, 0x00, 0x00],
-        '+' => [0x00, 0x04, 0x04, 0x1F, 0x04, 0x04, 0x00],
-        '_' => [0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1F],
-        '(' => [0x02, 0x04, 0x08, 0x08, 0x08, 0x04, 0x02],
-        ')' => [0x08, 0x04, 0x02, 0x02, 0x02, 0x04, 0x08],
-        '/' => [0x00, 0x01, 0x02, 0x04, 0x08, 0x10, 0x00],
-        '%' => [0x18, 0x19, 0x02, 0x04, 0x08, 0x13, 0x03],
-        '*' => [0x00, 0x04, 0x15, 0x0E, 0x15, 0x04, 0x00],
-        '=' => [0x00, 0x00, 0x1F, 0x00, 0x1F, 0x00, 0x00],
-        ' ' => [0; 7],
-        _ => [0x0E, 0x11, 0x01, 0x02, 0x04, 0x00, 0x04],
-    }
+/// Height in pixels of the charts' text (the font's ascent to descent).
+pub const TEXT_PX: f32 = 17.0;
+
+/// The fonts, first choice first: Ubuntu Light, then Hack. A font that
+/// does not parse (it is built in, so never in practice) is left out.
+fn fonts() -> &'static [FontRef<'static>] {
+    static FONTS: OnceLock<Vec<FontRef<'static>>> = OnceLock::new();
+    FONTS.get_or_init(|| {
+        [
+            epaint_default_fonts::UBUNTU_LIGHT,
+            epaint_default_fonts::HACK_REGULAR,
+        ]
+        .into_iter()
+        .filter_map(|bytes| FontRef::try_from_slice(bytes).ok())
+        .collect()
+    })
 }
 
-/// Pixel scale of the font.
-const SCALE: u32 = 2;
-/// Horizontal advance of one character (5 pixels + 1 gap, scaled).
-const ADVANCE: u32 = 6 * SCALE;
-
-/// Width in pixels of `text`.
-pub fn text_width(text: &str) -> u32 {
-    text.chars().count() as u32 * ADVANCE
+/// The font that has a glyph for `c` and that glyph (the first font's
+/// missing-glyph box when none has it).
+fn glyph_for(c: char) -> Option<(&'static FontRef<'static>, GlyphId)> {
+    let fonts = fonts();
+    fonts
+        .iter()
+        .find_map(|f| {
+            let id = f.glyph_id(c);
+            (id.0 != 0).then_some((f, id))
+        })
+        .or_else(|| fonts.first().map(|f| (f, f.glyph_id(c))))
 }
 
-/// Draw `text` with its top-left corner at (x, y); pixels outside the image
-/// are skipped.
-pub fn draw_text(img: &mut RgbImage, x: u32, y: u32, text: &str, color: Rgb<u8>) {
-    for (i, c) in text.chars().enumerate() {
-        let g = glyph(c);
-        let x0 = x + i as u32 * ADVANCE;
-        for (row, bits) in g.iter().enumerate() {
-            for col in 0..5u32 {
-                if bits & (0x10 >> col) == 0 {
-                    continue;
-                }
-                for dy in 0..SCALE {
-                    for dx in 0..SCALE {
-                        let (px, py) = (x0 + col * SCALE + dx, y + row as u32 * SCALE + dy);
-                        if px < img.width() && py < img.height() {
-                            img.put_pixel(px, py, color);
-                        }
-                    }
-                }
-            }
+/// The characters of `text` that no font has (they would print as the
+/// missing-glyph box); white space is never missing.
+pub fn missing_glyphs(text: &str) -> Vec<char> {
+    text.chars()
+        .filter(|c| !c.is_whitespace())
+        .filter(|&c| glyph_for(c).is_none_or(|(_, id)| id.0 == 0))
+        .collect()
+}
+
+/// Each character's glyph and pen position (x from the start of the text),
+/// kerned within one font, and the total advance.
+fn layout(text: &str, px: f32) -> (Vec<(&'static FontRef<'static>, GlyphId, f32)>, f32) {
+    let scale = PxScale::from(px);
+    let mut out = Vec::new();
+    let mut x = 0.0f32;
+    let mut prev: Option<(&FontRef<'static>, GlyphId)> = None;
+    for c in text.chars() {
+        let Some((font, id)) = glyph_for(c) else {
+            continue;
+        };
+        let sf = font.as_scaled(scale);
+        if let Some((pf, pid)) = prev
+            && std::ptr::eq(pf, font)
+        {
+            x += sf.kern(pid, id);
         }
+        out.push((font, id, x));
+        x += sf.h_advance(id);
+        prev = Some((font, id));
+    }
+    (out, x)
+}
+
+/// Width in pixels of `text` at the charts' size ([`TEXT_PX`]).
+pub fn text_width(text: &str) -> u32 {
+    text_width_px(text, TEXT_PX)
+}
+
+/// Width in pixels of `text` at `px` pixels high.
+pub fn text_width_px(text: &str, px: f32) -> u32 {
+    layout(text, px).1.ceil() as u32
+}
+
+/// Draw `text` at the charts' size ([`TEXT_PX`]) with its top-left corner
+/// at (x, y).
+pub fn draw_text(img: &mut RgbImage, x: u32, y: u32, text: &str, color: Rgb<u8>) {
+    draw_text_px(img, x, y, text, color, TEXT_PX);
+}
+
+/// Draw `text`, `px` pixels high, with its top-left corner at (x, y),
+/// blending the glyphs' coverage over the image; pixels outside the image
+/// are skipped.
+pub fn draw_text_px(img: &mut RgbImage, x: u32, y: u32, text: &str, color: Rgb<u8>, px: f32) {
+    let scale = PxScale::from(px);
+    let (glyphs, _) = layout(text, px);
+    for (font, id, gx) in glyphs {
+        let ascent = font.as_scaled(scale).ascent();
+        let glyph =
+            id.with_scale_and_position(scale, ab_glyph::point(x as f32 + gx, y as f32 + ascent));
+        let Some(outline) = font.outline_glyph(glyph) else {
+            continue;
+        };
+        let b = outline.px_bounds();
+        outline.draw(|dx, dy, cov| {
+            let (px, py) = (b.min.x as i64 + dx as i64, b.min.y as i64 + dy as i64);
+            if cov <= 0.0 || px < 0 || py < 0 {
+                return;
+            }
+            let (px, py) = (px as u32, py as u32);
+            if px >= img.width() || py >= img.height() {
+                return;
+            }
+            let a = cov.min(1.0);
+            let p = img.get_pixel_mut(px, py);
+            for (c, v) in p.0.iter_mut().zip(color.0) {
+                *c = (*c as f32 * (1.0 - a) + v as f32 * a).round() as u8;
+            }
+        });
     }
 }
 
@@ -161,14 +186,40 @@ use image::ImageEncoder as _;
 mod tests {
     use super::*;
 
+    /// The pixels `text` inks on a white image, as a mask.
+    fn ink_mask(text: &str) -> Vec<bool> {
+        let mut img = RgbImage::from_pixel(text_width(text) + 4, 30, Rgb([255, 255, 255]));
+        draw_text(&mut img, 2, 4, text, INK);
+        img.pixels().map(|p| p.0[0] < 200).collect()
+    }
+
     #[test]
-    fn glyphs_are_five_pixels_wide_and_case_blind() {
-        assert_eq!(glyph('a'), glyph('A'));
-        assert_eq!(glyph('A')[3], 0b11111);
-        for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.,:-+_()/%*=?".chars() {
-            assert!(glyph(c).iter().all(|r| *r < 32), "{c}");
+    fn middle_dot_and_apostrophe_are_real_glyphs_not_question_marks() {
+        // Every character of a chart's title and labels has a glyph.
+        let label = "gravity·greedy on Kale's torus: 3×4 − 1 ≤ Σ µs";
+        assert_eq!(missing_glyphs(label), Vec::<char>::new());
+        // "·" and "'" are drawn, each differently from "?".
+        let q = ink_mask("a?b");
+        for c in ["a·b", "a'b", "a’b"] {
+            let m = ink_mask(c);
+            assert!(m.iter().any(|&p| p), "{c} draws something");
+            assert_ne!(m, q, "{c} is not drawn as a?b");
         }
-        assert_ne!(glyph('~'), glyph('A'));
+        // A middle dot is small: far less ink than a question mark.
+        let ink = |t: &str| ink_mask(t).iter().filter(|&&p| p).count();
+        assert!(ink("·") * 3 < ink("?"), "{} vs {}", ink("·"), ink("?"));
+        // Lower case is lower case: "a" and "A" differ.
+        assert_ne!(ink_mask("a"), ink_mask("A"));
+        // A character no font has is reported.
+        assert_eq!(missing_glyphs("a\u{10FFFD}b"), vec!['\u{10FFFD}']);
+    }
+
+    #[test]
+    fn text_width_grows_with_the_text_and_is_proportional() {
+        assert_eq!(text_width(""), 0);
+        assert!(text_width("ab") > text_width("a"));
+        // A proportional font: "i" is narrower than "W".
+        assert!(text_width("iiii") < text_width("WWWW"));
     }
 
     #[test]
@@ -194,7 +245,7 @@ mod tests {
             let ink = |x0: u32, x1: u32| {
                 (x0..x1)
                     .flat_map(|x| (y - 7..y + 7).map(move |yy| (x, yy)))
-                    .filter(|&(x, yy)| *img.get_pixel(x, yy) == INK)
+                    .filter(|&(x, yy)| img.get_pixel(x, yy).0[0] < 128)
                     .count()
             };
             assert!(ink(left - 8 - text_width(name), left - 8) > 10, "{name}");

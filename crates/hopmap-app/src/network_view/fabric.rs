@@ -147,6 +147,9 @@ pub struct FabricState {
     drawn: Option<FabDrawn>,
     /// Host whose processes' routes are shown.
     pub selected_host: Option<usize>,
+    /// The shared hover of synced views (side by side) this view painted in
+    /// its last frame, whichever view the pointer is over.
+    pub painted_hover: Option<super::input::Picked>,
     host_key: (Option<usize>, Option<usize>, u64, u64),
     host_routes: Vec<bool>,
     partner_hosts: Vec<u32>,
@@ -601,7 +604,10 @@ fn host_band(fr: Frame) -> f32 {
 impl NetworkView {
     /// Start or collect the layout job; true while it runs.
     fn fabric_ensure(&mut self, f: &Fabric, model: &Model) {
-        let key = (model.topo_gen, model.routing.resolve(&model.topo).name());
+        let key = (
+            model.topo.generation(),
+            model.routing.resolve(&model.topo).name(),
+        );
         if self.fab.key != key {
             self.fab.key = key;
             self.fab.prep = None;
@@ -627,8 +633,8 @@ impl NetworkView {
         let hk = (
             self.fab.selected_host,
             model.selected,
-            model.place_gen,
-            model.topo_gen,
+            model.placement.generation(),
+            model.topo.generation(),
         );
         if self.fab.host_key != hk {
             self.fab.host_key = hk;
@@ -675,7 +681,7 @@ impl NetworkView {
         model: &mut Model,
         colors: &[Color32],
         colors_gen: u64,
-        sync: Option<&mut super::ViewSync>,
+        mut sync: Option<&mut super::ViewSync>,
         delta: Option<&super::LinkDelta>,
     ) {
         let topo = model.topo.clone();
@@ -775,8 +781,8 @@ impl NetworkView {
             frame.kx.to_bits() as u64,
             (self.by_flows as u64) | (ghost as u64) << 8,
             threshold.to_bits(),
-            model.place_gen,
-            model.topo_gen,
+            model.placement.generation(),
+            model.topo.generation(),
             colors_gen,
             Arc::as_ptr(&prep) as u64,
             maxv.to_bits(),
@@ -907,9 +913,21 @@ impl NetworkView {
             }
         }
 
-        // Hover and click.
+        // Hover and click; synced views share both (hosts and switches by
+        // vertex: host h is h, switch s is H + s).
+        self.fab.painted_hover = sync.as_ref().and_then(|s| s.hover);
+        if let Some(h) = self.fab.painted_hover {
+            self.fabric_paint_hover(&painter, drawn, f, h);
+        }
         let hover = resp.hover_pos().filter(|p| rect.contains(*p));
         let picked = hover.and_then(|p| pick(drawn, f, p));
+        if let Some(s) = sync.as_deref_mut() {
+            s.publish_hover(picked.map(|k| match k {
+                Pick::Host(h) => super::input::Picked::Node(h as usize),
+                Pick::Switch(w) => super::input::Picked::Node(f.switch_vertex(w as usize)),
+                Pick::Link(i) => super::input::Picked::Link(i as usize),
+            }));
+        }
         if resp.clicked() {
             match picked {
                 Some(Pick::Host(hst)) => {
@@ -920,6 +938,9 @@ impl NetworkView {
                     if model.selected.is_none() {
                         self.fab.selected_host = None;
                     }
+                    if let Some(s) = sync.as_deref_mut() {
+                        s.clicked = Some(model.selected);
+                    }
                 }
                 Some(Pick::Link(i)) => self.selected_link = Some(i as usize),
                 Some(Pick::Switch(_)) => {}
@@ -927,6 +948,9 @@ impl NetworkView {
                     model.selected = None;
                     self.fab.selected_host = None;
                     self.selected_link = None;
+                    if let Some(s) = sync {
+                        s.clicked = Some(None);
+                    }
                 }
             }
         }
@@ -956,7 +980,8 @@ impl NetworkView {
         let note = format!(
             "fabric: boxes = switches (width = ports), hosts under them (strips with a count when \
              many); arrowheads = up end of a link (towards the root); dashed (faint grey when thousands) = {unused} links up*/down* never \
-             uses · wheel zooms across, drag pans"
+             uses · {} · wheel zooms across, drag pans",
+            host_links_note(f, model)
         );
         let l = self.legend(
             (threshold, maxv),
@@ -965,6 +990,64 @@ impl NetworkView {
             Some(&note),
         );
         legend::draw(&painter, full, &l);
+    }
+
+    /// What the pointer is over in another synced view: a host ringed, a
+    /// switch outlined, a link drawn over with its value, in cyan.
+    fn fabric_paint_hover(
+        &self,
+        painter: &egui::Painter,
+        drawn: &FabDrawn,
+        f: &Fabric,
+        h: super::input::Picked,
+    ) {
+        let cyan = Color32::from_rgb(80, 230, 255);
+        let font = FontId::proportional(12.0);
+        let nh = f.num_hosts();
+        match h {
+            super::input::Picked::Node(v) if v < nh => {
+                if let Some(at) = self.fab.host_pos(f, v) {
+                    painter.circle_stroke(at, 7.0, Stroke::new(2.0, cyan));
+                    let name = f.hosts().get(v).map_or("?", |x| x.name.as_str());
+                    painter.text(at + vec2(9.0, -6.0), Align2::LEFT_BOTTOM, name, font, cyan);
+                }
+            }
+            super::input::Picked::Node(v) => {
+                let sw = (v - nh) as u32;
+                if let Some(s) = drawn.switches.iter().find(|s| s.sw == sw) {
+                    painter.rect_stroke(
+                        if s.hosts.is_positive() {
+                            s.rect.union(s.hosts)
+                        } else {
+                            s.rect
+                        }
+                        .expand(3.0),
+                        2.0,
+                        Stroke::new(2.0, cyan),
+                        egui::StrokeKind::Outside,
+                    );
+                }
+            }
+            super::input::Picked::Link(i) => {
+                let mut mid = None;
+                for &(li, p0, p1) in &drawn.segs {
+                    if li as usize == i {
+                        painter.line_segment([p0, p1], Stroke::new(6.0, cyan.gamma_multiply(0.6)));
+                        mid.get_or_insert(p0 + (p1 - p0) * 0.5);
+                    }
+                }
+                if let Some(m) = mid {
+                    painter.circle_stroke(m, 8.0, Stroke::new(2.0, cyan));
+                    painter.text(
+                        m + vec2(10.0, -8.0),
+                        Align2::LEFT_BOTTOM,
+                        self.value_text(self.stats.vals.get(i).copied().unwrap_or(0.0)),
+                        font,
+                        cyan,
+                    );
+                }
+            }
+        }
     }
 
     fn fabric_paint_selection(
@@ -1141,6 +1224,24 @@ impl NetworkView {
             dir(b),
             fmt_bytes(lb),
         )
+    }
+}
+
+/// What the colours leave out: the hosts' links are not drawn (the colour
+/// bar covers the links between switches); their busiest load, which the
+/// Metrics panel's max_link_load includes. O(hosts).
+fn host_links_note(f: &Fabric, model: &Model) -> String {
+    let busiest = model
+        .eval
+        .as_ref()
+        .and_then(|e| e.links.busiest_in(0..2 * f.num_hosts()));
+    match busiest {
+        Some((ch, load, _)) => format!(
+            "colours = links between switches; host links not drawn (busiest {}, host {}: hover a host)",
+            fmt_bytes(load),
+            f.hosts().get(ch / 2).map_or("?", |h| h.name.as_str())
+        ),
+        None => "colours = links between switches; host links not drawn".into(),
     }
 }
 

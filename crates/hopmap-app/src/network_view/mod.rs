@@ -39,6 +39,7 @@ pub mod geometry;
 mod input;
 mod legend;
 mod paint;
+pub mod parts_overlay;
 pub mod scale;
 pub mod sync;
 
@@ -207,8 +208,8 @@ impl NetworkView {
 
     /// Bring the caches up to date with the model.
     fn ensure(&mut self, model: &Model) {
-        if self.topo_key != model.topo_gen {
-            self.topo_key = model.topo_gen;
+        if self.topo_key != model.topo.generation() {
+            self.topo_key = model.topo.generation();
             self.geom = match model.topo.as_fabric() {
                 Some(f) => fabric::link_geometry(f),
                 None => Geometry::new(&model.topo),
@@ -216,7 +217,7 @@ impl NetworkView {
             self.selected_link = None;
             self.reset_camera();
         }
-        let pk = (model.place_gen, model.topo_gen);
+        let pk = (model.placement.generation(), model.topo.generation());
         if self.place_key != pk {
             self.place_key = pk;
             let nn = model.topo.num_nodes();
@@ -232,13 +233,21 @@ impl NetworkView {
             }
         }
         // The evaluation changes with the placement and the routing, both of
-        // which bump `place_gen`.
-        let sk = (model.place_gen, model.topo_gen, self.by_flows);
+        // which bump the placement's generation.
+        let sk = (
+            model.placement.generation(),
+            model.topo.generation(),
+            self.by_flows,
+        );
         if self.stats_key != sk {
             self.stats_key = sk;
             self.stats = LinkStats::compute(&self.geom.links, model.eval.as_ref(), self.by_flows);
         }
-        let rk = (model.selected, model.place_gen, model.topo_gen);
+        let rk = (
+            model.selected,
+            model.placement.generation(),
+            model.topo.generation(),
+        );
         if self.route_key != rk {
             self.route_key = rk;
             self.route_channels = vec![false; model.topo.channel_slots()];
@@ -542,8 +551,8 @@ impl NetworkView {
             rect.max.x.to_bits() as u64 | (rect.max.y.to_bits() as u64) << 32,
             resolved as u64 | (self.by_flows as u64) << 8 | (ghost as u64) << 16,
             threshold.to_bits(),
-            model.place_gen,
-            model.topo_gen,
+            model.placement.generation(),
+            model.topo.generation(),
             colors_gen,
             maxv.to_bits(),
             delta.map_or(u64::MAX, |d| d.generation),
@@ -576,7 +585,7 @@ impl NetworkView {
         self.paint_selected_link(&painter, drawn, &proj);
         paint_last_placement(&painter, drawn, &proj, model, three);
         paint_step_processes(&painter, drawn, model, three);
-        super::bipartition_view::paint_on_network(&painter, &proj, &self.geom, model);
+        parts_overlay::paint(&painter, &proj, &self.geom, model);
         if let Some(d) = delta {
             self.paint_moved(&painter, drawn, three, d);
         }
@@ -872,7 +881,7 @@ fn paint_step_processes(painter: &egui::Painter, drawn: &Drawn, model: &Model, t
             .filter(|&v| v < drawn.screen.len())
             .map(|v| drawn.screen[v])
     };
-    if let Some(hopmap_core::mappers::StepEvent::Swaps { swapped, .. }) = &model.last_event {
+    if let Some(hopmap_core::mappers::StepEvent::Swaps { swapped, .. }) = model.run.last_event() {
         for &(p, q) in swapped.iter().take(super::guided_log::MAX_RINGED) {
             if let (Some((a, _)), Some((b, _))) = (at(p), at(q))
                 && p != q
@@ -901,7 +910,7 @@ fn paint_last_placement(
         desired,
         slot,
         process,
-    }) = &model.last_event
+    }) = model.run.last_event()
     else {
         return;
     };
@@ -934,6 +943,21 @@ fn paint_last_placement(
         egui::FontId::proportional(13.0),
         Color32::WHITE,
     );
+}
+
+/// The [`super::view::View`] of the network drawing (its full toolbar,
+/// legend and hottest list; [`NetworkView::ui`]).
+impl super::view::View for NetworkView {
+    type Input<'a> = (&'a mut Model, &'a [Color32], u64);
+    type Output = ();
+
+    fn title(&self) -> &'static str {
+        "Network"
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, (model, colors, gen_): Self::Input<'_>) {
+        NetworkView::ui(self, ui, model, colors, gen_);
+    }
 }
 
 #[cfg(test)]

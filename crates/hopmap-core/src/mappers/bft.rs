@@ -162,22 +162,22 @@ mod tests {
         let mut r = start(&MapperInput::new(g, t.clone(), 0)).unwrap();
         r.step();
         assert_eq!(
-            r.last_event(),
+            r.inspect().last_event(),
             Some(&StepEvent::Placed {
                 process: 0,
                 desired: vec![0.0, 0.0],
                 slot: 0
             })
         );
-        assert_eq!(r.frontier(), vec![0]);
+        assert_eq!(r.inspect().frontier(), vec![0]);
         r.step(); // 1 near node 0: nodes 1 and 3 at distance 1, smallest id 1.
         assert_eq!(r.placement()[1], Some(1));
-        assert_eq!(r.frontier(), vec![0, 1]);
+        assert_eq!(r.inspect().frontier(), vec![0, 1]);
         r.step(); // 2 → node 3
         r.step(); // 3 → distance 2 from node 0: {2, 4, 6} → 2... node 2 is (2,0): dist 2; node 4 (1,1): 2.
         assert_eq!(r.placement()[2], Some(3));
         assert_eq!(r.placement()[3], Some(2));
-        assert_eq!(r.frontier(), vec![0, 1, 2, 3]);
+        assert_eq!(r.inspect().frontier(), vec![0, 1, 2, 3]);
         r.run_to_end();
         let m = r.result().unwrap();
         m.validate(6, &t).unwrap();

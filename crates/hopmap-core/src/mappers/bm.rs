@@ -259,19 +259,21 @@ impl MapperRun for Bm {
     fn placement(&self) -> &[Option<u32>] {
         self.drb.placement()
     }
-    fn last_event(&self) -> Option<&StepEvent> {
-        self.event.as_ref()
-    }
-    fn bipartition_tree(&self) -> &[TreeNode] {
-        self.drb.tree()
-    }
-    fn as_any(&self) -> Option<&dyn std::any::Any> {
-        Some(self)
-    }
     fn result(&self) -> Option<Mapping> {
         self.drb.result()
     }
-    fn explain_last_step(&self) -> Option<String> {
+    fn inspect(&self) -> super::RunRef<'_> {
+        super::RunRef::Bm(self)
+    }
+}
+
+impl Bm {
+    /// The part the last step cut.
+    pub fn last_event(&self) -> Option<&StepEvent> {
+        self.event.as_ref()
+    }
+    /// Guided mode: the process cut and the network cut of the last step.
+    pub fn explain_last_step(&self) -> Option<String> {
         const CITE: &str = "(Moh et al. §4.2, Binary Mapping)";
         Some(match self.drb.last_step()? {
             DrbStep::Cut {

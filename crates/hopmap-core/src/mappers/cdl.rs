@@ -232,19 +232,19 @@ impl Stepper for CdlRun {
     }
 }
 
-impl MapperRun for CdlRun {
-    fn summary(&self) -> Option<String> {
+impl CdlRun {
+    /// Once done: the order CDL picked.
+    pub fn summary(&self) -> Option<String> {
         self.best()
             .filter(|_| self.done)
             .map(|b| format!("picked order {}", b.order))
     }
-    fn placement(&self) -> &[Option<u32>] {
-        &self.placement
-    }
-    fn last_event(&self) -> Option<&StepEvent> {
+    /// The order scored by the last step (its first run of ranks).
+    pub fn last_event(&self) -> Option<&StepEvent> {
         self.event.as_ref()
     }
-    fn explain_last_step(&self) -> Option<String> {
+    /// Guided mode: the last order's score against the best so far.
+    pub fn explain_last_step(&self) -> Option<String> {
         let s = self.scores.last()?;
         let best = self.best()?;
         let verdict = if std::ptr::eq(s, best) {
@@ -269,8 +269,17 @@ impl MapperRun for CdlRun {
         ))
     }
     /// Hop-bytes of each candidate evaluated so far.
-    fn hop_bytes_trace(&self) -> &[f64] {
+    pub fn hop_bytes_trace(&self) -> &[f64] {
         &self.hop_trace
+    }
+}
+
+impl MapperRun for CdlRun {
+    fn placement(&self) -> &[Option<u32>] {
+        &self.placement
+    }
+    fn inspect(&self) -> super::RunRef<'_> {
+        super::RunRef::Cdl(self)
     }
     fn result(&self) -> Option<Mapping> {
         if !self.done {

@@ -630,7 +630,7 @@ mod tests {
             steps += 1;
         }
         assert!(steps > 2, "the layout took {steps} steps");
-        assert_eq!(r.phases_done(), 1);
+        assert_eq!(r.inspect().phases_done(), 1);
         assert_eq!(r.progress().phase, "placement");
         r.run_to_end();
         assert_eq!(

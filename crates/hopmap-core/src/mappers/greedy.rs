@@ -28,7 +28,7 @@
 //! Cost per step: one findNearest call plus the policy's own work. Steps do
 //! not allocate: [`GreedyRun`] calls [`Policy::next_into`] with the buffer of
 //! the previous event's `desired`, and the frontier is built only when
-//! [`MapperRun::frontier`] is called (by the GUI).
+//! [`GreedyView::frontier`] is called (by the GUI).
 
 use super::{MapperInput, MapperRun, StepEvent};
 use crate::error::{Error, Result};
@@ -565,27 +565,59 @@ impl<P: Policy> MapperRun for GreedyRun<P> {
     fn placement(&self) -> &[Option<u32>] {
         self.placer.slots()
     }
-    fn last_event(&self) -> Option<&StepEvent> {
-        self.event.as_ref()
-    }
-    fn frontier(&self) -> Vec<usize> {
-        self.policy.frontier(&self.placer)
-    }
     fn result(&self) -> Option<Mapping> {
         self.placer.mapping()
     }
-    fn explain_last_step(&self) -> Option<String> {
+    fn inspect(&self) -> super::RunRef<'_> {
+        super::RunRef::Greedy(GreedyView {
+            graph: &self.graph,
+            placer: &self.placer,
+            policy: &self.policy,
+            event: self.event.as_ref(),
+        })
+    }
+}
+
+/// A greedy run borrowed without its policy's type (what
+/// [`super::RunRef::Greedy`] holds): the placer, the policy and the last
+/// event.
+#[derive(Clone, Copy)]
+pub struct GreedyView<'a> {
+    graph: &'a CommGraph,
+    placer: &'a Placer,
+    policy: &'a dyn Policy,
+    event: Option<&'a StepEvent>,
+}
+
+impl<'a> GreedyView<'a> {
+    /// The partial mapping and its findNearest.
+    pub fn placer(self) -> &'a Placer {
+        self.placer
+    }
+    /// What the last step did: the process placed, where it wanted to go
+    /// and the slot findNearest chose.
+    pub fn last_event(self) -> Option<&'a StepEvent> {
+        self.event
+    }
+    /// The policy's frontier (BFT's queue, MHT's heap), built on demand:
+    /// O(frontier).
+    pub fn frontier(self) -> Vec<usize> {
+        self.policy.frontier(self.placer)
+    }
+    /// Guided mode: why the policy chose the process (its paper's terms)
+    /// and where findNearest put it.
+    pub fn explain_last_step(self) -> Option<String> {
         let Some(StepEvent::Placed {
             process,
             desired,
             slot,
-        }) = &self.event
+        }) = self.event
         else {
             return None;
         };
         let tail = explain_placement(self.placer.grid(), desired, *slot);
         Some(
-            match self.policy.explain(&self.graph, &self.placer, *process) {
+            match self.policy.explain(self.graph, self.placer, *process) {
                 Some((head, cite)) => format!("{head}; {tail} ({cite})"),
                 None => format!(
                     "The greedy placement took process {process}: {tail} (Bhatele & Kale §II: select \

@@ -1,4 +1,4 @@
-//! Guided mode: the sentences of [`super::MapperRun::explain_last_step`] on
+//! Guided mode: the sentences of [`super::RunRef::explain_last_step`] on
 //! tiny hand cases.
 
 use super::{MapperInput, MapperRun, find, prepare};
@@ -28,10 +28,10 @@ fn star() -> Arc<CommGraph> {
 #[test]
 fn mht_says_where_each_process_came_from_and_where_it_went() {
     let mut r = run("mht", star(), "torus:5x5", &[]);
-    assert_eq!(r.explain_last_step(), None);
+    assert_eq!(r.inspect().explain_last_step(), None);
     r.step();
     assert_eq!(
-        r.explain_last_step().unwrap(),
+        r.inspect().explain_last_step().unwrap(),
         "MHT started with process 3, the unplaced process with the most partners (3), at the \
          centre of the machine; it wants node (2, 2), which had a free core: findNearest chose \
          it (Bhatele & Kale §IV, Heuristic 2, Algorithm 1)"
@@ -39,7 +39,7 @@ fn mht_says_where_each_process_came_from_and_where_it_went() {
     r.step();
     // 0's partners: 3 (placed on (2, 2)) and 4.
     assert_eq!(
-        r.explain_last_step().unwrap(),
+        r.inspect().explain_last_step().unwrap(),
         "MHT took process 0 from the top of the heap: 1 of its 2 partners are placed, and it \
          goes near the centroid of their nodes; it wants node (2, 2); it is full, so findNearest \
          searched radius 1 and chose (2, 1) (Bhatele & Kale §IV, Heuristic 2, Algorithm 1)"
@@ -47,7 +47,7 @@ fn mht_says_where_each_process_came_from_and_where_it_went() {
     r.step();
     r.step();
     // 4 now has two placed partners, 0 on (2, 1) and 1: the heap's top.
-    let s = r.explain_last_step().unwrap();
+    let s = r.inspect().explain_last_step().unwrap();
     assert!(
         s.starts_with("MHT took process 4 from the top of the heap: 2 of its 2 partners"),
         "{s}"
@@ -65,13 +65,13 @@ fn bft_names_the_parent_and_the_restart() {
     let mut r = run("bft", Arc::new(b.build().unwrap()), "mesh:3x3", &[]);
     r.step();
     assert_eq!(
-        r.explain_last_step().unwrap(),
+        r.inspect().explain_last_step().unwrap(),
         "BFT starts the traversal with process 0 on node 0; it wants node (0, 0), which had a \
          free core: findNearest chose it (Bhatele & Kale §IV, Heuristic 1)"
     );
     r.step();
     assert_eq!(
-        r.explain_last_step().unwrap(),
+        r.inspect().explain_last_step().unwrap(),
         "BFT placed process 1, an unmapped partner of process 0 (the front of the queue), near \
          0's node; it wants node (0, 0); it is full, so findNearest searched radius 1 and chose \
          (1, 0) (Bhatele & Kale §IV, Heuristic 1)"
@@ -79,7 +79,7 @@ fn bft_names_the_parent_and_the_restart() {
     r.step();
     r.step();
     r.step();
-    let s = r.explain_last_step().unwrap();
+    let s = r.inspect().explain_last_step().unwrap();
     assert!(
         s.starts_with("BFT's queue ran dry: process 4, the smallest unmapped id"),
         "{s}"
@@ -116,10 +116,10 @@ fn pairs_reports_the_swap_and_the_change_in_hop_bytes() {
         &[("from", "default")],
     );
     // The starting mapper's one step, then the first batch of exchanges.
-    while r.hop_bytes_trace().len() < 2 {
+    while r.inspect().hop_bytes_trace().len() < 2 {
         r.step();
     }
-    let s = r.explain_last_step().unwrap();
+    let s = r.inspect().explain_last_step().unwrap();
     assert!(
         s.starts_with("PAIRS swapped ") && s.contains("hop-bytes −"),
         "{s}"
@@ -134,14 +134,14 @@ fn cdl_scores_each_order_against_the_best() {
     }
     let mut r = run("cdl", Arc::new(b.build().unwrap()), "mesh:2x2", &[]);
     r.step();
-    let s = r.explain_last_step().unwrap();
+    let s = r.inspect().explain_last_step().unwrap();
     assert!(
         s.starts_with("CDL scored order ") && s.contains(": the best so far"),
         "{s}"
     );
     assert!(s.ends_with("(Balaji et al. §3: least contention, then fewest messages on the busiest link, then fewest hop-bytes)"), "{s}");
     r.run_to_end();
-    let s = r.explain_last_step().unwrap();
+    let s = r.inspect().explain_last_step().unwrap();
     assert!(s.contains("orders scored, CDL picks "), "{s}");
 }
 
@@ -152,18 +152,18 @@ fn the_gravity_layout_explains_its_iterations_then_the_placement() {
     let mut r = run("gravity-greedy", Arc::new(g), "mesh:5x4", &[]);
     r.step(); // builds the layout
     r.step(); // one iteration
-    let s = r.explain_last_step().unwrap();
+    let s = r.inspect().explain_last_step().unwrap();
     assert!(s.starts_with("layout iteration 1"), "{s}");
     assert!(
         s.contains("Σ|F| = ") && s.contains("Bobrik & Popova §4") && s.contains("§5"),
         "{s}"
     );
     // Past the layout, the placement phase speaks.
-    while r.phases_done() == 0 && r.state().is_running() {
+    while r.inspect().phases_done() == 0 && r.state().is_running() {
         r.step();
     }
     r.step();
-    let s = r.explain_last_step().unwrap();
+    let s = r.inspect().explain_last_step().unwrap();
     assert!(
         s.contains("findNearest") || s.contains("which had a free core"),
         "{s}"
@@ -196,7 +196,7 @@ fn affn_names_the_coordinates_it_stretched() {
     r.step();
     r.step();
     assert_eq!(
-        r.explain_last_step().unwrap(),
+        r.inspect().explain_last_step().unwrap(),
         "AFFN took process 1 (the next id) at coordinates (10, 0), stretched by the affine map \
          of the coordinates' bounding box onto the machine; it wants node (3, 0), which had a \
          free core: findNearest chose it (Bhatele & Kale §VI, Heuristic 3, Algorithm 2)"
@@ -223,7 +223,7 @@ fn coce_pins_corners_then_fills_inward() {
         .unwrap();
     let mut r = run("coce+mht", Arc::new(g), "mesh:4x3", &[]);
     r.step();
-    let s = r.explain_last_step().unwrap();
+    let s = r.inspect().explain_last_step().unwrap();
     assert!(
         s.starts_with(
             "COCE+MHT pinned process 0, the graph's corner 1 of 4 (the process most extreme"
@@ -234,7 +234,7 @@ fn coce_pins_corners_then_fills_inward() {
     for _ in 0..4 {
         r.step();
     }
-    let s = r.explain_last_step().unwrap();
+    let s = r.inspect().explain_last_step().unwrap();
     assert!(
         s.starts_with("COCE+MHT fills inward from the corners: MHT took process 4"),
         "{s}"
@@ -257,7 +257,7 @@ fn analytical_explains_setup_global_mapping_and_legalization() {
         );
         // The first step sets up, then runs global iteration 1.
         r.step();
-        let s = r.explain_last_step().unwrap();
+        let s = r.inspect().explain_last_step().unwrap();
         assert!(
             s.starts_with("setup: 16 items (16 processes, 1 cores per node)")
                 && s.contains("; global mapping iteration 1: ")
@@ -267,12 +267,13 @@ fn analytical_explains_setup_global_mapping_and_legalization() {
         let mut saw_legal = false;
         while r.state().is_running() {
             r.step();
-            let s = r.explain_last_step().unwrap();
+            let s = r.inspect().explain_last_step().unwrap();
             saw_legal |= s.starts_with(word) || s.starts_with("legal: ");
         }
         assert!(saw_legal, "{legalize}");
         assert!(
-            r.explain_last_step()
+            r.inspect()
+                .explain_last_step()
                 .unwrap()
                 .starts_with("legal: every node within capacity")
         );
@@ -295,6 +296,7 @@ fn every_step_explained(id: &str, on: &str, mut r: Box<dyn MapperRun>) -> Vec<St
         }
         r.step();
         let s = r
+            .inspect()
             .explain_last_step()
             .unwrap_or_else(|| panic!("{id} on {on}: step {k} has no sentence"));
         assert!(!s.trim().is_empty(), "{id} on {on}: step {k}: empty");
@@ -346,9 +348,9 @@ fn every_registry_mapper_explains_every_step() {
 fn one_shot_mappers_say_which_rank_went_where_and_why() {
     let g = Arc::new(crate::graph::CommGraph::empty(8));
     let mut r = run("default", g.clone(), "mesh:2x2:cores=2", &[]);
-    assert_eq!(r.explain_last_step(), None);
+    assert_eq!(r.inspect().explain_last_step(), None);
     r.step();
-    let s = r.explain_last_step().unwrap();
+    let s = r.inspect().explain_last_step().unwrap();
     assert!(
         s.starts_with(
             "default laid the 8 ranks out in order TXY, the first letter varying fastest (T = r \
@@ -360,13 +362,13 @@ fn one_shot_mappers_say_which_rank_went_where_and_why() {
     );
     assert!(s.ends_with("(Balaji et al. §2.2)"), "{s}");
     assert_eq!(
-        r.last_event().unwrap().processes(),
+        r.inspect().last_event().unwrap().processes(),
         vec![0, 1],
         "the ranks named"
     );
     let mut r = run("tzxy", g.clone(), "torus:2x2x2", &[]);
     r.step();
-    let s = r.explain_last_step().unwrap();
+    let s = r.inspect().explain_last_step().unwrap();
     assert!(
         s.starts_with("TZXY laid the 8 ranks out in order TZXY") && s.contains("run along Z"),
         "{s}"
@@ -375,14 +377,17 @@ fn one_shot_mappers_say_which_rank_went_where_and_why() {
     assert!(s.contains("rank 1 on (0, 0, 1)"), "{s}");
     let mut r = run("perm", g.clone(), "torus:2x4", &[("order", "YXT")]);
     r.step();
-    let s = r.explain_last_step().unwrap();
+    let s = r.inspect().explain_last_step().unwrap();
     assert!(s.contains("Y = r mod 4, X = (r div 4) mod 2"), "{s}");
     assert!(s.contains("rank 4 on (1, 0)"), "{s}");
-    assert_eq!(r.last_event().unwrap().processes(), vec![0, 1, 2, 3]);
+    assert_eq!(
+        r.inspect().last_event().unwrap().processes(),
+        vec![0, 1, 2, 3]
+    );
     // RM: the real slots of the seeded shuffle.
     let mut r = run("random", g.clone(), "torus:4x4", &[]);
     r.step();
-    let s = r.explain_last_step().unwrap();
+    let s = r.inspect().explain_last_step().unwrap();
     let m = r.result().unwrap();
     let t = Topology::parse("torus:4x4").unwrap();
     let want = format!(
@@ -402,7 +407,7 @@ fn recursive_explains_each_bisection_and_each_refinement_batch() {
     let g = Arc::new(crate::generate::generate("stencil:4x4", &Default::default()).unwrap());
     let mut r = run("recursive", g.clone(), "torus:4x4", &[]);
     r.step();
-    let s = r.explain_last_step().unwrap();
+    let s = r.inspect().explain_last_step().unwrap();
     // The root: 16 processes on 16 nodes, halves of 8 and 8; a 4×4 stencil
     // cut in two straight halves sends 2 × 4 messages across (both ways).
     assert!(
@@ -415,9 +420,9 @@ fn recursive_explains_each_bisection_and_each_refinement_batch() {
     assert!(s.contains("the processes into 8 and 8"), "{s}");
     assert!(s.contains("beyond the seeds: Pellegrini"), "{s}");
     // The part it cut is highlighted: all 16.
-    assert_eq!(r.last_event().unwrap().processes().len(), 16);
+    assert_eq!(r.inspect().last_event().unwrap().processes().len(), 16);
     r.step();
-    assert_eq!(r.last_event().unwrap().processes().len(), 8);
+    assert_eq!(r.inspect().last_event().unwrap().processes().len(), 8);
     let mut r = run(
         "recursive+refine",
         g,
@@ -427,7 +432,7 @@ fn recursive_explains_each_bisection_and_each_refinement_batch() {
     let mut saw = false;
     while r.state().is_running() {
         r.step();
-        let s = r.explain_last_step().unwrap();
+        let s = r.inspect().explain_last_step().unwrap();
         if s.starts_with("recursive+refine refined a batch of up to 4 processes: it kept ") {
             assert!(s.contains("hop-bytes ") && s.contains("VieM"), "{s}");
             saw = true;
@@ -443,7 +448,7 @@ fn bm_explains_both_cuts() {
     let mut cuts = 0;
     while r.state().is_running() {
         r.step();
-        let s = r.explain_last_step().unwrap();
+        let s = r.inspect().explain_last_step().unwrap();
         if s.starts_with("BM bisected a part of ") {
             assert!(
                 s.contains("the process cut (step 1") && s.contains("has cost "),
@@ -472,9 +477,9 @@ fn a_legalization_step_highlights_the_processes_it_migrated() {
         let mut migrated = 0;
         while r.state().is_running() {
             r.step();
-            let s = r.explain_last_step().unwrap();
+            let s = r.inspect().explain_last_step().unwrap();
             if s.starts_with(word) && !s.contains(none) {
-                let p = r.last_event().unwrap().processes();
+                let p = r.inspect().last_event().unwrap().processes();
                 assert!(!p.is_empty() && p.iter().all(|&p| p < 16), "{s}: {p:?}");
                 migrated += 1;
             }

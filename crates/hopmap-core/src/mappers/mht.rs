@@ -214,18 +214,18 @@ mod tests {
         let mut r = start(&MapperInput::new(g, t.clone(), 0)).unwrap();
         r.step();
         assert_eq!(
-            r.last_event(),
+            r.inspect().last_event(),
             Some(&StepEvent::Placed {
                 process: 3,
                 desired: vec![2.0, 2.0],
                 slot: 12
             })
         );
-        assert_eq!(r.frontier(), vec![0, 1, 2]);
+        assert_eq!(r.inspect().frontier(), vec![0, 1, 2]);
         r.step();
         // 0 wanted the centroid of 3's node, (2,2); nearest free: node 7 (2,1).
         assert!(matches!(
-            r.last_event(),
+            r.inspect().last_event(),
             Some(StepEvent::Placed {
                 process: 0,
                 slot: 7,
@@ -234,11 +234,11 @@ mod tests {
         ));
         r.step(); // 1 (count 1, smaller id than 2)
         assert!(matches!(
-            r.last_event(),
+            r.inspect().last_event(),
             Some(StepEvent::Placed { process: 1, .. })
         ));
         // Now 4 has two mapped partners and tops the heap.
-        assert_eq!(r.frontier()[0], 4);
+        assert_eq!(r.inspect().frontier()[0], 4);
         r.run_to_end();
         r.result().unwrap().validate(5, &t).unwrap();
     }

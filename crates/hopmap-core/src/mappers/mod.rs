@@ -3,9 +3,11 @@
 //! paper's name and a short id; the GUI and the CLI take the list from there.
 //!
 //! Every mapper runs as a [`MapperRun`]: a [`Stepper`] whose current partial
-//! mapping and last step can be read between steps, so the GUI can animate a
-//! greedy placement one process at a time and the CLI can run it to the end
-//! with the same code.
+//! mapping can be read between steps, so the GUI can animate a greedy
+//! placement one process at a time and the CLI can run it to the end with
+//! the same code. A front end reads a run's internals (last step, frontier,
+//! layout, tree, guided sentence) from the concrete run that
+//! [`MapperRun::inspect`] returns as a [`RunRef`].
 //!
 //! Every entry declares its parameters ([`ParamSpec`]: key, kind and range,
 //! default, help), so the GUI can show a control per parameter, `hopmap
@@ -14,7 +16,6 @@
 
 pub mod affn;
 pub mod analytical;
-pub mod background;
 pub mod bft;
 pub mod bm;
 pub mod cdl;
@@ -32,9 +33,11 @@ pub mod phased;
 pub mod pipeline;
 pub mod random;
 pub mod recursive;
-pub mod run_detail;
+pub mod run_ref;
 pub mod scotch;
 pub mod sm;
+
+pub use run_ref::RunRef;
 
 pub use pipeline::{
     Selected, finish, parse_param, parse_params, prepare, resolve, run, run_cancellable,
@@ -161,61 +164,23 @@ impl StepEvent {
     }
 }
 
-/// A mapper in progress. `step()` advances one visible unit of work.
+/// A mapper in progress: a [`Stepper`] (step, progress, why it stopped)
+/// whose placement so far and result can be read between steps. That is
+/// all the pipeline, the CLI and `compare` need. What a front end shows of
+/// a run's internals (its last event, frontier, trace, layout, bipartition
+/// tree, guided sentence) is read from the concrete run, reached through
+/// [`MapperRun::inspect`]'s typed borrow ([`RunRef`]).
 pub trait MapperRun: Stepper + Send {
     /// Slot of each process so far (None = not placed yet).
     fn placement(&self) -> &[Option<u32>];
-    /// What the last step did.
-    fn last_event(&self) -> Option<&StepEvent>;
-    /// The frontier, when the algorithm has one (heap or BFS queue contents).
-    fn frontier(&self) -> Vec<usize> {
-        Vec::new()
-    }
-    /// Hop-bytes after each step so far, for algorithms that track it (PAIRS).
-    fn hop_bytes_trace(&self) -> &[f64] {
-        &[]
-    }
-    /// The bipartition tree so far, for recursive-bipartitioning mappers
-    /// (each finished subproblem: level, processes, node domain).
-    fn bipartition_tree(&self) -> &[recursive::drb::TreeNode] {
-        &[]
-    }
     /// The finished mapping (None until done).
     fn result(&self) -> Option<Mapping>;
     /// Why a run that stopped with [`crate::step::Stop::Failed`] failed.
     fn error(&self) -> Option<&Error> {
         None
     }
-    /// The layout in progress, while a phased run lays the graph out.
-    fn layout(&self) -> Option<&crate::layout::Layout> {
-        None
-    }
-    /// A one-line note on what the run chose (e.g. CDL's picked order).
-    fn summary(&self) -> Option<String> {
-        None
-    }
-    /// Phases finished so far (phased runs; 0 for single-phase mappers).
-    fn phases_done(&self) -> usize {
-        0
-    }
-    /// The concrete run, for views that show a mapper's own state (the
-    /// analytical view downcasts to `analytical::Analytical` or
-    /// `analytical::AnalyticalPairs`; see `analytical::state_of`).
-    fn as_any(&self) -> Option<&dyn std::any::Any> {
-        None
-    }
-    /// Guided mode: one sentence on what the last step did, in the terms of
-    /// the mapper's paper and citing its section ("MHT took process 41 from
-    /// the top of the heap: …"). None when the mapper has no sentence for
-    /// it (or no step was taken). Computed on demand, so steps stay cheap.
-    fn explain_last_step(&self) -> Option<String> {
-        None
-    }
-    /// Process coordinates the run recovered from the graph (the `grid`
-    /// mapper's recognised grid), for laying the graph out on them.
-    fn grid_coords(&self) -> Option<crate::graph::Coords> {
-        None
-    }
+    /// The concrete run, borrowed: one [`RunRef`] variant per kind of run.
+    fn inspect(&self) -> RunRef<'_>;
 }
 
 /// The networks a mapper runs on.
@@ -508,19 +473,27 @@ impl Stepper for OneShot {
     }
 }
 
+impl OneShot {
+    /// What the one step did (None before it).
+    pub fn last_event(&self) -> Option<&StepEvent> {
+        self.event.as_ref()
+    }
+    /// Guided mode: the sentence on the one step (None before it).
+    pub fn explain_last_step(&self) -> Option<String> {
+        self.event.as_ref()?;
+        self.explanation.as_ref().map(|(t, _)| t.clone())
+    }
+}
+
 impl MapperRun for OneShot {
     fn placement(&self) -> &[Option<u32>] {
         &self.placement
     }
-    fn last_event(&self) -> Option<&StepEvent> {
-        self.event.as_ref()
-    }
     fn result(&self) -> Option<Mapping> {
         self.mapping.clone()
     }
-    fn explain_last_step(&self) -> Option<String> {
-        self.event.as_ref()?;
-        self.explanation.as_ref().map(|(t, _)| t.clone())
+    fn inspect(&self) -> RunRef<'_> {
+        RunRef::OneShot(self)
     }
 }
 

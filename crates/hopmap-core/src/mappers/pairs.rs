@@ -20,7 +20,7 @@
 //! One step considers a batch of `batch` processes (default 256) and reports
 //! the exchanges kept ([`StepEvent::Swaps`]: process pairs; a move into a free
 //! core is reported as `(p, p)`) and the hop-bytes after the batch, also kept
-//! in [`MapperRun::hop_bytes_trace`]. The run stops at a local optimum (`n`
+//! in [`RunRef::hop_bytes_trace`](super::RunRef::hop_bytes_trace). The run stops at a local optimum (`n`
 //! consecutive processes without an improvement, i.e. a full sweep) or after
 //! `sweeps` sweeps (default 100), or when the optional `time_ms` budget is
 //! exceeded (`time_ms=0`, the default, means no time budget; only this
@@ -572,17 +572,18 @@ impl Stepper for Pairs {
     }
 }
 
-impl MapperRun for Pairs {
-    fn placement(&self) -> &[Option<u32>] {
-        &self.placement
-    }
-    fn last_event(&self) -> Option<&StepEvent> {
+impl Pairs {
+    /// The last batch of exchanges and the hop-bytes after it.
+    pub fn last_event(&self) -> Option<&StepEvent> {
         self.event.as_ref()
     }
-    fn hop_bytes_trace(&self) -> &[f64] {
+    /// Hop-bytes after each batch so far.
+    pub fn hop_bytes_trace(&self) -> &[f64] {
         &self.trace
     }
-    fn explain_last_step(&self) -> Option<String> {
+    /// Guided mode: the exchanges of the last batch and the change in
+    /// hop-bytes.
+    pub fn explain_last_step(&self) -> Option<String> {
         let Some(StepEvent::Swaps { swapped, hop_bytes }) = &self.event else {
             return None;
         };
@@ -596,6 +597,15 @@ impl MapperRun for Pairs {
             *hop_bytes,
             self.params.batch,
         ))
+    }
+}
+
+impl MapperRun for Pairs {
+    fn placement(&self) -> &[Option<u32>] {
+        &self.placement
+    }
+    fn inspect(&self) -> super::RunRef<'_> {
+        super::RunRef::Pairs(self)
     }
     fn result(&self) -> Option<Mapping> {
         self.stop
@@ -669,7 +679,7 @@ mod tests {
             let mht_hb = hop_bytes(&g, &topo, &mht);
             let mut r = start(&input).unwrap();
             r.run_to_end();
-            let tr = r.hop_bytes_trace().to_vec();
+            let tr = r.inspect().hop_bytes_trace().to_vec();
             assert!((tr[0] - mht_hb).abs() < 1e-9);
             assert!(tr.windows(2).all(|w| w[1] <= w[0] + 1e-9), "{tr:?}");
             let m = r.result().unwrap();
@@ -697,7 +707,7 @@ mod tests {
             let mht_hb = hop_bytes(&g, &topo, &mht);
             let mut r = start(&input).unwrap();
             r.run_to_end();
-            let tr = r.hop_bytes_trace().to_vec();
+            let tr = r.inspect().hop_bytes_trace().to_vec();
             assert!((tr[0] - mht_hb).abs() < 1e-9, "{spec}");
             assert!(tr.windows(2).all(|w| w[1] <= w[0] + 1e-9), "{tr:?}");
             let m = r.result().unwrap();

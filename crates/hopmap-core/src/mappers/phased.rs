@@ -11,11 +11,12 @@
 //! (coordinates, or a mapping). Its progress names the phase in progress,
 //! and it stops for the reason its last stage stopped; a continuation that
 //! fails stops the run with [`Stop::Failed`] and keeps the error
-//! ([`MapperRun::error`]).
+//! ([`MapperRun::error`]). Its accessors ([`Phased::layout`], [`Phased::run`])
+//! give the layout in progress or the current stage's run.
 //!
 //! Cost: the stages' own; switching stages is O(n).
 
-use super::{MapperRun, StepEvent};
+use super::MapperRun;
 use crate::error::{Error, Result};
 use crate::graph::{CommGraph, Coords};
 use crate::layout::{Layout, LayoutParams};
@@ -97,8 +98,9 @@ impl Phased {
         StepState::Stopped(Stop::Failed)
     }
 
-    /// The stage's run, once past the layout.
-    fn run(&self) -> Option<&dyn MapperRun> {
+    /// The current stage's run, once past the layout (None during the
+    /// layout and after a failed continuation).
+    pub fn run(&self) -> Option<&dyn MapperRun> {
         match &self.stage {
             Stage::Run { run, .. } => Some(run.as_ref()),
             _ => None,
@@ -164,7 +166,7 @@ impl Stepper for Phased {
                     ));
                 };
                 self.finished_phases += 1;
-                self.carried = run.explain_last_step();
+                self.carried = run.inspect().explain_last_step();
                 match then(m) {
                     Ok(next) => {
                         self.stage = Stage::Run {
@@ -211,15 +213,6 @@ impl MapperRun for Phased {
     fn placement(&self) -> &[Option<u32>] {
         self.run().map_or(&self.empty, |r| r.placement())
     }
-    fn last_event(&self) -> Option<&StepEvent> {
-        self.run().and_then(|r| r.last_event())
-    }
-    fn frontier(&self) -> Vec<usize> {
-        self.run().map(|r| r.frontier()).unwrap_or_default()
-    }
-    fn hop_bytes_trace(&self) -> &[f64] {
-        self.run().map_or(&[], |r| r.hop_bytes_trace())
-    }
     fn result(&self) -> Option<Mapping> {
         match &self.stage {
             Stage::Run { run, then: None } => run.result(),
@@ -231,24 +224,36 @@ impl MapperRun for Phased {
             .as_ref()
             .or_else(|| self.run().and_then(|r| r.error()))
     }
-    fn layout(&self) -> Option<&Layout> {
+    fn inspect(&self) -> super::RunRef<'_> {
+        super::RunRef::Phased(self)
+    }
+}
+
+impl Phased {
+    /// The layout in progress, while this run lays the graph out (a later
+    /// stage's own layout is that stage's: [`Phased::run`]).
+    pub fn layout(&self) -> Option<&Layout> {
         match &self.stage {
             Stage::Layout { layout, .. } => Some(layout),
-            _ => self.run().and_then(|r| r.layout()),
+            _ => None,
         }
     }
-    fn summary(&self) -> Option<String> {
-        self.run().and_then(|r| r.summary())
+    /// The current stage's note ([`super::RunRef::summary`]).
+    pub fn summary(&self) -> Option<String> {
+        self.run().and_then(|r| r.inspect().summary())
     }
-    fn phases_done(&self) -> usize {
+    /// Phases finished so far.
+    pub fn phases_done(&self) -> usize {
         self.finished_phases
     }
-    fn explain_last_step(&self) -> Option<String> {
+    /// Guided mode: the layout's iteration, else the current stage's
+    /// sentence, else the one of the step that finished the last stage.
+    pub fn explain_last_step(&self) -> Option<String> {
         match &self.stage {
             Stage::Layout { layout, .. } => Some(explain_layout(layout)),
             _ => self
                 .run()
-                .and_then(|r| r.explain_last_step())
+                .and_then(|r| r.inspect().explain_last_step())
                 .or_else(|| self.carried.clone()),
         }
     }

@@ -864,19 +864,28 @@ impl MapperRun for ScotchRun {
     fn placement(&self) -> &[Option<u32>] {
         &self.placement
     }
-    fn last_event(&self) -> Option<&StepEvent> {
-        self.event.as_ref()
-    }
     fn result(&self) -> Option<Mapping> {
         self.mapping.clone()
     }
     fn error(&self) -> Option<&Error> {
         self.error.as_ref()
     }
-    fn summary(&self) -> Option<String> {
+    fn inspect(&self) -> super::RunRef<'_> {
+        super::RunRef::Scotch(self)
+    }
+}
+
+impl ScotchRun {
+    /// What the last step did (the whole mapping, once read back).
+    pub fn last_event(&self) -> Option<&StepEvent> {
+        self.event.as_ref()
+    }
+    /// Scotch's own note on the mapping it returned.
+    pub fn summary(&self) -> Option<String> {
         self.note.clone()
     }
-    fn explain_last_step(&self) -> Option<String> {
+    /// Guided mode: which of Scotch's programs runs.
+    pub fn explain_last_step(&self) -> Option<String> {
         let since = self.started.map_or(0.0, |s| s.elapsed().as_secs_f64());
         let s: String = match &self.phase {
             Phase::Target if self.dir.is_none() => return None,
@@ -939,7 +948,7 @@ mod tests {
         let mut r = super::super::prepare(&info, &input)?;
         r.run_to_end();
         let m = super::super::finish(&info, r.as_ref(), &input)?;
-        Ok((m, r.summary()))
+        Ok((m, r.inspect().summary()))
     }
 
     #[test]
@@ -1153,7 +1162,7 @@ mod tests {
         assert_eq!(r.run_to_end(), Stop::Complete, "{:?}", r.error());
         let m = r.result().unwrap();
         m.validate(16, &t).unwrap();
-        let note = r.summary().unwrap();
+        let note = r.inspect().summary().unwrap();
         assert!(
             note.contains("distances + 1") && !note.contains("numbering"),
             "{note}"
@@ -1178,7 +1187,7 @@ mod tests {
         while !matches!(r.phase, Phase::Gmap(_)) {
             assert!(r.step().is_running(), "{:?}", r.error());
         }
-        let s = r.explain_last_step().unwrap();
+        let s = r.inspect().explain_last_step().unwrap();
         assert!(s.starts_with("Scotch: scotch_gmap maps the graph"), "{s}");
         let Phase::Gmap(child) = &r.phase else {
             unreachable!()

@@ -342,14 +342,22 @@ impl MapperRun for Sm {
     fn placement(&self) -> &[Option<u32>] {
         &self.slot_of
     }
-    fn last_event(&self) -> Option<&StepEvent> {
-        self.event.as_ref()
-    }
     fn result(&self) -> Option<Mapping> {
         (self.done && self.unmapped == 0)
             .then(|| Mapping::new(self.node_of.clone(), self.core_of.clone()))
     }
-    fn explain_last_step(&self) -> Option<String> {
+    fn inspect(&self) -> super::RunRef<'_> {
+        super::RunRef::Sm(self)
+    }
+}
+
+impl Sm {
+    /// The processes the last step placed.
+    pub fn last_event(&self) -> Option<&StepEvent> {
+        self.event.as_ref()
+    }
+    /// Guided mode: the bisection level or the switch the last step filled.
+    pub fn explain_last_step(&self) -> Option<String> {
         Some(match self.last? {
             SmStep::Level { halved } => format!(
                 "SM halved {halved} buddy block{} of the communication graph (bisection level \
@@ -385,9 +393,9 @@ mod tests {
         let t = Arc::new(Topology::parse("fabric:moh-fig2").unwrap());
         let input = MapperInput::new(g, t, 0);
         let mut r = mappers::prepare(&info(), &input).unwrap();
-        assert_eq!(r.explain_last_step(), None);
+        assert_eq!(r.inspect().explain_last_step(), None);
         r.step();
-        let s = r.explain_last_step().unwrap();
+        let s = r.inspect().explain_last_step().unwrap();
         assert!(
             s.starts_with("SM halved 1 buddy block of the communication graph (bisection level 1"),
             "{s}"
@@ -396,7 +404,7 @@ mod tests {
             r.step();
         }
         r.step();
-        let s = r.explain_last_step().unwrap();
+        let s = r.inspect().explain_last_step().unwrap();
         assert!(s.starts_with("SM filled switch "), "{s}");
         assert!(s.ends_with("(Moh et al. §4.1)"), "{s}");
     }

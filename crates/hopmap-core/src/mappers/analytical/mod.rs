@@ -1172,19 +1172,28 @@ impl MapperRun for Analytical {
     fn placement(&self) -> &[Option<u32>] {
         &self.placement
     }
-    fn last_event(&self) -> Option<&StepEvent> {
-        self.event.as_ref()
-    }
-    fn hop_bytes_trace(&self) -> &[f64] {
-        &self.history.hop_bytes
-    }
     fn result(&self) -> Option<Mapping> {
         self.result.clone()
     }
     fn error(&self) -> Option<&Error> {
         self.error.as_ref()
     }
-    fn summary(&self) -> Option<String> {
+    fn inspect(&self) -> super::RunRef<'_> {
+        super::RunRef::Analytical(self)
+    }
+}
+
+impl Analytical {
+    /// What the last step did (the processes a legalization step migrated).
+    pub fn last_event(&self) -> Option<&StepEvent> {
+        self.event.as_ref()
+    }
+    /// Estimated hop-bytes after each global or legalization step.
+    pub fn hop_bytes_trace(&self) -> &[f64] {
+        &self.history.hop_bytes
+    }
+    /// Once the global phase stopped: its iterations and why it stopped.
+    pub fn summary(&self) -> Option<String> {
         let stop = self.global_stop?;
         Some(format!(
             "{} global iterations ({}), {} legalization iterations",
@@ -1198,10 +1207,9 @@ impl MapperRun for Analytical {
             self.legal_iterations()
         ))
     }
-    fn as_any(&self) -> Option<&dyn std::any::Any> {
-        Some(self)
-    }
-    fn explain_last_step(&self) -> Option<String> {
+    /// Guided mode: the last global iteration or legalization step, with
+    /// W(Φ), the fullest bin and the estimated hop-bytes.
+    pub fn explain_last_step(&self) -> Option<String> {
         if self.steps == 0 {
             return None;
         }
@@ -1353,28 +1361,35 @@ impl MapperRun for AnalyticalPairs {
             None => self.analytical.placement(),
         }
     }
-    fn last_event(&self) -> Option<&StepEvent> {
-        match &self.pairs {
-            Some(p) => p.last_event(),
-            None => self.analytical.last_event(),
-        }
-    }
-    fn hop_bytes_trace(&self) -> &[f64] {
-        &self.trace
-    }
     fn result(&self) -> Option<Mapping> {
         self.pairs.as_ref().and_then(|p| p.result())
     }
     fn error(&self) -> Option<&Error> {
         self.analytical.error.as_ref()
     }
-    fn phases_done(&self) -> usize {
+    fn inspect(&self) -> super::RunRef<'_> {
+        super::RunRef::AnalyticalPairs(self)
+    }
+}
+
+impl AnalyticalPairs {
+    /// What the last step did: the analytical mapper's, then PAIRS's.
+    pub fn last_event(&self) -> Option<&StepEvent> {
+        match &self.pairs {
+            Some(p) => p.last_event(),
+            None => self.analytical.last_event(),
+        }
+    }
+    /// The analytical estimates, then PAIRS's hop-bytes after each batch.
+    pub fn hop_bytes_trace(&self) -> &[f64] {
+        &self.trace
+    }
+    /// Phases finished: 1 once PAIRS runs.
+    pub fn phases_done(&self) -> usize {
         self.pairs.is_some() as usize
     }
-    fn as_any(&self) -> Option<&dyn std::any::Any> {
-        Some(self)
-    }
-    fn explain_last_step(&self) -> Option<String> {
+    /// Guided mode: the analytical mapper's sentence, then PAIRS's.
+    pub fn explain_last_step(&self) -> Option<String> {
         match &self.pairs {
             Some(p) if p.last_event().is_some() => p.explain_last_step(),
             _ => self.analytical.explain_last_step(),
@@ -1385,9 +1400,9 @@ impl MapperRun for AnalyticalPairs {
 /// The analytical state of a run of `analytical` or `analytical+pairs`
 /// (None for other mappers).
 pub fn state_of(run: &dyn MapperRun) -> Option<&Analytical> {
-    let any = run.as_any()?;
-    any.downcast_ref::<Analytical>().or_else(|| {
-        any.downcast_ref::<AnalyticalPairs>()
-            .map(|a| a.analytical())
-    })
+    match run.inspect() {
+        super::RunRef::Analytical(a) => Some(a),
+        super::RunRef::AnalyticalPairs(a) => Some(a.analytical()),
+        _ => None,
+    }
 }

@@ -414,7 +414,7 @@ impl Stepper for GridEmbed {
             }
             Phase::Fallback(mut run) => {
                 let s = run.step();
-                self.event = run.last_event().cloned();
+                self.event = run.inspect().last_event().cloned();
                 match s {
                     StepState::Running => {
                         self.placement = run.placement().to_vec();
@@ -469,25 +469,29 @@ impl MapperRun for GridEmbed {
     fn placement(&self) -> &[Option<u32>] {
         &self.placement
     }
-    fn last_event(&self) -> Option<&StepEvent> {
-        self.event.as_ref()
-    }
     fn result(&self) -> Option<Mapping> {
         self.mapping.clone()
     }
     fn error(&self) -> Option<&Error> {
         self.error.as_ref()
     }
-    fn summary(&self) -> Option<String> {
+    fn inspect(&self) -> super::RunRef<'_> {
+        super::RunRef::GridEmbed(self)
+    }
+}
+
+impl GridEmbed {
+    /// What the last step did.
+    pub fn last_event(&self) -> Option<&StepEvent> {
+        self.event.as_ref()
+    }
+    /// The recognised grid and the plan chosen (None before recognition).
+    pub fn summary(&self) -> Option<String> {
         (!self.note.is_empty()).then(|| self.note.clone())
     }
-    fn as_any(&self) -> Option<&dyn std::any::Any> {
-        Some(self)
-    }
-    fn grid_coords(&self) -> Option<Coords> {
-        GridEmbed::grid_coords(self)
-    }
-    fn explain_last_step(&self) -> Option<String> {
+    /// Guided mode: the plans scored, the plan chosen, the refinement; the
+    /// fallback mapper's own sentence when no grid was recognised.
+    pub fn explain_last_step(&self) -> Option<String> {
         self.event.as_ref()?;
         let what = match &self.phase {
             Phase::Choose { next } => format!(
@@ -499,7 +503,7 @@ impl MapperRun for GridEmbed {
                 "grid's swap refinement: hop-bytes now {:.6e}",
                 r.hop_bytes()
             ),
-            Phase::Fallback(run) => return run.explain_last_step(),
+            Phase::Fallback(run) => return run.inspect().explain_last_step(),
             Phase::Recognise | Phase::Done => String::new(),
         };
         Some(if what.is_empty() {

@@ -193,16 +193,24 @@ impl MapperRun for GroupsFirst {
     fn placement(&self) -> &[Option<u32>] {
         &self.placement
     }
-    fn last_event(&self) -> Option<&StepEvent> {
-        self.event.as_ref()
-    }
     fn result(&self) -> Option<Mapping> {
         self.mapping.clone()
     }
     fn error(&self) -> Option<&Error> {
         self.error.as_ref()
     }
-    fn summary(&self) -> Option<String> {
+    fn inspect(&self) -> super::super::RunRef<'_> {
+        super::super::RunRef::GroupsFirst(self)
+    }
+}
+
+impl GroupsFirst {
+    /// What the last step placed.
+    pub fn last_event(&self) -> Option<&StepEvent> {
+        self.event.as_ref()
+    }
+    /// How many node groups the processes were grouped into.
+    pub fn summary(&self) -> Option<String> {
         Some(format!(
             "grouped the processes into nodes first ({} groups)",
             self.inner.num_processes()

@@ -32,7 +32,7 @@
 //! thread (a property test compares both). Dropping the run stops that
 //! thread.
 //! The GUI reads the bipartition tree so far with [`Recursive::tree`] and the
-//! falling hop-bytes with [`MapperRun::hop_bytes_trace`].
+//! falling hop-bytes with [`RunRef::hop_bytes_trace`](super::RunRef::hop_bytes_trace).
 
 pub mod domain;
 pub mod drb;
@@ -827,19 +827,29 @@ impl MapperRun for Recursive {
             None => self.drb.placement(),
         }
     }
-    fn last_event(&self) -> Option<&StepEvent> {
+    fn result(&self) -> Option<Mapping> {
+        if !self.done {
+            return None;
+        }
+        match &self.best {
+            Some((_, _, m)) => Some(m.clone()),
+            None => Some(Mapping::new(Vec::new(), Vec::new())),
+        }
+    }
+    fn inspect(&self) -> super::RunRef<'_> {
+        super::RunRef::Recursive(self)
+    }
+}
+
+impl Recursive {
+    /// What the last step did (the part it cut, the processes a
+    /// refinement batch moved).
+    pub fn last_event(&self) -> Option<&StepEvent> {
         self.event.as_ref()
     }
-    fn hop_bytes_trace(&self) -> &[f64] {
-        &self.trace
-    }
-    fn bipartition_tree(&self) -> &[TreeNode] {
-        self.drb.tree()
-    }
-    fn as_any(&self) -> Option<&dyn std::any::Any> {
-        Some(self)
-    }
-    fn explain_last_step(&self) -> Option<String> {
+    /// Guided mode: the last bisection or refinement batch, with its cut or
+    /// its change in hop-bytes.
+    pub fn explain_last_step(&self) -> Option<String> {
         const CITE: &str = "(beyond the seeds: Pellegrini's dual recursive bipartitioning, the \
                             method of Scotch's gmap)";
         const CITE_REFINE: &str = "(beyond the seeds: VieM's N_C^d swap local search, Schulz & \
@@ -979,15 +989,6 @@ impl MapperRun for Recursive {
                 }
             }
         })
-    }
-    fn result(&self) -> Option<Mapping> {
-        if !self.done {
-            return None;
-        }
-        match &self.best {
-            Some((_, _, m)) => Some(m.clone()),
-            None => Some(Mapping::new(Vec::new(), Vec::new())),
-        }
     }
 }
 
@@ -1182,7 +1183,7 @@ mod tests {
         while r.state().is_running() {
             r.step();
             phase |= r.progress().phase == "bottleneck";
-            let s = r.explain_last_step().unwrap();
+            let s = r.inspect().explain_last_step().unwrap();
             setup |= s.starts_with("recursive+refine routed messages under dimension-order");
             if s.starts_with("recursive+refine relieved the busiest channel: it kept ") {
                 assert!(

@@ -5,7 +5,7 @@
 //! zoom with its Ctrl +/−/0 shortcuts, and the side panels shown).
 //!
 //! Every file dialog goes through one [`Chooser`] (native on a thread, or
-//! the in-app chooser: [`super::file_dialog`]); what the chosen path is for
+//! the in-app chooser: [`crate::file_dialog`]); what the chosen path is for
 //! waits in [`Menus::purpose`] until the path arrives.
 //!
 //! The window arranges itself once for its size ([`Menus::auto_layout`]):
@@ -15,11 +15,15 @@
 //!
 //! Cost per frame: the menu bar's widgets.
 
-use super::HopmapApp;
-use super::export::{Format, ViewKind};
-use super::file_dialog::{Chooser, Request};
-use super::headless::Headless;
+use crate::HopmapApp;
+use crate::export::{Format, ViewKind};
+use crate::file_dialog::{Chooser, Request};
+use crate::headless::Headless;
 use hopmap_core::io::launcher::{HostNames, LauncherFormat, write_mapping_file};
+
+/// Content widths from this many points on are taken for a window that
+/// has not reported its size yet (no screen is that wide at a scale of 1).
+pub const PLACEHOLDER_WIDTH: f32 = 9000.0;
 
 /// What a chosen path is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -122,7 +126,10 @@ impl Menus {
             return;
         }
         let r = ctx.content_rect();
-        if r.width() < 10.0 {
+        // The first frame of a window still hidden may report a placeholder
+        // size (15 000 points under X11, which would zoom a 1280-pixel
+        // window to 1.5): wait for a real one.
+        if r.width() < 10.0 || r.width() >= PLACEHOLDER_WIDTH {
             return;
         }
         self.auto_done = true;
@@ -142,7 +149,7 @@ impl Menus {
 
 impl HopmapApp {
     /// The menu bar (File, View) at the top of the window.
-    pub(super) fn menu_bar(&mut self, ui: &mut egui::Ui) {
+    pub(crate) fn menu_bar(&mut self, ui: &mut egui::Ui) {
         let ctx = ui.ctx().clone();
         self.menus.auto_layout(&ctx);
         ui.menu_button("File", |ui| self.file_menu(ui));
@@ -280,5 +287,46 @@ impl HopmapApp {
             }
             Purpose::Screenshot => self.headless = Some(Headless::new(p, 0)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One frame of `ctx` with a window `w` points wide, then auto layout.
+    fn frame(ctx: &egui::Context, m: &mut Menus, w: f32) {
+        let raw = egui::RawInput {
+            screen_rect: Some(egui::Rect::from_min_size(
+                egui::Pos2::ZERO,
+                egui::vec2(w, 800.0),
+            )),
+            ..Default::default()
+        };
+        let mut out = ctx.run_ui(raw, |ui| m.auto_layout(ui.ctx()));
+        out.textures_delta.clear();
+    }
+
+    #[test]
+    fn a_placeholder_size_is_not_taken_for_a_large_screen() {
+        let ctx = egui::Context::default();
+        let mut m = Menus::default();
+        // A hidden window's first frame: 15 000 points. Nothing changes yet.
+        frame(&ctx, &mut m, 15_000.0);
+        assert!(!m.auto_done);
+        assert_eq!(ctx.zoom_factor(), 1.0);
+        // The real 1280-point window: no zoom, both panels.
+        frame(&ctx, &mut m, 1280.0);
+        frame(&ctx, &mut m, 1280.0);
+        assert!(m.auto_done && m.right_open);
+        assert_eq!(ctx.zoom_factor(), 1.0);
+        // A 2560-pixel screen zooms to 1.5; a 1024-point one hides Metrics.
+        let (big, mut mb) = (egui::Context::default(), Menus::default());
+        frame(&big, &mut mb, 2560.0);
+        frame(&big, &mut mb, 2560.0 / 1.5);
+        assert_eq!(big.zoom_factor(), 1.5);
+        let (small, mut ms) = (egui::Context::default(), Menus::default());
+        frame(&small, &mut ms, 1024.0);
+        assert!(!ms.right_open);
     }
 }

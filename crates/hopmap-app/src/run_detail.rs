@@ -1,27 +1,28 @@
-//! A cheap-to-clone view of a mapper run's internals, published with every
-//! [`super::background::Snapshot`] so that the GUI can animate what the
+//! A cheap-to-clone copy of a mapper run's internals, published with every
+//! [`crate::background::Snapshot`] so that the GUI can animate what the
 //! algorithm is doing, not only where the processes are:
 //!
 //! * [`AnalyticalDetail`] (Wu et al. §3): Φ per item, the bin workloads and
 //!   γ, the shift targets, the fake anchors and spreading forces, the
 //!   migrations of the last legalization step, the per-iteration history of
 //!   max workload / W(Φ) / estimated hop-bytes and the iteration counters.
-//! * [`RecursiveDetail`] (dual recursive bipartitioning): the bipartition
-//!   tree so far (finished and pending subproblems with their parent, level,
-//!   size and node domain), the part each process is in now, the last cut,
-//!   and the refinement's hop-bytes trace.
+//! * [`RecursiveDetail`] (dual recursive bipartitioning, and BM on the same
+//!   core): the bipartition tree so far (finished and pending subproblems
+//!   with their parent, level, size and node domain), the part each process
+//!   is in now, the last cut, and the refinement's hop-bytes trace.
 //!
+//! [`detail_of`] reads the concrete run through [`RunRef`] (no downcast).
 //! The worker builds a detail only when the run took steps since the last
 //! one ([`DetailCache`]), on its own thread; the snapshot carries it behind
 //! an `Arc`, so taking a snapshot stays O(1) in the detail's size. Building
 //! costs O(items · D + nodes + history) for the analytical mapper and
 //! O(n · depth) for the recursive one. Values are stored as `f32`: they are
-//! for drawing. No egui here.
+//! for drawing.
 
-use super::MapperRun;
-use super::analytical::{self, GlobalStop, Phase};
-use super::recursive::{self, domain::Domain};
-use crate::topology::{MAX_DIMS, Topology};
+use hopmap_core::mappers::RunRef;
+use hopmap_core::mappers::analytical::{self, GlobalStop, Phase};
+use hopmap_core::mappers::recursive::{self, domain::Domain};
+use hopmap_core::topology::{MAX_DIMS, Topology};
 use std::sync::Arc;
 
 /// A mapper's internals, for the views that animate them.
@@ -174,7 +175,7 @@ pub struct DetailCache {
 impl DetailCache {
     /// The detail of `run` after `steps` steps (rebuilt only when `steps`
     /// changed).
-    pub fn get(&mut self, run: &dyn MapperRun, topo: &Topology, steps: usize) -> Option<RunDetail> {
+    pub fn get(&mut self, run: RunRef, topo: &Topology, steps: usize) -> Option<RunDetail> {
         if self.steps != Some(steps) {
             self.steps = Some(steps);
             self.detail = detail_of(run, topo);
@@ -183,28 +184,39 @@ impl DetailCache {
     }
 }
 
-/// The detail of a run, for the mappers that have one.
-pub fn detail_of(run: &dyn MapperRun, topo: &Topology) -> Option<RunDetail> {
-    if let Some(a) = analytical::state_of(run) {
-        return Some(RunDetail::Analytical(Arc::new(analytical_detail(a))));
+/// The detail of a run, for the mappers that have one: the analytical
+/// mapper (alone or before PAIRS), the recursive mapper and BM.
+pub fn detail_of(run: RunRef, topo: &Topology) -> Option<RunDetail> {
+    match run {
+        RunRef::Analytical(a) => Some(RunDetail::Analytical(Arc::new(analytical_detail(a)))),
+        RunRef::AnalyticalPairs(a) => Some(RunDetail::Analytical(Arc::new(analytical_detail(
+            a.analytical(),
+        )))),
+        RunRef::Bm(b) => {
+            // BM (Moh et al. §4.2) runs on the same recursive core: its tree.
+            let d = b.drb();
+            let tree = TreeView {
+                tree: d.tree(),
+                pending: d.pending().collect(),
+                n: b.num_processes(),
+                bisections: d.counts().0,
+                runs: (0, 1),
+                refining: false,
+                trace: &[],
+            };
+            Some(RunDetail::Recursive(Arc::new(tree_detail(&tree, topo))))
+        }
+        RunRef::Recursive(r) => Some(RunDetail::Recursive(Arc::new(recursive_detail(r, topo)))),
+        RunRef::OneShot(_)
+        | RunRef::Greedy(_)
+        | RunRef::Pairs(_)
+        | RunRef::Cdl(_)
+        | RunRef::Phased(_)
+        | RunRef::GroupsFirst(_)
+        | RunRef::GridEmbed(_)
+        | RunRef::Sm(_)
+        | RunRef::Scotch(_) => None,
     }
-    let any = run.as_any()?;
-    if let Some(b) = any.downcast_ref::<super::bm::Bm>() {
-        // BM (Moh et al. §4.2) runs on the same recursive core: its tree.
-        let d = b.drb();
-        let tree = TreeView {
-            tree: d.tree(),
-            pending: d.pending().collect(),
-            n: b.num_processes(),
-            bisections: d.counts().0,
-            runs: (0, 1),
-            refining: false,
-            trace: &[],
-        };
-        return Some(RunDetail::Recursive(Arc::new(tree_detail(&tree, topo))));
-    }
-    let r = any.downcast_ref::<recursive::Recursive>()?;
-    Some(RunDetail::Recursive(Arc::new(recursive_detail(r, topo))))
 }
 
 fn f32s(v: &[f64]) -> Vec<f32> {
@@ -369,8 +381,8 @@ fn tree_detail(v: &TreeView, topo: &Topology) -> RecursiveDetail {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::generate::{GenOptions, generate};
-    use crate::mappers::{MapperInput, find, prepare};
+    use hopmap_core::generate::{GenOptions, generate};
+    use hopmap_core::mappers::{MapperInput, find, prepare};
 
     fn input(graph: &str, topo: &str) -> MapperInput {
         let g = generate(graph, &GenOptions::default()).unwrap();
@@ -383,7 +395,7 @@ mod tests {
         let mut run = prepare(&find("bm").unwrap(), &inp).unwrap();
         for step in 1..=3 {
             run.step();
-            let d = detail_of(run.as_ref(), &inp.topo).unwrap();
+            let d = detail_of(run.inspect(), &inp.topo).unwrap();
             let d = d.recursive().unwrap();
             assert_eq!(d.bisections, step);
             let held: u32 = d.frontier().map(|(_, p)| p.processes).sum();
@@ -398,14 +410,14 @@ mod tests {
         let info = find("recursive").unwrap();
         let mut run = prepare(&info, &inp).unwrap();
         // Before any step: the root, pending.
-        let d = detail_of(run.as_ref(), &inp.topo).unwrap();
+        let d = detail_of(run.inspect(), &inp.topo).unwrap();
         let d = d.recursive().unwrap();
         assert_eq!(d.parts.len(), 1);
         assert_eq!(d.parts[0].state, PartState::Pending);
         assert!(d.part_of.iter().all(|&p| p == 0));
         for step in 1..=3 {
             run.step();
-            let d = detail_of(run.as_ref(), &inp.topo).unwrap();
+            let d = detail_of(run.inspect(), &inp.topo).unwrap();
             let d = d.recursive().unwrap();
             // One bisection per step on 64 processes, 64 nodes: step k has
             // cut k subproblems, so k + 1 parts hold the processes.
@@ -439,11 +451,11 @@ mod tests {
         let info = find("analytical").unwrap();
         let mut run = prepare(&info, &inp).unwrap();
         let mut cache = DetailCache::default();
-        let d0 = cache.get(run.as_ref(), &inp.topo, 0).unwrap();
+        let d0 = cache.get(run.inspect(), &inp.topo, 0).unwrap();
         assert!(!d0.analytical().unwrap().started());
         // The first step sets up and runs global iteration 1.
         run.step();
-        let d = cache.get(run.as_ref(), &inp.topo, 1).unwrap();
+        let d = cache.get(run.inspect(), &inp.topo, 1).unwrap();
         let a = d.analytical().unwrap();
         assert_eq!(a.global_iterations, 1);
         assert_eq!(a.hist_max_workload.len(), 1);

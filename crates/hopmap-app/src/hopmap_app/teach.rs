@@ -1,13 +1,14 @@
 //! The teaching panel at the bottom of the window: tabs for the open
-//! lesson ([`super::lesson_panel`]), the guided log ([`super::guided_log`])
-//! and the glossary ([`super::glossary_panel`]). Workspaces, exports and
-//! the experiment report are in the File menu ([`super::file_menu`]).
+//! lesson ([`crate::lesson_panel`]), the guided log ([`crate::guided_log`])
+//! and the glossary ([`crate::glossary_panel`]). Workspaces, exports and
+//! the experiment report are in the File menu ([`crate::file_menu`]).
 //!
 //! [`Teach`] bundles these panels' state so that the app holds it in one
 //! field. Cost per frame: the visible panel's own.
 
-use super::export::{self, Format, ViewKind};
-use super::{HopmapApp, Tab, glossary_panel, guided_log, lesson_panel, report_dialog};
+use crate::export::{self, Format, ViewKind};
+use crate::view::View;
+use crate::{HopmapApp, Tab, glossary_panel, guided_log, lesson_panel, report_dialog};
 use std::path::PathBuf;
 
 /// The teaching panel's height (fixed, so that tabs do not move it).
@@ -39,7 +40,7 @@ pub struct Teach {
 
 impl HopmapApp {
     /// The teaching panel (call before the central panel).
-    pub(super) fn teach_panel(&mut self, ui: &mut egui::Ui) {
+    pub(crate) fn teach_panel(&mut self, ui: &mut egui::Ui) {
         let ctx = ui.ctx().clone();
         self.teach.log.pull(&mut self.model);
         self.teach.report.window(&ctx, &mut self.model);
@@ -77,7 +78,7 @@ impl HopmapApp {
                 match self.teach.tab {
                     BottomTab::Lesson => self.lesson_ui(ui),
                     BottomTab::Log => self.teach.log.ui(ui, &mut self.model),
-                    BottomTab::Glossary => self.teach.glossary.ui(ui),
+                    BottomTab::Glossary => self.teach.glossary.ui(ui, ()),
                 }
             });
     }
@@ -91,7 +92,7 @@ impl HopmapApp {
             ViewKind::Matrix => self.tab == Tab::Matrix,
             ViewKind::Difference => {
                 self.tab == Tab::Compare
-                    && self.compare.sub == super::compare_panel::CompareSub::Difference
+                    && self.compare.sub == crate::compare_panel::CompareSub::Difference
             }
         };
         if !shown {
@@ -100,7 +101,7 @@ impl HopmapApp {
                 ViewKind::Network => Tab::Network,
                 ViewKind::Matrix => Tab::Matrix,
                 ViewKind::Difference => {
-                    self.compare.sub = super::compare_panel::CompareSub::Difference;
+                    self.compare.sub = crate::compare_panel::CompareSub::Difference;
                     Tab::Compare
                 }
             };
@@ -110,7 +111,7 @@ impl HopmapApp {
 
     /// After the frame: saved layout positions, the lesson a new run
     /// belongs to.
-    pub(super) fn teach_after_frame(&mut self) {
+    pub(crate) fn teach_after_frame(&mut self) {
         self.apply_pending_layout();
     }
 }

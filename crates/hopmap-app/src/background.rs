@@ -1,23 +1,29 @@
 //! A mapper run stepped on a worker thread, for interactive front ends.
 //!
 //! The GUI never runs algorithm work on its own thread: it starts a run with
-//! [`crate::mappers::prepare`] (cheap), hands it to a [`BackgroundRun`], and
+//! [`hopmap_core::mappers::prepare`] (cheap), hands it to a [`BackgroundRun`], and
 //! sends commands — step N times, play at a speed, run to the end, pause,
 //! cancel. The worker steps in slices of at most [`SLICE`] and after each
 //! slice publishes a [`Snapshot`]: the placement so far, the last step's
 //! event, the frontier, the hop-bytes trace, the progress and state, the
-//! layout's positions during a layout phase, and the evaluation of the
-//! placed processes (throttled while stepping, fresh whenever it pauses). When the run stops, the snapshot carries the
-//! validated mapping and its evaluation ([`crate::mappers::finish`]). The
-//! front end reads the newest snapshot once per frame and draws it.
+//! layout's positions during a layout phase, the run's internals for the
+//! analytical and bipartition views ([`crate::run_detail`]), guided-mode
+//! sentences, and the evaluation of the placed processes (throttled while
+//! stepping, fresh whenever it pauses). When the run stops, the snapshot
+//! carries the validated mapping and its evaluation
+//! ([`hopmap_core::mappers::finish`]) and the coordinates of a recognised
+//! grid. The front end reads the newest snapshot once per frame and draws
+//! it. Everything is read from the run between steps through
+//! [`MapperRun::inspect`] ([`RunRef`]).
 //!
 //! Cost on the caller's thread: O(1) per command and per snapshot taken.
 
-use super::{MapperInfo, MapperInput, MapperRun, StepEvent};
-use crate::mapping::Mapping;
-use crate::metrics::{Evaluation, evaluate, evaluate_partial};
-use crate::routing::Routing;
-use crate::step::{Progress, StepState, Stop};
+use crate::run_detail::{DetailCache, RunDetail};
+use hopmap_core::mappers::{self, MapperInfo, MapperInput, MapperRun, RunRef, StepEvent};
+use hopmap_core::mapping::Mapping;
+use hopmap_core::metrics::{Evaluation, evaluate, evaluate_partial};
+use hopmap_core::routing::Routing;
+use hopmap_core::step::{Progress, StepState, Stop};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::sync::{Arc, Mutex};
@@ -37,9 +43,9 @@ pub const GUIDED_MAX: usize = 256;
 pub struct GuidedLine {
     /// The step's number (1 = the first step of the run).
     pub step: usize,
-    /// [`super::MapperRun::explain_last_step`] after that step.
+    /// [`RunRef::explain_last_step`] after that step.
     pub text: String,
-    /// [`super::MapperRun::last_event`] after that step.
+    /// [`RunRef::last_event`] after that step.
     pub event: Option<StepEvent>,
 }
 
@@ -85,11 +91,11 @@ pub struct Snapshot {
     pub result: Option<Result<Mapping, String>>,
     /// A note on what the run chose (e.g. CDL's order).
     pub summary: Option<String>,
-    /// Once stopped: coordinates the run recovered for the processes
-    /// ([`super::MapperRun::grid_coords`]; the `grid` mapper's grid).
-    pub grid_coords: Option<crate::graph::Coords>,
+    /// Once stopped: coordinates the run recovered for the processes (the
+    /// `grid` mapper's recognised grid: [`grid_coords`]).
+    pub grid_coords: Option<hopmap_core::graph::Coords>,
     /// Guided mode: the sentence on the last step taken
-    /// ([`super::MapperRun::explain_last_step`]).
+    /// ([`RunRef::explain_last_step`]).
     pub explanation: Option<String>,
     /// Guided mode (see [`BackgroundRun::set_guided`]): the sentences of
     /// every step taken since the last snapshot the front end took, oldest
@@ -101,14 +107,20 @@ pub struct Snapshot {
     pub seconds: f64,
     /// Whether the worker is currently stepping (playing, or steps pending).
     pub active: bool,
+    /// How many commands the worker had read when it published this
+    /// snapshot; `active` answers those commands, not later ones (see
+    /// [`BackgroundRun::answers_all`]).
+    pub commands_read: u64,
     /// The mapper's internals for the views that animate them (analytical,
-    /// recursive); shared, O(1) to clone ([`super::run_detail`]).
-    pub detail: Option<super::run_detail::RunDetail>,
+    /// recursive); shared, O(1) to clone ([`crate::run_detail`]).
+    pub detail: Option<RunDetail>,
 }
 
 /// A run owned by a worker thread; see the module doc.
 pub struct BackgroundRun {
     tx: Sender<Command>,
+    /// Commands sent so far.
+    sent: AtomicU64,
     latest: Arc<Mutex<Option<Snapshot>>>,
     taken: u64,
     /// The generation of the last snapshot taken (shared with the worker,
@@ -120,7 +132,7 @@ pub struct BackgroundRun {
 }
 
 impl BackgroundRun {
-    /// Move `run` (from [`crate::mappers::prepare`]) to a worker thread.
+    /// Move `run` (from [`hopmap_core::mappers::prepare`]) to a worker thread.
     /// `on_snapshot` is called after each published snapshot (a front end
     /// passes its "repaint" request).
     pub fn spawn(
@@ -160,6 +172,7 @@ impl BackgroundRun {
                     lines: Vec::new(),
                     dropped: 0,
                     detail: Default::default(),
+                    commands_read: 0,
                 }
                 .main(rx)
             })
@@ -174,6 +187,7 @@ impl BackgroundRun {
             });
         BackgroundRun {
             tx,
+            sent: AtomicU64::new(0),
             latest,
             taken: 0,
             taken_shared,
@@ -190,7 +204,16 @@ impl BackgroundRun {
 
     /// Send a command (ignored once the worker has ended).
     pub fn send(&self, c: Command) {
-        let _ = self.tx.send(c);
+        if self.tx.send(c).is_ok() {
+            self.sent.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether `snap` was published after the worker read every command
+    /// sent so far: only then does its `active` say what the worker does
+    /// now (a snapshot published before a Play arrived says "not active").
+    pub fn answers_all(&self, snap: &Snapshot) -> bool {
+        snap.commands_read >= self.sent.load(Ordering::Relaxed)
     }
 
     /// The newest snapshot, if one arrived since the last call.
@@ -262,6 +285,7 @@ impl Snapshot {
             guided_dropped: 0,
             seconds: 0.0,
             active: false,
+            commands_read: 0,
             detail: None,
         }
     }
@@ -286,7 +310,9 @@ struct Worker {
     /// Guided sentences since the last snapshot.
     lines: Vec<GuidedLine>,
     dropped: usize,
-    detail: super::run_detail::DetailCache,
+    detail: DetailCache,
+    /// Commands read from the channel so far.
+    commands_read: u64,
 }
 
 /// What the worker is doing between commands.
@@ -319,6 +345,9 @@ impl Worker {
                     Err(RecvTimeoutError::Disconnected) => return,
                 },
             };
+            if cmd.is_some() {
+                self.commands_read += 1;
+            }
             match cmd {
                 Some(Command::Cancel) => {
                     self.publish(false, Some(Stop::Cancelled));
@@ -416,7 +445,7 @@ impl Worker {
         self.steps += 1;
         let st = self.run.step();
         if self.guided.load(Ordering::Relaxed)
-            && let Some(text) = self.run.explain_last_step()
+            && let Some(text) = self.run.inspect().explain_last_step()
         {
             if self.lines.len() >= GUIDED_MAX {
                 self.lines.remove(0);
@@ -425,7 +454,7 @@ impl Worker {
             self.lines.push(GuidedLine {
                 step: self.steps,
                 text,
-                event: self.run.last_event().cloned(),
+                event: self.run.inspect().last_event().cloned(),
             });
         }
         st
@@ -441,7 +470,7 @@ impl Worker {
         if stopped {
             let r = match forced {
                 Some(s) => Err(format!("{} {}", self.info.id, s.describe())),
-                None => super::finish(&self.info, self.run.as_ref(), &self.input)
+                None => mappers::finish(&self.info, self.run.as_ref(), &self.input)
                     .map_err(|e| e.to_string()),
             };
             if let Ok(m) = &r {
@@ -474,33 +503,33 @@ impl Worker {
         self.generation += 1;
         let guided = std::mem::take(&mut self.lines);
         let guided_dropped = std::mem::take(&mut self.dropped);
+        let run = self.run.inspect();
         let mut snap = Snapshot {
             generation: self.generation,
             steps: self.steps,
             state,
             progress: self.run.progress(),
             placement: self.run.placement().to_vec(),
-            last_event: self.run.last_event().cloned(),
-            frontier: self.run.frontier(),
-            trace: self.run.hop_bytes_trace().to_vec(),
-            layout: self.run.layout().map(|l| l.positions().into_owned()),
+            last_event: run.last_event().cloned(),
+            frontier: run.frontier(),
+            trace: run.hop_bytes_trace().to_vec(),
+            layout: run.layout().map(|l| l.positions().into_owned()),
             eval: self.eval.clone(),
             partial: self.partial,
             result,
-            summary: self.run.summary(),
+            summary: run.summary(),
             grid_coords: if state.is_running() {
                 None
             } else {
-                self.run.grid_coords()
+                grid_coords(run)
             },
-            explanation: self.run.explain_last_step(),
+            explanation: run.explain_last_step(),
             guided,
             guided_dropped,
             seconds: self.busy.as_secs_f64(),
             active,
-            detail: self
-                .detail
-                .get(self.run.as_ref(), &self.input.topo, self.steps),
+            commands_read: self.commands_read,
+            detail: self.detail.get(run, &self.input.topo, self.steps),
         };
         if let Ok(mut g) = self.shared.lock() {
             if let Some(old) = g.as_mut()
@@ -525,11 +554,20 @@ impl Worker {
     }
 }
 
+/// Process coordinates a run recovered from the graph (the `grid` mapper's
+/// recognised grid), for laying the graph out on them. O(n).
+pub fn grid_coords(run: RunRef) -> Option<hopmap_core::graph::Coords> {
+    match run {
+        RunRef::GridEmbed(g) => g.grid_coords(),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::generate::{GenOptions, generate};
-    use crate::topology::Topology;
+    use hopmap_core::generate::{GenOptions, generate};
+    use hopmap_core::topology::Topology;
 
     fn input() -> MapperInput {
         let g = generate("stencil:8x8", &GenOptions::default()).unwrap();
@@ -543,8 +581,8 @@ mod tests {
     #[test]
     fn steps_on_the_worker_and_finishes_like_the_pipeline() {
         let inp = input();
-        let info = super::super::find("mht").unwrap();
-        let run = super::super::prepare(&info, &inp).unwrap();
+        let info = mappers::find("mht").unwrap();
+        let run = mappers::prepare(&info, &inp).unwrap();
         let mut bg = BackgroundRun::spawn(
             &info,
             "mht",
@@ -565,7 +603,7 @@ mod tests {
             .wait_for(Duration::from_secs(30), |s| s.result.is_some())
             .unwrap();
         let m = s.result.unwrap().unwrap();
-        assert_eq!(m, super::super::run(&info, &inp).unwrap());
+        assert_eq!(m, mappers::run(&info, &inp).unwrap());
         assert_eq!(s.state, StepState::Stopped(Stop::Complete));
         assert!(!s.partial);
     }
@@ -573,8 +611,8 @@ mod tests {
     #[test]
     fn guided_mode_delivers_one_sentence_per_step_once() {
         let inp = input();
-        let info = super::super::find("mht").unwrap();
-        let run = super::super::prepare(&info, &inp).unwrap();
+        let info = mappers::find("mht").unwrap();
+        let run = mappers::prepare(&info, &inp).unwrap();
         let mut bg = BackgroundRun::spawn(&info, "mht", run, inp, Routing::Dor, Box::new(|| {}));
         bg.set_guided(true);
         bg.send(Command::Step(7));
@@ -616,8 +654,8 @@ mod tests {
     #[test]
     fn a_time_budget_steps_then_pauses() {
         let inp = input();
-        let info = super::super::find("mht").unwrap();
-        let run = super::super::prepare(&info, &inp).unwrap();
+        let info = mappers::find("mht").unwrap();
+        let run = mappers::prepare(&info, &inp).unwrap();
         let mut bg = BackgroundRun::spawn(&info, "mht", run, inp, Routing::Dor, Box::new(|| {}));
         bg.send(Command::StepFor(Duration::from_nanos(1)));
         // A budget shorter than a step still takes one, then pauses.
@@ -631,8 +669,8 @@ mod tests {
     #[test]
     fn a_cancel_ends_the_run_as_cancelled() {
         let inp = input();
-        let info = super::super::find("pairs").unwrap();
-        let run = super::super::prepare(&info, &inp).unwrap();
+        let info = mappers::find("pairs").unwrap();
+        let run = mappers::prepare(&info, &inp).unwrap();
         let mut bg = BackgroundRun::spawn(&info, "pairs", run, inp, Routing::Dor, Box::new(|| {}));
         bg.send(Command::Cancel);
         let s = bg

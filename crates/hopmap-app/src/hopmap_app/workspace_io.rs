@@ -7,7 +7,7 @@
 //! only then replaces the state, so a bad file leaves everything as it was.
 //! Cost: O(graph + mappings).
 
-use super::{ColorMode, HopmapApp, Tab, network_panel, network_view};
+use crate::{ColorMode, HopmapApp, Tab, network_panel, network_view};
 use hopmap_core::lessons::LESSONS;
 use hopmap_core::metrics::evaluate;
 use hopmap_core::routing::Routing;
@@ -180,7 +180,7 @@ impl HopmapApp {
         }
         self.network_view.by_flows = v.heat_by_flows;
         self.matrix_view.by_mapping = v.matrix_by_mapping;
-        self.teach.pending_layout = ws.layout.map(|l| (self.model.graph_gen, l));
+        self.teach.pending_layout = ws.layout.map(|l| (self.model.graph.generation(), l));
         match ws
             .lesson
             .as_ref()
@@ -204,15 +204,15 @@ impl HopmapApp {
 
     /// Put saved layout positions into the graph view once it has taken
     /// the workspace's graph (it resets its positions for a new graph).
-    pub(super) fn apply_pending_layout(&mut self) {
+    pub(crate) fn apply_pending_layout(&mut self) {
         let Some((gen_, _)) = &self.teach.pending_layout else {
             return;
         };
-        if *gen_ != self.model.graph_gen {
+        if *gen_ != self.model.graph.generation() {
             self.teach.pending_layout = None;
             return;
         }
-        if self.graph_view.graph_key() != self.model.graph_gen
+        if self.graph_view.graph_key() != self.model.graph.generation()
             || self.graph_view.pos.len() != self.model.graph.n()
         {
             return;

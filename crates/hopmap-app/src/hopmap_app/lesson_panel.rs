@@ -8,9 +8,11 @@
 //! Cost: applying a step is what loading a graph, setting a network and
 //! starting a run cost; drawing the panel is O(text).
 
-use super::{ColorMode, HopmapApp, Tab, network_panel};
+use crate::background::Command;
+use crate::guided_log::GuidedLog;
+use crate::view::View;
+use crate::{ColorMode, HopmapApp, Tab, network_panel};
 use hopmap_core::lessons::{LESSONS, LessonGraph, RunHow};
-use hopmap_core::mappers::background::Command;
 use hopmap_core::routing::Routing;
 use hopmap_core::topology::Topology;
 
@@ -24,7 +26,7 @@ pub struct LessonPanel {
     pub open: bool,
     /// The lesson graph on screen and the model's graph generation it was
     /// loaded at (a lesson step reuses it when nothing else replaced it).
-    pub(super) shown_graph: Option<(LessonGraph, u64)>,
+    pub(crate) shown_graph: Option<(LessonGraph, u64)>,
 }
 
 impl LessonPanel {
@@ -60,17 +62,16 @@ impl HopmapApp {
                 self.network = network_panel::NetworkPanel::new(&self.model.topo);
                 self.network_view.reset_camera();
             }
-            let same_graph = self
-                .teach
-                .lesson
-                .shown_graph
-                .is_some_and(|(g, gen_)| g == st.graph && gen_ == self.model.graph_gen);
+            let same_graph =
+                self.teach.lesson.shown_graph.is_some_and(|(g, gen_)| {
+                    g == st.graph && gen_ == self.model.graph.generation()
+                });
             if !same_graph {
                 let g = st.graph.load().map_err(|e| e.to_string())?;
                 let name = st.graph.name();
                 self.model.set_graph(g, &name);
                 self.data.sample = name;
-                self.teach.lesson.shown_graph = Some((st.graph, self.model.graph_gen));
+                self.teach.lesson.shown_graph = Some((st.graph, self.model.graph.generation()));
             }
             let routing = Routing::parse(st.routing).map_err(|e| e.to_string())?;
             if self.model.routing.name() != routing.name() {
@@ -91,7 +92,7 @@ impl HopmapApp {
                     RunHow::Guided(k) => {
                         self.model.guided = true;
                         if self.model.start_run(id, seed, params)
-                            && let Some(r) = &self.model.run
+                            && let Some(r) = self.model.run.worker()
                         {
                             r.send(Command::Step(k.max(1)));
                         }
@@ -118,13 +119,13 @@ impl HopmapApp {
                 .teach
                 .lesson
                 .shown_graph
-                .is_some_and(|(_, g)| g == self.model.graph_gen)
+                .is_some_and(|(_, g)| g == self.model.graph.generation())
     }
 
     /// Presentation keys while a lesson is open: PageDown, →, Space give the
     /// next step, PageUp, ← the previous (what presentation clickers send);
     /// not while a text field has the keyboard.
-    pub(super) fn lesson_keys(&mut self, ctx: &egui::Context) {
+    pub(crate) fn lesson_keys(&mut self, ctx: &egui::Context) {
         if !self.lesson_active() || ctx.egui_wants_keyboard_input() {
             return;
         }
@@ -147,11 +148,31 @@ impl HopmapApp {
         }
     }
 
-    pub(super) fn lesson_ui(&mut self, ui: &mut egui::Ui) {
+    /// The lesson panel; a step it asks for is applied to the whole app.
+    pub(crate) fn lesson_ui(&mut self, ui: &mut egui::Ui) {
+        if let Some((l, k)) = self.teach.lesson.ui(ui, &self.teach.log) {
+            let _ = self.open_lesson(l, k);
+        }
+    }
+}
+
+impl View for LessonPanel {
+    type Input<'a> = &'a GuidedLog;
+    /// The lesson and step to open (the app applies it: a step changes the
+    /// graph, the network, the mapper and the views).
+    type Output = Option<(usize, usize)>;
+
+    fn title(&self) -> &'static str {
+        "Lesson"
+    }
+
+    /// The lesson picker, Back / Next / again, and the step's text with the
+    /// newest guided sentences beside it (a recap after the last step).
+    fn ui(&mut self, ui: &mut egui::Ui, guided: Self::Input<'_>) -> Self::Output {
         let mut go: Option<(usize, usize)> = None;
         ui.horizontal_wrapped(|ui| {
             let l = ui.label("Lesson");
-            let cur = self.teach.lesson.lesson.min(LESSONS.len() - 1);
+            let cur = self.lesson.min(LESSONS.len() - 1);
             egui::ComboBox::from_id_salt("lesson_pick")
                 .selected_text(LESSONS[cur].title)
                 .width(330.0)
@@ -164,9 +185,9 @@ impl HopmapApp {
                 })
                 .response
                 .labelled_by(l.id);
-            let lesson = self.teach.lesson.current();
+            let lesson = self.current();
             let n = lesson.steps.len();
-            let k = self.teach.lesson.step;
+            let k = self.step;
             if ui
                 .add_enabled(k > 0, egui::Button::new("Back"))
                 .on_hover_text("The previous step of the lesson")
@@ -191,21 +212,19 @@ impl HopmapApp {
             }
             ui.weak(lesson.seed);
         });
-        let lesson = self.teach.lesson.current();
-        if !self.teach.lesson.open {
+        let lesson = self.current();
+        if !self.open {
             ui.horizontal(|ui| {
                 if ui.button("Start this lesson").clicked() {
-                    go = Some((self.teach.lesson.lesson.min(LESSONS.len() - 1), 0));
+                    go = Some((self.lesson.min(LESSONS.len() - 1), 0));
                 }
                 ui.weak("It loads its own graph and network.");
             });
-        } else if let Some(s) = lesson.steps.get(self.teach.lesson.step) {
+        } else if let Some(s) = lesson.steps.get(self.step) {
             ui.label(egui::RichText::new(s.title).strong().size(18.0));
-            let last = self.teach.lesson.step + 1 == lesson.steps.len();
-            let cur = self.teach.lesson.lesson.min(LESSONS.len() - 1);
-            let log: Vec<String> = self
-                .teach
-                .log
+            let last = self.step + 1 == lesson.steps.len();
+            let cur = self.lesson.min(LESSONS.len() - 1);
+            let log: Vec<String> = guided
                 .lines
                 .iter()
                 .rev()
@@ -269,8 +288,6 @@ impl HopmapApp {
                     }
                 });
         }
-        if let Some((l, k)) = go {
-            let _ = self.open_lesson(l, k);
-        }
+        go
     }
 }

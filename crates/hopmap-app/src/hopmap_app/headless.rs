@@ -3,11 +3,12 @@
 //! (also the Screenshot button), and [`run`], which opens the eframe window
 //! and reports how a headless run ended.
 
-use super::data_panel;
-use super::error::AppError;
-use super::settings::Settings;
-use super::{HopmapApp, Tab, network_panel};
-use hopmap_core::mappers::{self, background::Command};
+use crate::background::Command;
+use crate::data_panel;
+use crate::error::AppError;
+use crate::settings::Settings;
+use crate::{HopmapApp, Tab, network_panel};
+use hopmap_core::mappers;
 use hopmap_core::topology::Topology;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -43,7 +44,7 @@ pub struct GuiOptions {
     /// workspace, the app opens on the first lesson.
     pub lesson: Option<String>,
     /// With `screenshot`: also write what the panels show as JSON
-    /// ([`super::ui_state::UiState`]).
+    /// ([`crate::ui_state::UiState`]).
     pub state: Option<PathBuf>,
     /// The window's inner size in points (default 1280×800).
     pub size: Option<[f32; 2]>,
@@ -51,17 +52,17 @@ pub struct GuiOptions {
 
 /// State of a screenshot: taken after `frames` frames (0 = at once, and the
 /// window stays open: the Screenshot button).
-pub(super) struct Headless {
+pub(crate) struct Headless {
     path: PathBuf,
     /// Where to write the panels' state with the screenshot.
-    pub(super) state: Option<PathBuf>,
+    pub(crate) state: Option<PathBuf>,
     frames: u32,
     requested: bool,
     saved: Arc<Mutex<Option<Result<(), AppError>>>>,
 }
 
 impl Headless {
-    pub(super) fn new(path: PathBuf, frames: u32) -> Self {
+    pub(crate) fn new(path: PathBuf, frames: u32) -> Self {
         Headless {
             path,
             state: None,
@@ -138,7 +139,7 @@ impl HopmapApp {
                 None => Command::RunToEnd,
             };
             let want = opts.steps;
-            if let Some(r) = self.model.run.as_mut() {
+            if let Some(r) = self.model.run.worker_mut() {
                 r.send(cmd);
                 let snap = r.wait_for(Duration::from_secs(24 * 3600), |s| {
                     s.result.is_some() || want.is_some_and(|k| s.steps >= k && !s.active)
@@ -187,7 +188,7 @@ impl HopmapApp {
 
     /// Wait for the running mapper to finish (or pause) and show it.
     fn wait_for_run(&mut self) {
-        if let Some(r) = self.model.run.as_mut() {
+        if let Some(r) = self.model.run.worker_mut() {
             let snap = r.wait_for(Duration::from_secs(600), |s| {
                 s.result.is_some() || (s.steps > 0 && !s.active)
             });
@@ -206,7 +207,7 @@ impl HopmapApp {
         Ok(())
     }
 
-    pub(super) fn headless_step(&mut self, ctx: &egui::Context) {
+    pub(crate) fn headless_step(&mut self, ctx: &egui::Context) {
         let Some(h) = self.headless.as_mut() else {
             return;
         };

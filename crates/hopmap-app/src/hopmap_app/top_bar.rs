@@ -1,17 +1,17 @@
-//! The top bar: the File and View menus ([`super::file_menu`]), the graph,
+//! The top bar: the File and View menus ([`crate::file_menu`]), the graph,
 //! network and mapping shown, the status, and a message line of fixed
 //! height: the progress bars of Map and of a load with Cancel, then the
 //! error (one line, the whole text on hover) — so that neither pushes the
 //! window down.
 
-use super::HopmapApp;
+use crate::HopmapApp;
 use egui::Color32;
 
 /// Height of the top bar's message line (progress, error), fixed.
 pub const MESSAGE_LINE: f32 = 22.0;
 
 impl HopmapApp {
-    pub(super) fn top_bar(&mut self, ui: &mut egui::Ui) {
+    pub(crate) fn top_bar(&mut self, ui: &mut egui::Ui) {
         egui::Panel::top("top_bar").show(ui, |ui| {
             ui.horizontal(|ui| {
                 self.menu_bar(ui);
@@ -25,10 +25,10 @@ impl HopmapApp {
                     // The routing in effect: `dor` means up*/down* on a fabric.
                     self.model.routing.resolve(&self.model.topo).name()
                 ));
-                if !self.model.mapping_label.is_empty() || self.model.run.is_some() {
+                if !self.model.mapping_label.is_empty() || self.model.run.is_live() {
                     ui.separator();
-                    let what = if self.model.run.is_some() {
-                        format!("stepping {}", self.model.run_id)
+                    let what = if self.model.run.is_live() {
+                        format!("stepping {}", self.model.run.id())
                     } else {
                         format!("mapping: {}", self.model.mapping_label)
                     };
@@ -64,11 +64,12 @@ impl HopmapApp {
     fn message_line(&mut self, ui: &mut egui::Ui) {
         // Map (to the end) shows its progress here; stepping shows it in
         // the mapper panel, so Step and Play do not shift the layout.
-        if self.model.run.is_some() && self.model.run_to_end {
-            let p = self.model.run_progress;
+        if self.model.run.to_end() {
+            let p = self.model.run.progress();
             let el = self
                 .model
-                .run_started
+                .run
+                .started()
                 .map_or(0.0, |t| t.elapsed().as_secs_f32());
             let phase = if p.phase.is_empty() {
                 String::new()
@@ -78,9 +79,14 @@ impl HopmapApp {
             let text = match p.total {
                 Some(t) => format!(
                     "{}{phase}: {} of {t} — {el:.1} s",
-                    self.model.run_id, p.done
+                    self.model.run.id(),
+                    p.done
                 ),
-                None => format!("{}{phase}: step {} — {el:.1} s", self.model.run_id, p.done),
+                None => format!(
+                    "{}{phase}: step {} — {el:.1} s",
+                    self.model.run.id(),
+                    p.done
+                ),
             };
             let bar = match p.fraction() {
                 Some(f) => egui::ProgressBar::new(f),

@@ -1,13 +1,13 @@
 //! What the panels show, as data: `hopmap gui … --state JSON` writes it
 //! beside the screenshot, and the kittests read it. It is collected from
 //! what the last frame drew (the Metrics panel records every figure with the
-//! text it displayed, [`super::metrics_panel::MetricsPanel::shown`]), not
+//! text it displayed, [`crate::metrics_panel::MetricsPanel::shown`]), not
 //! recomputed, so a test of it is a test of the screen.
 //!
 //! Cost: O(figures + panes) per call; nothing per frame.
 
-use super::hopmap_app::{HopmapApp, Tab};
-use super::metrics_panel::Shown;
+use crate::hopmap_app::{HopmapApp, Tab};
+use crate::metrics_panel::Shown;
 use serde::Serialize;
 
 /// The colour legend of a network view: what the colour bar spans.
@@ -54,7 +54,7 @@ pub struct UiState {
     pub status: String,
 }
 
-fn panes_of(panes: &[super::side_by_side::Pane]) -> Vec<PaneState> {
+fn panes_of(panes: &[crate::side_by_side::Pane]) -> Vec<PaneState> {
     panes
         .iter()
         .map(|p| {
@@ -77,7 +77,7 @@ fn panes_of(panes: &[super::side_by_side::Pane]) -> Vec<PaneState> {
 impl HopmapApp {
     /// The state of what the last frame showed.
     pub fn ui_state(&self) -> UiState {
-        use super::compare_panel::CompareSub;
+        use crate::compare_panel::CompareSub;
         let sub = (self.tab == Tab::Compare).then_some(self.compare.sub);
         let view = match sub {
             Some(CompareSub::SideBySide) => "side".to_string(),
@@ -96,7 +96,7 @@ impl HopmapApp {
                 locked,
             })
         };
-        let shared = |s: &super::network_view::ViewSync| {
+        let shared = |s: &crate::network_view::ViewSync| {
             s.scale.map(|(from, to)| LegendState {
                 unit: unit(s.by_flows),
                 from,
@@ -149,9 +149,9 @@ impl HopmapApp {
     }
 
     /// Write [`HopmapApp::ui_state`] as pretty JSON (atomically).
-    pub fn write_state(&self, path: &std::path::Path) -> Result<(), super::AppError> {
+    pub fn write_state(&self, path: &std::path::Path) -> Result<(), crate::AppError> {
         let json = serde_json::to_string_pretty(&self.ui_state())
-            .map_err(|e| super::AppError::Failed(e.to_string()))?;
+            .map_err(|e| crate::AppError::Failed(e.to_string()))?;
         hopmap_core::io::atomic::write_bytes_atomic(path, json.as_bytes())?;
         Ok(())
     }
