@@ -328,7 +328,7 @@ fn a_load_tie_is_broken_toward_the_lower_max_load() {
     let info = mappers::find("grid").unwrap();
     let mut r = mappers::prepare(&info, &input).unwrap();
     r.run_to_end();
-    let s = r.summary().unwrap();
+    let s = r.inspect().summary().unwrap();
     let m = mappers::finish(&info, r.as_ref(), &input).unwrap();
     let e = evaluate(&g, &t, &m, &Routing::Dor);
     assert_eq!(e.metrics.hop_bytes, 520.0, "{s}");

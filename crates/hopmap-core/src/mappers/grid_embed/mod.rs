@@ -495,10 +495,13 @@ impl GridEmbed {
         self.event.as_ref()?;
         let what = match &self.phase {
             Phase::Choose { next } => format!(
-                "grid scored {next} of {} embedding plans (axis permutations, node blocks, folds)",
+                "grid scored {next} of {} embedding plans (axis permutations, reflections, node blocks, folds)",
                 self.plans.len()
             ),
-            Phase::Place => "grid chose the embedding of least hop-bytes".to_string(),
+            Phase::Place => {
+                "grid chose the embedding of least hop-bytes (on a tie, of least max link load)"
+                    .to_string()
+            }
             Phase::Refine(r) => format!(
                 "grid's swap refinement: hop-bytes now {:.6e}",
                 r.hop_bytes()
