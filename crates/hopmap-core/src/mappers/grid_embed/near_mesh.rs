@@ -91,7 +91,7 @@ pub fn candidates(g: &CommGraph, vol: &[f64], maxw: &[f64], ladder: &[f64]) -> V
 }
 
 /// Most corner candidates kept (ordered triples tried: at most 7·6·5).
-const MAX_CORNERS: usize = 7;
+pub const MAX_CORNERS: usize = 7;
 
 /// Steps 2–4 of the module docs on one heavy part: the best reading (most
 /// bytes of `g` between face neighbours) over the ordered triples of
