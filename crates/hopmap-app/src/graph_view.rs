@@ -2,7 +2,9 @@
 //! lines whose width and opacity grow with their bytes. Positions come from
 //! the gravitational layout ([`hopmap_core::layout::Layout`], Bobrik & Popova),
 //! which runs live from the moment a graph is loaded (Play/Pause/Step,
-//! restart from a random or circle start, sliders for its coefficients), or
+//! restart from a random or circle start, sliders for its coefficients) on a
+//! worker thread ([`crate::layout_worker`]; the view takes its newest
+//! snapshot once per frame, O(1), and draws it), or
 //! from the graph's own coordinates (3D ones in an oblique projection).
 //! When the layout stops, its clusters ([`mod@hopmap_core::layout::clusters`]) become
 //! the "cluster" colouring. Nodes are coloured by the app's colour mode; hover shows the
@@ -25,8 +27,9 @@ use super::Model;
 use super::draw::{add_large_mesh, add_segment};
 use super::view::View;
 use egui::{Color32, Mesh, Pos2, Rect, Sense, Stroke, Vec2, vec2};
-use hopmap_core::layout::{ClusterParams, Init, Layout, LayoutParams};
-use hopmap_core::step::{StepState, Stepper, Stop};
+use crate::layout_worker::{LayoutCommand, LayoutSnapshot, LayoutWorker};
+use hopmap_core::layout::{Init, Layout, LayoutParams};
+use hopmap_core::step::{StepState, Stop};
 use hopmap_core::units::fmt_bytes;
 use std::sync::Arc;
 
@@ -34,12 +37,16 @@ use std::sync::Arc;
 pub const MAX_EDGES: usize = 20_000;
 
 pub struct GraphView {
-    /// Layout-space positions.
-    pub pos: Vec<Vec2>,
-    /// The running gravity layout.
-    pub layout: Option<Layout>,
-    /// The layout advances every frame.
+    /// Layout-space positions (shared with the layout's last snapshot).
+    pub pos: Arc<[Vec2]>,
+    /// The gravity layout, stepped on its worker.
+    pub layout: Option<LayoutWorker>,
+    /// The layout's last snapshot (positions, status line).
+    snap: Option<LayoutSnapshot>,
+    /// The layout should advance (sent to the worker when it changes).
     pub playing: bool,
+    /// What the worker was last told: play (true) or pause.
+    sent_playing: bool,
     /// Show the graph's own coordinates instead of the layout.
     pub use_coords: bool,
     pub params: LayoutParams,
@@ -72,9 +79,11 @@ pub struct GraphView {
 impl Default for GraphView {
     fn default() -> Self {
         GraphView {
-            pos: Vec::new(),
+            pos: Arc::new([]),
             layout: None,
+            snap: None,
             playing: true,
+            sent_playing: false,
             use_coords: false,
             params: LayoutParams::default(),
             auto_fit: true,
@@ -102,35 +111,50 @@ impl GraphView {
         self.key
     }
 
-    /// Whether the view animates by itself (a running layout).
+    /// Whether the layout is stepping on its worker (its snapshots request
+    /// the repaints; headless screenshots wait for it to stop).
     pub fn animating(&self) -> bool {
         self.playing && self.layout.is_some() && !self.use_coords
+    }
+
+    /// Take the layout's newest snapshot (also when the view is not shown)
+    /// and say whether it still steps. O(1).
+    pub fn poll_layout(&mut self, model: &mut Model) -> bool {
+        self.advance(model);
+        self.animating()
     }
 
     /// (Re)start the layout from the current parameters.
     pub fn restart_layout(&mut self, model: &mut Model) {
         match Layout::new(&model.graph, self.params.clone()) {
             Ok(l) => {
-                self.layout = Some(l);
-                self.playing = true;
-                self.use_coords = false;
-                self.auto_fit = true;
-                self.clusters_done = false;
+                self.start(l, model);
                 self.pinned.iter_mut().for_each(|p| *p = false);
-                self.pull_positions();
             }
             Err(e) => model.error = Some(e.to_string()),
         }
     }
 
+    /// Hand `l` to a new worker (the old one stops) and play it.
+    fn start(&mut self, l: Layout, model: &Model) {
+        let mut w = LayoutWorker::spawn(l, model.waker.clone());
+        self.snap = w.take();
+        self.layout = Some(w);
+        self.sent_playing = false;
+        self.playing = true;
+        self.use_coords = false;
+        self.auto_fit = true;
+        self.clusters_done = false;
+        self.pull_positions();
+    }
+
+    /// The last snapshot's positions (O(1): they are shared).
     fn pull_positions(&mut self) {
         self.pos_version += 1;
-        if let Some(l) = &self.layout {
-            let p = l.positions();
-            self.pos.clear();
-            self.pos.extend(p.iter().map(|q| vec2(q[0], q[1])));
+        if let Some(s) = &self.snap {
+            self.pos = s.positions.clone();
             if self.auto_fit {
-                self.update_bounds();
+                self.bounds = s.bounds;
             }
         }
     }
@@ -159,34 +183,36 @@ impl GraphView {
         self.update_bounds();
     }
 
-    /// Advance the layout by a frame's budget; on stopping, publish clusters.
+    /// Tell the worker to play or pause when `playing` changed, and take
+    /// its newest snapshot; on stopping, publish its clusters.
     fn advance(&mut self, model: &mut Model) {
-        if self.use_coords || !self.playing {
-            return;
-        }
-        let Some(l) = self.layout.as_mut() else {
+        let Some(w) = self.layout.as_mut() else {
             return;
         };
-        l.run_for(std::time::Duration::from_millis(8));
-        let stopped = l.state() != StepState::Running;
-        self.pull_positions();
-        if stopped {
-            self.playing = false;
-            self.publish_clusters(model);
+        let play = self.playing && !self.use_coords;
+        if play != self.sent_playing {
+            w.send(LayoutCommand::Play(play));
+            self.sent_playing = play;
         }
-    }
-
-    fn publish_clusters(&mut self, model: &mut Model) {
-        if self.clusters_done {
+        let Some(s) = w.take() else {
             return;
+        };
+        let stopped = !s.playing && s.state != StepState::Running;
+        if stopped && self.sent_playing && w.answers_all(&s) {
+            // The worker paused itself.
+            self.playing = false;
+            self.sent_playing = false;
         }
-        if let Some(l) = &self.layout {
-            let c = hopmap_core::layout::clusters(&l.positions(), &ClusterParams::default());
-            let k = c.iter().map(|&x| x as usize + 1).max().unwrap_or(0);
-            if c.len() == model.graph.n() {
-                model.set_layout_clusters(c, k);
-            }
+        if !self.clusters_done
+            && let Some((c, k)) = &s.clusters
+            && c.len() == model.graph.n()
+        {
+            model.set_layout_clusters(c.to_vec(), *k);
             self.clusters_done = true;
+        }
+        self.snap = Some(s);
+        if !self.use_coords {
+            self.pull_positions();
         }
     }
 
@@ -202,16 +228,10 @@ impl GraphView {
         let n = g.n();
         self.coords_positions(model);
         self.layout = None;
+        self.snap = None;
         self.params.seed = 1;
         match Layout::new(g, self.params.clone()) {
-            Ok(l) => {
-                self.layout = Some(l);
-                self.playing = true;
-                self.use_coords = false;
-                self.auto_fit = true;
-                self.clusters_done = false;
-                self.pull_positions();
-            }
+            Ok(l) => self.start(l, model),
             Err(_) => self.use_coords = true,
         }
         self.pinned = vec![false; n];
@@ -265,7 +285,7 @@ impl GraphView {
     fn update_bounds(&mut self) {
         self.pos_version += 1;
         let mut r = Rect::NOTHING;
-        for p in &self.pos {
+        for p in self.pos.iter() {
             r.extend_with(p.to_pos2());
         }
         if !r.is_positive() {
@@ -310,11 +330,11 @@ impl GraphView {
                 .add_enabled(has_layout, egui::Button::new("Step layout"))
                 .on_hover_text("One iteration")
                 .clicked()
-                && let Some(l) = self.layout.as_mut()
+                && let Some(w) = self.layout.as_ref()
             {
                 self.playing = false;
-                l.step();
-                self.pull_positions();
+                self.sent_playing = false;
+                w.send(LayoutCommand::Step);
             }
             ui.menu_button("Restart…", |ui| {
                 if ui.button("from random positions").clicked() {
@@ -345,8 +365,8 @@ impl GraphView {
             let pinned = self.pinned.iter().filter(|&&p| p).count();
             if pinned > 0 && ui.button(format!("Unpin {pinned}")).clicked() {
                 for (i, p) in self.pinned.iter_mut().enumerate() {
-                    if *p && let Some(l) = self.layout.as_mut() {
-                        l.unpin(i);
+                    if *p && let Some(w) = self.layout.as_ref() {
+                        w.send(LayoutCommand::Unpin(i));
                     }
                     *p = false;
                 }
@@ -385,20 +405,20 @@ impl GraphView {
                 self.restart_layout(model);
             }
         });
-        if let Some(l) = self.layout.as_ref().filter(|_| !self.use_coords) {
-            let (lev, levels) = l.level();
+        if let Some(l) = self.snap.as_ref().filter(|_| !self.use_coords) {
+            let (lev, levels) = l.level;
             ui.weak(format!(
                 "layout: iteration {}, level {} of {}, {}{}",
-                l.iterations(),
+                l.iterations,
                 levels - lev,
                 levels,
-                match l.state() {
+                match l.state {
                     StepState::Running => "running",
                     StepState::Stopped(Stop::Converged) => "converged (§5 stopping rule)",
                     StepState::Stopped(Stop::IterationLimit) => "iteration limit",
                     StepState::Stopped(s) => s.describe(),
                 },
-                l.stop_value()
+                l.stop_value
                     .map(|v| format!(", stop value {v:.4}"))
                     .unwrap_or_default()
             ));
@@ -455,11 +475,14 @@ impl GraphView {
             match (self.dragging, resp.interact_pointer_pos()) {
                 (Some(i), Some(p)) => {
                     let w = xf.to_world(p);
-                    self.pos[i] = w;
+                    // O(n) while dragging only: the positions are shared.
+                    let mut pos = self.pos.to_vec();
+                    pos[i] = w;
+                    self.pos = pos.into();
                     self.pos_version += 1;
                     self.pinned[i] = true;
-                    if let Some(l) = self.layout.as_mut().filter(|_| !self.use_coords) {
-                        l.pin(i, [w.x, w.y, 0.0]);
+                    if let Some(l) = self.layout.as_ref().filter(|_| !self.use_coords) {
+                        l.send(LayoutCommand::Pin(i, [w.x, w.y, 0.0]));
                         self.playing = true;
                     }
                 }

@@ -237,13 +237,13 @@ impl HopmapApp {
         self.headless_step(&ctx);
         self.teach_after_frame();
         self.sync_settings();
-        // Frames only while something moves: a paused run wakes the UI
-        // through the model's waker when a snapshot arrives.
+        // Frames only while something moves: a paused run, and the graph
+        // view's layout worker, wake the UI through the model's waker when a
+        // snapshot arrives.
         let run_moving = self.model.stepping() || self.model.load_job.is_some();
         let _ = jobs_busy;
         if run_moving
             || self.compare.busy()
-            || self.graph_view.animating()
             || self.teach.report.busy()
             || self.teach.export.request.is_some()
         {

@@ -45,6 +45,7 @@ pub mod glossary_panel;
 pub mod graph_view;
 pub mod guided_log;
 pub mod hopmap_app;
+pub mod layout_worker;
 #[cfg(test)]
 mod import_graph;
 /// The app window's parts (each adds methods to [`HopmapApp`]), under

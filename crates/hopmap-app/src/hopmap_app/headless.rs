@@ -230,9 +230,13 @@ impl HopmapApp {
             }
             return;
         }
-        // A run paused after `--steps` steps is not waited for.
-        let waiting =
-            self.model.load_job.is_some() || self.model.stepping() || self.network_view.busy();
+        // A run paused after `--steps` steps is not waited for; the graph
+        // view's layout is, until it stops (same seed, same picture), but
+        // not by the Screenshot button.
+        let waiting = self.model.load_job.is_some()
+            || self.model.stepping()
+            || self.network_view.busy()
+            || (h.frames > 0 && self.graph_view.poll_layout(&mut self.model));
         if !h.requested && !waiting && self.frame_no >= h.frames as u64 {
             h.requested = true;
             // The state of the frame the screenshot shows.
