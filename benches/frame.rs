@@ -16,7 +16,7 @@ use hopmap_core::metrics::evaluate;
 use hopmap_core::step::Stop;
 
 /// Whether the part `name` (`steady`, `mapping`, `race`, `analytical`,
-/// `fabric`) runs: all by default, or those listed in `HOPMAP_FRAME_PARTS`.
+/// `fabric`, `layout`) runs: all by default, or those listed in `HOPMAP_FRAME_PARTS`.
 fn part(name: &str) -> bool {
     std::env::var("HOPMAP_FRAME_PARTS").map_or(true, |p| p.split(',').any(|x| x == name))
 }
@@ -316,7 +316,6 @@ fn fabric_frames(c: &mut Criterion) {
         // 0: still; 1: panning (drag; meshes translated, rebuilt every
         // ~300 points); 2: zooming (meshes rebuilt every frame).
         for mode in 0..3 {
-            let mut times = Vec::new();
             let mut step = 0.0f32;
             let mut frame = |app: &mut HopmapApp| {
                 step += 1.0;
@@ -336,33 +335,69 @@ fn fabric_frames(c: &mut Criterion) {
                 // own cost, on the UI thread, 8 ms a frame while it plays).
                 app.graph_view.playing = false;
             }
-            let mut cpu = Vec::new();
-            for _ in 0..200 {
-                let (f0, c0) = (std::time::Instant::now(), thread_cpu_ns());
-                frame(&mut app);
-                times.push(f0.elapsed().as_secs_f64() * 1e3);
-                cpu.push(
-                    thread_cpu_ns()
-                        .zip(c0)
-                        .map_or(f64::NAN, |(b, a)| (b - a) as f64 * 1e-6),
-                );
-            }
-            times.sort_by(f64::total_cmp);
-            cpu.sort_by(f64::total_cmp);
             let label = format!("{name}{}", ["", "_panning", "_zooming"][mode]);
-            eprintln!(
-                "{label}: median {:.2} ms, worst {:.2} ms over {} frames (UI thread CPU: median \
-                 {:.2} ms, worst {:.2} ms)",
-                times[times.len() / 2],
-                times[times.len() - 1],
-                times.len(),
-                cpu[cpu.len() / 2],
-                cpu[cpu.len() - 1],
-            );
+            timed_frames(&label, 200, || {
+                frame(&mut app);
+            });
             group.bench_function(&label, |b| b.iter(|| frame(&mut app)));
         }
     }
     group.finish();
+}
+
+/// Time `n` calls of `frame` (wall and this thread's CPU) and print the
+/// median and the worst of each, in ms.
+fn timed_frames(label: &str, n: usize, mut frame: impl FnMut()) {
+    let (mut times, mut cpu) = (Vec::new(), Vec::new());
+    for _ in 0..n {
+        let (f0, c0) = (std::time::Instant::now(), thread_cpu_ns());
+        frame();
+        times.push(f0.elapsed().as_secs_f64() * 1e3);
+        cpu.push(
+            thread_cpu_ns()
+                .zip(c0)
+                .map_or(f64::NAN, |(b, a)| (b - a) as f64 * 1e-6),
+        );
+    }
+    times.sort_by(f64::total_cmp);
+    cpu.sort_by(f64::total_cmp);
+    eprintln!(
+        "{label}: median {:.2} ms, worst {:.2} ms over {n} frames (UI thread CPU: median \
+         {:.2} ms, worst {:.2} ms)",
+        times[n / 2],
+        times[n - 1],
+        cpu[n / 2],
+        cpu[n - 1],
+    );
+}
+
+/// The split view (graph + 3D network, heatmap) at 16,384 processes
+/// (`stencil:16x32x32` randomly mapped on `torus:16x32x32`) while the graph
+/// view's gravitational layout plays: 150 frames timed one after another
+/// from the layout's start (its worker, where it has one, steps meanwhile).
+fn layout_playing(_c: &mut Criterion) {
+    if !part("layout") {
+        return;
+    }
+    let g = generate("stencil:16x32x32", &GenOptions::default()).unwrap();
+    let mut app = HopmapApp::new(Settings::default());
+    app.model
+        .set_topology(Topology::parse("torus:16x32x32").unwrap());
+    app.model.set_graph(g, "stencil:16x32x32");
+    let info = mappers::find("random").unwrap();
+    let inp = MapperInput::new(app.model.graph.clone(), app.model.topo.clone(), 1);
+    let m = mappers::run(&info, &inp).unwrap();
+    let e = evaluate(&app.model.graph, &app.model.topo, &m, &app.model.routing);
+    app.model.apply_mapping("random", m, e);
+    app.tab = Tab::Split;
+    app.network_view.mode = hopmap_app::network_view::ViewMode::ThreeD;
+    let ctx = egui::Context::default();
+    let mut frame = || {
+        let out = ctx.run_ui(input(), |ui| app.ui_frame(ui));
+        ctx.tessellate(out.shapes, out.pixels_per_point).len();
+    };
+    frame();
+    timed_frames("split_16k_layout_playing", 150, frame);
 }
 
 /// Race mode with four mappers at 4,096 processes (a 16×16×16 stencil on a
@@ -593,6 +628,7 @@ criterion_group!(
     frames_while_mapping,
     frames_while_racing,
     analytical_view,
-    fabric_frames
+    fabric_frames,
+    layout_playing
 );
 criterion_main!(benches);

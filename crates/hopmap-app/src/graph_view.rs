@@ -793,3 +793,40 @@ impl View for GraphView {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hopmap_core::topology::Topology;
+    use std::time::{Duration, Instant};
+
+    /// The view only takes snapshots (`advance` sends Play and reads the
+    /// newest one); the positions change because the worker steps.
+    #[test]
+    fn layout_moves_while_the_view_only_takes_snapshots() {
+        let (g, name) = crate::data_panel::builtin_sample("stencil-3d").expect("sample");
+        let mut model = Model::new(g, &name, Topology::parse("torus:8x8x8").expect("torus"));
+        let mut view = GraphView::default();
+        view.ensure(&model);
+        let first = view.pos.clone();
+        assert_eq!(view.snap.as_ref().map(|s| s.iterations), Some(0));
+        let t0 = Instant::now();
+        while view.snap.as_ref().is_some_and(|s| s.iterations < 3)
+            && t0.elapsed() < Duration::from_secs(20)
+        {
+            view.advance(&mut model);
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert!(view.snap.as_ref().is_some_and(|s| s.iterations >= 3));
+        assert_ne!(first, view.pos);
+        // Paused: no new snapshot arrives.
+        view.playing = false;
+        view.advance(&mut model);
+        std::thread::sleep(Duration::from_millis(50));
+        view.advance(&mut model);
+        let its = view.snap.as_ref().map(|s| s.iterations);
+        std::thread::sleep(Duration::from_millis(50));
+        view.advance(&mut model);
+        assert_eq!(view.snap.as_ref().map(|s| s.iterations), its);
+    }
+}
