@@ -44,10 +44,9 @@ fn input() -> egui::RawInput {
     }
 }
 
-fn bench(c: &mut Criterion) {
-    if !part("steady") {
-        return;
-    }
+/// The app on the split view (3D network, link heatmap by bytes) with
+/// 16,384 processes (`stencil:16x32x32`) randomly mapped on `torus:16x32x32`.
+fn split_16k_random() -> HopmapApp {
     let g = generate("stencil:16x32x32", &GenOptions::default()).unwrap();
     assert_eq!(g.n(), 16_384);
     let mut app = HopmapApp::new(Settings::default());
@@ -62,6 +61,14 @@ fn bench(c: &mut Criterion) {
     app.tab = Tab::Split;
     app.network_view.mode = hopmap_app::network_view::ViewMode::ThreeD;
     app.network_view.by_flows = false;
+    app
+}
+
+fn bench(c: &mut Criterion) {
+    if !part("steady") {
+        return;
+    }
+    let mut app = split_16k_random();
 
     let ctx = egui::Context::default();
     // Warm up: fonts, caches, the layout's construction; then freeze the layout.
@@ -379,18 +386,7 @@ fn layout_playing(_c: &mut Criterion) {
     if !part("layout") {
         return;
     }
-    let g = generate("stencil:16x32x32", &GenOptions::default()).unwrap();
-    let mut app = HopmapApp::new(Settings::default());
-    app.model
-        .set_topology(Topology::parse("torus:16x32x32").unwrap());
-    app.model.set_graph(g, "stencil:16x32x32");
-    let info = mappers::find("random").unwrap();
-    let inp = MapperInput::new(app.model.graph.clone(), app.model.topo.clone(), 1);
-    let m = mappers::run(&info, &inp).unwrap();
-    let e = evaluate(&app.model.graph, &app.model.topo, &m, &app.model.routing);
-    app.model.apply_mapping("random", m, e);
-    app.tab = Tab::Split;
-    app.network_view.mode = hopmap_app::network_view::ViewMode::ThreeD;
+    let mut app = split_16k_random();
     let ctx = egui::Context::default();
     let mut frame = || {
         let out = ctx.run_ui(input(), |ui| app.ui_frame(ui));

@@ -19,13 +19,14 @@
 //! Cost on the caller's thread: O(1) per command and per snapshot taken.
 
 use crate::run_detail::{DetailCache, RunDetail};
+use crate::worker::Outbox;
 use hopmap_core::mappers::{self, MapperInfo, MapperInput, MapperRun, RunRef, StepEvent};
 use hopmap_core::mapping::Mapping;
 use hopmap_core::metrics::{Evaluation, evaluate, evaluate_partial};
 use hopmap_core::routing::Routing;
 use hopmap_core::step::{Progress, StepState, Stop};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -118,9 +119,7 @@ pub struct Snapshot {
 
 /// A run owned by a worker thread; see the module doc.
 pub struct BackgroundRun {
-    tx: Sender<Command>,
-    /// Commands sent so far.
-    sent: AtomicU64,
+    tx: Outbox<Command>,
     latest: Arc<Mutex<Option<Snapshot>>>,
     taken: u64,
     /// The generation of the last snapshot taken (shared with the worker,
@@ -143,7 +142,7 @@ impl BackgroundRun {
         routing: Routing,
         on_snapshot: Box<dyn Fn() + Send>,
     ) -> Self {
-        let (tx, rx) = channel();
+        let (tx, rx) = Outbox::new();
         let latest = Arc::new(Mutex::new(None));
         let shared = latest.clone();
         let finish_info = info.clone();
@@ -187,7 +186,6 @@ impl BackgroundRun {
             });
         BackgroundRun {
             tx,
-            sent: AtomicU64::new(0),
             latest,
             taken: 0,
             taken_shared,
@@ -204,16 +202,14 @@ impl BackgroundRun {
 
     /// Send a command (ignored once the worker has ended).
     pub fn send(&self, c: Command) {
-        if self.tx.send(c).is_ok() {
-            self.sent.fetch_add(1, Ordering::Relaxed);
-        }
+        self.tx.send(c)
     }
 
     /// Whether `snap` was published after the worker read every command
     /// sent so far: only then does its `active` say what the worker does
     /// now (a snapshot published before a Play arrived says "not active").
     pub fn answers_all(&self, snap: &Snapshot) -> bool {
-        snap.commands_read >= self.sent.load(Ordering::Relaxed)
+        self.tx.answered(snap.commands_read)
     }
 
     /// The newest snapshot, if one arrived since the last call.
@@ -259,7 +255,7 @@ impl BackgroundRun {
 
 impl Drop for BackgroundRun {
     fn drop(&mut self) {
-        let _ = self.tx.send(Command::Cancel);
+        self.tx.send(Command::Cancel);
     }
 }
 

@@ -26,8 +26,8 @@
 use super::Model;
 use super::draw::{add_large_mesh, add_segment};
 use super::view::View;
-use egui::{Color32, Mesh, Pos2, Rect, Sense, Stroke, Vec2, vec2};
 use crate::layout_worker::{LayoutCommand, LayoutSnapshot, LayoutWorker};
+use egui::{Color32, Mesh, Pos2, Rect, Sense, Stroke, Vec2, vec2};
 use hopmap_core::layout::{Init, Layout, LayoutParams};
 use hopmap_core::step::{StepState, Stop};
 use hopmap_core::units::fmt_bytes;
@@ -140,11 +140,9 @@ impl GraphView {
         let mut w = LayoutWorker::spawn(l, model.waker.clone());
         self.snap = w.take();
         self.layout = Some(w);
-        self.sent_playing = false;
-        self.playing = true;
-        self.use_coords = false;
-        self.auto_fit = true;
-        self.clusters_done = false;
+        // Playing from the next `advance`, framed, clusters to come.
+        (self.playing, self.sent_playing, self.use_coords) = (true, false, false);
+        (self.auto_fit, self.clusters_done) = (true, false);
         self.pull_positions();
     }
 
@@ -191,14 +189,14 @@ impl GraphView {
         };
         let play = self.playing && !self.use_coords;
         if play != self.sent_playing {
-            w.send(LayoutCommand::Play(play));
+            w.commands.send(LayoutCommand::Play(play));
             self.sent_playing = play;
         }
         let Some(s) = w.take() else {
             return;
         };
         let stopped = !s.playing && s.state != StepState::Running;
-        if stopped && self.sent_playing && w.answers_all(&s) {
+        if stopped && self.sent_playing && w.commands.answered(s.commands_read) {
             // The worker paused itself.
             self.playing = false;
             self.sent_playing = false;
@@ -334,7 +332,7 @@ impl GraphView {
             {
                 self.playing = false;
                 self.sent_playing = false;
-                w.send(LayoutCommand::Step);
+                w.commands.send(LayoutCommand::Step);
             }
             ui.menu_button("Restart…", |ui| {
                 if ui.button("from random positions").clicked() {
@@ -366,7 +364,7 @@ impl GraphView {
             if pinned > 0 && ui.button(format!("Unpin {pinned}")).clicked() {
                 for (i, p) in self.pinned.iter_mut().enumerate() {
                     if *p && let Some(w) = self.layout.as_ref() {
-                        w.send(LayoutCommand::Unpin(i));
+                        w.commands.send(LayoutCommand::Unpin(i));
                     }
                     *p = false;
                 }
@@ -482,7 +480,7 @@ impl GraphView {
                     self.pos_version += 1;
                     self.pinned[i] = true;
                     if let Some(l) = self.layout.as_ref().filter(|_| !self.use_coords) {
-                        l.send(LayoutCommand::Pin(i, [w.x, w.y, 0.0]));
+                        l.commands.send(LayoutCommand::Pin(i, [w.x, w.y, 0.0]));
                         self.playing = true;
                     }
                 }

@@ -15,13 +15,12 @@
 //! positions after the same number of iterations.
 
 use crate::background::SLICE;
+use crate::worker::Outbox;
 use egui::{Rect, Vec2, vec2};
 use hopmap_core::layout::{ClusterParams, Layout};
 use hopmap_core::step::{StepState, Stepper};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
+use std::sync::mpsc::{Receiver, TryRecvError};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
 
 /// What the view asks of the layout's worker.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -63,9 +62,10 @@ pub struct LayoutSnapshot {
 /// A layout owned by a worker thread; see the module doc. Dropping it
 /// stops the worker.
 pub struct LayoutWorker {
-    tx: Sender<LayoutCommand>,
-    /// Commands sent so far.
-    sent: AtomicU64,
+    /// The commands to the worker; a snapshot answers them all when
+    /// `commands.answered(snapshot.commands_read)` (only then does its
+    /// `playing` say what the worker does now).
+    pub commands: Outbox<LayoutCommand>,
     latest: Arc<Mutex<Option<LayoutSnapshot>>>,
     taken: u64,
 }
@@ -74,7 +74,7 @@ impl LayoutWorker {
     /// Move `layout` to a new worker thread, paused. `on_snapshot` is
     /// called after each published snapshot (the front end's repaint).
     pub fn spawn(layout: Layout, on_snapshot: Option<Arc<dyn Fn() + Send + Sync>>) -> Self {
-        let (tx, rx) = channel();
+        let (tx, rx) = Outbox::new();
         let latest = Arc::new(Mutex::new(None));
         let mut w = Stepping {
             layout,
@@ -94,24 +94,10 @@ impl LayoutWorker {
             eprintln!("hopmap: cannot start the layout's worker thread: {e}");
         }
         LayoutWorker {
-            tx,
-            sent: AtomicU64::new(0),
+            commands: tx,
             latest,
             taken: 0,
         }
-    }
-
-    /// Send a command (ignored once the worker has ended).
-    pub fn send(&self, c: LayoutCommand) {
-        if self.tx.send(c).is_ok() {
-            self.sent.fetch_add(1, Ordering::Relaxed);
-        }
-    }
-
-    /// Whether `s` was published after the worker read every command sent
-    /// so far (only then does its `playing` say what the worker does now).
-    pub fn answers_all(&self, s: &LayoutSnapshot) -> bool {
-        s.commands_read >= self.sent.load(Ordering::Relaxed)
     }
 
     /// The newest snapshot, if one arrived since the last call. O(1).
@@ -121,31 +107,11 @@ impl LayoutWorker {
         self.taken = s.generation;
         Some(s.clone())
     }
-
-    /// Block until a snapshot satisfies `pred` or `timeout` passes (tests);
-    /// the last snapshot seen.
-    pub fn wait_for(
-        &mut self,
-        timeout: Duration,
-        pred: impl Fn(&LayoutSnapshot) -> bool,
-    ) -> Option<LayoutSnapshot> {
-        let t0 = Instant::now();
-        loop {
-            let s = self.latest.lock().ok().and_then(|g| g.clone());
-            if s.as_ref().is_some_and(&pred) || t0.elapsed() > timeout {
-                if let Some(s) = &s {
-                    self.taken = s.generation;
-                }
-                return s;
-            }
-            std::thread::sleep(Duration::from_millis(2));
-        }
-    }
 }
 
 impl Drop for LayoutWorker {
     fn drop(&mut self) {
-        self.send(LayoutCommand::Stop);
+        self.commands.send(LayoutCommand::Stop);
     }
 }
 
@@ -252,6 +218,30 @@ impl Stepping {
 mod tests {
     use super::*;
     use hopmap_core::layout::LayoutParams;
+    use std::time::{Duration, Instant};
+
+    /// Poll `w` (as a frame would) until a snapshot satisfies `pred`, at
+    /// most `secs` seconds; the last snapshot taken.
+    fn wait(
+        w: &mut LayoutWorker,
+        secs: u64,
+        pred: impl Fn(&LayoutSnapshot) -> bool,
+    ) -> LayoutSnapshot {
+        let t0 = Instant::now();
+        let mut last = None;
+        loop {
+            if let Some(s) = w.take() {
+                if pred(&s) {
+                    return s;
+                }
+                last = Some(s);
+            }
+            if t0.elapsed() > Duration::from_secs(secs) {
+                return last.expect("a snapshot");
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
 
     fn worker(seed: u64) -> LayoutWorker {
         let (g, _) = crate::data_panel::builtin_sample("stencil-3d").expect("sample");
@@ -268,14 +258,12 @@ mod tests {
         let first = w.take().expect("first snapshot");
         assert_eq!(first.iterations, 0);
         assert!(w.take().is_none(), "nothing new while paused");
-        w.send(LayoutCommand::Play(true));
+        w.commands.send(LayoutCommand::Play(true));
         // This thread only reads snapshots; the worker steps.
-        let later = w
-            .wait_for(Duration::from_secs(20), |s| s.iterations >= 5)
-            .expect("snapshot");
+        let later = wait(&mut w, 20, |s| s.iterations >= 5);
         assert!(later.iterations >= 5);
         assert_ne!(first.positions, later.positions);
-        w.send(LayoutCommand::Play(false));
+        w.commands.send(LayoutCommand::Play(false));
     }
 
     #[test]
@@ -283,21 +271,17 @@ mod tests {
         let run = |seed| {
             let mut w = worker(seed);
             for _ in 0..3 {
-                w.send(LayoutCommand::Step);
+                w.commands.send(LayoutCommand::Step);
             }
-            let s = w
-                .wait_for(Duration::from_secs(20), |s| s.iterations == 3)
-                .expect("snapshot");
+            let s = wait(&mut w, 20, |s| s.iterations == 3);
             assert_eq!(s.iterations, 3);
             assert!(!s.playing);
             s.positions
         };
         assert_eq!(run(7), run(7));
         let mut w = worker(7);
-        w.send(LayoutCommand::Play(true));
-        let s = w
-            .wait_for(Duration::from_secs(60), |s| s.state != StepState::Running)
-            .expect("snapshot");
+        w.commands.send(LayoutCommand::Play(true));
+        let s = wait(&mut w, 60, |s| s.state != StepState::Running);
         let (c, k) = s.clusters.expect("clusters once stopped");
         assert_eq!(c.len(), s.positions.len());
         assert!(k >= 1 && c.iter().all(|&x| (x as usize) < k));

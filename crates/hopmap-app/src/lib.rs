@@ -45,9 +45,9 @@ pub mod glossary_panel;
 pub mod graph_view;
 pub mod guided_log;
 pub mod hopmap_app;
-pub mod layout_worker;
 #[cfg(test)]
 mod import_graph;
+pub mod layout_worker;
 /// The app window's parts (each adds methods to [`HopmapApp`]), under
 /// [`hopmap_app`], reachable at their former paths.
 pub use hopmap_app::{file_menu, headless, lesson_panel, teach, top_bar, ui_state, workspace_io};

@@ -95,6 +95,35 @@ impl<T: Send + 'static> Job<T> {
     }
 }
 
+/// The front end's end of a worker's command channel: it counts the
+/// commands sent, so that a snapshot carrying how many the worker had read
+/// can tell whether it answers all of them ([`Outbox::answered`]).
+pub struct Outbox<C> {
+    tx: std::sync::mpsc::Sender<C>,
+    sent: AtomicUsize,
+}
+
+impl<C> Outbox<C> {
+    /// A channel: the outbox, and the worker's receiver.
+    pub fn new() -> (Self, Receiver<C>) {
+        let (tx, rx) = channel();
+        let sent = AtomicUsize::new(0);
+        (Outbox { tx, sent }, rx)
+    }
+
+    /// Send `c` (ignored once the worker has ended).
+    pub fn send(&self, c: C) {
+        if self.tx.send(c).is_ok() {
+            self.sent.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether a worker that had read `read` commands had read them all.
+    pub fn answered(&self, read: u64) -> bool {
+        read >= self.sent.load(Ordering::Relaxed) as u64
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
