@@ -1187,7 +1187,7 @@ mod tests {
         while !matches!(r.phase, Phase::Gmap(_)) {
             assert!(r.step().is_running(), "{:?}", r.error());
         }
-        let s = r.inspect().explain_last_step().unwrap();
+        let s = r.explain_last_step().unwrap();
         assert!(s.starts_with("Scotch: scotch_gmap maps the graph"), "{s}");
         let Phase::Gmap(child) = &r.phase else {
             unreachable!()

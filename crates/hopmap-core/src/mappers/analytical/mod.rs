@@ -1388,13 +1388,6 @@ impl AnalyticalPairs {
     pub fn phases_done(&self) -> usize {
         self.pairs.is_some() as usize
     }
-    /// Guided mode: the analytical mapper's sentence, then PAIRS's.
-    pub fn explain_last_step(&self) -> Option<String> {
-        match &self.pairs {
-            Some(p) if p.last_event().is_some() => p.explain_last_step(),
-            _ => self.analytical.explain_last_step(),
-        }
-    }
 }
 
 /// The analytical state of a run of `analytical` or `analytical+pairs`

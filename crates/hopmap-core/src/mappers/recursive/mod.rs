@@ -1183,7 +1183,10 @@ mod tests {
         while r.state().is_running() {
             r.step();
             phase |= r.progress().phase == "bottleneck";
-            let s = r.inspect().explain_last_step().unwrap();
+            let s = match r.inspect() {
+                crate::mappers::RunRef::Recursive(x) => x.explain_last_step().unwrap(),
+                _ => unreachable!("start_refine runs `recursive`"),
+            };
             setup |= s.starts_with("recursive+refine routed messages under dimension-order");
             if s.starts_with("recursive+refine relieved the busiest channel: it kept ") {
                 assert!(
