@@ -6,17 +6,21 @@
 //! grid's dimensions, never O(n)).
 //!
 //! One file per mapper family: [`one_shot`] (`default`, `random`, the
-//! permutation orders), [`cdl`], [`pairs`], [`fabric`] (SM, BM), [`phased`]
-//! (the layout stage and the stage switches), [`grid`]. The greedy
-//! placements, `recursive`, the analytical mapper and Scotch still word
-//! their steps in the core (their `explain_last_step` accessors).
+//! permutation orders), [`cdl`], [`greedy`] (BFT, MHT, AFFN, COCE, the
+//! gravitational placements), [`pairs`], [`phased`] (the layout stage and
+//! the stage switches), [`analytical`], [`recursive`], [`grid`], [`fabric`]
+//! (SM, BM) and [`scotch`].
 
+pub mod analytical;
 pub mod cdl;
 pub mod fabric;
+pub mod greedy;
 pub mod grid;
 pub mod one_shot;
 pub mod pairs;
 pub mod phased;
+pub mod recursive;
+pub mod scotch;
 
 use hopmap_core::mappers::RunRef;
 use hopmap_core::topology::{Grid, Topology};
@@ -26,21 +30,21 @@ use hopmap_core::topology::{Grid, Topology};
 pub fn explain_last_step(run: RunRef<'_>) -> Option<String> {
     match run {
         RunRef::OneShot(r) => one_shot::explain(r),
-        RunRef::Greedy(r) => r.explain_last_step(),
+        RunRef::Greedy(r) => greedy::explain(r),
         RunRef::Pairs(r) => pairs::explain(r),
         RunRef::Cdl(r) => cdl::explain(r),
         RunRef::Phased(r) => phased::explain(r),
-        RunRef::Analytical(r) => r.explain_last_step(),
+        RunRef::Analytical(r) => analytical::explain(r),
         RunRef::AnalyticalPairs(r) => match r.pairs() {
             Some(p) if p.last_event().is_some() => pairs::explain(p),
-            _ => r.analytical().explain_last_step(),
+            _ => analytical::explain(r.analytical()),
         },
-        RunRef::Recursive(r) => r.explain_last_step(),
+        RunRef::Recursive(r) => recursive::explain(r),
         RunRef::GroupsFirst(_) => None,
         RunRef::GridEmbed(r) => grid::explain(r),
         RunRef::Sm(r) => fabric::explain_sm(r),
         RunRef::Bm(r) => fabric::explain_bm(r),
-        RunRef::Scotch(r) => r.explain_last_step(),
+        RunRef::Scotch(r) => scotch::explain(r),
     }
 }
 

@@ -522,3 +522,39 @@ fn sm_explains_its_bisection_levels_and_switches() {
     assert!(s.starts_with("SM filled switch "), "{s}");
     assert!(s.ends_with("(Moh et al. §4.1)"), "{s}");
 }
+
+#[test]
+fn the_bottleneck_phase_is_stepped_and_explained() {
+    let t = Arc::new(Topology::parse("mesh:3x4:cores=2").unwrap());
+    let mut inp = MapperInput::new(Arc::new(random_graph(24, 5)), t, 5);
+    inp.params = vec![("runs".to_string(), "1".to_string())];
+    let mut r = prepare(&find("recursive+refine").unwrap(), &inp).unwrap();
+    let (mut setup, mut rounds, mut phase) = (false, false, false);
+    while r.state().is_running() {
+        r.step();
+        phase |= r.progress().phase == "bottleneck";
+        let s = explain_last_step(r.inspect()).unwrap();
+        setup |= s.starts_with("recursive+refine routed messages under dimension-order");
+        if s.starts_with("recursive+refine relieved the busiest channel: it kept ") {
+            assert!(
+                s.contains("largest channel load ") && s.contains("beyond"),
+                "{s}"
+            );
+            rounds = true;
+        }
+    }
+    assert!(setup && rounds && phase, "{setup} {rounds} {phase}");
+}
+
+/// A seeded random graph (the recursive mapper's own test graph).
+fn random_graph(n: usize, seed: u64) -> CommGraph {
+    let mut rng = hopmap_core::rng::Rng::new(seed);
+    let mut b = GraphBuilder::new(n, rng.below(2) == 0);
+    for i in 0..n {
+        for _ in 0..rng.below(4) {
+            let j = rng.below(n);
+            b.add(i, j, 1.0 + rng.below(100) as f64);
+        }
+    }
+    b.build().unwrap()
+}

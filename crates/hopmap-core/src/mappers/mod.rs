@@ -6,8 +6,9 @@
 //! mapping can be read between steps, so the GUI can animate a greedy
 //! placement one process at a time and the CLI can run it to the end with
 //! the same code. A front end reads a run's internals (last step, frontier,
-//! layout, tree, guided sentence) from the concrete run that
-//! [`MapperRun::inspect`] returns as a [`RunRef`].
+//! layout, tree, the facts of its last step that the app's guided mode
+//! words) from the concrete run that [`MapperRun::inspect`] returns as a
+//! [`RunRef`].
 //!
 //! Every entry declares its parameters ([`ParamSpec`]: key, kind and range,
 //! default, help), so the GUI can show a control per parameter, `hopmap
@@ -135,8 +136,8 @@ pub enum StepEvent {
     Whole,
     /// A step that concerns a group of processes, which guided mode
     /// highlights: the part a recursive bisection cut, the ranks a
-    /// permutation order (or a random placement) puts down that its sentence
-    /// names, the processes a legalization step migrated.
+    /// permutation order (or a random placement) puts down first, the
+    /// processes a legalization step migrated.
     Group { processes: Vec<usize> },
 }
 
@@ -167,7 +168,7 @@ impl StepEvent {
 /// whose placement so far and result can be read between steps. That is
 /// all the pipeline, the CLI and `compare` need. What a front end shows of
 /// a run's internals (its last event, frontier, trace, layout, bipartition
-/// tree, guided sentence) is read from the concrete run, reached through
+/// tree, what its last step did) is read from the concrete run, reached through
 /// [`MapperRun::inspect`]'s typed borrow ([`RunRef`]).
 pub trait MapperRun: Stepper + Send {
     /// Slot of each process so far (None = not placed yet).

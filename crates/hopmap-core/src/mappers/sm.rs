@@ -100,7 +100,7 @@ pub struct Sm {
     // scratch for bisection
     vol: Vec<f64>,
     local: Vec<u32>,
-    /// Guided mode: what the last step did.
+    /// What the last step did ([`Sm::last_step`]).
     last: Option<SmStep>,
 }
 
