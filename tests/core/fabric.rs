@@ -271,13 +271,17 @@ fn moh_latency_counts_host_links_and_switches() {
     let lat = 2000.0 + 5.0 * 20.0 + 4.0 * 300.0;
     assert!((e.metrics.mean_latency_us.unwrap() - lat / 1000.0).abs() < 1e-12);
     assert!((e.metrics.max_latency_us.unwrap() - lat / 1000.0).abs() < 1e-12);
+    // Every switch link of the route carries one 5-byte message each way.
+    assert_eq!(e.metrics.max_switch_link_load, Some(5.0));
+    assert_eq!(e.metrics.max_switch_link_flows, Some(1));
     let json = serde_json::to_value(&e.metrics).unwrap();
-    assert_eq!(json.as_object().unwrap().len(), 16);
+    assert_eq!(json.as_object().unwrap().len(), 18);
     // On a torus the 14 keys stay as they are.
     let tor = Topology::parse("torus:4x4").unwrap();
     let m = Mapping::from_nodes(vec![0, 1], &tor).unwrap();
     let e = evaluate(&g, &tor, &m, &Routing::Dor);
     assert!(e.metrics.mean_latency_us.is_none());
+    assert!(e.metrics.max_switch_link_load.is_none());
     let json = serde_json::to_value(&e.metrics).unwrap();
     assert_eq!(json.as_object().unwrap().len(), 14);
     assert!(Routing::UpDown.check(&tor).is_err());

@@ -221,4 +221,40 @@ fn the_fabric_max_load_is_split_into_the_drawn_switch_links_and_the_host_links()
     h.run_steps(1);
     step_until(&mut h, |a| a.network_view.fab.prep.is_some());
     assert_eq!(h.state().network_view.legend_range().1, sw);
+
+    // Compared with random, the colour bar locks to the worst compared
+    // mapping's busiest link between switches (the library's, per row),
+    // not to a host link no drawing shows.
+    h.state_mut().tab = Tab::Compare;
+    h.state_mut().compare.chosen = ["default", "random"].map(String::from).into();
+    h.run_steps(1);
+    h.get_by_label("Run comparison").click();
+    h.run_steps(1);
+    step_until(&mut h, |a| !a.compare.busy() && a.compare.rows.len() == 2);
+    h.state_mut().tab = Tab::Network;
+    h.run_steps(2);
+    let app = h.state();
+    let worst_switch = app
+        .compare
+        .rows
+        .iter()
+        .map(|r| {
+            let e = hopmap_core::metrics::evaluate(
+                &app.model.graph,
+                &app.model.topo,
+                &r.mapping,
+                &app.model.routing,
+            );
+            let (l, _) = e
+                .links
+                .max_in(2 * f_hosts(app)..app.model.topo.channel_slots());
+            assert_eq!(r.metrics.max_switch_link_load, Some(l));
+            l
+        })
+        .fold(0.0, f64::max);
+    assert_eq!(app.network_view.legend_range().1, worst_switch);
+}
+
+fn f_hosts(app: &hopmap_app::HopmapApp) -> usize {
+    app.model.topo.as_fabric().unwrap().num_hosts()
 }

@@ -172,6 +172,7 @@ impl Export {
         let mut cap = capture_shapes(&shapes);
         fix(&mut cap);
         strip_hints(&mut cap);
+        wrap_texts(&mut cap);
         add_title(&mut cap, &self.title);
         let r = match format {
             Format::Svg => {
@@ -190,12 +191,12 @@ impl Export {
 
 /// Remove the interaction hints ("drag rotates", "click a node: …") from
 /// the texts of a capture: they are the window's, not the figure's. Texts
-/// are " · "-separated notes; the notes naming a drag, the wheel or a click
-/// are dropped.
+/// are " · "-separated notes; the notes naming a drag, the wheel, a click
+/// or a hover are dropped.
 pub fn strip_hints(cap: &mut Capture) {
     let hint = |n: &str| {
         let l = n.to_lowercase();
-        l.contains("drag") || l.contains("wheel") || l.contains("click")
+        l.contains("drag") || l.contains("wheel") || l.contains("click") || l.contains("hover")
     };
     cap.prims.retain_mut(|p| match p {
         Prim::Text { text, .. } => {
@@ -205,6 +206,56 @@ pub fn strip_hints(cap: &mut Capture) {
         }
         _ => true,
     });
+}
+
+/// Break every text wider than the canvas (a legend's note, which the
+/// window wraps) into lines at word boundaries, each a text of its own one
+/// line height below the last, measured in the app's proportional font
+/// ([`hopmap_core::report_png::text_width_px`]). O(characters).
+pub fn wrap_texts(cap: &mut Capture) {
+    let right = cap.canvas.max.x - 16.0;
+    let prims = std::mem::take(&mut cap.prims);
+    for p in prims {
+        let Prim::Text {
+            pos,
+            text,
+            size,
+            color,
+        } = &p
+        else {
+            cap.prims.push(p);
+            continue;
+        };
+        let width = |t: &str| hopmap_core::report_png::text_width_px(t, *size) as f32;
+        let room = right - pos.x;
+        if room <= 0.0 || width(text) <= room {
+            cap.prims.push(p);
+            continue;
+        }
+        let mut lines: Vec<String> = Vec::new();
+        let mut line = String::new();
+        for word in text.split(' ') {
+            let candidate = if line.is_empty() {
+                word.to_string()
+            } else {
+                format!("{line} {word}")
+            };
+            if width(&candidate) > room && !line.is_empty() {
+                lines.push(std::mem::replace(&mut line, word.to_string()));
+            } else {
+                line = candidate;
+            }
+        }
+        lines.push(line);
+        for (k, l) in lines.into_iter().enumerate() {
+            cap.prims.push(Prim::Text {
+                pos: *pos + egui::vec2(0.0, k as f32 * size * 1.3),
+                text: l,
+                size: *size,
+                color: *color,
+            });
+        }
+    }
 }
 
 /// Height of the title band added above an exported view.
@@ -953,6 +1004,53 @@ fn poly(img: &mut image::RgbImage, pts: &[Pos2], c: Color32) {
 mod tests {
     use super::*;
     use crate::draw::add_segment;
+
+    #[test]
+    fn a_text_wider_than_the_canvas_wraps_into_lines_that_fit() {
+        let note = "all 128 used links of 256: colour, width, opacity = bytes of the busier \
+                    direction · grey = unused · colours = links between switches";
+        let mut cap = Capture {
+            canvas: Rect::from_min_size(Pos2::ZERO, egui::vec2(300.0, 200.0)),
+            background: Color32::BLACK,
+            prims: vec![
+                Prim::Text {
+                    pos: Pos2::new(8.0, 150.0),
+                    text: note.into(),
+                    size: 11.0,
+                    color: Color32::GRAY,
+                },
+                Prim::Text {
+                    pos: Pos2::new(8.0, 10.0),
+                    text: "short".into(),
+                    size: 11.0,
+                    color: Color32::GRAY,
+                },
+            ],
+        };
+        wrap_texts(&mut cap);
+        let texts: Vec<(Pos2, String)> = cap
+            .prims
+            .iter()
+            .filter_map(|p| match p {
+                Prim::Text { pos, text, .. } => Some((*pos, text.clone())),
+                _ => None,
+            })
+            .collect();
+        let (lines, rest) = texts.split_at(texts.len() - 1);
+        assert_eq!(rest[0], (Pos2::new(8.0, 10.0), "short".to_string()));
+        assert!(lines.len() >= 2, "{lines:?}");
+        // The same words, in order; every line within the canvas; one line
+        // height apart.
+        let joined: Vec<String> = lines.iter().map(|l| l.1.clone()).collect();
+        assert_eq!(joined.join(" "), note);
+        for (k, (pos, l)) in lines.iter().enumerate() {
+            assert!(
+                hopmap_core::report_png::text_width_px(l, 11.0) as f32 <= 300.0 - 16.0,
+                "{l}"
+            );
+            assert_eq!(*pos, Pos2::new(8.0, 150.0 + k as f32 * 11.0 * 1.3));
+        }
+    }
 
     /// As the network view builds its node discs (a decagon, or a square).
     fn add_disc(mesh: &mut Mesh, c: Pos2, r: f32, color: Color32, cheap: bool) {

@@ -109,11 +109,31 @@ impl LinkLoads {
         }
     }
 
+    /// The largest load and the largest flow count among `channels` (0 and
+    /// 0 when none is used). On a fabric, channels `0..2H` are the hosts'
+    /// links and the rest the links between switches
+    /// ([`crate::topology::Fabric::channel_ends`]). O(channels in the
+    /// range) dense, O(log used + used in the range) sparse.
+    pub fn max_in(&self, channels: std::ops::Range<usize>) -> (f64, u32) {
+        let max = |(l, f): (f64, u32), (cl, cf): (f64, u32)| (l.max(cl), f.max(cf));
+        if !self.load.is_empty() {
+            let end = channels.end.min(self.load.len());
+            return (channels.start.min(end)..end)
+                .map(|c| (self.load[c], self.flows.get(c).copied().unwrap_or(0)))
+                .fold((0.0, 0), max);
+        }
+        let from = self
+            .used
+            .partition_point(|e| (e.0 as usize) < channels.start);
+        self.used[from..]
+            .iter()
+            .take_while(|e| (e.0 as usize) < channels.end)
+            .fold((0.0, 0), |m, &(_, l, f)| max(m, (l, f)))
+    }
+
     /// The busiest channel among `channels` by load: `(channel, load,
-    /// flows)`, None when none of them is used. On a fabric, channels
-    /// `0..2H` are the hosts' links and the rest the links between
-    /// switches ([`crate::topology::Fabric::channel_ends`]). O(channels in
-    /// the range) dense, O(log used + used in the range) sparse.
+    /// flows)`, None when none of them is used. O(channels in the range)
+    /// dense, O(log used + used in the range) sparse.
     pub fn busiest_in(&self, channels: std::ops::Range<usize>) -> Option<(usize, f64, u32)> {
         let better = |b: Option<(usize, f64, u32)>, c: (usize, f64, u32)| match b {
             Some(x) if x.1 >= c.1 => Some(x),
@@ -187,6 +207,13 @@ pub struct Metrics {
     /// Directed messages that travel h hops, at index h.
     #[serde(skip)]
     pub hop_histogram_messages: Vec<u64>,
+    /// Fabrics: the busiest link between two switches, by load and by
+    /// flows (the links the fabric drawing colours; `max_link_load` and
+    /// `max_link_flows` also count the hosts' links).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_switch_link_load: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_switch_link_flows: Option<u32>,
     /// Fabrics: mean message latency (µs) under [`LatencyModel`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mean_latency_us: Option<f64>,
@@ -238,6 +265,13 @@ impl Metrics {
             .map(|(h, c)| format!("{h}:{c}"))
             .collect();
         let _ = writeln!(s, "hops (messages):   {}", hist.join(" "));
+        if let (Some(load), Some(flows)) = (self.max_switch_link_load, self.max_switch_link_flows) {
+            let _ = writeln!(
+                s,
+                "switch links:      max {} / max {flows} flows (host links left out)",
+                fmt_bytes_exact(load)
+            );
+        }
         if let (Some(mean), Some(max)) = (self.mean_latency_us, self.max_latency_us) {
             let _ = writeln!(s, "latency (Moh):     mean {mean:.4} µs / max {max:.4} µs");
         }
@@ -509,6 +543,9 @@ pub fn evaluate_with(
     } else {
         (0.0, 0.0)
     };
+    let switch_max = topo
+        .as_fabric()
+        .map(|f| links.max_in(2 * f.num_hosts()..channels));
     let metrics = Metrics {
         processes: n,
         edges: graph.num_edges(),
@@ -530,6 +567,8 @@ pub fn evaluate_with(
         topology: topo.spec(),
         hop_histogram_bytes: hist_b,
         hop_histogram_messages: hist_m,
+        max_switch_link_load: switch_max.map(|m| m.0),
+        max_switch_link_flows: switch_max.map(|m| m.1),
         mean_latency_us: (fabric && acc.messages > 0.0)
             .then(|| acc.lat_sum / acc.messages / 1000.0),
         max_latency_us: (fabric && acc.messages > 0.0).then(|| acc.lat_max / 1000.0),
@@ -642,6 +681,9 @@ mod placed_tests {
             assert_eq!(l.busiest_in(1..2), None);
             assert_eq!(l.busiest_in(4..100), Some((5, 7.0, 1)));
             assert_eq!(l.busiest_in(7..9), None);
+            assert_eq!(l.max_in(0..6), (9.0, 3));
+            assert_eq!(l.max_in(4..6), (7.0, 1));
+            assert_eq!(l.max_in(1..2), (0.0, 0));
         }
     }
 }

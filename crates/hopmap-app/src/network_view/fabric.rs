@@ -1237,7 +1237,7 @@ fn host_links_note(f: &Fabric, model: &Model) -> String {
         .and_then(|e| e.links.busiest_in(0..2 * f.num_hosts()));
     match busiest {
         Some((ch, load, _)) => format!(
-            "colours = links between switches; host links not drawn (busiest {}, host {}: hover a host)",
+            "colours = links between switches; host links not drawn (busiest {}, host {}) · hover a host for its link's load",
             fmt_bytes(load),
             f.hosts().get(ch / 2).map_or("?", |h| h.name.as_str())
         ),

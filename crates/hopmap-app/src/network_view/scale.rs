@@ -28,7 +28,8 @@ pub enum ScaleLock {
 pub struct ScaleState {
     pub lock: ScaleLock,
     /// Worst busiest-link load and flow count over the compared mappings
-    /// (their max_link_load / max_link_flows, every directed channel).
+    /// (their max_link_load / max_link_flows, every directed channel; on a
+    /// fabric, the links between switches).
     pub compared: Option<(f64, f64)>,
 }
 
@@ -117,13 +118,15 @@ impl ScaleState {
 }
 
 /// The worst busiest-link load and flow count over compared mappings (None
-/// for fewer than two: nothing to compare).
+/// for fewer than two: nothing to compare). On a fabric, over the links
+/// between switches: the links the drawing colours.
 pub fn worst(rows: &[hopmap_core::compare::Row]) -> Option<(f64, f64)> {
     (rows.len() >= 2).then(|| {
         rows.iter().fold((0.0f64, 0.0f64), |(l, f), r| {
+            let m = &r.metrics;
             (
-                l.max(r.metrics.max_link_load),
-                f.max(r.metrics.max_link_flows as f64),
+                l.max(m.max_switch_link_load.unwrap_or(m.max_link_load)),
+                f.max(m.max_switch_link_flows.unwrap_or(m.max_link_flows) as f64),
             )
         })
     })
