@@ -9,9 +9,13 @@ use hopmap_core::mappers::grid_embed::{GridEmbed, GridStep};
 pub fn explain(r: &GridEmbed) -> Option<String> {
     let what = match r.last_step()? {
         GridStep::Scoring { scored, plans } => format!(
-            "grid scored {scored} of {plans} embedding plans (axis permutations, node blocks, folds)"
+            "grid scored {scored} of {plans} embedding plans (axis permutations, reflections, \
+             node blocks, folds)"
         ),
-        GridStep::Chosen => "grid chose the embedding of least hop-bytes".to_string(),
+        GridStep::Chosen => {
+            "grid chose the embedding of least hop-bytes (on a tie, of least max link load)"
+                .to_string()
+        }
         GridStep::Refining { hop_bytes } => {
             format!("grid's swap refinement: hop-bytes now {hop_bytes:.6e}")
         }
