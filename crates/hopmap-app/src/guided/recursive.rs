@@ -10,8 +10,6 @@ use hopmap_core::mappers::recursive::{LastStep, Recursive};
 /// The sentence on the last bisection or refinement batch, with its cut or
 /// its change in hop-bytes (None before the first step).
 pub fn explain(r: &Recursive) -> Option<String> {
-    const CITE: &str = "(beyond the seeds: Pellegrini's dual recursive bipartitioning, the \
-                        method of Scotch's gmap)";
     const CITE_REFINE: &str = "(beyond the seeds: VieM's N_C^d swap local search, Schulz & \
                                Träff)";
     let (run, last) = r.last_step()?;
@@ -86,66 +84,77 @@ pub fn explain(r: &Recursive) -> Option<String> {
             )
         }
         LastStep::Construct(step, built) => {
-            let then = match built {
-                Some((hb, true)) => {
-                    format!("; the construction is done (hop-bytes {hb}) and the refinement starts")
-                }
-                Some((hb, false)) if r.is_done() && runs > 1 => format!(
-                    "; the construction is done (hop-bytes {hb}), and the best of the {} \
-                     runs is kept",
-                    runs
-                ),
-                Some((hb, false)) => format!("; the construction is done (hop-bytes {hb})"),
-                None => String::new(),
-            };
-            match step {
-                Some(DrbStep::Cut {
-                    level,
-                    processes,
-                    nodes,
-                    cut_bytes,
-                    halves,
-                    leaves,
-                    ..
-                }) => {
-                    let leaves = match leaves {
-                        0 => String::new(),
-                        k => format!(" ({k} one-node parts were filled on the way)"),
-                    };
-                    format!(
-                        "{who} bisected a part of {processes} processes on {nodes} nodes \
-                         (level {level}{of_runs}): the node domain splits into {} ({} nodes) \
-                         and {} ({} nodes), the processes into {} and {} that fit them, \
-                         cutting {cut_bytes} bytes between the halves (multilevel min-cut, \
-                         Fiduccia–Mattheyses; processes are pulled towards partners already \
-                         placed){leaves} {CITE}",
-                        halves[0].2,
-                        halves[0].1,
-                        halves[1].2,
-                        halves[1].1,
-                        halves[0].0,
-                        halves[1].0
-                    )
-                }
-                Some(DrbStep::Shrink { processes, nodes }) => format!(
-                    "{who} packed the {processes} processes into the first half of the \
-                     domain ({nodes} nodes), which holds them all, so a small job sits \
-                     compactly{of_runs} {CITE}"
-                ),
-                Some(DrbStep::Finished { mirrored, gain, .. }) if *mirrored > 0 => {
-                    format!(
-                        "{who} filled the last one-node parts{of_runs}: every process has a \
-                     core. Then it mirrored {mirrored} boxes of the tree where that \
-                     shortened the traffic leaving them ({:.3e} fewer hop-bytes; beyond \
-                     Scotch){then} {CITE}",
-                        -gain
-                    )
-                }
-                Some(DrbStep::Finished { .. }) | None => format!(
-                    "{who} filled the last one-node parts{of_runs}: every process has a \
-                     core{then} {CITE}"
-                ),
-            }
+            construct(r, step.as_ref(), *built, who, &of_runs, runs)
         }
     })
+}
+
+/// The sentence on a construction step: the bisection, packing or last
+/// leaves it did (`step`), and when it finished the construction, the
+/// hop-bytes built and whether the refinement starts (`built`).
+fn construct(
+    r: &Recursive,
+    step: Option<&DrbStep>,
+    built: Option<(f64, bool)>,
+    who: &str,
+    of_runs: &str,
+    runs: usize,
+) -> String {
+    const CITE: &str = "(beyond the seeds: Pellegrini's dual recursive bipartitioning, the \
+                        method of Scotch's gmap)";
+    let then = match built {
+        Some((hb, true)) => {
+            format!("; the construction is done (hop-bytes {hb}) and the refinement starts")
+        }
+        Some((hb, false)) if r.is_done() && runs > 1 => format!(
+            "; the construction is done (hop-bytes {hb}), and the best of the {} \
+             runs is kept",
+            runs
+        ),
+        Some((hb, false)) => format!("; the construction is done (hop-bytes {hb})"),
+        None => String::new(),
+    };
+    match step {
+        Some(DrbStep::Cut {
+            level,
+            processes,
+            nodes,
+            cut_bytes,
+            halves,
+            leaves,
+            ..
+        }) => {
+            let leaves = match leaves {
+                0 => String::new(),
+                k => format!(" ({k} one-node parts were filled on the way)"),
+            };
+            format!(
+                "{who} bisected a part of {processes} processes on {nodes} nodes \
+                 (level {level}{of_runs}): the node domain splits into {} ({} nodes) \
+                 and {} ({} nodes), the processes into {} and {} that fit them, \
+                 cutting {cut_bytes} bytes between the halves (multilevel min-cut, \
+                 Fiduccia–Mattheyses; processes are pulled towards partners already \
+                 placed){leaves} {CITE}",
+                halves[0].2, halves[0].1, halves[1].2, halves[1].1, halves[0].0, halves[1].0
+            )
+        }
+        Some(DrbStep::Shrink { processes, nodes }) => format!(
+            "{who} packed the {processes} processes into the first half of the \
+             domain ({nodes} nodes), which holds them all, so a small job sits \
+             compactly{of_runs} {CITE}"
+        ),
+        Some(DrbStep::Finished { mirrored, gain, .. }) if *mirrored > 0 => {
+            format!(
+                "{who} filled the last one-node parts{of_runs}: every process has a \
+             core. Then it mirrored {mirrored} boxes of the tree where that \
+             shortened the traffic leaving them ({:.3e} fewer hop-bytes; beyond \
+             Scotch){then} {CITE}",
+                -gain
+            )
+        }
+        Some(DrbStep::Finished { .. }) | None => format!(
+            "{who} filled the last one-node parts{of_runs}: every process has a \
+             core{then} {CITE}"
+        ),
+    }
 }
