@@ -118,10 +118,23 @@ impl GraphView {
     }
 
     /// Take the layout's newest snapshot (also when the view is not shown)
-    /// and say whether it still steps. O(1).
+    /// and say whether its worker still steps. O(1).
     pub fn poll_layout(&mut self, model: &mut Model) -> bool {
-        self.advance(model);
-        self.animating()
+        if self.sent_playing {
+            self.advance(model);
+        }
+        self.animating() && self.sent_playing
+    }
+
+    /// The view is not drawn this frame: pause the layout's worker (the
+    /// next frame that draws the view resumes it if `playing`).
+    pub fn hidden(&mut self) {
+        if self.sent_playing
+            && let Some(w) = &self.layout
+        {
+            w.commands.send(LayoutCommand::Play(false));
+            self.sent_playing = false;
+        }
     }
 
     /// (Re)start the layout from the current parameters.

@@ -361,6 +361,10 @@ impl HopmapApp {
         }
         self.colors();
         let colors = std::mem::take(&mut self.colors);
+        if !matches!(self.tab, Tab::Split | Tab::Graph) {
+            // Out of sight, the graph's layout waits (it resumes when shown).
+            self.graph_view.hidden();
+        }
         match self.tab {
             Tab::Split => {
                 let r = ui.available_rect_before_wrap();
