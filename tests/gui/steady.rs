@@ -191,3 +191,45 @@ fn a_lesson_open_leaves_the_centre_usable_at_1280_and_1920() {
         );
     }
 }
+
+/// At 1280×800 and 1920×1080, on a torus and on a fabric, every text and
+/// widget of the Metrics panel lies inside the window: nothing runs past
+/// its right edge (the panel scrolls vertically only).
+#[test]
+fn the_metrics_panel_fits_its_width_on_a_torus_and_a_fabric() {
+    use egui_kittest::kittest::{By, NodeT};
+    for topo in ["torus:4x4x4", "fattree:8:3"] {
+        for (w, ht) in [(1280.0, 800.0), (1920.0, 1080.0)] {
+            let mut app = HopmapApp::new(Settings::default());
+            app.apply_options(&GuiOptions {
+                graph: Some("lammps-lj-64".into()),
+                topology: Some(topo.into()),
+                // Worse than default: the longest sentence and bars.
+                mapper: Some("random".into()),
+                ..Default::default()
+            })
+            .unwrap();
+            app.graph_view.playing = false;
+            let mut h = Harness::builder()
+                .with_size(egui::vec2(w, ht))
+                .build_eframe(move |_cc| app);
+            h.run_steps(4);
+            let left = rect_of(&h, "Metrics").min.x;
+            let mut seen = 0;
+            for node in h.query_all(By::new().predicate(|n| n.bounding_box().is_some())) {
+                let r = node.rect();
+                if r.min.x < left - 1.0 || r.min.y > ht || r.width() <= 0.0 {
+                    continue;
+                }
+                seen += 1;
+                assert!(
+                    r.max.x <= w + 0.5,
+                    "{topo} at {w}×{ht}: {:?} ends at x = {} past the window",
+                    node.accesskit_node().label(),
+                    r.max.x
+                );
+            }
+            assert!(seen > 20, "{topo} at {w}×{ht}: {seen} widgets in the panel");
+        }
+    }
+}

@@ -288,8 +288,9 @@ impl HopmapApp {
             .resizable(false)
             .exact_size(rw)
             .show_collapsible(ui, &mut right, |ui| {
-                // Content wider than the panel scrolls; the panel keeps its width.
-                egui::ScrollArea::both().show(ui, |ui| {
+                // The content fits the panel's width (texts wrap, plots
+                // shrink) and scrolls vertically; the panel keeps its width.
+                egui::ScrollArea::vertical().show(ui, |ui| {
                     self.metrics.ui(ui, (&self.model, panes));
                 });
             });
