@@ -233,3 +233,18 @@ fn the_metrics_panel_fits_its_width_on_a_torus_and_a_fabric() {
         }
     }
 }
+
+/// Small text (the mappers' summaries, the hottest links, the panes'
+/// figures) is drawn at a readable size, not egui's 9 pt.
+#[test]
+fn small_text_is_readable() {
+    let h = harness_at(1280.0, 800.0);
+    let info = mappers::find("default").unwrap();
+    let r = h.get_by_label(info.name).rect();
+    assert!(
+        r.height() >= hopmap_app::hopmap_app::SMALL_TEXT_PT,
+        "the summary {:?} is {} px high",
+        info.name,
+        r.height()
+    );
+}

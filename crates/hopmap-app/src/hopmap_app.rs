@@ -204,6 +204,9 @@ impl HopmapApp {
             let c = ctx.clone();
             self.model.waker = Some(std::sync::Arc::new(move || c.request_repaint()));
         }
+        if self.frame_no == 1 {
+            readable_small_text(&ctx);
+        }
         let jobs_busy = self.model.poll_jobs();
         super::bipartition_view::auto_color(
             &mut self.bipartition_view,
@@ -459,3 +462,16 @@ impl eframe::App for HopmapApp {
         self.settings.save(storage);
     }
 }
+
+/// egui's small text (9 pt) is unreadable in lists and captions (the
+/// hottest links, the mappers' summaries, the panes' figures): 11 pt.
+pub fn readable_small_text(ctx: &egui::Context) {
+    ctx.all_styles_mut(|s| {
+        if let Some(f) = s.text_styles.get_mut(&egui::TextStyle::Small) {
+            f.size = f.size.max(SMALL_TEXT_PT);
+        }
+    });
+}
+
+/// The size of small text (captions, lists, the panes' figures), in points.
+pub const SMALL_TEXT_PT: f32 = 11.0;
