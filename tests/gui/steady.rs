@@ -248,3 +248,24 @@ fn small_text_is_readable() {
         r.height()
     );
 }
+
+/// "How good is this mapping?" names its rows apart when the mapping shown
+/// is the baseline itself.
+#[test]
+fn the_default_mapping_shown_is_named_apart_from_the_baseline_row() {
+    let mut app = HopmapApp::new(Settings::default());
+    app.apply_options(&GuiOptions {
+        graph: Some("lammps-lj-64".into()),
+        topology: Some("torus:4x4x4".into()),
+        mapper: Some("default".into()),
+        ..Default::default()
+    })
+    .unwrap();
+    app.graph_view.playing = false;
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1280.0, 800.0))
+        .build_eframe(move |_cc| app);
+    h.run_steps(3);
+    let shown = rect_of(&h, "default (shown)");
+    assert!(shown.min.x >= rect_of(&h, "Metrics").min.x);
+}

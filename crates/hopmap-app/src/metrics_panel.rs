@@ -191,7 +191,12 @@ impl MetricsPanel {
         let default = self.reference.default.clone();
         ui.strong("How good is this mapping?")
             .on_hover_text("hop-bytes = Σ bytes × hops: lower is better");
-        let label = self.describes.clone();
+        // The mapping's name; "default (shown)" when it is the baseline row's.
+        let label = if self.describes == "default" {
+            "default (shown)".to_string()
+        } else {
+            self.describes.clone()
+        };
         let max = [
             Some(m.hop_bytes),
             default.as_ref().map(|d| d.hop_bytes),
