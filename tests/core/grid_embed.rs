@@ -1,12 +1,17 @@
 //! The `grid` mapper through the one pipeline: it recognises Cartesian halos
 //! in any rank order and embeds them perfectly where a perfect embedding
 //! exists; a random relabelling of a generated halo is recognised and
-//! embedded to the same hop-bytes (property test); without a grid it says
-//! why and maps with recursive+refine.
+//! embedded to the same hop-bytes (property test); a shuffled near-mesh
+//! (missing and diagonal pairs) is recovered exactly; among embeddings of
+//! equal hop-bytes the one of least max link load is kept; without a grid
+//! it says why and maps with recursive+refine.
 
 use hopmap_core::generate::{GenOptions, Neighbors, generate};
+use hopmap_core::mappers::grid_embed::recognise::{Found, GridHalo, recognise};
 use hopmap_core::mappers::{self, MapperInput};
-use hopmap_core::metrics::hop_bytes;
+use hopmap_core::mapping::Mapping;
+use hopmap_core::metrics::{evaluate, hop_bytes};
+use hopmap_core::routing::Routing;
 use hopmap_core::topology::Topology;
 use hopmap_core::{CommGraph, GraphBuilder};
 use proptest::prelude::*;
@@ -207,4 +212,133 @@ fn petsc_mg_halo_is_recognised_under_its_coarse_level_traffic() {
         assert!(s.contains("every grid step one hop"), "{s}");
     }
     assert!((a - b).abs() <= 1e-9 * a, "{a} vs {b}");
+}
+
+/// The coordinates of `h` are those of `truth` up to a symmetry of the box:
+/// every pair of processes is as many grid steps apart in both.
+fn same_grid_up_to_symmetry(h: &GridHalo, truth: &[[u32; 2]]) -> bool {
+    let l1 = |a: &[u32], b: &[u32]| -> u32 { a.iter().zip(b).map(|(x, y)| x.abs_diff(*y)).sum() };
+    (0..truth.len())
+        .all(|u| (0..truth.len()).all(|v| l1(h.coord(u), h.coord(v)) == l1(&truth[u], &truth[v])))
+}
+
+#[test]
+fn a_shuffled_near_mesh_is_recovered_exactly() {
+    // A 12×5 mesh halo (process x + 12y at (x, y), 1,000 bytes per face
+    // pair) with what a decomposition of a non-rectangular domain adds:
+    // the face pair (0,1)–(1,1) missing, a sheared corner (0,0)–(1,1) as
+    // heavy as a face, a light diagonal (6,2)–(7,3) and 1 byte from rank 0
+    // to every rank. No threshold gives an exact grid; the distances to
+    // the corners still do, in any numbering.
+    let (w, h) = (12usize, 5usize);
+    let id = |x: usize, y: usize| x + w * y;
+    let mut pairs = Vec::new();
+    for y in 0..h {
+        for x in 0..w {
+            if x + 1 < w && (x, y) != (0, 1) {
+                pairs.push((id(x, y), id(x + 1, y), 1000.0));
+            }
+            if y + 1 < h {
+                pairs.push((id(x, y), id(x, y + 1), 1000.0));
+            }
+        }
+    }
+    pairs.push((id(0, 0), id(1, 1), 1000.0));
+    pairs.push((id(6, 2), id(7, 3), 100.0));
+    for v in 1..w * h {
+        pairs.push((0, v, 1.0));
+    }
+    for seed in [None, Some(1), Some(2)] {
+        let mut perm: Vec<usize> = (0..w * h).collect();
+        if let Some(s) = seed {
+            hopmap_core::rng::Rng::new(s).shuffle(&mut perm);
+        }
+        let mut b = GraphBuilder::new(w * h, false);
+        for &(u, v, c) in &pairs {
+            b.add(perm[u], perm[v], c);
+        }
+        let g = Arc::new(b.build().unwrap());
+        let halo = recognise(&g).unwrap();
+        let mut truth = vec![[0u32; 2]; w * h];
+        for (r, &p) in perm.iter().enumerate() {
+            truth[p] = [(r % w) as u32, (r / w) as u32];
+        }
+        assert!(
+            same_grid_up_to_symmetry(&halo, &truth),
+            "{seed:?}: {halo:?}"
+        );
+        if seed.is_some() {
+            assert_eq!(halo.found, Found::NearMesh, "{seed:?}");
+        }
+        // Left out: the 1-byte pairs to non-neighbours of rank 0 (all but
+        // its two face neighbours and (1,1)) and nothing else.
+        assert_eq!(halo.other_pairs, w * h - 4, "{seed:?}");
+        assert_eq!(halo.diagonal_bytes, 1000.0 + 1.0 + 100.0, "{seed:?}");
+        // Through the mapper: the summary says how and what was left out.
+        let (_, s) = run(&g, "mesh:12x5", &[("refine", "no")]);
+        let s = s.unwrap();
+        assert!(
+            s.contains("12×5 mesh halo") || s.contains("5×12 mesh halo"),
+            "{s}"
+        );
+        assert!(s.contains(&format!("{} pairs", w * h - 4)), "{s}");
+    }
+}
+
+#[test]
+fn openfoam_pitzdaily_is_a_near_mesh_in_any_order() {
+    // OpenFOAM's hierarchical 16×4 decomposition of pitzDaily: shuffled, the
+    // near-mesh reading recovers the 16×4 grid, and the embedding costs the
+    // same hop-bytes as in the application's own order.
+    let own = capture("openfoam-pitzDaily-64.mtx", None);
+    let (a, sa) = run(&own, "mesh:8x8", &[("refine", "no")]);
+    for seed in [1, 2] {
+        let g = capture("openfoam-pitzDaily-64.mtx", Some(seed));
+        let halo = recognise(&g).unwrap();
+        let mut dims = halo.dims.clone();
+        dims.sort_unstable();
+        assert_eq!(dims, [4, 16]);
+        assert_eq!(halo.found, Found::NearMesh);
+        let (b, sb) = run(&g, "mesh:8x8", &[("refine", "no")]);
+        assert!((a - b).abs() <= 1e-9 * a, "{a} vs {b}: {sa:?} / {sb:?}");
+    }
+}
+
+#[test]
+fn a_load_tie_is_broken_toward_the_lower_max_load() {
+    // A path p0–p1–p2–p3 (100 bytes each way on p0–p1 and p1–p2, 40 on
+    // p2–p3) plus 20 bytes p0→p2, folded onto a 2×2 mesh. The two snakes
+    // put every path step one hop apart and p0, p2 two hops apart:
+    // hop-bytes 2·(100 + 100 + 40) + 2·20 = 520 for both. Under x-first
+    // routing, the snake x-first (p0 (0,0), p1 (1,0), p2 (1,1), p3 (0,1))
+    // sends p0→p2 over p0→p1 and p1→p2: max load 120. The snake y-first
+    // (p1 at (0,1), p3 at (1,0)) sends it over p0→p3 (0 bytes) and p3→p2
+    // (40): max load 100. Each snake also reflected (p3 first): four
+    // embeddings tied at 520, two at max load 100. The tie goes to 100.
+    let mut b = GraphBuilder::new(4, true);
+    for (u, v, c) in [(0, 1, 100.0), (1, 2, 100.0), (2, 3, 40.0)] {
+        b.add(u, v, c);
+        b.add(v, u, c);
+    }
+    b.add(0, 2, 20.0);
+    let g = Arc::new(b.build().unwrap());
+    let t = Arc::new(Topology::parse("mesh:2x2").unwrap());
+    let mut input = MapperInput::new(g.clone(), t.clone(), 1);
+    input.params = vec![("refine".into(), "no".into())];
+    let info = mappers::find("grid").unwrap();
+    let mut r = mappers::prepare(&info, &input).unwrap();
+    r.run_to_end();
+    let s = r.inspect().summary().unwrap();
+    let m = mappers::finish(&info, r.as_ref(), &input).unwrap();
+    let e = evaluate(&g, &t, &m, &Routing::Dor);
+    assert_eq!(e.metrics.hop_bytes, 520.0, "{s}");
+    assert_eq!(e.metrics.max_link_load, 100.0, "{s}");
+    assert!(s.contains("of 4 embeddings tied"), "{s}");
+    // The other snake is the worse one.
+    let x_first = Mapping::new(vec![0, 1, 3, 2], vec![0; 4]);
+    let e = evaluate(&g, &t, &x_first, &Routing::Dor);
+    assert_eq!(
+        (e.metrics.hop_bytes, e.metrics.max_link_load),
+        (520.0, 120.0)
+    );
 }

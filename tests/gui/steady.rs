@@ -131,6 +131,44 @@ fn a_paused_run_asks_for_no_frames() {
     assert!(!h.ctx.has_requested_repaint());
 }
 
+/// Play an iterative mapper, pause it mid-run, and let the frames settle:
+/// no frame is asked for, in the split view (graph and network drawn).
+fn pause_mid_run_is_idle(id: &str) {
+    let mut h = harness_at(1280.0, 800.0);
+    h.state_mut().tab = hopmap_app::Tab::Split;
+    h.state_mut().model.speed = 1.0;
+    h.state_mut().mapper.select(id);
+    h.run_steps(1);
+    h.get_by_label("Play").click();
+    h.run_steps(1);
+    step_until(&mut h, |a| {
+        (a.model.run.playing() && a.model.run.progress().done >= 1) || !a.model.run.is_live()
+    });
+    assert!(h.state().model.run.playing(), "{id}: still playing");
+    h.get_by_label("Pause").click();
+    h.run_steps(2);
+    assert!(h.state().model.run.is_live(), "{id}: paused mid-run");
+    assert!(!h.state().model.run.playing(), "{id}");
+    // The worker may publish the slice it was in: take it, then settle.
+    std::thread::sleep(std::time::Duration::from_millis(150));
+    h.run_steps(4);
+    assert!(
+        !h.ctx.has_requested_repaint(),
+        "{id}: a paused run asks for frames: {:?}",
+        h.ctx.repaint_causes()
+    );
+    // And a frame without input still asks for none.
+    h.step();
+    assert!(!h.ctx.has_requested_repaint(), "{id}");
+}
+
+#[test]
+fn a_run_paused_while_playing_asks_for_no_frames() {
+    for id in ["gravity", "cdl"] {
+        pause_mid_run_is_idle(id);
+    }
+}
+
 #[test]
 fn the_in_app_chooser_opens_a_typed_path() {
     use hopmap_app::file_dialog::{Backend, Request};

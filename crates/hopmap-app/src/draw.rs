@@ -42,3 +42,14 @@ pub fn fmt_num(v: f64) -> String {
         format!("{v:.3}")
     }
 }
+
+/// Paint a large cached mesh as a clipped primitive of its own. egui's
+/// tessellator appends every shape with the same clip rectangle into one
+/// output mesh, growing it by doubling and copying it again at each growth;
+/// a clip rectangle a hair (`slot` thousandths of a point, so that
+/// consecutive large meshes differ) inside the painter's starts a fresh
+/// output mesh that takes this one in a single copy. O(vertices) per frame.
+pub fn add_large_mesh(painter: &egui::Painter, mesh: std::sync::Arc<egui::Mesh>, slot: u8) {
+    let clip = painter.clip_rect().shrink(1e-3 * (f32::from(slot) + 1.0));
+    painter.with_clip_rect(clip).add(egui::Shape::mesh(mesh));
+}

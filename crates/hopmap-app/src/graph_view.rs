@@ -22,9 +22,9 @@
 //! [`MAX_EDGES`] remain.
 
 use super::Model;
-use super::draw::add_segment;
+use super::draw::{add_large_mesh, add_segment};
 use super::view::View;
-use egui::{Color32, Mesh, Pos2, Rect, Sense, Shape, Stroke, Vec2, vec2};
+use egui::{Color32, Mesh, Pos2, Rect, Sense, Stroke, Vec2, vec2};
 use hopmap_core::layout::{ClusterParams, Init, Layout, LayoutParams};
 use hopmap_core::step::{StepState, Stepper, Stop};
 use hopmap_core::units::fmt_bytes;
@@ -493,10 +493,12 @@ impl GraphView {
 
     /// The geometry cache: edges (and, past 3000 processes, nodes) as
     /// meshes, rebuilt only when the view, the positions or the colours change.
+    /// The edges do not depend on the colours: a new mapping (new colours)
+    /// rebuilds the node mesh alone.
     fn rebuild_meshes(&mut self, xf: &Xform, model: &Model, colors: &[Color32], colors_gen: u64) {
-        let g = &model.graph;
-        let n = g.n();
+        let n = model.graph.n();
         let rect = xf.rect;
+        // The colours' generation last, so that the rest keys the edges.
         let key = [
             rect.min.x.to_bits() as u64 | (rect.min.y.to_bits() as u64) << 32,
             rect.max.x.to_bits() as u64 | (rect.max.y.to_bits() as u64) << 32,
@@ -504,13 +506,36 @@ impl GraphView {
             xf.origin.x.to_bits() as u64 | (xf.origin.y.to_bits() as u64) << 32,
             xf.centre.x.to_bits() as u64 | (xf.centre.y.to_bits() as u64) << 32,
             self.pos_version,
-            colors_gen,
             model.graph.generation(),
+            colors_gen,
         ];
         if self.drawn.as_ref().is_some_and(|d| d.0 == key) {
             return;
         }
         self.rebuilds += 1;
+        let old = self.drawn.take();
+        let same_edges = old.as_ref().is_some_and(|d| d.0[..7] == key[..7]);
+        let edges = match old {
+            Some((_, e, _)) if same_edges => e,
+            _ => Arc::new(self.edge_mesh(xf, model)),
+        };
+        let mut m = Mesh::default();
+        if n > 3000 {
+            for (&q, &c) in self.pos.iter().zip(colors).take(n) {
+                let p = xf.to_screen(q);
+                if rect.contains(p) {
+                    m.add_colored_rect(Rect::from_center_size(p, Vec2::splat(xf.node_r * 2.0)), c);
+                }
+            }
+        }
+        self.drawn = Some((key, edges, Arc::new(m)));
+    }
+
+    /// The edges drawn (the heaviest pairs), width and opacity by volume.
+    fn edge_mesh(&self, xf: &Xform, model: &Model) -> Mesh {
+        let g = &model.graph;
+        let n = g.n();
+        let rect = xf.rect;
         let mut mesh = Mesh::default();
         let maxv = self.max_vol.max(1e-12);
         let many = g.num_edges() > 5000;
@@ -551,16 +576,7 @@ impl GraphView {
                 );
             }
         }
-        let mut m = Mesh::default();
-        if n > 3000 {
-            for (&q, &c) in self.pos.iter().zip(colors).take(n) {
-                let p = xf.to_screen(q);
-                if rect.contains(p) {
-                    m.add_colored_rect(Rect::from_center_size(p, Vec2::splat(xf.node_r * 2.0)), c);
-                }
-            }
-        }
-        self.drawn = Some((key, Arc::new(mesh), Arc::new(m)));
+        mesh
     }
 
     /// Painting: edges, the selected process's pairs, nodes, pins, the
@@ -570,7 +586,7 @@ impl GraphView {
         let n = g.n();
         let node_r = xf.node_r;
         if let Some((_, edges, _)) = &self.drawn {
-            painter.add(Shape::mesh(edges.clone()));
+            add_large_mesh(painter, edges.clone(), 0);
         }
         // Selected process: its pairs on top.
         if let Some(sel) = model.selected.filter(|&s| s < n) {
@@ -588,7 +604,7 @@ impl GraphView {
                 painter.circle_filled(xf.to_screen(q), node_r, c);
             }
         } else if let Some((_, _, nodes)) = &self.drawn {
-            painter.add(Shape::mesh(nodes.clone()));
+            add_large_mesh(painter, nodes.clone(), 1);
         }
         for (i, pinned) in self.pinned.iter().enumerate() {
             if *pinned {

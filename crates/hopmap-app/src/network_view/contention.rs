@@ -63,7 +63,12 @@ pub struct LinkStats {
 impl LinkStats {
     /// The value of each link: the busier direction's load (or flow count).
     pub fn compute(links: &[LinkGeom], eval: Option<&Evaluation>, by_flows: bool) -> Self {
-        let vals: Vec<f64> = match eval {
+        Self::from_values(Self::values(links, eval, by_flows))
+    }
+
+    /// The value of each link (what [`LinkStats::compute`] ranks): O(L).
+    pub fn values(links: &[LinkGeom], eval: Option<&Evaluation>, by_flows: bool) -> Vec<f64> {
+        match eval {
             Some(e) => {
                 let val = |ch: u32| -> f64 {
                     let ch = ch as usize;
@@ -73,13 +78,12 @@ impl LinkStats {
                 links.iter().map(|l| val(l.fwd).max(val(l.back))).collect()
             }
             None => vec![0.0; links.len()],
-        };
-        let mut order: Vec<u32> = (0..links.len() as u32).collect();
-        order.sort_by(|&a, &b| {
-            vals[b as usize]
-                .total_cmp(&vals[a as usize])
-                .then(a.cmp(&b))
-        });
+        }
+    }
+
+    /// The ranking of `vals`: O(L log L).
+    pub fn from_values(vals: Vec<f64>) -> Self {
+        let order = rank(&vals);
         let used = vals.iter().filter(|&&v| v > 0.0).count();
         let maxv = vals.iter().cloned().fold(0.0, f64::max);
         LinkStats {
@@ -126,6 +130,24 @@ impl LinkStats {
     pub fn hottest(&self, k: usize) -> &[u32] {
         &self.order[..k.min(self.used)]
     }
+}
+
+/// Indices of `vals`, largest first (in `f64::total_cmp` order), ties by
+/// index. Sorts (key, index) pairs in place rather than indices through
+/// the values: O(L log L) without a cache miss per comparison.
+fn rank(vals: &[f64]) -> Vec<u32> {
+    // `total_cmp`'s order as an integer: flip the magnitude bits of negatives.
+    let key = |v: f64| {
+        let b = v.to_bits() as i64;
+        b ^ (((b >> 63) as u64) >> 1) as i64
+    };
+    let mut keyed: Vec<(std::cmp::Reverse<i64>, u32)> = vals
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| (std::cmp::Reverse(key(v)), i as u32))
+        .collect();
+    keyed.sort_unstable();
+    keyed.into_iter().map(|(_, i)| i).collect()
 }
 
 /// How one link is drawn.
@@ -233,6 +255,30 @@ mod tests {
         let z = stats(&[0.0, 0.0]);
         assert_eq!(z.passing(z.threshold(LinkFilter::All, false)), 0);
         assert!(z.hottest(5).is_empty());
+    }
+
+    #[test]
+    fn rank_is_total_cmp_descending_ties_by_index() {
+        let vals = [
+            3.0,
+            -0.0,
+            0.0,
+            f64::INFINITY,
+            -2.5,
+            3.0,
+            1e-300,
+            f64::NAN,
+            0.0,
+            -f64::INFINITY,
+        ];
+        let mut want: Vec<u32> = (0..vals.len() as u32).collect();
+        want.sort_by(|&a, &b| {
+            vals[b as usize]
+                .total_cmp(&vals[a as usize])
+                .then(a.cmp(&b))
+        });
+        assert_eq!(rank(&vals), want);
+        assert_eq!(want[..3], [7, 3, 0]);
     }
 
     #[test]

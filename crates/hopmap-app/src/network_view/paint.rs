@@ -18,9 +18,16 @@ use egui::{Color32, Mesh, Pos2, Rect, Vec2, vec2};
 use glam::Vec3;
 use std::sync::Arc;
 
-/// What was drawn last (reused while nothing that shapes it changes).
+/// What was drawn last (reused while nothing that shapes it changes). The
+/// links and the nodes have keys of their own: a run's snapshot moves
+/// processes (new node colours) more often than it changes link loads.
 pub struct Drawn {
-    pub key: Vec<u64>,
+    /// What positions every node: rectangle, mode, network, camera.
+    pub view_key: Vec<u64>,
+    /// What styles the links (values, colour range, filter, difference).
+    pub links_key: Vec<u64>,
+    /// What colours the nodes (placement, colours).
+    pub nodes_key: Vec<u64>,
     /// Screen position and scale of every node.
     pub screen: Vec<(Pos2, f32)>,
     /// Drawn link segments: (link index, ends) for hover and routes.
@@ -67,17 +74,67 @@ fn link_color(t: f32, alpha: u8) -> Color32 {
     Color32::from_rgba_unmultiplied(c.r(), c.g(), c.b(), alpha)
 }
 
-pub fn build(sc: &Scene<'_>, key: Vec<u64>) -> Drawn {
+/// Everything, with the three keys.
+pub fn build(
+    sc: &Scene<'_>,
+    (view_key, links_key, nodes_key): (Vec<u64>, Vec<u64>, Vec<u64>),
+) -> Drawn {
+    let screen: Vec<(Pos2, f32)> = sc.geom.world.iter().map(|&p| sc.proj.at(p)).collect();
+    let (links, segs, cells) = build_links(sc, &screen);
+    let (nodes, nodes_drawn) = build_nodes(sc, &screen);
+    Drawn {
+        view_key,
+        links_key,
+        nodes_key,
+        screen,
+        segs,
+        cells,
+        links: Arc::new(links),
+        nodes: Arc::new(nodes),
+        nodes_drawn,
+    }
+}
+
+impl Drawn {
+    /// Bring the link mesh up to `links_key` and the node mesh up to
+    /// `nodes_key` (the view unchanged): only what changed is rebuilt.
+    /// Returns whether anything was.
+    pub fn update(&mut self, sc: &Scene<'_>, links_key: Vec<u64>, nodes_key: Vec<u64>) -> bool {
+        let mut any = false;
+        if self.links_key != links_key {
+            let (links, segs, cells) = build_links(sc, &self.screen);
+            (self.links, self.segs, self.cells) = (Arc::new(links), segs, cells);
+            self.links_key = links_key;
+            any = true;
+        }
+        if self.nodes_key != nodes_key {
+            let (nodes, drawn) = build_nodes(sc, &self.screen);
+            (self.nodes, self.nodes_drawn) = (Arc::new(nodes), drawn);
+            self.nodes_key = nodes_key;
+            any = true;
+        }
+        any
+    }
+}
+
+/// The link mesh (coldest first, so the hottest end on top), the drawn
+/// segments and the projection's squares.
+#[allow(clippy::type_complexity)]
+fn build_links(
+    sc: &Scene<'_>,
+    screen: &[(Pos2, f32)],
+) -> (Mesh, Vec<(usize, Pos2, Pos2)>, Vec<(usize, Rect)>) {
     let geom = sc.geom;
     let three = sc.proj.is_3d();
-    let screen: Vec<(Pos2, f32)> = geom.world.iter().map(|&p| sc.proj.at(p)).collect();
     let unit = |i: usize| screen[i].1;
     let in_view = |p: Pos2| sc.clip.expand(50.0).contains(p);
     let many = geom.links.len() > 20_000;
     let mut mesh = Mesh::default();
-    let mut segs: Vec<(usize, Pos2, Pos2)> = Vec::new();
+    // A quad per link (wrap links: four): no regrowth while building.
+    mesh.vertices.reserve(geom.links.len() * 4);
+    mesh.indices.reserve(geom.links.len() * 6);
+    let mut segs: Vec<(usize, Pos2, Pos2)> = Vec::with_capacity(geom.links.len());
     let mut cells: Vec<(usize, Rect)> = Vec::new();
-
     // Which links are drawn: in the projection, the busiest per column.
     // A difference orders them by the size of the change.
     let abs: Vec<f64>;
@@ -157,11 +214,19 @@ pub fn build(sc: &Scene<'_>, key: Vec<u64>) -> Drawn {
         add_link(&mut mesh, &mut segs, sc.proj, geom, i, l, (pa, pb), w, col);
     }
 
+    (mesh, segs, cells)
+}
+
+/// The node mesh: discs with the colour of their process.
+fn build_nodes(sc: &Scene<'_>, screen: &[(Pos2, f32)]) -> (Mesh, bool) {
+    let three = sc.proj.is_3d();
     // Nodes: discs with the colour of their process. In 3D past a few
     // thousand nodes they are small and translucent so the links stay
     // visible; the projection draws Z-link squares instead.
     let mut nodes = Mesh::default();
-    let nn = geom.world.len();
+    let nn = sc.geom.world.len();
+    nodes.vertices.reserve(nn * 4);
+    nodes.indices.reserve(nn * 6);
     let nodes_drawn = sc.resolved != Resolved::Projection;
     if nodes_drawn {
         let faint = three && nn > 2000;
@@ -192,15 +257,7 @@ pub fn build(sc: &Scene<'_>, key: Vec<u64>) -> Drawn {
             }
         }
     }
-    Drawn {
-        key,
-        screen,
-        segs,
-        cells,
-        links: Arc::new(mesh),
-        nodes: Arc::new(nodes),
-        nodes_drawn,
-    }
+    (nodes, nodes_drawn)
 }
 
 /// The busiest link per X/Y link position and per Z column, coldest first.

@@ -28,9 +28,15 @@
 //! factors (three when the network has more dimensions than the grid), every assignment of the factors to targets whose sizes
 //! (network dimension, or cores) hold their product, factors of one
 //! direction on distinct targets, and every order of the factors sharing a
-//! network dimension — at most [`MAX_PLANS`]. Each plan is scored on at
+//! network dimension; then the same plans with the open directions
+//! reflected — at most [`MAX_PLANS`] in all. Each plan is scored on at
 //! most [`SAMPLE`] pairs of the graph (all when fewer), and the best
-//! [`FINALISTS`] on every pair: O(plans · min(m, SAMPLE) · d + m).
+//! [`FINALISTS`] (and up to [`TIED`] plans tied with the best) on every
+//! pair: O(plans · min(m, SAMPLE) · d + TIED · m). Plans tied at the least
+//! hop-bytes (symmetries of the grid, which do not change hop-bytes but do
+//! change which channels dimension-order routes share) are told apart by
+//! their max link load ([`max_load`], O(m · route length) each): the least
+//! is kept.
 
 use super::recognise::{GridHalo, axis_dist};
 use crate::topology::grid::Grid;
@@ -41,6 +47,9 @@ pub const MAX_PLANS: usize = 20_000;
 pub const SAMPLE: usize = 2048;
 /// Plans scored on every pair.
 pub const FINALISTS: usize = 4;
+/// Most plans tied on the sample that are scored on every pair (their max
+/// link loads break the tie).
+pub const TIED: usize = 48;
 
 /// One factor of a grid direction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,6 +69,11 @@ pub struct Plan {
     pub split: Vec<Vec<u32>>,
     /// Factors of each target, inner first; the last target is T.
     pub targets: Vec<Vec<Factor>>,
+    /// Bit i: direction i is reflected (coordinate c becomes size − 1 − c)
+    /// before it is split. Only open directions are reflected: an
+    /// asymmetric graph (a decomposition of a non-rectangular domain) may
+    /// fold better one way round.
+    pub flip: u32,
 }
 
 impl Plan {
@@ -79,7 +93,12 @@ impl Plan {
     pub fn place(&self, c: &[u32], pos: &mut [u32]) {
         let mut dig = [[0u32; 4]; super::recognise::MAX_GRID_DIMS];
         for (i, sizes) in self.split.iter().enumerate() {
-            Plan::digits(c[i], sizes, &mut dig[i]);
+            let x = if self.flip >> i & 1 == 1 {
+                sizes.iter().product::<u32>() - 1 - c[i]
+            } else {
+                c[i]
+            };
+            Plan::digits(x, sizes, &mut dig[i]);
         }
         for (t, fs) in self.targets.iter().enumerate() {
             let mut p = 0u32;
@@ -128,7 +147,8 @@ impl Plan {
                 })
                 .collect();
             parts.push(format!(
-                "{}: {}",
+                "{}{}: {}",
+                if self.flip >> i & 1 == 1 { "-" } else { "" },
                 super::recognise::axis_name(i),
                 fs.join(" ")
             ));
@@ -207,6 +227,27 @@ pub fn plans(halo: &GridHalo, net: &Grid) -> Vec<Plan> {
         break;
     }
     out.truncate(MAX_PLANS);
+    // Then the reflections of the open directions (after every unreflected
+    // plan: ties keep the earlier plan).
+    let open: Vec<usize> = (0..d)
+        .filter(|&i| !halo.periodic[i] && halo.dims[i] > 1)
+        .collect();
+    let base = out.len();
+    'flips: for mask in 1u32..(1 << open.len()) {
+        let flip = open
+            .iter()
+            .enumerate()
+            .filter(|(b, _)| mask >> b & 1 == 1)
+            .fold(0u32, |f, (_, &i)| f | 1 << i);
+        for k in 0..base {
+            if out.len() >= MAX_PLANS {
+                break 'flips;
+            }
+            let mut p = out[k].clone();
+            p.flip = flip;
+            out.push(p);
+        }
+    }
     out
 }
 
@@ -259,6 +300,7 @@ fn orders_rec(
         out.push(Plan {
             split: split.to_vec(),
             targets: targets.clone(),
+            flip: 0,
         });
         return;
     }
@@ -303,6 +345,20 @@ pub fn score(plan: &Plan, halo: &GridHalo, net: &Grid, pairs: &[(u32, u32, f64)]
         total += c * hops as f64;
     }
     total
+}
+
+/// Max link load of `plan`'s mapping of the whole graph under
+/// dimension-order routing (the tie-break among plans of equal hop-bytes).
+/// O(m · route length).
+pub fn max_load(plan: &Plan, halo: &GridHalo, input: &crate::mappers::MapperInput) -> f64 {
+    let Some(net) = input.topo.as_grid() else {
+        return f64::INFINITY;
+    };
+    let (node, core) = plan.mapping(halo, net);
+    let m = crate::mapping::Mapping::new(node, core);
+    crate::metrics::evaluate(&input.graph, &input.topo, &m, &crate::routing::Routing::Dor)
+        .metrics
+        .max_link_load
 }
 
 /// Whether every face step of the grid is at most one hop under `plan`.
@@ -357,6 +413,7 @@ mod tests {
             other_bytes: 0.0,
             other_pairs: 0,
             threshold: 0.5,
+            found: super::super::recognise::Found::Exact,
         }
     }
 

@@ -8,7 +8,9 @@
 //! enumerates the embeddings of that grid (identity, axis permutations,
 //! node-sized blocks on the cores of a node, folds; Bhatele & Kale's
 //! folding, seed 000, and Rubik's tile/fold, Bhatele et al. SC'12) and
-//! keeps the one of least hop-bytes on the whole graph.
+//! keeps the one of least hop-bytes on the whole graph; among plans tied at
+//! the least hop-bytes, the one of least max link load under
+//! dimension-order routing.
 //!
 //! As a stepper: step 1 recognises the grid; the next steps score the
 //! embedding plans, [`PLANS_PER_STEP`] at a time; one step places the
@@ -24,6 +26,7 @@
 //! out on them).
 
 pub mod embed;
+pub mod near_mesh;
 pub mod recognise;
 
 use super::recursive::refine::{Objective, Refine, RefineParams};
@@ -39,6 +42,8 @@ use std::sync::Arc;
 
 /// Plans scored per step.
 pub const PLANS_PER_STEP: usize = 256;
+/// Relative hop-bytes difference under which two plans are tied.
+const TIE: f64 = 1e-9;
 
 pub fn info() -> MapperInfo {
     MapperInfo {
@@ -49,10 +54,13 @@ pub fn info() -> MapperInfo {
         doc: "Recognise a process grid in the communication graph, whatever the rank order: \
               keep the heavy pairs, find the unit squares they form, group the edges into \
               directions and give every process its grid coordinates (faces or faces + \
-              edges + corners, periodic or not, unequal volumes per direction). Then embed the \
-              grid: axis permutation when it matches the network, blocks of the grid on the \
-              cores of each node (the heaviest directions inside nodes), folds when the shapes \
-              differ; every candidate is scored on the real hop-bytes and the best kept. Light \
+              edges + corners, periodic or not, unequal volumes per direction). A near-2D \
+              mesh (some neighbour pairs missing, some diagonal ones: a decomposition of a \
+              non-rectangular domain) is read from distances to its corners (Harel & Koren's \
+              landmarks). Then embed the grid: axis permutation when it matches the network, \
+              blocks of the grid on the cores of each node (the heaviest directions inside \
+              nodes), folds when the shapes differ, reflections; every candidate is scored on \
+              the real hop-bytes and the best kept, ties going to the least max link load. Light \
               extra edges are left out of the grid (the summary gives their share) and a swap \
               refinement then takes them into account. Without a grid it says why and runs \
               recursive+refine. Params: min_share, refine.",
@@ -107,6 +115,7 @@ fn start(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
         scored: Vec::new(),
         sample: Vec::new(),
         chosen: None,
+        load_tie: None,
         note: String::new(),
         placement: vec![None; input.graph.n()],
         mapping: None,
@@ -138,6 +147,9 @@ pub struct GridEmbed {
     sample: Vec<(u32, u32, f64)>,
     /// The plan placed, its hop-bytes and whether every grid step is one hop.
     chosen: Option<(usize, f64, bool)>,
+    /// Plans tied at the least hop-bytes and the max link load of the one
+    /// kept, when more than one.
+    load_tie: Option<(usize, f64)>,
     note: String,
     placement: Vec<Option<u32>>,
     mapping: Option<Mapping>,
@@ -236,7 +248,7 @@ impl GridEmbed {
                     .map(|(_, (u, v, c))| (u as u32, v as u32, c))
                     .collect();
                 self.note = format!(
-                    "recognised a {} ({} left out: {} pairs, {:.2}% of the bytes)",
+                    "recognised a {} ({} left out: {} pairs, {:.2}% of the bytes; {})",
                     h.describe(),
                     if h.other_pairs == 0 {
                         "nothing"
@@ -244,7 +256,8 @@ impl GridEmbed {
                         "some"
                     },
                     h.other_pairs,
-                    h.left_out_share() * 100.0
+                    h.left_out_share() * 100.0,
+                    h.found.describe()
                 );
                 self.event = Some(StepEvent::Whole);
                 self.halo = Some(h);
@@ -278,13 +291,39 @@ impl GridEmbed {
                 .map(|(u, v, c)| (u as u32, v as u32, c))
                 .collect()
         };
-        let mut best: Option<(f64, usize)> = None;
-        for &(_, k) in self.scored.iter().take(embed::FINALISTS) {
-            let s = embed::score(&self.plans[k], h, net, &pairs);
-            if best.is_none_or(|b| s < b.0) {
-                best = Some((s, k));
-            }
-        }
+        // The finalists: the best few, and every plan tied with the best
+        // on the sample (axis permutations of a symmetric grid).
+        let top = self.scored.first().map_or(0.0, |b| b.0);
+        let finalists: Vec<usize> = self
+            .scored
+            .iter()
+            .enumerate()
+            .take_while(|(i, (s, _))| *i < embed::FINALISTS || *s <= top * (1.0 + TIE))
+            .take(embed::TIED)
+            .map(|(_, &(_, k))| k)
+            .collect();
+        let full: Vec<(f64, usize)> = finalists
+            .iter()
+            .map(|&k| (embed::score(&self.plans[k], h, net, &pairs), k))
+            .collect();
+        let best_hb = full.iter().map(|f| f.0).fold(f64::INFINITY, f64::min);
+        let tied: Vec<(f64, usize)> = full
+            .into_iter()
+            .filter(|f| f.0 <= best_hb * (1.0 + TIE))
+            .collect();
+        let best = if tied.len() > 1 {
+            let loads = tied
+                .iter()
+                .map(|&(_, k)| embed::max_load(&self.plans[k], h, &self.input))
+                .collect::<Vec<_>>();
+            let pick = (0..tied.len())
+                .min_by(|&a, &b| loads[a].total_cmp(&loads[b]).then(a.cmp(&b)))
+                .unwrap_or(0);
+            self.load_tie = Some((tied.len(), loads[pick]));
+            tied.get(pick).copied()
+        } else {
+            tied.first().copied()
+        };
         if let Some((s, k)) = best {
             let unit = embed::unit_steps(&self.plans[k], h, net);
             self.chosen = Some((k, s, unit));
@@ -302,12 +341,21 @@ impl GridEmbed {
         let (node, core) = plan.mapping(h, net);
         let m = Mapping::new(node, core);
         self.note = format!(
-            "{}; embedding {} ({} grid step{} one hop at most; hop-bytes {hb:.6e})",
+            "{}; embedding {} ({}; hop-bytes {hb:.6e})",
             self.note,
             plan.describe(net),
-            if unit { "every" } else { "not every" },
-            if unit { "" } else { "s" },
+            if unit {
+                "every grid step one hop at most"
+            } else {
+                "some grid steps over one hop"
+            },
         );
+        if let Some((count, load)) = self.load_tie {
+            self.note.push_str(&format!(
+                "; of {count} embeddings tied at these hop-bytes, the one of least max link load \
+                 ({load:.6e})"
+            ));
+        }
         let refine = self
             .refine
             .unwrap_or(!unit || h.other_bytes > 0.0 || h.left_out_share() > 0.0);
@@ -447,10 +495,13 @@ impl GridEmbed {
         self.event.as_ref()?;
         let what = match &self.phase {
             Phase::Choose { next } => format!(
-                "grid scored {next} of {} embedding plans (axis permutations, node blocks, folds)",
+                "grid scored {next} of {} embedding plans (axis permutations, reflections, node blocks, folds)",
                 self.plans.len()
             ),
-            Phase::Place => "grid chose the embedding of least hop-bytes".to_string(),
+            Phase::Place => {
+                "grid chose the embedding of least hop-bytes (on a tie, of least max link load)"
+                    .to_string()
+            }
             Phase::Refine(r) => format!(
                 "grid's swap refinement: hop-bytes now {:.6e}",
                 r.hop_bytes()

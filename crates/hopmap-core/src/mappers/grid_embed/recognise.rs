@@ -46,12 +46,16 @@
 //!
 //! Of all thresholds the recognition that covers most bytes wins (the
 //! largest α on a tie); the pairs that are not grid neighbours are reported
-//! as left out. When no threshold gives an exact grid, the ranks' own
-//! order is tried as a Cartesian numbering (`rank_order_grid`): real
-//! decompositions of non-rectangular domains miss some neighbour pairs and
-//! add some diagonal ones, but are often numbered along their grid. Cost: O(m + n·Δ³ log Δ) per threshold, Δ ≤ 12 the skeleton's
-//! degree, over at most a dozen thresholds (stopping once every byte is
-//! covered): near-linear.
+//! as left out. When no threshold gives an exact grid (real decompositions
+//! of non-rectangular domains miss some neighbour pairs and add some
+//! diagonal ones), two inexact readings compete: a near-2D mesh recovered
+//! from distances to its corners in any numbering ([`super::near_mesh`]),
+//! and the ranks' own order as a Cartesian numbering (`rank_order_grid`);
+//! the one whose face pairs carry most bytes wins, if they carry at least
+//! 90 % of all. [`GridHalo::found`] says which reading gave the grid.
+//! Cost: O(m + n·Δ³ log Δ) per threshold, Δ ≤ 12 the skeleton's degree,
+//! over at most a dozen thresholds (stopping once every byte is covered):
+//! near-linear.
 
 use crate::graph::CommGraph;
 use crate::partition::pair_volumes;
@@ -60,7 +64,7 @@ use crate::partition::pair_volumes;
 pub const MAX_GRID_DIMS: usize = crate::topology::grid::MAX_DIMS;
 
 /// The relative thresholds tried for the heavy part, largest first.
-const LADDER: [f64; 14] = [
+pub(super) const LADDER: [f64; 14] = [
     0.9, 0.7, 0.5, 0.35, 0.25, 0.1, 0.05, 0.02, 0.01, 0.003, 0.001, 1e-4, 1e-6, 0.0,
 ];
 
@@ -85,6 +89,32 @@ pub struct GridHalo {
     pub other_pairs: usize,
     /// The relative threshold whose heavy part gave the grid.
     pub threshold: f64,
+    /// How the coordinates were found.
+    pub found: Found,
+}
+
+/// How a grid's coordinates were found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Found {
+    /// Every heavy pair is a grid neighbour (steps 1–5 of the module docs).
+    Exact,
+    /// A near-2D mesh from distances to its corners
+    /// ([`super::near_mesh`]): some heavy pairs may be missing or not
+    /// grid neighbours.
+    NearMesh,
+    /// The ranks' own order read as a Cartesian numbering.
+    RankOrder,
+}
+
+impl Found {
+    /// A few words for the run's summary.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Found::Exact => "exact",
+            Found::NearMesh => "near-mesh, from distances to its corners",
+            Found::RankOrder => "the ranks' own order read as a grid",
+        }
+    }
 }
 
 impl GridHalo {
@@ -345,6 +375,15 @@ pub fn recognise(g: &CommGraph) -> Result<GridHalo, String> {
     }
     if best.is_none() {
         best = rank_order_grid(g, &vol, total);
+        for (dims, coords, alpha) in super::near_mesh::candidates(g, &vol, &maxw, &LADDER) {
+            let mut h = measure(g, &vol, dims, vec![false; 2], coords, alpha);
+            h.found = Found::NearMesh;
+            if face_bytes(&h) >= RANK_ORDER_SHARE * total
+                && best.as_ref().is_none_or(|b| more_faces(&h, b))
+            {
+                best = Some(h);
+            }
+        }
     }
     let Some(h) = best else {
         return Err(if why.is_empty() {
@@ -353,8 +392,19 @@ pub fn recognise(g: &CommGraph) -> Result<GridHalo, String> {
             format!("no grid found ({why})")
         });
     };
+    let found = h.found;
     let h = merge_size_two(h);
-    Ok(measure(g, &vol, h.dims, h.periodic, h.coords, h.threshold))
+    let mut h = measure(g, &vol, h.dims, h.periodic, h.coords, h.threshold);
+    h.found = found;
+    Ok(h)
+}
+
+/// Whether `a` puts more bytes between face neighbours than `b` (then
+/// [`better`]): the order of the inexact recognitions, where a finer split
+/// of the same grid turns face pairs into diagonal ones.
+fn more_faces(a: &GridHalo, b: &GridHalo) -> bool {
+    let (x, y) = (face_bytes(a), face_bytes(b));
+    x > y * (1.0 + 1e-12) || (x >= y * (1.0 - 1e-12) && better(a, b))
 }
 
 /// Bytes between face neighbours.
@@ -423,14 +473,10 @@ fn rank_order_grid(g: &CommGraph, vol: &[f64], total: f64) -> Option<GridHalo> {
             }
         }
         let periodic: Vec<bool> = wrap.iter().map(|&w| w > 0.01 * total).collect();
-        let h = measure(g, vol, dims, periodic, coords, 0.0);
-        // Most bytes between face neighbours first: a finer split of the
-        // same numbering turns face pairs into diagonal ones.
+        let mut h = measure(g, vol, dims, periodic, coords, 0.0);
+        h.found = Found::RankOrder;
         if face_bytes(&h) >= RANK_ORDER_SHARE * total
-            && best.as_ref().is_none_or(|b| {
-                let (x, y) = (face_bytes(&h), face_bytes(b));
-                x > y * (1.0 + 1e-12) || (x >= y * (1.0 - 1e-12) && better(&h, b))
-            })
+            && best.as_ref().is_none_or(|b| more_faces(&h, b))
         {
             best = Some(h);
         }
@@ -509,6 +555,7 @@ fn measure(
         other_bytes,
         other_pairs,
         threshold,
+        found: Found::Exact,
     }
 }
 
@@ -936,7 +983,7 @@ mod tests {
     }
 
     #[test]
-    fn a_cartesian_numbering_is_used_when_the_structure_is_not_exact() {
+    fn an_inexact_grid_is_read_from_the_numbering_or_the_corners() {
         // A 8×4 mesh halo numbered x-fastest, with one face pair missing
         // (subdomains that do not touch) and light all-to-all traffic: no
         // exact grid, but the rank order is one.
@@ -956,14 +1003,28 @@ mod tests {
         assert_eq!(h.periodic, [false, false]);
         assert_eq!(h.coord(13), [5, 1]);
         assert!(h.left_out_share() < 0.01);
-        // Shuffled, the order says nothing: not recognised.
+        // Shuffled, the order says nothing, but the distances to the
+        // corners do: the same 8×4 mesh (up to a symmetry of the box).
         let mut perm: Vec<usize> = (0..32).collect();
         crate::rng::Rng::new(1).shuffle(&mut perm);
         let mut b = crate::graph::GraphBuilder::new(32, false);
         for (u, v, c) in g.pairs() {
             b.add(perm[u], perm[v], c);
         }
-        assert!(recognise(&b.build().unwrap()).is_err());
+        let s = recognise(&b.build().unwrap()).unwrap();
+        assert_eq!(s.found, Found::NearMesh);
+        let l1 = |h: &GridHalo, a: usize, b: usize| -> u32 {
+            h.coord(a)
+                .iter()
+                .zip(h.coord(b))
+                .map(|(x, y)| x.abs_diff(*y))
+                .sum()
+        };
+        for a in 0..32 {
+            for b in 0..32 {
+                assert_eq!(l1(&s, perm[a], perm[b]), l1(&h, a, b));
+            }
+        }
     }
 
     #[test]
