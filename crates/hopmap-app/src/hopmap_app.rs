@@ -274,7 +274,8 @@ impl HopmapApp {
                     .show(ui, |ui| {
                         self.mapper.actions_ui(ui, &mut self.model);
                     });
-                egui::ScrollArea::both().show(ui, |ui| {
+                // Rows wrap to the panel's width; the content scrolls vertically.
+                egui::ScrollArea::vertical().show(ui, |ui| {
                     self.data.ui(ui, (&mut self.model, &mut self.settings));
                     ui.separator();
                     if self.network.ui(ui, &mut self.model) {
