@@ -43,7 +43,7 @@ pub const GUIDED_MAX: usize = 256;
 pub struct GuidedLine {
     /// The step's number (1 = the first step of the run).
     pub step: usize,
-    /// [`RunRef::explain_last_step`] after that step.
+    /// [`crate::guided::explain_last_step`] after that step.
     pub text: String,
     /// [`RunRef::last_event`] after that step.
     pub event: Option<StepEvent>,
@@ -95,7 +95,7 @@ pub struct Snapshot {
     /// `grid` mapper's recognised grid: [`grid_coords`]).
     pub grid_coords: Option<hopmap_core::graph::Coords>,
     /// Guided mode: the sentence on the last step taken
-    /// ([`RunRef::explain_last_step`]).
+    /// ([`crate::guided::explain_last_step`]).
     pub explanation: Option<String>,
     /// Guided mode (see [`BackgroundRun::set_guided`]): the sentences of
     /// every step taken since the last snapshot the front end took, oldest
@@ -445,7 +445,7 @@ impl Worker {
         self.steps += 1;
         let st = self.run.step();
         if self.guided.load(Ordering::Relaxed)
-            && let Some(text) = self.run.inspect().explain_last_step()
+            && let Some(text) = crate::guided::explain_last_step(self.run.inspect())
         {
             if self.lines.len() >= GUIDED_MAX {
                 self.lines.remove(0);
@@ -523,7 +523,7 @@ impl Worker {
             } else {
                 grid_coords(run)
             },
-            explanation: run.explain_last_step(),
+            explanation: crate::guided::explain_last_step(run),
             guided,
             guided_dropped,
             seconds: self.busy.as_secs_f64(),

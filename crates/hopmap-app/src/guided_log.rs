@@ -1,5 +1,5 @@
 //! The guided log: with guided mode on, every step of the running mapper
-//! adds its sentence ([`hopmap_core::mappers::RunRef::explain_last_step`], in
+//! adds its sentence ([`crate::guided::explain_last_step`], in
 //! the paper's terms, citing the section), newest at the bottom, kept for
 //! scrolling back (at most [`MAX_LINES`]). Hovering a line shows the step it
 //! describes in the views (the process placed, where it wanted to go and

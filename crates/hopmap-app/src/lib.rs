@@ -21,7 +21,8 @@
 //! Files: [`model`] (the state, no egui), [`run_state`] (the run's state),
 //! [`hopmap_app`] (the window and its frame; its parts are its submodules,
 //! re-exported here), [`background`] (a mapper run stepped on a worker
-//! thread, its snapshots and guided-mode sentences), [`run_detail`] (the
+//! thread and its snapshots), [`guided`] (the guided-mode sentences, one
+//! file per mapper family), [`run_detail`] (the
 //! analytical and recursive runs' internals for their views, read through
 //! [`hopmap_core::mappers::RunRef`]), [`top_bar`] (status, export,
 //! screenshot, progress), [`headless`] (`hopmap gui` options, screenshots,
@@ -43,6 +44,7 @@ pub mod fabric_panel;
 pub mod file_dialog;
 pub mod glossary_panel;
 pub mod graph_view;
+pub mod guided;
 pub mod guided_log;
 pub mod hopmap_app;
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! The grid drawing of the network view (meshes and tori): 3D, Z slices or
 //! the projection along Z ([`super::geometry`]), the link heatmap and the
-//! nodes as one cached mesh each ([`super::paint`]), and the overlays drawn
+//! nodes as one cached mesh each (`paint`), and the overlays drawn
 //! every frame: routes and partners of the selected process, the selected
 //! and the hovered link, the last placement of a stepping mapper, the
 //! processes of the guided step, the moved processes of a difference, and

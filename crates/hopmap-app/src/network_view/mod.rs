@@ -1,5 +1,6 @@
-//! The network view: the mesh/torus with the processes on their nodes and
-//! the link-contention heatmap, readable from 8 to 16K nodes.
+//! The network view: the mesh/torus (or, drawn by [`fabric`], the switch
+//! fabric) with the processes on their nodes and the link-contention
+//! heatmap, readable from 8 to 16K nodes.
 //!
 //! * Modes ([`ViewMode`]): 3D (perspective, orbit camera: drag rotates, the
 //!   wheel zooms), the Z slices side by side, or a projection along Z (each

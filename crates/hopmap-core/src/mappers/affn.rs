@@ -10,7 +10,7 @@
 //! One step places one process; no frontier. O(n) plus one findNearest per
 //! process (this is the run the paper times findNearest in, Fig. 1).
 
-use super::greedy::{Affine, Placer, Policy, coords_of, start_greedy};
+use super::greedy::{Affine, Choice, Placer, Policy, coords_of, start_greedy};
 use super::{MapperInfo, MapperInput, MapperRun};
 use crate::error::Result;
 use crate::graph::{CommGraph, Coords};
@@ -81,33 +81,11 @@ impl Policy for Affn {
         Some(p)
     }
     fn placed(&mut self, _p: usize, _graph: &CommGraph, _pl: &Placer) {}
-    fn explain(
-        &self,
-        _graph: &CommGraph,
-        _pl: &Placer,
-        p: usize,
-    ) -> Option<(String, &'static str)> {
-        Some((
-            format!(
-                "AFFN took process {p} (the next id) at coordinates {}, stretched by the affine \
-                 map of the coordinates' bounding box onto the machine",
-                fmt_point(&self.coords.xyz[p][..self.coords.dim.clamp(1, 3)])
-            ),
-            "Bhatele & Kale §VI, Heuristic 3, Algorithm 2",
-        ))
-    }
-}
-
-/// `(1.5, 2, 0.25)`: a coordinate for a sentence (at most 2 decimals).
-pub fn fmt_point(x: &[f64]) -> String {
-    let v: Vec<String> = x
-        .iter()
-        .map(|c| {
-            let s = format!("{c:.2}");
-            s.trim_end_matches('0').trim_end_matches('.').to_string()
+    fn choice(&self, _graph: &CommGraph, _pl: &Placer, p: usize) -> Option<Choice> {
+        Some(Choice::Affn {
+            coords: self.coords.xyz[p][..self.coords.dim.clamp(1, 3)].to_vec(),
         })
-        .collect();
-    format!("({})", v.join(", "))
+    }
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@
 //! One step places one process; the frontier is the queue (the parent whose
 //! partners are being placed first). O(n + m) plus one findNearest per process.
 
-use super::greedy::{Placer, Policy, start_greedy_any};
+use super::greedy::{Choice, Placer, Policy, start_greedy_any};
 use super::{MapperInfo, MapperInput, MapperRun};
 use crate::error::Result;
 use crate::graph::CommGraph;
@@ -52,8 +52,8 @@ pub struct Bft {
     cursor: usize,
     restart: usize,
     last_node: usize,
-    /// The parent of the last process placed (None: a restart), for the
-    /// guided-mode sentence.
+    /// The parent of the last process placed (None: a restart):
+    /// [`Choice::Bft`].
     last_parent: Option<usize>,
 }
 
@@ -116,21 +116,10 @@ impl Policy for Bft {
         self.queue.push_back(p);
         self.last_node = pl.node(p).unwrap_or(0);
     }
-    fn explain(&self, _graph: &CommGraph, pl: &Placer, p: usize) -> Option<(String, &'static str)> {
-        let head = match self.last_parent {
-            Some(u) => format!(
-                "BFT placed process {p}, an unmapped partner of process {u} (the front of the \
-                 queue), near {u}'s node"
-            ),
-            None if pl.num_placed() == 1 => {
-                format!("BFT starts the traversal with process {p} on node 0")
-            }
-            None => format!(
-                "BFT's queue ran dry: process {p}, the smallest unmapped id, starts a new \
-                 traversal near the last node used"
-            ),
-        };
-        Some((head, "Bhatele & Kale §IV, Heuristic 1"))
+    fn choice(&self, _graph: &CommGraph, _pl: &Placer, _p: usize) -> Option<Choice> {
+        Some(Choice::Bft {
+            parent: self.last_parent,
+        })
     }
     fn frontier(&self, _pl: &Placer) -> Vec<usize> {
         self.parent

@@ -272,51 +272,6 @@ impl Bm {
     pub fn last_event(&self) -> Option<&StepEvent> {
         self.event.as_ref()
     }
-    /// Guided mode: the process cut and the network cut of the last step.
-    pub fn explain_last_step(&self) -> Option<String> {
-        const CITE: &str = "(Moh et al. §4.2, Binary Mapping)";
-        Some(match self.drb.last_step()? {
-            DrbStep::Cut {
-                level,
-                processes,
-                nodes,
-                cut_bytes,
-                halves,
-                network_cost,
-                leaves,
-            } => {
-                let net = match network_cost {
-                    Some(c) => format!(
-                        "the network cut (steps 2–3: whole switches, largest first, then \
-                     Kernighan–Lin for the largest cost) has cost {c}, the sum of the up*/down* \
-                         switch distances of the processor pairs it separates"
-                    ),
-                    None => "the network cut".to_string(),
-                };
-                let leaves = match leaves {
-                    0 => String::new(),
-                    k => format!("; {k} one-processor parts were mapped on the way"),
-                };
-                format!(
-                    "BM bisected a part of {processes} processes on {nodes} processors (level \
-                     {level}): the process cut (step 1, least communication) leaves {cut_bytes} \
-                     bytes between Q₀ ({} processes) and Q₁ ({}); {net}: R₀ has {} and R₁ {} \
-                     processors, so the cheap process cut falls on the expensive network cut \
-                     (step 4: Q₀ onto R₀, Q₁ onto R₁){leaves} {CITE}",
-                    halves[0].0, halves[1].0, halves[0].1, halves[1].1
-                )
-            }
-            DrbStep::Shrink { processes, nodes } => format!(
-                "BM packed the {processes} processes into the first half of the processors \
-                     ({nodes}), which holds them all (beyond the paper, which assumes as many \
-                     processes as processors) {CITE}"
-            ),
-            DrbStep::Finished { leaves, .. } => format!(
-                "BM mapped the last {leaves} one-processor parts: every process has its \
-                     processor {CITE}"
-            ),
-        })
-    }
 }
 
 #[cfg(test)]

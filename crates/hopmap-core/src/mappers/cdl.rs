@@ -204,7 +204,7 @@ impl Stepper for CdlRun {
             }
             // Guided mode highlights the first run of ranks the order laid out.
             self.event = Some(StepEvent::Group {
-                processes: super::guided::first_run(order, grid, n),
+                processes: super::permutation::first_run(order, grid, n),
             });
             break;
         }
@@ -243,30 +243,9 @@ impl CdlRun {
     pub fn last_event(&self) -> Option<&StepEvent> {
         self.event.as_ref()
     }
-    /// Guided mode: the last order's score against the best so far.
-    pub fn explain_last_step(&self) -> Option<String> {
-        let s = self.scores.last()?;
-        let best = self.best()?;
-        let verdict = if std::ptr::eq(s, best) {
-            "the best so far".to_string()
-        } else {
-            format!("the best so far stays {}", best.order)
-        };
-        let done = if self.done {
-            format!(
-                "; all {} orders scored, CDL picks {}",
-                self.scores.len(),
-                best.order
-            )
-        } else {
-            String::new()
-        };
-        Some(format!(
-            "CDL scored order {} under minimal adaptive routing: busiest link {} bytes with {} \
-             messages, hop-bytes {}: {verdict}{done} (Balaji et al. §3: least contention, then \
-             fewest messages on the busiest link, then fewest hop-bytes)",
-            s.order, s.max_link_load, s.max_link_flows, s.hop_bytes
-        ))
+    /// Whether every candidate order has been scored.
+    pub fn is_done(&self) -> bool {
+        self.done
     }
     /// Hop-bytes of each candidate evaluated so far.
     pub fn hop_bytes_trace(&self) -> &[f64] {

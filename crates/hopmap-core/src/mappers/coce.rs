@@ -17,7 +17,7 @@
 //! queue. O(n·2^K + m) plus one findNearest per process.
 
 use super::bft::Bft;
-use super::greedy::{Affine, Placer, Policy, coords_of, start_greedy};
+use super::greedy::{Affine, Choice, Placer, Policy, coords_of, start_greedy};
 use super::{MapperInfo, MapperInput, MapperRun};
 use crate::error::Result;
 use crate::graph::{CommGraph, Coords};
@@ -117,7 +117,7 @@ impl<P: Policy> Corners<P> {
         }
     }
 
-    /// The mapper's name in guided-mode sentences.
+    /// The mapper's name in [`Choice::CoceCorner`] (`COCE`, `COCE+MHT`).
     pub fn named(mut self, name: &'static str) -> Self {
         self.name = name;
         self
@@ -150,24 +150,18 @@ impl<P: Policy> Policy for Corners<P> {
     fn placed(&mut self, p: usize, graph: &CommGraph, pl: &Placer) {
         self.inner.placed(p, graph, pl);
     }
-    fn explain(&self, graph: &CommGraph, pl: &Placer, p: usize) -> Option<(String, &'static str)> {
+    fn choice(&self, graph: &CommGraph, pl: &Placer, p: usize) -> Option<Choice> {
         if let Some(i) = self.corner_ids.iter().position(|&c| c == p) {
-            return Some((
-                format!(
-                    "{} pinned process {p}, the graph's corner {} of {} (the process most extreme \
-                     in that diagonal direction), to the machine's corner",
-                    self.name,
-                    i + 1,
-                    self.corner_ids.len()
-                ),
-                "Bhatele & Kale §VI, Heuristic 4",
-            ));
+            return Some(Choice::CoceCorner {
+                name: self.name,
+                corner: i,
+                corners: self.corner_ids.len(),
+            });
         }
-        let (head, cite) = self.inner.explain(graph, pl, p)?;
-        Some((
-            format!("{} fills inward from the corners: {head}", self.name),
-            cite,
-        ))
+        Some(Choice::CoceInward {
+            name: self.name,
+            inner: Box::new(self.inner.choice(graph, pl, p)?),
+        })
     }
     fn frontier(&self, pl: &Placer) -> Vec<usize> {
         let mut f: Vec<usize> = self.pending.iter().rev().map(|(p, _)| *p).collect();

@@ -3,7 +3,7 @@
 //! Gene/P default (Balaji et al. §2.2; Bhatele & Kale §VII-B's "default
 //! mapping"). O(n).
 
-use super::{MapperInfo, MapperInput, MapperRun, OneShot};
+use super::{MAX_HIGHLIGHT, MapperInfo, MapperInput, MapperRun, OneShot, OneShotPlan};
 use crate::error::Result;
 use crate::mappers::Networks;
 use crate::mapping::Mapping;
@@ -30,21 +30,24 @@ fn start(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
     input.check_fits()?;
     let n = input.graph.n();
     let slots: Vec<usize> = (0..n).collect();
-    // Guided mode: on a grid, default is the order TXYZ…; elsewhere slot order.
-    let (text, hl) = match input.topo.as_grid() {
+    // On a grid, default is the order TXYZ…; elsewhere slot order.
+    let (plan, hl) = match input.topo.as_grid() {
         Some(g) => {
             let mut order = vec![super::permutation::Axis::T];
             order.extend((0..g.ndims()).map(super::permutation::Axis::Dim));
-            let why = format!(
-                "it is what the launcher does without topology information; {}",
-                super::guided::order_why(&order, g)
-            );
-            super::guided::explain_order("default", &why, &order, g, n)
+            let hl = super::permutation::first_run(&order, g, n);
+            let plan = OneShotPlan::Order {
+                order,
+                launcher: true,
+            };
+            (plan, hl)
         }
-        None => super::guided::explain_linear(&input.topo, n),
+        None => {
+            let run = n.min(input.topo.cores().max(1) * 2).min(MAX_HIGHLIGHT);
+            (OneShotPlan::Linear, (0..run).collect())
+        }
     };
     Ok(Box::new(
-        OneShot::new(Mapping::from_slots(&slots, &input.topo), &input.topo)
-            .with_explanation(text, hl),
+        OneShot::new(Mapping::from_slots(&slots, &input.topo), &input.topo).with_plan(plan, hl),
     ))
 }

@@ -33,7 +33,7 @@
 //! `iters` (iteration budget of the finest level) and `theta` (Barnes–Hut
 //! opening angle).
 
-use super::greedy::{Affine, Placer, Policy, grid_of, start_greedy, start_greedy_any};
+use super::greedy::{Affine, Choice, Placer, Policy, grid_of, start_greedy, start_greedy_any};
 use super::phased::Phased;
 use super::{FIND_PARAM, MapperInfo, MapperInput, MapperRun, ParamKind, ParamSpec};
 use crate::error::Result;
@@ -321,15 +321,10 @@ impl Policy for IdOrder {
         (p < pl.n()).then(|| (p, self.affine.position(&self.coords.xyz[p])))
     }
     fn placed(&mut self, _p: usize, _g: &CommGraph, _pl: &Placer) {}
-    fn explain(&self, _g: &CommGraph, _pl: &Placer, p: usize) -> Option<(String, &'static str)> {
-        Some((
-            format!(
-                "gravity placed process {p} (the next id) at its layout position {}, stretched \
-                 onto the machine like AFFN",
-                super::affn::fmt_point(&self.coords.xyz[p][..self.coords.dim.clamp(1, 3)])
-            ),
-            "Bobrik & Popova §7; Bhatele & Kale §VI, Heuristic 3",
-        ))
+    fn choice(&self, _g: &CommGraph, _pl: &Placer, p: usize) -> Option<Choice> {
+        Some(Choice::Gravity {
+            position: self.coords.xyz[p][..self.coords.dim.clamp(1, 3)].to_vec(),
+        })
     }
 }
 
@@ -506,23 +501,13 @@ impl Policy for Proximity {
             None => Some((p, pl.centre())),
         }
     }
-    fn explain(&self, _g: &CommGraph, _pl: &Placer, p: usize) -> Option<(String, &'static str)> {
-        let head = match self.last {
-            Some((lp, Some((q, d)))) if lp == p => format!(
-                "gravity-greedy took process {p}, the unplaced process nearest in the layout to a \
-                 placed one ({q}, at distance {d:.2}): it asks for {q}'s node shifted by their \
-                 offset in the layout"
-            ),
-            _ => format!(
-                "gravity-greedy started a region with process {p}, the unplaced process nearest \
-                 to the layout's centre, at its stretched position (on a switch fabric, which \
-                 has no grid to stretch onto: the fabric's centre)"
-            ),
-        };
-        Some((
-            head,
-            "Bobrik & Popova §7 (Euclidean proximity in greedy algorithms)",
-        ))
+    fn choice(&self, _g: &CommGraph, _pl: &Placer, p: usize) -> Option<Choice> {
+        Some(Choice::GravityGreedy {
+            followed: match self.last {
+                Some((lp, Some(qd))) if lp == p => Some(qd),
+                _ => None,
+            },
+        })
     }
     fn placed(&mut self, p: usize, _g: &CommGraph, pl: &Placer) {
         for &j in &self.knn[p] {

@@ -422,60 +422,47 @@ pub trait Policy: Send {
     fn frontier(&self, _pl: &Placer) -> Vec<usize> {
         Vec::new()
     }
-    /// Guided mode: the first half of the sentence on the placement of `p`
-    /// (just placed: why `p` was chosen, in the paper's terms) and the
-    /// citation. None: [`GreedyRun`]'s generic greedy sentence.
-    fn explain(
-        &self,
-        _graph: &CommGraph,
-        _pl: &Placer,
-        _p: usize,
-    ) -> Option<(String, &'static str)> {
+    /// Why `p` (just placed) was chosen, in the policy's own terms. None:
+    /// only the generic greedy facts (the event) are known.
+    fn choice(&self, _graph: &CommGraph, _pl: &Placer, _p: usize) -> Option<Choice> {
         None
     }
 }
 
-/// `(3, 4, 1)`.
-pub fn fmt_coord(grid: &Grid, node: usize) -> String {
-    let c = grid.coord(node);
-    let v: Vec<String> = (0..grid.ndims()).map(|d| c[d].to_string()).collect();
-    format!("({})", v.join(", "))
-}
-
-/// The second half of a greedy placement's sentence: where the process
-/// wanted to go (the desired position rounded to a node) and what
-/// findNearest chose, with the search radius (the hop distance from the
-/// wanted node to the chosen one: the shell in which the spiral search
-/// found a free core; the k-d tree finds the same node).
-pub fn explain_placement(grid: &Grid, desired: &[f64], slot: usize) -> String {
-    let cores = grid.cores() as usize;
-    let (node, core) = (slot / cores, slot % cores);
-    let want = grid.node(&crate::find_nearest::round_to_coord(grid, desired)[..grid.ndims()]);
-    let integral = desired.iter().all(|x| x.fract() == 0.0);
-    let wanted = if integral {
-        format!("it wants node {}", fmt_coord(grid, want))
-    } else {
-        let v: Vec<String> = desired.iter().map(|x| format!("{x:.2}")).collect();
-        format!(
-            "it wants ({}), node {}",
-            v.join(", "),
-            fmt_coord(grid, want)
-        )
-    };
-    let r = grid.distance(want, node);
-    let core = if cores > 1 {
-        format!(", core {core}")
-    } else {
-        String::new()
-    };
-    if r == 0 {
-        format!("{wanted}, which had a free core: findNearest chose it{core}")
-    } else {
-        format!(
-            "{wanted}; it is full, so findNearest searched radius {r} and chose {}{core}",
-            fmt_coord(grid, node)
-        )
-    }
+/// Why a greedy policy chose the process it placed ([`Policy::choice`]):
+/// the facts guided mode words, one variant per policy.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Choice {
+    /// BFT (Bhatele & Kale §IV, Heuristic 1): the front of the queue whose
+    /// unmapped partner was placed; None when a traversal starts (the first
+    /// process, or the queue ran dry).
+    Bft { parent: Option<usize> },
+    /// MHT (Heuristic 2): taken from the top of the heap (else the start,
+    /// at the machine's centre), with its placed partners of all.
+    Mht {
+        from_heap: bool,
+        placed: usize,
+        partners: usize,
+    },
+    /// AFFN (Heuristic 3): the process's coordinates (at most 3).
+    Affn { coords: Vec<f64> },
+    /// COCE (Heuristic 4) pinned the graph's corner `corner` (0-based) of
+    /// `corners` to the machine's corner.
+    CoceCorner {
+        name: &'static str,
+        corner: usize,
+        corners: usize,
+    },
+    /// COCE fills inward from the corners with its inner policy's choice.
+    CoceInward {
+        name: &'static str,
+        inner: Box<Choice>,
+    },
+    /// gravity (Bobrik & Popova §7): the process's layout position.
+    Gravity { position: Vec<f64> },
+    /// gravity-greedy: the placed layout neighbour it followed and their
+    /// distance in the layout; None when it started a region.
+    GravityGreedy { followed: Option<(usize, f64)> },
 }
 
 /// A greedy placement run: one step places one process.
@@ -604,27 +591,13 @@ impl<'a> GreedyView<'a> {
     pub fn frontier(self) -> Vec<usize> {
         self.policy.frontier(self.placer)
     }
-    /// Guided mode: why the policy chose the process (its paper's terms)
-    /// and where findNearest put it.
-    pub fn explain_last_step(self) -> Option<String> {
-        let Some(StepEvent::Placed {
-            process,
-            desired,
-            slot,
-        }) = self.event
-        else {
+    /// Why the policy chose the process the last step placed (None before
+    /// the first step, or for a policy with no facts of its own).
+    pub fn choice(self) -> Option<Choice> {
+        let Some(StepEvent::Placed { process, .. }) = self.event else {
             return None;
         };
-        let tail = explain_placement(self.placer.grid(), desired, *slot);
-        Some(
-            match self.policy.explain(self.graph, self.placer, *process) {
-                Some((head, cite)) => format!("{head}; {tail} ({cite})"),
-                None => format!(
-                    "The greedy placement took process {process}: {tail} (Bhatele & Kale §II: select \
-                 an object, find a desirable processor, else the nearest free one)"
-                ),
-            },
-        )
+        self.policy.choice(self.graph, self.placer, *process)
     }
 }
 

@@ -19,7 +19,7 @@
 //! One step places one process; the frontier is the heap's live entries,
 //! best first. O((n + m) log m) plus one findNearest per process.
 
-use super::greedy::{Placer, Policy, start_greedy_any};
+use super::greedy::{Choice, Placer, Policy, start_greedy_any};
 use super::{MapperInfo, MapperInput, MapperRun};
 use crate::error::Result;
 use crate::graph::CommGraph;
@@ -67,7 +67,7 @@ pub struct Mht {
     by_degree: Vec<u32>,
     restart: usize,
     /// Whether the last process came from the heap (else it started a
-    /// component at the centre), for the guided-mode sentence.
+    /// component at the centre): [`Choice::Mht`].
     from_heap: bool,
 }
 
@@ -159,25 +159,17 @@ impl Policy for Mht {
             }
         }
     }
-    fn explain(&self, graph: &CommGraph, pl: &Placer, p: usize) -> Option<(String, &'static str)> {
-        let deg = graph.degree(p);
+    fn choice(&self, graph: &CommGraph, pl: &Placer, p: usize) -> Option<Choice> {
         let placed = graph
             .neighbors(p)
             .iter()
             .filter(|&&v| pl.is_placed(v as usize))
             .count();
-        let head = if self.from_heap {
-            format!(
-                "MHT took process {p} from the top of the heap: {placed} of its {deg} partners are \
-                 placed, and it goes near the centroid of their nodes"
-            )
-        } else {
-            format!(
-                "MHT started with process {p}, the unplaced process with the most partners \
-                 ({deg}), at the centre of the machine"
-            )
-        };
-        Some((head, "Bhatele & Kale §IV, Heuristic 2, Algorithm 1"))
+        Some(Choice::Mht {
+            from_heap: self.from_heap,
+            placed,
+            partners: graph.degree(p),
+        })
     }
     fn frontier(&self, pl: &Placer) -> Vec<usize> {
         let mut out = Vec::new();

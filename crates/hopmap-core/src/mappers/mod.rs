@@ -6,8 +6,9 @@
 //! mapping can be read between steps, so the GUI can animate a greedy
 //! placement one process at a time and the CLI can run it to the end with
 //! the same code. A front end reads a run's internals (last step, frontier,
-//! layout, tree, guided sentence) from the concrete run that
-//! [`MapperRun::inspect`] returns as a [`RunRef`].
+//! layout, tree, the facts of its last step that the app's guided mode
+//! words) from the concrete run that [`MapperRun::inspect`] returns as a
+//! [`RunRef`].
 //!
 //! Every entry declares its parameters ([`ParamSpec`]: key, kind and range,
 //! default, help), so the GUI can show a control per parameter, `hopmap
@@ -25,7 +26,6 @@ pub mod default;
 pub mod gravity;
 pub mod greedy;
 pub mod grid_embed;
-pub mod guided;
 pub mod mht;
 pub mod pairs;
 pub mod permutation;
@@ -136,8 +136,8 @@ pub enum StepEvent {
     Whole,
     /// A step that concerns a group of processes, which guided mode
     /// highlights: the part a recursive bisection cut, the ranks a
-    /// permutation order (or a random placement) puts down that its sentence
-    /// names, the processes a legalization step migrated.
+    /// permutation order (or a random placement) puts down first, the
+    /// processes a legalization step migrated.
     Group { processes: Vec<usize> },
 }
 
@@ -168,7 +168,7 @@ impl StepEvent {
 /// whose placement so far and result can be read between steps. That is
 /// all the pipeline, the CLI and `compare` need. What a front end shows of
 /// a run's internals (its last event, frontier, trace, layout, bipartition
-/// tree, guided sentence) is read from the concrete run, reached through
+/// tree, what its last step did) is read from the concrete run, reached through
 /// [`MapperRun::inspect`]'s typed borrow ([`RunRef`]).
 pub trait MapperRun: Stepper + Send {
     /// Slot of each process so far (None = not placed yet).
@@ -413,6 +413,26 @@ pub fn find(id: &str) -> Option<MapperInfo> {
         .find(|m| m.id.eq_ignore_ascii_case(id))
 }
 
+/// At most this many processes a one-shot mapper's step highlights.
+pub const MAX_HIGHLIGHT: usize = 64;
+
+/// How a one-shot mapper laid the ranks out: the fact guided mode words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OneShotPlan {
+    /// A permutation order on a grid (Balaji et al. §2.2); `launcher` when
+    /// it is `default`'s order (what a launcher does without topology
+    /// information), else the mapper is named by the order string.
+    Order {
+        order: Vec<permutation::Axis>,
+        launcher: bool,
+    },
+    /// RM: a uniformly random placement, a Fisher–Yates shuffle of the
+    /// slots seeded with `seed`.
+    Random { seed: u64 },
+    /// `default` off a grid: rank i on slot i, hosts in their listed order.
+    Linear,
+}
+
 /// A mapper that produces its whole mapping in one step (default, random,
 /// permutation orders). Shared by the non-iterative mappers.
 pub struct OneShot {
@@ -421,26 +441,28 @@ pub struct OneShot {
     mapping: Option<Mapping>,
     pending: Option<Mapping>,
     event: Option<StepEvent>,
-    /// Guided mode: the sentence on the one step and the processes it names.
-    explanation: Option<(String, Vec<usize>)>,
+    topo: Arc<Topology>,
+    /// How the ranks were laid out, and the processes the step highlights.
+    plan: Option<(OneShotPlan, Vec<usize>)>,
 }
 
 impl OneShot {
-    pub fn new(mapping: Mapping, topo: &Topology) -> Self {
+    pub fn new(mapping: Mapping, topo: &Arc<Topology>) -> Self {
         OneShot {
             cores: topo.cores(),
             placement: vec![None; mapping.len()],
             mapping: None,
             pending: Some(mapping),
             event: None,
-            explanation: None,
+            topo: topo.clone(),
+            plan: None,
         }
     }
 
-    /// The guided-mode sentence on the one step (built at start: O(1) to
-    /// O(D)), and the processes it names (highlighted in the views).
-    pub fn with_explanation(mut self, text: String, processes: Vec<usize>) -> Self {
-        self.explanation = Some((text, processes));
+    /// How the one step lays the ranks out, and the processes it
+    /// highlights (computed at start: O(1) to O(D + run)).
+    pub fn with_plan(mut self, plan: OneShotPlan, processes: Vec<usize>) -> Self {
+        self.plan = Some((plan, processes));
         self
     }
 }
@@ -452,7 +474,7 @@ impl Stepper for OneShot {
                 .map(|p| Some(m.slot(p, self.cores) as u32))
                 .collect();
             self.mapping = Some(m);
-            self.event = Some(match &self.explanation {
+            self.event = Some(match &self.plan {
                 Some((_, p)) if !p.is_empty() => StepEvent::Group {
                     processes: p.clone(),
                 },
@@ -478,10 +500,14 @@ impl OneShot {
     pub fn last_event(&self) -> Option<&StepEvent> {
         self.event.as_ref()
     }
-    /// Guided mode: the sentence on the one step (None before it).
-    pub fn explain_last_step(&self) -> Option<String> {
+    /// How the one step laid the ranks out (None before it).
+    pub fn plan(&self) -> Option<&OneShotPlan> {
         self.event.as_ref()?;
-        self.explanation.as_ref().map(|(t, _)| t.clone())
+        self.plan.as_ref().map(|(p, _)| p)
+    }
+    /// The topology the ranks were laid out on.
+    pub fn topology(&self) -> &Topology {
+        &self.topo
     }
 }
 
@@ -496,9 +522,6 @@ impl MapperRun for OneShot {
         RunRef::OneShot(self)
     }
 }
-
-#[cfg(test)]
-mod guided_tests;
 
 #[cfg(test)]
 mod tests {

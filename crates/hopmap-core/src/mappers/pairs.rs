@@ -581,22 +581,10 @@ impl Pairs {
     pub fn hop_bytes_trace(&self) -> &[f64] {
         &self.trace
     }
-    /// Guided mode: the exchanges of the last batch and the change in
-    /// hop-bytes.
-    pub fn explain_last_step(&self) -> Option<String> {
-        let Some(StepEvent::Swaps { swapped, hop_bytes }) = &self.event else {
-            return None;
-        };
-        let before = match self.trace.len() {
-            0 | 1 => *hop_bytes,
-            k => self.trace[k - 2],
-        };
-        Some(explain_swaps(
-            swapped,
-            before,
-            *hop_bytes,
-            self.params.batch,
-        ))
+    /// How many processes one batch tries (`batch=`), which a batch that
+    /// found no exchange reports.
+    pub fn batch(&self) -> usize {
+        self.params.batch
     }
 }
 
@@ -612,37 +600,6 @@ impl MapperRun for Pairs {
             .is_some()
             .then(|| Mapping::new(self.node_of.clone(), self.core_of.clone()))
     }
-}
-
-/// Guided mode: the sentence for one PAIRS batch that kept `swapped`
-/// (`(p, p)` is a move into a free core) and took hop-bytes from `before`
-/// to `after`.
-pub fn explain_swaps(swapped: &[(usize, usize)], before: f64, after: f64, batch: usize) -> String {
-    const CITE: &str = "(Bhatele & Kale §VII-B; Bokhari's pairwise exchange)";
-    let Some(&(p, q)) = swapped.first() else {
-        return format!(
-            "PAIRS tried {batch} processes and found no exchange that lowers hop-bytes \
-             ({after}) {CITE}"
-        );
-    };
-    let what = if p == q {
-        format!("PAIRS moved {p} to a free core")
-    } else {
-        format!("PAIRS swapped {p} and {q}")
-    };
-    let more = match swapped.len() - 1 {
-        0 => String::new(),
-        1 => " and kept 1 more exchange".to_string(),
-        k => format!(" and kept {k} more exchanges"),
-    };
-    let change = if before > 0.0 {
-        let pct = (after - before) / before * 100.0;
-        let sign = if pct < 0.0 { '\u{2212}' } else { '+' };
-        format!("{sign}{:.1}%", pct.abs())
-    } else {
-        "±0%".to_string()
-    };
-    format!("{what}{more}: hop-bytes {change} (from {before} to {after}) {CITE}")
 }
 
 #[cfg(test)]

@@ -13,7 +13,9 @@
 //!
 //! Beyond the paper: any of 1–6 dimensions, and partial machines (n < slots).
 
-use super::{MapperInfo, MapperInput, MapperRun, OneShot, ParamKind, ParamSpec};
+use super::{
+    MAX_HIGHLIGHT, MapperInfo, MapperInput, MapperRun, OneShot, OneShotPlan, ParamKind, ParamSpec,
+};
 use crate::error::{Error, Result};
 use crate::mappers::Networks;
 use crate::mapping::Mapping;
@@ -206,12 +208,25 @@ pub fn start_order(input: &MapperInput, order: &[Axis]) -> Result<Box<dyn Mapper
     let n = input.graph.n();
     let m = order_mapping(order, &input.topo, n)?;
     let grid = grid_of(&input.topo)?;
-    let who = order_string(order);
-    let why = super::guided::order_why(order, grid);
-    let (text, hl) = super::guided::explain_order(&who, &why, order, grid, n);
+    let plan = OneShotPlan::Order {
+        order: order.to_vec(),
+        launcher: false,
+    };
     Ok(Box::new(
-        OneShot::new(m, &input.topo).with_explanation(text, hl),
+        OneShot::new(m, &input.topo).with_plan(plan, first_run(order, grid, n)),
     ))
+}
+
+/// The first run of ranks along an order's fastest-varying axis that is
+/// longer than 1 (what a step laying out this order highlights), at most
+/// [`MAX_HIGHLIGHT`]. O(D + run).
+pub fn first_run(order: &[Axis], g: &Grid, n: usize) -> Vec<usize> {
+    let k = order
+        .iter()
+        .map(|a| a.size(g))
+        .find(|&k| k > 1)
+        .unwrap_or(1);
+    (0..k.min(n).min(MAX_HIGHLIGHT)).collect()
 }
 
 /// The convenience orders, generalised to any number of dimensions D.

@@ -55,9 +55,9 @@ pub struct Phased {
     error: Option<Error>,
     /// Stages finished so far.
     finished_phases: usize,
-    /// Guided mode: the sentence of the step that finished a phase (the next
-    /// phase has taken no step yet when that step returns).
-    carried: Option<String>,
+    /// The stage a step finished, kept so that front ends can tell what
+    /// that step did while the next stage has taken no step yet.
+    finished: Option<Finished>,
 }
 
 impl Phased {
@@ -73,7 +73,7 @@ impl Phased {
             empty: vec![None; n],
             error: None,
             finished_phases: 0,
-            carried: None,
+            finished: None,
         }
     }
 
@@ -88,7 +88,7 @@ impl Phased {
             empty: vec![None; n],
             error: None,
             finished_phases: 0,
-            carried: None,
+            finished: None,
         }
     }
 
@@ -135,10 +135,7 @@ impl Stepper for Phased {
                     return StepState::Running;
                 }
                 self.finished_phases += 1;
-                self.carried = Some(format!(
-                    "{}; the layout is done and its coordinates go to the mapper",
-                    explain_layout(&layout)
-                ));
+                self.finished = Some(Finished::Layout(LayoutStep::of(&layout)));
                 match then(layout.coords()) {
                     Ok(run) => {
                         self.stage = Stage::Run { run, then: None };
@@ -166,9 +163,9 @@ impl Stepper for Phased {
                     ));
                 };
                 self.finished_phases += 1;
-                self.carried = run.inspect().explain_last_step();
                 match then(m) {
                     Ok(next) => {
+                        self.finished = Some(Finished::Run(run));
                         self.stage = Stage::Run {
                             run: next,
                             then: None,
@@ -246,41 +243,64 @@ impl Phased {
     pub fn phases_done(&self) -> usize {
         self.finished_phases
     }
-    /// Guided mode: the layout's iteration, else the current stage's
-    /// sentence, else the one of the step that finished the last stage.
-    pub fn explain_last_step(&self) -> Option<String> {
-        match &self.stage {
-            Stage::Layout { layout, .. } => Some(explain_layout(layout)),
-            _ => self
-                .run()
-                .and_then(|r| r.inspect().explain_last_step())
-                .or_else(|| self.carried.clone()),
-        }
+    /// The last iteration of the layout in progress (None outside a layout).
+    pub fn layout_step(&self) -> Option<LayoutStep> {
+        self.layout().map(LayoutStep::of)
+    }
+    /// The stage the last stage switch finished: the layout's last
+    /// iteration, or the finished run (read its last step through
+    /// [`MapperRun::inspect`]). None before the first switch.
+    pub fn finished_stage(&self) -> Option<FinishedStage<'_>> {
+        Some(match self.finished.as_ref()? {
+            Finished::Layout(l) => FinishedStage::Layout(*l),
+            Finished::Run(r) => FinishedStage::Run(r.inspect()),
+        })
     }
 }
 
-/// Guided mode: the sentence for the layout's last iteration — the total
-/// force Σ|F| and the §5 stopping-rule value against its threshold ε.
-pub fn explain_layout(layout: &Layout) -> String {
-    let (level, levels) = layout.level();
-    let at = if levels > 1 {
-        format!(" (level {} of {levels}, 1 = the processes)", level + 1)
-    } else {
-        String::new()
-    };
-    let eps = layout
-        .engine()
-        .map_or(layout.params().stop_eps, |e| e.params().stop_eps);
-    let rule = match layout.stop_value() {
-        Some(v) => {
-            format!("stopping-rule value {v:.4} (the layout stops once it is below ε = {eps})")
+/// The stage a step finished (the finished run is kept: O(n) memory).
+enum Finished {
+    Layout(LayoutStep),
+    Run(Box<dyn MapperRun>),
+}
+
+/// The stage the last stage switch finished, as [`Phased::finished_stage`]
+/// gives it.
+#[derive(Clone, Copy)]
+pub enum FinishedStage<'a> {
+    /// A layout, by its last iteration.
+    Layout(LayoutStep),
+    /// A mapper run (a starting mapper before PAIRS, a placement stage).
+    Run(super::RunRef<'a>),
+}
+
+/// What a layout's last iteration reached: the facts a front end words
+/// (Bobrik & Popova §4–5). Read in O(1).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LayoutStep {
+    /// Iterations done.
+    pub iterations: usize,
+    /// The level in progress (0 = the processes) and the number of levels.
+    pub level: (usize, usize),
+    /// The total force Σ|F| of the last iteration.
+    pub force_norm: f64,
+    /// The §5 stopping-rule value (None while its moving averages fill).
+    pub stop_value: Option<f64>,
+    /// The stopping threshold ε.
+    pub stop_eps: f64,
+}
+
+impl LayoutStep {
+    /// The facts of `layout`'s last iteration.
+    pub fn of(layout: &Layout) -> Self {
+        LayoutStep {
+            iterations: layout.iterations(),
+            level: layout.level(),
+            force_norm: layout.force_norm(),
+            stop_value: layout.stop_value(),
+            stop_eps: layout
+                .engine()
+                .map_or(layout.params().stop_eps, |e| e.params().stop_eps),
         }
-        None => "the stopping rule's moving averages are still filling".to_string(),
-    };
-    format!(
-        "layout iteration {}{at}: Σ|F| = {:.4}; {rule} (Bobrik & Popova §4: pairs attract by \
-         their bytes, all repel; §5: the stopping rule on moving averages of the positions)",
-        layout.iterations(),
-        layout.force_norm()
-    )
+    }
 }

@@ -2,7 +2,7 @@
 //! Moh et al.'s RM baseline. Its average hops per byte is about half the
 //! network diameter (Bhatele & Kale §VIII). O(slots).
 
-use super::{MapperInfo, MapperInput, MapperRun, OneShot};
+use super::{MapperInfo, MapperInput, MapperRun, OneShot, OneShotPlan};
 use crate::error::Result;
 use crate::mappers::Networks;
 use crate::mapping::Mapping;
@@ -30,9 +30,14 @@ fn start(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
     let mut slots: Vec<usize> = (0..input.topo.num_slots()).collect();
     Rng::new(input.seed).shuffle(&mut slots);
     slots.truncate(input.graph.n());
-    let (text, hl) = super::guided::explain_random(&input.topo, &slots, input.seed);
+    // Highlight the first three processes and the last.
+    let n = slots.len();
+    let mut hl: Vec<usize> = (0..n.min(3)).collect();
+    if n > 3 {
+        hl.push(n - 1);
+    }
+    let plan = OneShotPlan::Random { seed: input.seed };
     Ok(Box::new(
-        OneShot::new(Mapping::from_slots(&slots, &input.topo), &input.topo)
-            .with_explanation(text, hl),
+        OneShot::new(Mapping::from_slots(&slots, &input.topo), &input.topo).with_plan(plan, hl),
     ))
 }

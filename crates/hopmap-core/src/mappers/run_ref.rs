@@ -8,11 +8,12 @@
 //! accessor (composite runs — phased, PAIRS from analytical, `grid`'s
 //! fallback — answer for the stage they run): the last step's
 //! [`StepEvent`], the frontier, the hop-bytes trace, the layout in progress,
-//! the phases done, the one-line [`RunRef::summary`] the CLI prints after a
-//! run, and the guided-mode sentence ([`RunRef::explain_last_step`]). What
-//! only the app shows (the analytical and bipartition views' details, a
-//! recognised grid's coordinates, the guided log) is built in the app
-//! crate from the concrete runs. Every method is O(1) dispatch plus the
+//! the phases done and the one-line [`RunRef::summary`] the CLI prints
+//! after a run. What only the app shows (the analytical and bipartition
+//! views' details, a recognised grid's coordinates, the guided-mode
+//! sentences) is built in the app crate from the concrete runs, each of
+//! which publishes what its last step did as a plain read-only record
+//! (e.g. [`super::sm::SmStep`], [`super::OneShotPlan`]). Every method is O(1) dispatch plus the
 //! concrete accessor's own cost.
 
 use super::analytical::{Analytical, AnalyticalPairs};
@@ -134,28 +135,6 @@ impl<'a> RunRef<'a> {
             RunRef::Phased(r) => r.phases_done(),
             RunRef::AnalyticalPairs(r) => r.phases_done(),
             _ => 0,
-        }
-    }
-
-    /// Guided mode: one sentence on what the last step did, in the terms of
-    /// the mapper's paper and citing its section ("MHT took process 41 from
-    /// the top of the heap: …"). None when the mapper has no sentence for
-    /// it (or no step was taken). Computed on demand, so steps stay cheap.
-    pub fn explain_last_step(self) -> Option<String> {
-        match self {
-            RunRef::OneShot(r) => r.explain_last_step(),
-            RunRef::Greedy(r) => r.explain_last_step(),
-            RunRef::Pairs(r) => r.explain_last_step(),
-            RunRef::Cdl(r) => r.explain_last_step(),
-            RunRef::Phased(r) => r.explain_last_step(),
-            RunRef::Analytical(r) => r.explain_last_step(),
-            RunRef::AnalyticalPairs(r) => r.explain_last_step(),
-            RunRef::Recursive(r) => r.explain_last_step(),
-            RunRef::GroupsFirst(_) => None,
-            RunRef::GridEmbed(r) => r.explain_last_step(),
-            RunRef::Sm(r) => r.explain_last_step(),
-            RunRef::Bm(r) => r.explain_last_step(),
-            RunRef::Scotch(r) => r.explain_last_step(),
         }
     }
 }

@@ -884,37 +884,42 @@ impl ScotchRun {
     pub fn summary(&self) -> Option<String> {
         self.note.clone()
     }
-    /// Guided mode: which of Scotch's programs runs.
-    pub fn explain_last_step(&self) -> Option<String> {
-        let since = self.started.map_or(0.0, |s| s.elapsed().as_secs_f64());
-        let s: String = match &self.phase {
+    /// Which of Scotch's programs the run is at (None before the first
+    /// step and after a failure); the seconds since the first program
+    /// started are [`ScotchRun::running_for`].
+    pub fn stage(&self) -> Option<ScotchStage> {
+        Some(match &self.phase {
             Phase::Target if self.dir.is_none() => return None,
-            Phase::Write { next, .. } => format!(
-                "Scotch: writing the communication graph as a Scotch source graph ({next} of {} \
-                 vertices)",
-                self.graph.n()
-            ),
-            Phase::Target => {
-                "Scotch: the graph is written; next, the target for the network".into()
-            }
-            Phase::Amk(_) => format!(
-                "Scotch: amk_grf builds a decomposition of the network by recursive bipartitioning \
-                 ({since:.1} s)"
-            ),
-            Phase::Gmap(_) => format!(
-                "Scotch: scotch_gmap maps the graph by dual recursive bipartitioning, splitting \
-                 graph and machine in halves together ({since:.1} s)"
-            ),
-            Phase::Read | Phase::Done => format!(
-                "Scotch: mapping read back; {}",
-                self.note.as_deref().unwrap_or("")
-            ),
+            Phase::Write { next, .. } => ScotchStage::Write {
+                written: *next,
+                vertices: self.graph.n(),
+            },
+            Phase::Target => ScotchStage::Target,
+            Phase::Amk(_) => ScotchStage::Amk,
+            Phase::Gmap(_) => ScotchStage::Gmap,
+            Phase::Read | Phase::Done => ScotchStage::Read,
             Phase::Failed => return None,
-        };
-        Some(format!(
-            "{s} (beyond the seeds: an external peer, Pellegrini's Scotch)"
-        ))
+        })
     }
+    /// Seconds since the first of Scotch's programs started (0 before).
+    pub fn running_for(&self) -> f64 {
+        self.started.map_or(0.0, |s| s.elapsed().as_secs_f64())
+    }
+}
+
+/// Where a Scotch run is ([`ScotchRun::stage`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScotchStage {
+    /// Writing the source graph: `written` of `vertices` vertices.
+    Write { written: usize, vertices: usize },
+    /// The graph is written; the target for the network is next.
+    Target,
+    /// `amk_grf` builds the network's decomposition.
+    Amk,
+    /// `scotch_gmap` maps the graph.
+    Gmap,
+    /// The mapping was read back (its note: [`ScotchRun::summary`]).
+    Read,
 }
 
 #[cfg(test)]
@@ -1187,8 +1192,7 @@ mod tests {
         while !matches!(r.phase, Phase::Gmap(_)) {
             assert!(r.step().is_running(), "{:?}", r.error());
         }
-        let s = r.inspect().explain_last_step().unwrap();
-        assert!(s.starts_with("Scotch: scotch_gmap maps the graph"), "{s}");
+        assert_eq!(r.stage(), Some(ScotchStage::Gmap));
         let Phase::Gmap(child) = &r.phase else {
             unreachable!()
         };

@@ -100,13 +100,14 @@ pub struct Sm {
     // scratch for bisection
     vol: Vec<f64>,
     local: Vec<u32>,
-    /// Guided mode: what the last step did.
+    /// What the last step did ([`Sm::last_step`]).
     last: Option<SmStep>,
 }
 
-/// The last step of SM, for its guided-mode sentence.
-#[derive(Clone, Copy, Debug)]
-enum SmStep {
+/// What the last step of SM did (recorded during the step; the app's
+/// guided mode turns it into a sentence).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SmStep {
     /// A bisection level: how many blocks were halved.
     Level { halved: usize },
     /// Switch `s` took `taken` processes of the buddy block `lo..hi`.
@@ -356,25 +357,21 @@ impl Sm {
     pub fn last_event(&self) -> Option<&StepEvent> {
         self.event.as_ref()
     }
-    /// Guided mode: the bisection level or the switch the last step filled.
-    pub fn explain_last_step(&self) -> Option<String> {
-        Some(match self.last? {
-            SmStep::Level { halved } => format!(
-                "SM halved {halved} buddy block{} of the communication graph (bisection level \
-                 {}: a multilevel min-cut bisection of each block into halves of the block's \
-                 size) (Moh et al. §4.1, the buddy system generalised by recursive bisection)",
-                if halved == 1 { "" } else { "s" },
-                self.levels_done
-            ),
-            SmStep::Switch { s, taken, lo, hi } => format!(
-                "SM filled switch {s} ({} hosts, the largest switch not yet filled) with {taken} \
-                 processes of a buddy block of {} (the smallest block that still holds enough \
-                 unmapped processes); {} processes left (Moh et al. §4.1)",
-                self.fabric.hosts_on(s).len(),
-                hi - lo,
-                self.unmapped
-            ),
-        })
+    /// What the last step did: a bisection level or a switch filled.
+    pub fn last_step(&self) -> Option<SmStep> {
+        self.last
+    }
+    /// Bisection levels done so far.
+    pub fn levels_done(&self) -> usize {
+        self.levels_done
+    }
+    /// Processes not yet on a switch.
+    pub fn unmapped(&self) -> usize {
+        self.unmapped
+    }
+    /// The fabric mapped onto.
+    pub fn fabric(&self) -> &Fabric {
+        &self.fabric
     }
 }
 
@@ -383,31 +380,6 @@ mod tests {
     use super::*;
     use crate::mappers::{self, MapperInput};
     use crate::topology::Topology;
-
-    #[test]
-    fn sm_explains_its_bisection_levels_and_switches() {
-        let g = Arc::new(
-            crate::generate::generate("stencil:4x4", &crate::generate::GenOptions::default())
-                .unwrap(),
-        );
-        let t = Arc::new(Topology::parse("fabric:moh-fig2").unwrap());
-        let input = MapperInput::new(g, t, 0);
-        let mut r = mappers::prepare(&info(), &input).unwrap();
-        assert_eq!(r.inspect().explain_last_step(), None);
-        r.step();
-        let s = r.inspect().explain_last_step().unwrap();
-        assert!(
-            s.starts_with("SM halved 1 buddy block of the communication graph (bisection level 1"),
-            "{s}"
-        );
-        while r.progress().phase == "bisection" {
-            r.step();
-        }
-        r.step();
-        let s = r.inspect().explain_last_step().unwrap();
-        assert!(s.starts_with("SM filled switch "), "{s}");
-        assert!(s.ends_with("(Moh et al. §4.1)"), "{s}");
-    }
 
     #[test]
     fn sm_puts_a_4x4_mesh_quadrant_on_the_largest_switch() {

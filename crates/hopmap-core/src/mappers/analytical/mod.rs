@@ -1207,82 +1207,13 @@ impl Analytical {
             self.legal_iterations()
         ))
     }
-    /// Guided mode: the last global iteration or legalization step, with
-    /// W(Φ), the fullest bin and the estimated hop-bytes.
-    pub fn explain_last_step(&self) -> Option<String> {
-        if self.steps == 0 {
-            return None;
-        }
-        let items = self.items.as_ref()?;
-        let cap = self.bin_capacity();
-        let last = *self.history.phase.last()?;
-        let setup = if self.global_iterations == 1 && last == Phase::Global {
-            format!(
-                "setup: {} items ({} processes, {} cores per node) and the quadratic system \
-                 with {} corner items fixed (Wu et al. §3.3, §3.6); ",
-                items.graph.n(),
-                self.graph.n(),
-                self.topo.cores(),
-                self.fixed.len()
-            )
-        } else {
-            String::new()
-        };
-        let text = match (last, self.phase) {
-            (Phase::Global, Phase::Global) => format!(
-                "global mapping iteration {}: solved min Σ c_ij·|Φi − Φj|² with {} corner items \
-                 fixed, W(Φ) = {:.4e}; the fullest bin holds {} items (capacity {cap}), so \
-                 shifting and spreading set the anchors of the next solve (Wu et al. §3.3)",
-                self.global_iterations,
-                self.fixed.len(),
-                self.w_phi,
-                self.max_workload
-            ),
-            (Phase::Global, _) => format!(
-                "global mapping iteration {}: W(Φ) = {:.4e}, fullest bin {} items (capacity \
-                 {cap}): {}, so legalization starts (Wu et al. §3.3, §3.4)",
-                self.global_iterations,
-                self.w_phi,
-                self.max_workload,
-                match self.global_stop {
-                    Some(GlobalStop::AlmostLegal) => "almost legal, every bin within capacity",
-                    Some(GlobalStop::Stalled) => "the fullest bin stopped shrinking",
-                    Some(GlobalStop::NoGain) => {
-                        "the hop-bytes of its iterates stopped improving"
-                    }
-                    _ => "the iteration limit",
-                }
-            ),
-            (_, Phase::Done) => format!(
-                "legal: every node within capacity after {} legalization iterations; the items \
-                 are expanded to cores, hop-bytes {:.4e} (Wu et al. §3.4, §3.6)",
-                self.legal_iterations(),
-                self.est_hop_bytes
-            ),
-            _ if self.s.legalize == LegalizeKind::Bisect => format!(
-                "legalization level {}: every box of nodes cut in two along its longest side, \
-                 its items split by Φ in proportion to the halves' slots; {} items moved into \
-                 their boxes (from global iteration {}); the fullest node holds {} items \
-                 (capacity {}), hop-bytes {:.4e} (recursive bisection, beyond Wu et al. §3.4)",
-                self.legal_iterations(),
-                self.migrations().len(),
-                self.best_iteration,
-                self.max_workload,
-                items.cap,
-                self.est_hop_bytes
-            ),
-            _ => format!(
-                "legalization iteration {}: {} surplus items migrated by diffusion on the \
-                 network's Laplacian, cheapest first; the fullest node holds {} items (capacity \
-                 {}), hop-bytes {:.4e} (Wu et al. §3.4)",
-                self.legal_iterations(),
-                self.migrations().len(),
-                self.max_workload,
-                items.cap,
-                self.est_hop_bytes
-            ),
-        };
-        Some(setup + &text)
+    /// The global iteration of fewest estimated hop-bytes so far.
+    pub fn best_iteration(&self) -> usize {
+        self.best_iteration
+    }
+    /// The processes mapped and the cores per node.
+    pub fn sizes(&self) -> (usize, usize) {
+        (self.graph.n(), self.topo.cores())
     }
 }
 
@@ -1387,13 +1318,6 @@ impl AnalyticalPairs {
     /// Phases finished: 1 once PAIRS runs.
     pub fn phases_done(&self) -> usize {
         self.pairs.is_some() as usize
-    }
-    /// Guided mode: the analytical mapper's sentence, then PAIRS's.
-    pub fn explain_last_step(&self) -> Option<String> {
-        match &self.pairs {
-            Some(p) if p.last_event().is_some() => p.explain_last_step(),
-            _ => self.analytical.explain_last_step(),
-        }
     }
 }
 

@@ -489,30 +489,43 @@ impl GridEmbed {
     pub fn summary(&self) -> Option<String> {
         (!self.note.is_empty()).then(|| self.note.clone())
     }
-    /// Guided mode: the plans scored, the plan chosen, the refinement; the
-    /// fallback mapper's own sentence when no grid was recognised.
-    pub fn explain_last_step(&self) -> Option<String> {
+    /// What the last step reached (None before the first step): the
+    /// plans scored, the plan chosen, the refinement, or the fallback
+    /// mapper's run when no grid was recognised.
+    pub fn last_step(&self) -> Option<GridStep<'_>> {
         self.event.as_ref()?;
-        let what = match &self.phase {
-            Phase::Choose { next } => format!(
-                "grid scored {next} of {} embedding plans (axis permutations, reflections, node blocks, folds)",
-                self.plans.len()
-            ),
-            Phase::Place => {
-                "grid chose the embedding of least hop-bytes (on a tie, of least max link load)"
-                    .to_string()
-            }
-            Phase::Refine(r) => format!(
-                "grid's swap refinement: hop-bytes now {:.6e}",
-                r.hop_bytes()
-            ),
-            Phase::Fallback(run) => return run.inspect().explain_last_step(),
-            Phase::Recognise | Phase::Done => String::new(),
-        };
-        Some(if what.is_empty() {
-            format!("grid: {} (Bhatele & Kale §V; Rubik, SC'12)", self.note)
-        } else {
-            format!("{what} — {} (Bhatele & Kale §V; Rubik, SC'12)", self.note)
+        Some(match &self.phase {
+            Phase::Choose { next } => GridStep::Scoring {
+                scored: *next,
+                plans: self.plans.len(),
+            },
+            Phase::Place => GridStep::Chosen,
+            Phase::Refine(r) => GridStep::Refining {
+                hop_bytes: r.hop_bytes(),
+            },
+            Phase::Fallback(run) => GridStep::Fallback(run.inspect()),
+            Phase::Recognise | Phase::Done => GridStep::Recognised,
         })
     }
+    /// The recognised grid and the plan chosen, as [`GridEmbed::summary`]
+    /// words it (empty before recognition).
+    pub fn note(&self) -> &str {
+        &self.note
+    }
+}
+
+/// What the last step of `grid` reached ([`GridEmbed::last_step`]).
+#[derive(Clone, Copy)]
+pub enum GridStep<'a> {
+    /// The grid was recognised (or the run is done).
+    Recognised,
+    /// `scored` of the `plans` embedding plans are scored.
+    Scoring { scored: usize, plans: usize },
+    /// The plan of least hop-bytes (on a tie, of least max link load) was
+    /// chosen and placed.
+    Chosen,
+    /// The swap refinement runs; hop-bytes now.
+    Refining { hop_bytes: f64 },
+    /// No grid was recognised: the fallback mapper's run.
+    Fallback(super::RunRef<'a>),
 }

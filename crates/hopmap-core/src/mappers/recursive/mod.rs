@@ -355,14 +355,14 @@ pub struct Recursive {
     done: bool,
     /// Why the last run's refinement stopped (Complete for construction only).
     stop: Stop,
-    /// Guided mode: what the last step did, and the run it belonged to.
+    /// What the last step did, and the run it belonged to.
     last: Option<(usize, LastStep)>,
 }
 
-/// What a step of [`Recursive`] did (guided mode; recorded in O(1) or
-/// O(swaps) during the step).
-#[derive(Clone, Debug)]
-enum LastStep {
+/// What a step of [`Recursive`] did (recorded in O(1) or O(swaps) during
+/// the step; read by [`Recursive::last_step`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum LastStep {
     /// A construction step; when it finished the construction, the
     /// hop-bytes of the mapping built and whether the refinement starts.
     Construct(Option<drb::DrbStep>, Option<(f64, bool)>),
@@ -847,148 +847,22 @@ impl Recursive {
     pub fn last_event(&self) -> Option<&StepEvent> {
         self.event.as_ref()
     }
-    /// Guided mode: the last bisection or refinement batch, with its cut or
-    /// its change in hop-bytes.
-    pub fn explain_last_step(&self) -> Option<String> {
-        const CITE: &str = "(beyond the seeds: Pellegrini's dual recursive bipartitioning, the \
-                            method of Scotch's gmap)";
-        const CITE_REFINE: &str = "(beyond the seeds: VieM's N_C^d swap local search, Schulz & \
-                                   Träff)";
-        let (run, last) = self.last.as_ref()?;
-        let who = if self.refine_params.is_some() {
-            "recursive+refine"
-        } else {
-            "recursive"
-        };
-        // Runs 0..visible are stepped here; the others run in the background.
-        let of_runs = match (self.visible, self.runs - self.visible) {
-            (1, 0) => String::new(),
-            (v, 0) => format!(", run {} of {v}", run + 1),
-            (v, b) => format!(
-                ", run {} of {v} stepped here ({b} more in the background)",
-                run + 1
-            ),
-        };
-        Some(match last {
-            LastStep::Refine {
-                swaps,
-                moves,
-                before,
-                after,
-                stopped,
-                load,
-            } => {
-                let change = if *before > 0.0 {
-                    let pct = (after - before) / before * 100.0;
-                    let sign = if pct < 0.0 { '\u{2212}' } else { '+' };
-                    format!("{sign}{:.1}%", pct.abs())
-                } else {
-                    "±0%".to_string()
-                };
-                let batch = self.refine_params.map_or(0, |p| p.batch);
-                let end = if *stopped {
-                    "; the refinement stops here"
-                } else {
-                    ""
-                };
-                const CITE_LOAD: &str = "(beyond the seeds and VieM: a bottleneck phase on \
-                                         channel loads under dimension-order routing, as \
-                                         seeds 002 and 003 measure contention)";
-                match load {
-                    Some((_, _, true)) => {
-                        return Some(format!(
-                            "{who} routed messages under dimension-order routing to find the \
-                             busiest channel{of_runs}: the bottleneck phase starts{end} \
-                             {CITE_LOAD}"
-                        ));
-                    }
-                    Some((start, now, false)) => {
-                        return Some(format!(
-                            "{who} relieved the busiest channel{of_runs}: it kept {swaps} \
-                             swap{} and {moves} move{} around it, each lowering that channel's \
-                             load without raising another to the largest load: largest \
-                             channel load {now} (from {start} when the phase began), hop-bytes \
-                             {change} (from {before} to {after}){end} {CITE_LOAD}",
-                            if *swaps == 1 { "" } else { "s" },
-                            if *moves == 1 { "" } else { "s" },
-                        ));
-                    }
-                    None => {}
-                }
-                format!(
-                    "{who} refined a batch of up to {batch} processes{of_runs}: it kept {swaps} \
-                     swap{} and {moves} move{} to free cores, each the best exchange with a \
-                     process on a partner's node: hop-bytes {change} (from {before} to \
-                     {after}){end} {CITE_REFINE}",
-                    if *swaps == 1 { "" } else { "s" },
-                    if *moves == 1 { "" } else { "s" },
-                )
-            }
-            LastStep::Construct(step, built) => {
-                let then = match built {
-                    Some((hb, true)) => {
-                        format!(
-                            "; the construction is done (hop-bytes {hb}) and the refinement starts"
-                        )
-                    }
-                    Some((hb, false)) if self.done && self.runs > 1 => format!(
-                        "; the construction is done (hop-bytes {hb}), and the best of the {} \
-                         runs is kept",
-                        self.runs
-                    ),
-                    Some((hb, false)) => format!("; the construction is done (hop-bytes {hb})"),
-                    None => String::new(),
-                };
-                match step {
-                    Some(drb::DrbStep::Cut {
-                        level,
-                        processes,
-                        nodes,
-                        cut_bytes,
-                        halves,
-                        leaves,
-                        ..
-                    }) => {
-                        let leaves = match leaves {
-                            0 => String::new(),
-                            k => format!(" ({k} one-node parts were filled on the way)"),
-                        };
-                        format!(
-                            "{who} bisected a part of {processes} processes on {nodes} nodes \
-                             (level {level}{of_runs}): the node domain splits into {} ({} nodes) \
-                             and {} ({} nodes), the processes into {} and {} that fit them, \
-                             cutting {cut_bytes} bytes between the halves (multilevel min-cut, \
-                             Fiduccia–Mattheyses; processes are pulled towards partners already \
-                             placed){leaves} {CITE}",
-                            halves[0].2,
-                            halves[0].1,
-                            halves[1].2,
-                            halves[1].1,
-                            halves[0].0,
-                            halves[1].0
-                        )
-                    }
-                    Some(drb::DrbStep::Shrink { processes, nodes }) => format!(
-                        "{who} packed the {processes} processes into the first half of the \
-                         domain ({nodes} nodes), which holds them all, so a small job sits \
-                         compactly{of_runs} {CITE}"
-                    ),
-                    Some(drb::DrbStep::Finished { mirrored, gain, .. }) if *mirrored > 0 => {
-                        format!(
-                            "{who} filled the last one-node parts{of_runs}: every process has a \
-                         core. Then it mirrored {mirrored} boxes of the tree where that \
-                         shortened the traffic leaving them ({:.3e} fewer hop-bytes; beyond \
-                         Scotch){then} {CITE}",
-                            -gain
-                        )
-                    }
-                    Some(drb::DrbStep::Finished { .. }) | None => format!(
-                        "{who} filled the last one-node parts{of_runs}: every process has a \
-                         core{then} {CITE}"
-                    ),
-                }
-            }
-        })
+    /// What the last step did, with the run (0-based) it belongs to.
+    pub fn last_step(&self) -> Option<(usize, &LastStep)> {
+        self.last.as_ref().map(|(run, l)| (*run, l))
+    }
+    /// Whether this is `recursive+refine`, and its batch size.
+    pub fn refine_batch(&self) -> Option<usize> {
+        self.refine_params.map(|p| p.batch)
+    }
+    /// How many of the runs are stepped here (the others run in the
+    /// background).
+    pub fn visible_runs(&self) -> usize {
+        self.visible
+    }
+    /// Whether every run is finished.
+    pub fn is_done(&self) -> bool {
+        self.done
     }
 }
 
@@ -1173,27 +1047,6 @@ mod tests {
         assert_eq!(r.refine_params.map(|p| p.load_budget), Some(0.01));
         let inp = input(ring(8), "mesh:2x4", 1, &[("load_budget", "0")]);
         assert_eq!(default_refine_params(&inp).load_budget, 0.0);
-    }
-
-    #[test]
-    fn the_bottleneck_phase_is_stepped_and_explained() {
-        let inp = input(random_graph(24, 5), "mesh:3x4:cores=2", 5, &[("runs", "1")]);
-        let mut r = start_refine(&inp).unwrap();
-        let (mut setup, mut rounds, mut phase) = (false, false, false);
-        while r.state().is_running() {
-            r.step();
-            phase |= r.progress().phase == "bottleneck";
-            let s = r.inspect().explain_last_step().unwrap();
-            setup |= s.starts_with("recursive+refine routed messages under dimension-order");
-            if s.starts_with("recursive+refine relieved the busiest channel: it kept ") {
-                assert!(
-                    s.contains("largest channel load ") && s.contains("beyond"),
-                    "{s}"
-                );
-                rounds = true;
-            }
-        }
-        assert!(setup && rounds && phase, "{setup} {rounds} {phase}");
     }
 
     fn default_refine_params(inp: &MapperInput) -> RefineParams {

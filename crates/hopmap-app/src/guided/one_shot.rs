@@ -1,45 +1,43 @@
-//! Guided mode helpers: the sentences of the one-shot mappers (`default`,
-//! `random`, the permutation orders of Balaji et al. §2.2) and how a slot
-//! is named in a sentence. Each sentence is built once, at `start`, from a
-//! few ranks: O(D) per named rank (D = dimensions), never O(n).
+//! Guided mode for the one-shot mappers: `default`, `random` (RM) and the
+//! permutation orders of Balaji et al. §2.2. Each sentence names a few
+//! ranks: O(D) per named rank (D = dimensions), never O(n).
 
-use super::permutation::Axis;
-use crate::topology::{Grid, Topology};
+use super::{coord_str, slot_str};
+use hopmap_core::mappers::permutation::{Axis, order_string};
+use hopmap_core::mappers::{MapperRun, OneShot, OneShotPlan};
+use hopmap_core::topology::{Grid, Topology};
 
-/// At most this many processes a one-shot sentence highlights.
-pub const MAX_HIGHLIGHT: usize = 64;
-
-/// A slot as a sentence names it: grid coordinates `(x, y, z)`, or a
-/// fabric's host and switch; the core when nodes have several.
-pub fn slot_str(topo: &Topology, slot: usize) -> String {
-    let cores = topo.cores().max(1);
-    let (node, core) = (slot / cores, slot % cores);
-    let core = if cores > 1 {
-        format!(" core {core}")
-    } else {
-        String::new()
-    };
-    match (topo.as_grid(), topo.as_fabric()) {
-        (Some(g), _) => format!("{}{core}", coord_str(g, node)),
-        (None, Some(f)) if node < f.num_hosts() => format!(
-            "host {} (switch {}){core}",
-            f.hosts()[node].name,
-            f.switch_of(node)
-        ),
-        _ => format!("node {node}{core}"),
-    }
-}
-
-/// A grid node's coordinates, `(x, y, z)`.
-pub fn coord_str(g: &Grid, node: usize) -> String {
-    let c = g.coord(node);
-    let v: Vec<String> = (0..g.ndims()).map(|d| c[d].to_string()).collect();
-    format!("({})", v.join(", "))
+/// The sentence on the one step (None before it).
+pub fn explain(r: &OneShot) -> Option<String> {
+    let topo = r.topology();
+    let n = r.placement().len();
+    Some(match r.plan()? {
+        OneShotPlan::Order { order, launcher } => {
+            let g = topo.as_grid()?;
+            let why = order_why(order, g);
+            if *launcher {
+                let why =
+                    format!("it is what the launcher does without topology information; {why}");
+                explain_order("default", &why, order, g, n)
+            } else {
+                explain_order(&order_string(order), &why, order, g, n)
+            }
+        }
+        OneShotPlan::Random { seed } => {
+            let slots: Vec<usize> = r
+                .placement()
+                .iter()
+                .map(|s| s.map_or(0, |s| s as usize))
+                .collect();
+            explain_random(topo, &slots, *seed)
+        }
+        OneShotPlan::Linear => explain_linear(topo, n),
+    })
 }
 
 /// The slot of rank `r` under a permutation `order` (mixed radix, the first
 /// letter varying fastest). O(D).
-pub fn rank_slot(order: &[Axis], g: &Grid, r: usize) -> usize {
+fn rank_slot(order: &[Axis], g: &Grid, r: usize) -> usize {
     let cores = g.cores() as usize;
     let (mut rest, mut node, mut core) = (r, 0usize, 0usize);
     for a in order {
@@ -52,18 +50,6 @@ pub fn rank_slot(order: &[Axis], g: &Grid, r: usize) -> usize {
         }
     }
     node * cores + core
-}
-
-/// The first run of ranks along an order's fastest-varying axis that is
-/// longer than 1 (what guided mode highlights for an order), at most
-/// [`MAX_HIGHLIGHT`]. O(D + run).
-pub fn first_run(order: &[Axis], g: &Grid, n: usize) -> Vec<usize> {
-    let k = order
-        .iter()
-        .map(|a| a.size(g))
-        .find(|&k| k > 1)
-        .unwrap_or(1);
-    (0..k.min(n).min(MAX_HIGHLIGHT)).collect()
 }
 
 /// A position of a rank under an order: `(x, y, z)` plus the core when
@@ -79,21 +65,11 @@ fn pos_str(g: &Grid, slot: usize) -> String {
 }
 
 /// Guided sentence of a permutation order (`who` = the mapper's name, e.g.
-/// "default" or "XYZT"), with the ranks it names (the first run of ranks
-/// along the fastest-varying axis that is longer than 1).
-pub fn explain_order(
-    who: &str,
-    why: &str,
-    order: &[Axis],
-    g: &Grid,
-    n: usize,
-) -> (String, Vec<usize>) {
-    let os = super::permutation::order_string(order);
+/// "default" or "XYZT"): the digit formulas and a few ranks' positions.
+fn explain_order(who: &str, why: &str, order: &[Axis], g: &Grid, n: usize) -> String {
+    let os = order_string(order);
     if n == 0 {
-        return (
-            format!("{who}: no ranks to lay out in order {os} (Balaji et al. §2.2)"),
-            Vec::new(),
-        );
+        return format!("{who}: no ranks to lay out in order {os} (Balaji et al. §2.2)");
     }
     // Digit formulas of the axes longer than 1: X = r mod 4, Y = (r div 4) mod 4.
     let mut parts = Vec::new();
@@ -133,7 +109,7 @@ pub fn explain_order(
         .iter()
         .find(|a| a.size(g) > 1)
         .map_or('T', |a| a.letter());
-    let text = format!(
+    format!(
         "{who} laid the {n} ranks out in order {os}, the first letter varying fastest ({}): \
          ranks 0–{} run along {first}; {}. Why: {why} (Balaji et al. §2.2)",
         if parts.is_empty() {
@@ -143,14 +119,13 @@ pub fn explain_order(
         },
         run - 1,
         examples.join(", "),
-    );
-    (text, (0..run.min(MAX_HIGHLIGHT)).collect())
+    )
 }
 
 /// Why an order is chosen, read from its string: where T sits decides
 /// whether consecutive ranks share a node; the first dimension is the one
 /// consecutive ranks walk along.
-pub fn order_why(order: &[Axis], g: &Grid) -> String {
+fn order_why(order: &[Axis], g: &Grid) -> String {
     let cores = g.cores();
     let dims: Vec<char> = order
         .iter()
@@ -180,8 +155,8 @@ pub fn order_why(order: &[Axis], g: &Grid) -> String {
 }
 
 /// Guided sentence of RM (a seeded random placement): which process went
-/// where, for the first few processes, with the ones it names.
-pub fn explain_random(topo: &Topology, slots: &[usize], seed: u64) -> (String, Vec<usize>) {
+/// where, for the first few processes and the last.
+fn explain_random(topo: &Topology, slots: &[usize], seed: u64) -> String {
     let n = slots.len();
     let k = n.min(3);
     let mut ex: Vec<String> = (0..k)
@@ -194,7 +169,7 @@ pub fn explain_random(topo: &Topology, slots: &[usize], seed: u64) -> (String, V
             slot_str(topo, slots[n - 1])
         ));
     }
-    let text = format!(
+    format!(
         "RM put each of the {n} processes on a uniformly random free slot (of {} slots: a \
          Fisher–Yates shuffle seeded with {seed}; the same seed gives the same mapping): {}. \
          The baseline every heuristic must beat: a message travels about half the diameter \
@@ -205,22 +180,17 @@ pub fn explain_random(topo: &Topology, slots: &[usize], seed: u64) -> (String, V
         } else {
             ex.join(", ")
         }
-    );
-    let mut hl: Vec<usize> = (0..k).collect();
-    if n > k {
-        hl.push(n - 1);
-    }
-    (text, hl)
+    )
 }
 
 /// Guided sentence of `default` on a topology that is not a grid (a
 /// switch fabric): rank i goes to slot i, hosts in their listed order.
-pub fn explain_linear(topo: &Topology, n: usize) -> (String, Vec<usize>) {
+fn explain_linear(topo: &Topology, n: usize) -> String {
     let mut ex = vec![format!("rank 0 on {}", slot_str(topo, 0))];
     if n > 1 {
         ex.push(format!("rank {} on {}", n - 1, slot_str(topo, n - 1)));
     }
-    let text = format!(
+    format!(
         "default put rank i on slot i: the {n} ranks fill the hosts' cores in the order the \
          hosts are listed, as a launcher does without topology information ({}). Why: it keeps \
          ranks that are numbered close together close in the list, which is only near in the \
@@ -231,15 +201,13 @@ pub fn explain_linear(topo: &Topology, n: usize) -> (String, Vec<usize>) {
         } else {
             ex.join(", ")
         }
-    );
-    let run = n.min(topo.cores().max(1) * 2).min(MAX_HIGHLIGHT);
-    (text, (0..run).collect())
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mappers::permutation::{order_slots, parse_order};
+    use hopmap_core::mappers::permutation::{first_run, order_slots, parse_order};
 
     #[test]
     fn rank_slot_agrees_with_order_slots() {
@@ -259,7 +227,8 @@ mod tests {
         let t = Topology::parse("torus:4x4x2").unwrap();
         let g = t.as_grid().unwrap();
         let order = parse_order("XYZT", g).unwrap();
-        let (s, hl) = explain_order("XYZT", "because", &order, g, 32);
+        let s = explain_order("XYZT", "because", &order, g, 32);
+        let hl = first_run(&order, g, 32);
         assert_eq!(
             s,
             "XYZT laid the 32 ranks out in order XYZT, the first letter varying fastest (X = r mod \
@@ -272,7 +241,8 @@ mod tests {
         let g2 = t2.as_grid().unwrap();
         let o2 = parse_order("TXY", g2).unwrap();
         assert!(order_why(&o2, g2).starts_with("T first fills a node's 2 cores"));
-        let (s2, hl2) = explain_order("default", "w", &o2, g2, 8);
+        let s2 = explain_order("default", "w", &o2, g2, 8);
+        let hl2 = first_run(&o2, g2, 8);
         assert!(s2.contains("rank 1 on (0, 0) core 1"), "{s2}");
         assert!(s2.contains("rank 2 on (1, 0) core 0"), "{s2}");
         assert_eq!(hl2, vec![0, 1]);

@@ -1,9 +1,10 @@
-//! Guided mode: the sentences of [`super::RunRef::explain_last_step`] on
-//! tiny hand cases.
+//! Guided mode: the sentences of [`super::explain_last_step`] on tiny hand
+//! cases.
 
-use super::{MapperInput, MapperRun, find, prepare};
-use crate::graph::{CommGraph, GraphBuilder};
-use crate::topology::Topology;
+use super::explain_last_step;
+use hopmap_core::graph::{CommGraph, GraphBuilder};
+use hopmap_core::mappers::{MapperInput, MapperRun, find, prepare};
+use hopmap_core::topology::Topology;
 use std::sync::Arc;
 
 fn run(id: &str, g: Arc<CommGraph>, spec: &str, params: &[(&str, &str)]) -> Box<dyn MapperRun> {
@@ -28,10 +29,10 @@ fn star() -> Arc<CommGraph> {
 #[test]
 fn mht_says_where_each_process_came_from_and_where_it_went() {
     let mut r = run("mht", star(), "torus:5x5", &[]);
-    assert_eq!(r.inspect().explain_last_step(), None);
+    assert_eq!(explain_last_step(r.inspect()), None);
     r.step();
     assert_eq!(
-        r.inspect().explain_last_step().unwrap(),
+        explain_last_step(r.inspect()).unwrap(),
         "MHT started with process 3, the unplaced process with the most partners (3), at the \
          centre of the machine; it wants node (2, 2), which had a free core: findNearest chose \
          it (Bhatele & Kale §IV, Heuristic 2, Algorithm 1)"
@@ -39,7 +40,7 @@ fn mht_says_where_each_process_came_from_and_where_it_went() {
     r.step();
     // 0's partners: 3 (placed on (2, 2)) and 4.
     assert_eq!(
-        r.inspect().explain_last_step().unwrap(),
+        explain_last_step(r.inspect()).unwrap(),
         "MHT took process 0 from the top of the heap: 1 of its 2 partners are placed, and it \
          goes near the centroid of their nodes; it wants node (2, 2); it is full, so findNearest \
          searched radius 1 and chose (2, 1) (Bhatele & Kale §IV, Heuristic 2, Algorithm 1)"
@@ -47,7 +48,7 @@ fn mht_says_where_each_process_came_from_and_where_it_went() {
     r.step();
     r.step();
     // 4 now has two placed partners, 0 on (2, 1) and 1: the heap's top.
-    let s = r.inspect().explain_last_step().unwrap();
+    let s = explain_last_step(r.inspect()).unwrap();
     assert!(
         s.starts_with("MHT took process 4 from the top of the heap: 2 of its 2 partners"),
         "{s}"
@@ -65,13 +66,13 @@ fn bft_names_the_parent_and_the_restart() {
     let mut r = run("bft", Arc::new(b.build().unwrap()), "mesh:3x3", &[]);
     r.step();
     assert_eq!(
-        r.inspect().explain_last_step().unwrap(),
+        explain_last_step(r.inspect()).unwrap(),
         "BFT starts the traversal with process 0 on node 0; it wants node (0, 0), which had a \
          free core: findNearest chose it (Bhatele & Kale §IV, Heuristic 1)"
     );
     r.step();
     assert_eq!(
-        r.inspect().explain_last_step().unwrap(),
+        explain_last_step(r.inspect()).unwrap(),
         "BFT placed process 1, an unmapped partner of process 0 (the front of the queue), near \
          0's node; it wants node (0, 0); it is full, so findNearest searched radius 1 and chose \
          (1, 0) (Bhatele & Kale §IV, Heuristic 1)"
@@ -79,7 +80,7 @@ fn bft_names_the_parent_and_the_restart() {
     r.step();
     r.step();
     r.step();
-    let s = r.inspect().explain_last_step().unwrap();
+    let s = explain_last_step(r.inspect()).unwrap();
     assert!(
         s.starts_with("BFT's queue ran dry: process 4, the smallest unmapped id"),
         "{s}"
@@ -119,7 +120,7 @@ fn pairs_reports_the_swap_and_the_change_in_hop_bytes() {
     while r.inspect().hop_bytes_trace().len() < 2 {
         r.step();
     }
-    let s = r.inspect().explain_last_step().unwrap();
+    let s = explain_last_step(r.inspect()).unwrap();
     assert!(
         s.starts_with("PAIRS swapped ") && s.contains("hop-bytes −"),
         "{s}"
@@ -134,25 +135,28 @@ fn cdl_scores_each_order_against_the_best() {
     }
     let mut r = run("cdl", Arc::new(b.build().unwrap()), "mesh:2x2", &[]);
     r.step();
-    let s = r.inspect().explain_last_step().unwrap();
+    let s = explain_last_step(r.inspect()).unwrap();
     assert!(
         s.starts_with("CDL scored order ") && s.contains(": the best so far"),
         "{s}"
     );
     assert!(s.ends_with("(Balaji et al. §3: least contention, then fewest messages on the busiest link, then fewest hop-bytes)"), "{s}");
     r.run_to_end();
-    let s = r.inspect().explain_last_step().unwrap();
+    let s = explain_last_step(r.inspect()).unwrap();
     assert!(s.contains("orders scored, CDL picks "), "{s}");
 }
 
 #[test]
 fn the_gravity_layout_explains_its_iterations_then_the_placement() {
-    let g = crate::generate::generate("clusters:2x10", &crate::generate::GenOptions::default())
-        .unwrap();
+    let g = hopmap_core::generate::generate(
+        "clusters:2x10",
+        &hopmap_core::generate::GenOptions::default(),
+    )
+    .unwrap();
     let mut r = run("gravity-greedy", Arc::new(g), "mesh:5x4", &[]);
     r.step(); // builds the layout
     r.step(); // one iteration
-    let s = r.inspect().explain_last_step().unwrap();
+    let s = explain_last_step(r.inspect()).unwrap();
     assert!(s.starts_with("layout iteration 1"), "{s}");
     assert!(
         s.contains("Σ|F| = ") && s.contains("Bobrik & Popova §4") && s.contains("§5"),
@@ -163,7 +167,7 @@ fn the_gravity_layout_explains_its_iterations_then_the_placement() {
         r.step();
     }
     r.step();
-    let s = r.inspect().explain_last_step().unwrap();
+    let s = explain_last_step(r.inspect()).unwrap();
     assert!(
         s.contains("findNearest") || s.contains("which had a free core"),
         "{s}"
@@ -185,7 +189,7 @@ fn square() -> Arc<CommGraph> {
     Arc::new(
         b.build()
             .unwrap()
-            .with_coords(Some(crate::graph::Coords::new(2, xyz)))
+            .with_coords(Some(hopmap_core::graph::Coords::new(2, xyz)))
             .unwrap(),
     )
 }
@@ -196,7 +200,7 @@ fn affn_names_the_coordinates_it_stretched() {
     r.step();
     r.step();
     assert_eq!(
-        r.inspect().explain_last_step().unwrap(),
+        explain_last_step(r.inspect()).unwrap(),
         "AFFN took process 1 (the next id) at coordinates (10, 0), stretched by the affine map \
          of the coordinates' bounding box onto the machine; it wants node (3, 0), which had a \
          free core: findNearest chose it (Bhatele & Kale §VI, Heuristic 3, Algorithm 2)"
@@ -219,11 +223,11 @@ fn coce_pins_corners_then_fills_inward() {
     let g = b
         .build()
         .unwrap()
-        .with_coords(Some(crate::graph::Coords::new(2, xyz)))
+        .with_coords(Some(hopmap_core::graph::Coords::new(2, xyz)))
         .unwrap();
     let mut r = run("coce+mht", Arc::new(g), "mesh:4x3", &[]);
     r.step();
-    let s = r.inspect().explain_last_step().unwrap();
+    let s = explain_last_step(r.inspect()).unwrap();
     assert!(
         s.starts_with(
             "COCE+MHT pinned process 0, the graph's corner 1 of 4 (the process most extreme"
@@ -234,7 +238,7 @@ fn coce_pins_corners_then_fills_inward() {
     for _ in 0..4 {
         r.step();
     }
-    let s = r.inspect().explain_last_step().unwrap();
+    let s = explain_last_step(r.inspect()).unwrap();
     assert!(
         s.starts_with("COCE+MHT fills inward from the corners: MHT took process 4"),
         "{s}"
@@ -243,8 +247,11 @@ fn coce_pins_corners_then_fills_inward() {
 
 #[test]
 fn analytical_explains_setup_global_mapping_and_legalization() {
-    let g =
-        crate::generate::generate("stencil:4x4", &crate::generate::GenOptions::default()).unwrap();
+    let g = hopmap_core::generate::generate(
+        "stencil:4x4",
+        &hopmap_core::generate::GenOptions::default(),
+    )
+    .unwrap();
     for (legalize, word) in [
         ("bisect", "legalization level "),
         ("diffusion", "legalization iteration "),
@@ -257,7 +264,7 @@ fn analytical_explains_setup_global_mapping_and_legalization() {
         );
         // The first step sets up, then runs global iteration 1.
         r.step();
-        let s = r.inspect().explain_last_step().unwrap();
+        let s = explain_last_step(r.inspect()).unwrap();
         assert!(
             s.starts_with("setup: 16 items (16 processes, 1 cores per node)")
                 && s.contains("; global mapping iteration 1: ")
@@ -267,13 +274,12 @@ fn analytical_explains_setup_global_mapping_and_legalization() {
         let mut saw_legal = false;
         while r.state().is_running() {
             r.step();
-            let s = r.inspect().explain_last_step().unwrap();
+            let s = explain_last_step(r.inspect()).unwrap();
             saw_legal |= s.starts_with(word) || s.starts_with("legal: ");
         }
         assert!(saw_legal, "{legalize}");
         assert!(
-            r.inspect()
-                .explain_last_step()
+            explain_last_step(r.inspect())
                 .unwrap()
                 .starts_with("legal: every node within capacity")
         );
@@ -295,9 +301,7 @@ fn every_step_explained(id: &str, on: &str, mut r: Box<dyn MapperRun>) -> Vec<St
             break;
         }
         r.step();
-        let s = r
-            .inspect()
-            .explain_last_step()
+        let s = explain_last_step(r.inspect())
             .unwrap_or_else(|| panic!("{id} on {on}: step {k} has no sentence"));
         assert!(!s.trim().is_empty(), "{id} on {on}: step {k}: empty");
         assert!(cites(&s), "{id} on {on}: step {k} cites nothing: {s}");
@@ -315,16 +319,16 @@ fn every_step_explained(id: &str, on: &str, mut r: Box<dyn MapperRun>) -> Vec<St
 
 #[test]
 fn every_registry_mapper_explains_every_step() {
-    let opts = crate::generate::GenOptions::default();
-    let stencil = Arc::new(crate::generate::generate("stencil:4x4", &opts).unwrap());
+    let opts = hopmap_core::generate::GenOptions::default();
+    let stencil = Arc::new(hopmap_core::generate::generate("stencil:4x4", &opts).unwrap());
     assert!(stencil.coords().is_some());
-    for info in super::registry() {
+    for info in hopmap_core::mappers::registry() {
         if info.available().is_err() {
             // An external peer not installed here (its own tests cover it).
             continue;
         }
         let mut ons = vec!["torus:4x4"];
-        if info.networks == super::Networks::Any {
+        if info.networks == hopmap_core::mappers::Networks::Any {
             ons.push("fabric:moh-fig2");
         }
         for on in ons {
@@ -346,11 +350,11 @@ fn every_registry_mapper_explains_every_step() {
 
 #[test]
 fn one_shot_mappers_say_which_rank_went_where_and_why() {
-    let g = Arc::new(crate::graph::CommGraph::empty(8));
+    let g = Arc::new(hopmap_core::graph::CommGraph::empty(8));
     let mut r = run("default", g.clone(), "mesh:2x2:cores=2", &[]);
-    assert_eq!(r.inspect().explain_last_step(), None);
+    assert_eq!(explain_last_step(r.inspect()), None);
     r.step();
-    let s = r.inspect().explain_last_step().unwrap();
+    let s = explain_last_step(r.inspect()).unwrap();
     assert!(
         s.starts_with(
             "default laid the 8 ranks out in order TXY, the first letter varying fastest (T = r \
@@ -368,7 +372,7 @@ fn one_shot_mappers_say_which_rank_went_where_and_why() {
     );
     let mut r = run("tzxy", g.clone(), "torus:2x2x2", &[]);
     r.step();
-    let s = r.inspect().explain_last_step().unwrap();
+    let s = explain_last_step(r.inspect()).unwrap();
     assert!(
         s.starts_with("TZXY laid the 8 ranks out in order TZXY") && s.contains("run along Z"),
         "{s}"
@@ -377,7 +381,7 @@ fn one_shot_mappers_say_which_rank_went_where_and_why() {
     assert!(s.contains("rank 1 on (0, 0, 1)"), "{s}");
     let mut r = run("perm", g.clone(), "torus:2x4", &[("order", "YXT")]);
     r.step();
-    let s = r.inspect().explain_last_step().unwrap();
+    let s = explain_last_step(r.inspect()).unwrap();
     assert!(s.contains("Y = r mod 4, X = (r div 4) mod 2"), "{s}");
     assert!(s.contains("rank 4 on (1, 0)"), "{s}");
     assert_eq!(
@@ -387,13 +391,13 @@ fn one_shot_mappers_say_which_rank_went_where_and_why() {
     // RM: the real slots of the seeded shuffle.
     let mut r = run("random", g.clone(), "torus:4x4", &[]);
     r.step();
-    let s = r.inspect().explain_last_step().unwrap();
+    let s = explain_last_step(r.inspect()).unwrap();
     let m = r.result().unwrap();
     let t = Topology::parse("torus:4x4").unwrap();
     let want = format!(
         "process 0 on {}, process 1 on {}",
-        super::guided::slot_str(&t, m.slot(0, 1)),
-        super::guided::slot_str(&t, m.slot(1, 1))
+        super::slot_str(&t, m.slot(0, 1)),
+        super::slot_str(&t, m.slot(1, 1))
     );
     assert!(s.contains(&want), "{s} / {want}");
     assert!(
@@ -404,10 +408,10 @@ fn one_shot_mappers_say_which_rank_went_where_and_why() {
 
 #[test]
 fn recursive_explains_each_bisection_and_each_refinement_batch() {
-    let g = Arc::new(crate::generate::generate("stencil:4x4", &Default::default()).unwrap());
+    let g = Arc::new(hopmap_core::generate::generate("stencil:4x4", &Default::default()).unwrap());
     let mut r = run("recursive", g.clone(), "torus:4x4", &[]);
     r.step();
-    let s = r.inspect().explain_last_step().unwrap();
+    let s = explain_last_step(r.inspect()).unwrap();
     // The root: 16 processes on 16 nodes, halves of 8 and 8; a 4×4 stencil
     // cut in two straight halves sends 2 × 4 messages across (both ways).
     assert!(
@@ -432,7 +436,7 @@ fn recursive_explains_each_bisection_and_each_refinement_batch() {
     let mut saw = false;
     while r.state().is_running() {
         r.step();
-        let s = r.inspect().explain_last_step().unwrap();
+        let s = explain_last_step(r.inspect()).unwrap();
         if s.starts_with("recursive+refine refined a batch of up to 4 processes: it kept ") {
             assert!(s.contains("hop-bytes ") && s.contains("VieM"), "{s}");
             saw = true;
@@ -443,12 +447,12 @@ fn recursive_explains_each_bisection_and_each_refinement_batch() {
 
 #[test]
 fn bm_explains_both_cuts() {
-    let g = Arc::new(crate::generate::generate("stencil:4x4", &Default::default()).unwrap());
+    let g = Arc::new(hopmap_core::generate::generate("stencil:4x4", &Default::default()).unwrap());
     let mut r = run("bm", g, "fabric:moh-fig2", &[]);
     let mut cuts = 0;
     while r.state().is_running() {
         r.step();
-        let s = r.inspect().explain_last_step().unwrap();
+        let s = explain_last_step(r.inspect()).unwrap();
         if s.starts_with("BM bisected a part of ") {
             assert!(
                 s.contains("the process cut (step 1") && s.contains("has cost "),
@@ -463,7 +467,7 @@ fn bm_explains_both_cuts() {
 
 #[test]
 fn a_legalization_step_highlights_the_processes_it_migrated() {
-    let g = crate::generate::generate("clusters:2x8", &Default::default()).unwrap();
+    let g = hopmap_core::generate::generate("clusters:2x8", &Default::default()).unwrap();
     for (legalize, word, none) in [
         ("bisect", "legalization level ", "; 0 items moved"),
         ("diffusion", "legalization iteration ", ": 0 surplus items"),
@@ -477,7 +481,7 @@ fn a_legalization_step_highlights_the_processes_it_migrated() {
         let mut migrated = 0;
         while r.state().is_running() {
             r.step();
-            let s = r.inspect().explain_last_step().unwrap();
+            let s = explain_last_step(r.inspect()).unwrap();
             if s.starts_with(word) && !s.contains(none) {
                 let p = r.inspect().last_event().unwrap().processes();
                 assert!(!p.is_empty() && p.iter().all(|&p| p < 16), "{s}: {p:?}");
@@ -489,4 +493,68 @@ fn a_legalization_step_highlights_the_processes_it_migrated() {
             "{legalize}: no legalization step migrated anything"
         );
     }
+}
+
+#[test]
+fn sm_explains_its_bisection_levels_and_switches() {
+    let g = Arc::new(
+        hopmap_core::generate::generate(
+            "stencil:4x4",
+            &hopmap_core::generate::GenOptions::default(),
+        )
+        .unwrap(),
+    );
+    let t = Arc::new(Topology::parse("fabric:moh-fig2").unwrap());
+    let input = MapperInput::new(g, t, 0);
+    let mut r = prepare(&find("sm").unwrap(), &input).unwrap();
+    assert_eq!(explain_last_step(r.inspect()), None);
+    r.step();
+    let s = explain_last_step(r.inspect()).unwrap();
+    assert!(
+        s.starts_with("SM halved 1 buddy block of the communication graph (bisection level 1"),
+        "{s}"
+    );
+    while r.progress().phase == "bisection" {
+        r.step();
+    }
+    r.step();
+    let s = explain_last_step(r.inspect()).unwrap();
+    assert!(s.starts_with("SM filled switch "), "{s}");
+    assert!(s.ends_with("(Moh et al. §4.1)"), "{s}");
+}
+
+#[test]
+fn the_bottleneck_phase_is_stepped_and_explained() {
+    let t = Arc::new(Topology::parse("mesh:3x4:cores=2").unwrap());
+    let mut inp = MapperInput::new(Arc::new(random_graph(24, 5)), t, 5);
+    inp.params = vec![("runs".to_string(), "1".to_string())];
+    let mut r = prepare(&find("recursive+refine").unwrap(), &inp).unwrap();
+    let (mut setup, mut rounds, mut phase) = (false, false, false);
+    while r.state().is_running() {
+        r.step();
+        phase |= r.progress().phase == "bottleneck";
+        let s = explain_last_step(r.inspect()).unwrap();
+        setup |= s.starts_with("recursive+refine routed messages under dimension-order");
+        if s.starts_with("recursive+refine relieved the busiest channel: it kept ") {
+            assert!(
+                s.contains("largest channel load ") && s.contains("beyond"),
+                "{s}"
+            );
+            rounds = true;
+        }
+    }
+    assert!(setup && rounds && phase, "{setup} {rounds} {phase}");
+}
+
+/// A seeded random graph (the recursive mapper's own test graph).
+fn random_graph(n: usize, seed: u64) -> CommGraph {
+    let mut rng = hopmap_core::rng::Rng::new(seed);
+    let mut b = GraphBuilder::new(n, rng.below(2) == 0);
+    for i in 0..n {
+        for _ in 0..rng.below(4) {
+            let j = rng.below(n);
+            b.add(i, j, 1.0 + rng.below(100) as f64);
+        }
+    }
+    b.build().unwrap()
 }
