@@ -342,27 +342,3 @@ fn the_default_mapping_shown_is_named_apart_from_the_baseline_row() {
     assert!(shown.min.x >= rect_of(&h, "Metrics").min.x);
 }
 
-/// At 1920×1080 a lesson step's whole text is on screen without scrolling
-/// (Balaji's first step, the longest).
-#[test]
-fn a_lesson_step_text_is_whole_at_1920() {
-    let mut app = HopmapApp::new(Settings::default());
-    app.apply_options(&GuiOptions {
-        lesson: Some("balaji-tzxy".into()),
-        ..Default::default()
-    })
-    .unwrap();
-    app.graph_view.playing = false;
-    let mut h = Harness::builder()
-        .with_size(egui::vec2(1920.0, 1080.0))
-        .build_eframe(move |_cc| app);
-    h.run_steps(3);
-    let lesson = hopmap_core::lessons::LESSONS
-        .iter()
-        .find(|l| l.id == "balaji-tzxy")
-        .unwrap();
-    let step = &lesson.steps[h.state().teach.lesson.step];
-    let words: String = step.text.chars().take(30).collect();
-    let text = h.get_by_label_contains(&words).rect();
-    assert!(text.max.y <= 1080.0, "{text:?}");
-}

@@ -55,12 +55,9 @@ impl HopmapApp {
             });
             return;
         }
-        // Tall enough for a lesson step's whole text on a 1080-line
-        // screen (a projector's); 180 px at 800 lines.
-        let tall = (ctx.content_rect().height() * 0.24).clamp(180.0, 300.0);
         egui::Panel::bottom("teach_panel")
             .resizable(true)
-            .default_size(tall)
+            .default_size(180.0)
             .min_size(150.0)
             .show(ui, |ui| {
                 ui.horizontal(|ui| {
