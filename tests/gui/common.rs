@@ -45,6 +45,10 @@ pub fn step_until(h: &mut Harness<'static, HopmapApp>, done: impl Fn(&HopmapApp)
 /// Select mapper `id` in the Mapper panel, press Map, and wait for the
 /// mapping.
 pub fn map_through_ui(h: &mut Harness<'static, HopmapApp>, id: &str) {
+    // The mapper list scrolls with the left panel: bring the row into view.
+    // (The scroll animates over a few frames.)
+    h.get_by_label(id).scroll_to_me();
+    h.run_steps(20);
     h.get_by_label(id).click();
     h.run_steps(1);
     assert_eq!(h.state().mapper.selected, id);

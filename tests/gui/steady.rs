@@ -229,3 +229,116 @@ fn a_lesson_open_leaves_the_centre_usable_at_1280_and_1920() {
         );
     }
 }
+
+/// The app at `w`×`ht` with `mapper` run on lammps-lj-64 on `topo`.
+fn mapped_at(topo: &str, mapper: &str, w: f32, ht: f32) -> Harness<'static, HopmapApp> {
+    let mut app = HopmapApp::new(Settings::default());
+    app.apply_options(&GuiOptions {
+        graph: Some("lammps-lj-64".into()),
+        topology: Some(topo.into()),
+        mapper: Some(mapper.into()),
+        ..Default::default()
+    })
+    .unwrap();
+    app.graph_view.playing = false;
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(w, ht))
+        .build_eframe(move |_cc| app);
+    h.run_steps(4);
+    h
+}
+
+/// Every widget starting in `[lo, hi)` and between `top` and `ht` ends by
+/// `hi`; returns how many there were.
+fn assert_inside(
+    h: &Harness<'static, HopmapApp>,
+    [lo, hi]: [f32; 2],
+    [top, ht]: [f32; 2],
+    what: &str,
+) -> usize {
+    use egui_kittest::kittest::{By, NodeT};
+    let mut seen = 0;
+    for node in h.query_all(By::new().predicate(|n| n.bounding_box().is_some())) {
+        let r = node.rect();
+        if r.min.x < lo - 1.0 || r.min.x >= hi || r.min.y < top || r.min.y > ht || r.width() <= 0.0
+        {
+            continue;
+        }
+        seen += 1;
+        assert!(
+            r.max.x <= hi + 0.5,
+            "{what}: {:?} ends at x = {} past {hi}",
+            node.accesskit_node().label(),
+            r.max.x
+        );
+    }
+    seen
+}
+
+/// At 1280×800 and 1920×1080, on a torus and on a fabric, every text and
+/// widget of the Metrics panel lies inside the window: nothing runs past
+/// its right edge (the panel scrolls vertically only).
+#[test]
+fn the_metrics_panel_fits_its_width_on_a_torus_and_a_fabric() {
+    for topo in ["torus:4x4x4", "fattree:8:3"] {
+        for (w, ht) in [(1280.0, 800.0), (1920.0, 1080.0)] {
+            // Worse than default: the longest sentence and bars.
+            let h = mapped_at(topo, "random", w, ht);
+            let m = rect_of(&h, "Metrics").min;
+            let seen = assert_inside(&h, [m.x, w], [m.y, ht], &format!("{topo} at {w}×{ht}"));
+            assert!(seen > 20, "{topo} at {w}×{ht}: {seen} widgets in the panel");
+        }
+    }
+}
+
+/// The left panel (Data, Network, Mapper) wraps its rows to its width: the
+/// Generate… button and the fabric sources are not cut at its edge.
+#[test]
+fn the_left_panel_fits_its_width_on_a_torus_and_a_fabric() {
+    for topo in ["torus:4x4x4", "fattree:8:3"] {
+        let h = mapped_at(topo, "default", 1280.0, 800.0);
+        // The panel's right edge: where the centre's first tab starts.
+        let edge = rect_of(&h, "Graph + Network").min.x - 8.0;
+        let top = rect_of(&h, "Data").min.y;
+        let seen = assert_inside(&h, [0.0, edge], [top, 800.0], topo);
+        assert!(seen > 20, "{topo}: {seen} widgets in the panel");
+        assert!(rect_of(&h, "Generate…").max.x <= edge);
+    }
+}
+
+/// Small text (the mappers' summaries, the hottest links, the panes'
+/// figures) is drawn at a readable size, not egui's 9 pt.
+#[test]
+fn small_text_is_readable() {
+    let h = harness_at(1280.0, 800.0);
+    let info = mappers::find("default").unwrap();
+    let r = h.get_by_label(info.name).rect();
+    assert!(
+        r.height() >= hopmap_app::hopmap_app::SMALL_TEXT_PT,
+        "the summary {:?} is {} px high",
+        info.name,
+        r.height()
+    );
+}
+
+/// "How good is this mapping?" names its rows apart when the mapping shown
+/// is the baseline itself.
+#[test]
+fn the_default_mapping_shown_is_named_apart_from_the_baseline_row() {
+    let mut app = HopmapApp::new(Settings::default());
+    app.apply_options(&GuiOptions {
+        graph: Some("lammps-lj-64".into()),
+        topology: Some("torus:4x4x4".into()),
+        mapper: Some("default".into()),
+        ..Default::default()
+    })
+    .unwrap();
+    app.graph_view.playing = false;
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1280.0, 800.0))
+        .build_eframe(move |_cc| app);
+    h.run_steps(3);
+    let shown = rect_of(&h, "default (shown)");
+    assert!(shown.min.x >= rect_of(&h, "Metrics").min.x);
+}
+

@@ -456,7 +456,7 @@ impl View for DataPanel {
             self.generate_window(&ctx, model);
         }
         ui.heading("Data");
-        ui.horizontal(|ui| {
+        ui.horizontal_wrapped(|ui| {
             if ui
                 .button("Open…")
                 .on_hover_text("Open a communication graph file (or drop one on the window)")

@@ -204,6 +204,9 @@ impl HopmapApp {
             let c = ctx.clone();
             self.model.waker = Some(std::sync::Arc::new(move || c.request_repaint()));
         }
+        if self.frame_no == 1 {
+            readable_small_text(&ctx);
+        }
         let jobs_busy = self.model.poll_jobs();
         super::bipartition_view::auto_color(
             &mut self.bipartition_view,
@@ -271,7 +274,8 @@ impl HopmapApp {
                     .show(ui, |ui| {
                         self.mapper.actions_ui(ui, &mut self.model);
                     });
-                egui::ScrollArea::both().show(ui, |ui| {
+                // Rows wrap to the panel's width; the content scrolls vertically.
+                egui::ScrollArea::vertical().show(ui, |ui| {
                     self.data.ui(ui, (&mut self.model, &mut self.settings));
                     ui.separator();
                     if self.network.ui(ui, &mut self.model) {
@@ -288,8 +292,9 @@ impl HopmapApp {
             .resizable(false)
             .exact_size(rw)
             .show_collapsible(ui, &mut right, |ui| {
-                // Content wider than the panel scrolls; the panel keeps its width.
-                egui::ScrollArea::both().show(ui, |ui| {
+                // The content fits the panel's width (texts wrap, plots
+                // shrink) and scrolls vertically; the panel keeps its width.
+                egui::ScrollArea::vertical().show(ui, |ui| {
                     self.metrics.ui(ui, (&self.model, panes));
                 });
             });
@@ -462,3 +467,16 @@ impl eframe::App for HopmapApp {
         self.settings.save(storage);
     }
 }
+
+/// egui's small text (9 pt) is unreadable in lists and captions (the
+/// hottest links, the mappers' summaries, the panes' figures): 11 pt.
+pub fn readable_small_text(ctx: &egui::Context) {
+    ctx.all_styles_mut(|s| {
+        if let Some(f) = s.text_styles.get_mut(&egui::TextStyle::Small) {
+            f.size = f.size.max(SMALL_TEXT_PT);
+        }
+    });
+}
+
+/// The size of small text (captions, lists, the panes' figures), in points.
+pub const SMALL_TEXT_PT: f32 = 11.0;

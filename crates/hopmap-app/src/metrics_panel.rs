@@ -161,7 +161,8 @@ fn quality_row(
     };
     ui.label(RichText::new(&text).monospace())
         .on_hover_text(format!("multiple of {}", base.1));
-    let w = 70.0;
+    // The bar takes what is left of the panel's width, at most 70 px.
+    let w = ui.available_width().clamp(24.0, 70.0);
     let (r, painter) = ui.allocate_painter(egui::vec2(w, 12.0), egui::Sense::hover());
     let f = if max > 0.0 {
         (v / max).clamp(0.0, 1.0) as f32
@@ -190,7 +191,12 @@ impl MetricsPanel {
         let default = self.reference.default.clone();
         ui.strong("How good is this mapping?")
             .on_hover_text("hop-bytes = Σ bytes × hops: lower is better");
-        let label = format!("{} (shown)", self.describes);
+        // The mapping's name; "default (shown)" when it is the baseline row's.
+        let label = if self.describes == "default" {
+            "default (shown)".to_string()
+        } else {
+            self.describes.clone()
+        };
         let max = [
             Some(m.hop_bytes),
             default.as_ref().map(|d| d.hop_bytes),
@@ -227,8 +233,9 @@ impl MetricsPanel {
                 if let Some(d) = &default {
                     let t = quality_row(
                         ui,
-                        "default (rank i, slot i)",
-                        "The `default` mapper (linear TXYZ order), the baseline every mapper should beat.",
+                        "default",
+                        "The `default` mapper (rank i on slot i, linear TXYZ order), the baseline \
+                         every mapper should beat.",
                         d.hop_bytes,
                         base,
                         max,
@@ -241,7 +248,15 @@ impl MetricsPanel {
                     Some(d) if m.hop_bytes > d.hop_bytes * 1.0005 => worse,
                     _ => neutral,
                 };
-                let t = quality_row(ui, &label, "What the views show.", m.hop_bytes, base, max, col);
+                let t = quality_row(
+                    ui,
+                    &label,
+                    "The mapping shown: what the views show.",
+                    m.hop_bytes,
+                    base,
+                    max,
+                    col,
+                );
                 texts.push(("shown_hop_bytes", m.hop_bytes, t));
             });
         for (name, v, ratio) in texts {
@@ -418,17 +433,15 @@ impl MetricsPanel {
         ];
         let mut shown = Vec::new();
         egui::Grid::new("metrics_grid")
-            .num_columns(4)
+            .num_columns(3)
             .striped(true)
             .show(ui, |ui| {
-                ui.weak("");
-                ui.weak("value");
+                ui.weak("figure: value");
                 ui.weak(if prev.is_some() { "change" } else { "" });
                 ui.weak(if dm.is_some() { "default" } else { "" })
                     .on_hover_text("The default mapping (rank i on slot i), for reference");
                 ui.end_row();
                 for (name, v, old, tip, bytes, dv) in rows {
-                    ui.label(name).on_hover_text(tip);
                     let hover = if bytes {
                         format!("{} ({})", fmt_bytes(v), tip)
                     } else {
@@ -438,8 +451,15 @@ impl MetricsPanel {
                     // a product of bytes and hops) with grouped digits.
                     let load = name == "max_link_load";
                     let text = if load { fmt_bytes(v) } else { fmt_num(v) };
-                    ui.label(RichText::new(&text).monospace().strong())
+                    // The name above its value: the four columns fit the
+                    // panel's width with the longest name and a 10-digit value.
+                    ui.vertical(|ui| {
+                        ui.add(egui::Label::new(name).extend()).on_hover_text(tip);
+                        ui.add(
+                            egui::Label::new(RichText::new(&text).monospace().strong()).extend(),
+                        )
                         .on_hover_text(hover);
+                    });
                     shown.push((name, v, text));
                     match old {
                         Some(o) if o != 0.0 => {

@@ -91,7 +91,7 @@ impl HopModel {
     /// The histogram's axis title.
     pub fn axis_label(&self) -> &'static str {
         if self.fabric {
-            "switch-to-switch hops (0 = same host or same switch)"
+            "switch hops (0 = same switch or host)"
         } else {
             "hops (0 = same node)"
         }

@@ -229,6 +229,17 @@ pub fn to_json(cases: &[Case]) -> Result<String> {
     .map_err(|e| Error::Unsupported(format!("report: {e}")))
 }
 
+/// A chart's value label in its metric's unit: link loads in bytes with a
+/// binary unit (`9.43 MiB`), hop-bytes and flows as grouped whole numbers
+/// (`827 400 304`), seconds with four significant digits.
+pub fn chart_value(key: &str, v: f64) -> String {
+    match key {
+        "max_link_load" => crate::units::fmt_bytes(v),
+        "hop_bytes" | "max_link_flows" => crate::units::fmt_count(v),
+        _ => fmt_value(v),
+    }
+}
+
 /// A number for a label: integers as integers, large values with 4
 /// significant digits in e-notation, others with 4 significant digits.
 pub fn fmt_value(v: f64) -> String {
@@ -262,7 +273,7 @@ fn xml_escape(s: &str) -> String {
 
 /// A horizontal bar chart as SVG: one `<rect class="bar">` and two labels
 /// (name, value) per bar, in the given order, on a white background.
-pub fn bar_chart_svg(title: &str, bars: &[(String, f64)]) -> String {
+pub fn bar_chart_svg(title: &str, bars: &[(String, f64)], fmt: impl Fn(f64) -> String) -> String {
     const ROW: f64 = 24.0;
     const LEFT: f64 = 150.0;
     const PLOT: f64 = 460.0;
@@ -314,7 +325,7 @@ pub fn bar_chart_svg(title: &str, bars: &[(String, f64)]) -> String {
             r#"<text x="{:.1}" y="{}">{}</text>"#,
             LEFT + w + 6.0,
             y + 15.0,
-            xml_escape(&fmt_value(*v))
+            xml_escape(&fmt(*v))
         );
     }
     s.push_str("</svg>\n");
@@ -378,12 +389,12 @@ pub fn to_html(cases: &[Case]) -> String {
                 s,
                 "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.4}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.4}</td></tr>",
                 xml_escape(&r.mapper),
-                fmt_value(m.hop_bytes),
+                chart_value("hop_bytes", m.hop_bytes),
                 opt(ratio(m.hop_bytes, best)),
                 opt(ratio(m.hop_bytes, default)),
                 m.avg_hops_per_byte,
                 m.max_dilation,
-                fmt_value(m.max_link_load),
+                chart_value("max_link_load", m.max_link_load),
                 m.max_link_flows,
                 r.seconds
             );
@@ -446,8 +457,12 @@ pub fn write(dir: &Path, cases: &[Case]) -> Result<Vec<PathBuf>> {
         for (key, title) in CHARTS {
             let bars = chart_bars(cmp, key);
             let t = format!("{title}: {} on {}", c.graph, c.topology);
-            put(&chart_file(k, key), bar_chart_svg(&t, &bars).as_bytes())?;
-            let png = crate::report_png::bar_chart_png(&t, &bars, fmt_value)?;
+            let fmt = |v: f64| chart_value(key, v);
+            put(
+                &chart_file(k, key),
+                bar_chart_svg(&t, &bars, fmt).as_bytes(),
+            )?;
+            let png = crate::report_png::bar_chart_png(&t, &bars, fmt)?;
             put(&chart_file(k, key).replace(".svg", ".png"), &png)?;
         }
     }
@@ -459,6 +474,7 @@ pub fn write(dir: &Path, cases: &[Case]) -> Result<Vec<PathBuf>> {
 mod tests {
     use super::*;
     use crate::graph::GraphBuilder;
+    use crate::units::fmt_count;
 
     fn ring(n: usize) -> Arc<CommGraph> {
         let mut b = GraphBuilder::new(n, false);
@@ -543,11 +559,11 @@ mod tests {
         let bars = chart_bars(cmp, "hop_bytes");
         assert_eq!(bars.len(), 3);
         assert!(bars.windows(2).all(|w| w[0].1 <= w[1].1));
-        let svg = bar_chart_svg("hop-bytes", &bars);
+        let svg = bar_chart_svg("hop-bytes", &bars, |v| chart_value("hop_bytes", v));
         assert_eq!(svg.matches("<rect class=\"bar\"").count(), 3);
         for (name, v) in &bars {
             assert!(svg.contains(&format!(">{name}</text>")), "{name}");
-            assert!(svg.contains(&format!(">{}</text>", fmt_value(*v))), "{v}");
+            assert!(svg.contains(&format!(">{}</text>", fmt_count(*v))), "{v}");
         }
         // Bars appear in order: the best's name first.
         let first = svg.find(&format!(">{}<", bars[0].0)).unwrap();
@@ -555,6 +571,14 @@ mod tests {
         assert!(first < last);
         assert_eq!(svg.matches("<svg").count(), 1);
         assert!(svg.trim_end().ends_with("</svg>"));
+    }
+
+    #[test]
+    fn chart_values_carry_their_metrics_units() {
+        assert_eq!(chart_value("max_link_load", 9890416.0), "9.43 MiB");
+        assert_eq!(chart_value("hop_bytes", 827400304.0), "827 400 304");
+        assert_eq!(chart_value("max_link_flows", 32.0), "32");
+        assert_eq!(chart_value("seconds", 0.000123), "1.230e-4");
     }
 
     #[test]

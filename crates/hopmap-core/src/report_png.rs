@@ -143,7 +143,7 @@ pub fn label_width(bars: &[(String, f64)]) -> u32 {
 pub fn bar_chart_png(
     title: &str,
     bars: &[(String, f64)],
-    fmt: fn(f64) -> String,
+    fmt: impl Fn(f64) -> String,
 ) -> Result<Vec<u8>> {
     let left = label_width(bars);
     let values: Vec<String> = bars.iter().map(|b| fmt(b.1)).collect();

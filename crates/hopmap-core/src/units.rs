@@ -51,6 +51,30 @@ pub fn fmt_bytes_exact(b: f64) -> String {
     }
 }
 
+/// A whole count with space digit groups, e.g. `1 234 567` (as the app's
+/// panels print hop-bytes and flows); other values with four significant
+/// digits ([`crate::report::fmt_value`]).
+///
+/// ```
+/// use hopmap_core::units::fmt_count;
+/// assert_eq!(fmt_count(827400304.0), "827 400 304");
+/// assert_eq!(fmt_count(32.0), "32");
+/// ```
+pub fn fmt_count(v: f64) -> String {
+    if !(v.is_finite() && v.fract() == 0.0 && v.abs() < 1e15) {
+        return crate::report::fmt_value(v);
+    }
+    let s = format!("{}", v.abs() as u64);
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(' ');
+        }
+        out.push(c);
+    }
+    if v < 0.0 { format!("-{out}") } else { out }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
