@@ -342,3 +342,47 @@ fn the_default_mapping_shown_is_named_apart_from_the_baseline_row() {
     assert!(shown.min.x >= rect_of(&h, "Metrics").min.x);
 }
 
+/// At 1280×800 on a fabric, in the Network view and in the split view, the
+/// legend's note (its last line says how to click) ends above the panel
+/// under the centre: the drawing gives the legend its whole wrapped height.
+#[test]
+fn the_network_legend_fits_its_view_at_1280_on_a_fabric() {
+    for view in ["network", "split"] {
+        let mut app = HopmapApp::new(Settings::default());
+        app.apply_options(&GuiOptions {
+            graph: Some("lammps-lj-64".into()),
+            topology: Some("fattree:8:3".into()),
+            mapper: Some("sm".into()),
+            view: Some(view.into()),
+            ..Default::default()
+        })
+        .unwrap();
+        app.graph_view.playing = false;
+        let mut h = Harness::builder()
+            .with_size(egui::vec2(1280.0, 800.0))
+            .build_eframe(move |_cc| app);
+        let key = "click a node: its process's routes";
+        for _ in 0..600 {
+            if h.query_by_label_contains(key).is_some() {
+                break;
+            }
+            h.run_steps(1);
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        h.run_steps(3);
+        let note = h.get_by_label_contains(key).rect();
+        // The centre's bottom panel (Lesson, Guided log, Glossary) starts
+        // below the drawing.
+        let below = rect_of(&h, "Glossary").min.y;
+        let (left, right) = (rect_of(&h, "Graph + Network"), rect_of(&h, "Metrics"));
+        assert!(
+            note.max.y < below,
+            "{view}: legend ends at {} past {below}",
+            note.max.y
+        );
+        assert!(
+            note.min.x >= left.min.x && note.max.x <= right.min.x,
+            "{view}: {note:?}"
+        );
+    }
+}

@@ -291,7 +291,13 @@ impl FabricView {
             ui.ctx().request_repaint();
             return;
         };
-        let legend_h = if synced { 0.0 } else { legend::HEIGHT };
+        let range = cx.range(false);
+        let note = fabric_note(f, &prep, model);
+        let lg = (!synced).then(|| fabric_legend(cx, range, &note));
+        let laid = lg
+            .as_ref()
+            .map(|l| legend::Laid::new(&painter, full.width(), l));
+        let legend_h = laid.as_ref().map_or(0.0, legend::Laid::height);
         let rect = Rect::from_min_max(
             full.min + vec2(0.0, 8.0),
             pos2(full.max.x, full.max.y - legend_h),
@@ -301,7 +307,6 @@ impl FabricView {
             clip: full,
             ..frame
         };
-        let range = cx.range(false);
         self.ensure_meshes(cx, model, f, &prep, frame, range);
         let Some(drawn) = self.drawn.as_ref() else {
             return;
@@ -309,8 +314,8 @@ impl FabricView {
         self.paint(cx, &painter, drawn, f, &prep, model);
         self.paint_hover(cx, &painter, f);
         self.hover_and_click(cx, &resp, rect, f, &prep, model);
-        if !synced {
-            fabric_legend(cx, &painter, (full, range), f, &prep, model);
+        if let (Some(l), Some(laid)) = (lg, laid) {
+            legend::draw(ui, &painter, full, &l, laid);
         }
     }
 
@@ -713,28 +718,24 @@ fn paint_selected_link(cx: &Ctx<'_>, painter: &egui::Painter, drawn: &FabDrawn) 
     }
 }
 
-/// The legend under the fabric, with what boxes, hosts, arrowheads and
-/// dashes mean.
-fn fabric_legend(
-    cx: &Ctx<'_>,
-    painter: &egui::Painter,
-    (full, range): (Rect, (f64, f64)),
-    f: &Fabric,
-    prep: &FabricPrep,
-    model: &Model,
-) {
+/// The legend under the fabric, with `note` on what boxes, hosts,
+/// arrowheads and dashes mean.
+fn fabric_legend<'b>(cx: &Ctx<'_>, range: (f64, f64), note: &'b str) -> legend::Legend<'b> {
     let filter = cx
         .filter
         .resolve(cx.data.geom.links.len(), cx.data.stats.used, false);
+    cx.legend(range, filter, (Resolved::Flat, false), Some(note))
+}
+
+/// What boxes, hosts, arrowheads and dashes mean.
+fn fabric_note(f: &Fabric, prep: &FabricPrep, model: &Model) -> String {
     let unused = prep.unused.iter().filter(|&&u| u).count();
-    let note = format!(
+    format!(
         "fabric: boxes = switches (width = ports), hosts under them (strips with a count when \
          many); arrowheads = up end of a link (towards the root); dashed (faint grey when thousands) = {unused} links up*/down* never \
          uses · {} · wheel zooms across, drag pans",
         host_links_note(f, model)
-    );
-    let l = cx.legend(range, filter, (Resolved::Flat, false), Some(&note));
-    legend::draw(painter, full, &l);
+    )
 }
 
 fn switch_text(data: &LinkData, f: &Fabric, prep: &FabricPrep, s: usize) -> String {

@@ -39,7 +39,15 @@ impl GridView {
         let (resp, painter) = ui.allocate_painter(ui.available_size(), Sense::click_and_drag());
         let full = resp.rect;
         painter.rect_filled(full, 4.0, Color32::from_gray(14));
-        let legend_h = if synced { 0.0 } else { legend::HEIGHT };
+        // The mode the last frame resolved to words the note; a change of
+        // mode resizes the drawing on the next frame.
+        let legend_h = if synced {
+            0.0
+        } else {
+            let prev = *cx.resolved;
+            let lg = grid_legend(cx, cx.range(prev == Resolved::Projection));
+            legend::Laid::new(&painter, full.width(), &lg).height()
+        };
         let rect = Rect::from_min_max(full.min, pos2(full.max.x, full.max.y - legend_h));
         let painter = painter.with_clip_rect(full);
         if cx.data.geom.world.is_empty() {
@@ -71,7 +79,9 @@ impl GridView {
             slice_labels(cx, &painter, drawn, &proj);
         }
         if !synced {
-            grid_legend(cx, &painter, full, range);
+            let lg = grid_legend(cx, range);
+            let laid = legend::Laid::new(&painter, full.width(), &lg);
+            legend::draw(ui, &painter, full, &lg, laid);
         }
     }
 
@@ -221,7 +231,7 @@ fn slice_labels(cx: &Ctx<'_>, painter: &egui::Painter, drawn: &Drawn, proj: &Pro
 }
 
 /// The legend under the grid, with the note on an automatic mode choice.
-fn grid_legend(cx: &Ctx<'_>, painter: &egui::Painter, full: Rect, range: (f64, f64)) {
+fn grid_legend(cx: &Ctx<'_>, range: (f64, f64)) -> legend::Legend<'static> {
     let resolved = *cx.resolved;
     let projected = resolved == Resolved::Projection;
     let geom = &cx.data.geom;
@@ -235,8 +245,7 @@ fn grid_legend(cx: &Ctx<'_>, painter: &egui::Painter, full: Rect, range: (f64, f
         (ViewMode::Auto, Resolved::Slices) => Some("Auto: 3D would hide the inside of the block"),
         _ => None,
     };
-    let l = cx.legend(range, filter, (resolved, geom.any_wrap), auto_note);
-    legend::draw(painter, full, &l);
+    cx.legend(range, filter, (resolved, geom.any_wrap), auto_note)
 }
 
 /// `X link (3, 4, 5) -> (4, 4, 5)`.

@@ -1,15 +1,20 @@
 //! The legend under the network drawing: a colour bar from the filter's
-//! threshold to the busiest link, and one wrapped line saying what is shown
-//! (how many links in full, what faint means, what the squares and stubs
-//! are, and how to move the camera).
+//! threshold to the busiest link, and one note wrapped to the view's width
+//! saying what is shown (how many links in full, what faint means, what the
+//! squares and stubs are, and how to move the camera). [`Laid`] wraps the
+//! note first so the view reserves the legend's whole height before it
+//! draws; the note is a label (so it is in the accessibility tree).
 
 use super::geometry::Resolved;
 use crate::colormap::viridis;
-use egui::{Color32, Mesh, Painter, Rect, Shape, pos2};
+use egui::{Color32, Galley, Mesh, Painter, Rect, Shape, pos2};
 use hopmap_core::units::fmt_bytes;
+use std::sync::Arc;
 
-/// Height reserved for the legend.
-pub const HEIGHT: f32 = 70.0;
+/// The colour bar's row above the note, and the margin below it.
+const BAR_ROW: f32 = 18.0;
+const BOTTOM: f32 = 4.0;
+const FONT: f32 = 11.0;
 
 pub struct Legend<'a> {
     pub by_flows: bool,
@@ -37,13 +42,33 @@ fn value_text(by_flows: bool, v: f64) -> String {
     }
 }
 
-pub fn draw(painter: &Painter, full: Rect, lg: &Legend<'_>) {
-    let font = egui::FontId::proportional(11.0);
+/// The legend's note wrapped to a view of width `width`, ready to draw.
+pub struct Laid(Arc<Galley>);
+
+impl Laid {
+    /// Wrap the note of `lg` to `width` (less the margins).
+    pub fn new(painter: &Painter, width: f32, lg: &Legend<'_>) -> Self {
+        let font = egui::FontId::proportional(FONT);
+        let wrap = (width - 16.0).max(40.0);
+        Self(painter.layout(note_text(lg), font, Color32::from_gray(150), wrap))
+    }
+
+    /// The height the legend takes at the bottom of the view.
+    pub fn height(&self) -> f32 {
+        BAR_ROW + self.0.size().y + BOTTOM
+    }
+}
+
+/// Draw the legend into the bottom [`Laid::height`] of `full`: the colour
+/// bar and its end values, then the note as a label.
+pub fn draw(ui: &mut egui::Ui, painter: &Painter, full: Rect, lg: &Legend<'_>, laid: Laid) {
+    let font = egui::FontId::proportional(FONT);
+    let top = full.max.y - laid.height();
     let lr = Rect::from_min_max(
-        pos2(full.min.x + 64.0, full.max.y - HEIGHT + 4.0),
+        pos2(full.min.x + 64.0, top + 4.0),
         pos2(
             full.min.x + 64.0 + (full.width() * 0.35).min(200.0),
-            full.max.y - HEIGHT + 14.0,
+            top + 14.0,
         ),
     );
     let mut bar = Mesh::default();
@@ -81,6 +106,13 @@ pub fn draw(painter: &Painter, full: Rect, lg: &Legend<'_>) {
         font.clone(),
         label_col,
     );
+    let at = pos2(full.min.x + 8.0, lr.max.y + 4.0);
+    let rect = Rect::from_min_size(at, laid.0.size());
+    ui.put(rect, egui::Label::new(laid.0).selectable(false));
+}
+
+/// What the legend's note says.
+fn note_text(lg: &Legend<'_>) -> String {
     let what = if lg.by_flows { "flows" } else { "bytes" };
     let mut note = if lg.filtered {
         format!(
@@ -115,10 +147,5 @@ pub fn draw(painter: &Painter, full: Rect, lg: &Legend<'_>) {
         note.push_str(a);
     }
     note.push_str(" · click a node: its process's routes; click a link: select it");
-    let galley = painter.layout(note, font, Color32::from_gray(150), full.width() - 16.0);
-    painter.galley(
-        pos2(full.min.x + 8.0, lr.max.y + 4.0),
-        galley,
-        Color32::from_gray(150),
-    );
+    note
 }
