@@ -298,7 +298,9 @@ pub fn run(opts: GuiOptions) -> Result<(), AppError> {
         native,
         Box::new(move |cc| {
             if headless {
-                // A screenshot does not inherit a zoom saved by another run.
+                // A screenshot does not inherit a zoom or panel sizes saved
+                // by another run (egui's memory is loaded from disk).
+                cc.egui_ctx.memory_mut(|m| m.data = Default::default());
                 cc.egui_ctx.set_zoom_factor(1.0);
             }
             let mut app = if headless {

@@ -27,6 +27,9 @@ pub struct LessonPanel {
     /// The lesson graph on screen and the model's graph generation it was
     /// loaded at (a lesson step reuses it when nothing else replaced it).
     pub(crate) shown_graph: Option<(LessonGraph, u64)>,
+    /// In the last frame: where the step's text started and the height of
+    /// the whole text (the teaching panel grows to it, within a cap).
+    pub(crate) text_need: Option<(f32, f32)>,
 }
 
 impl LessonPanel {
@@ -213,6 +216,7 @@ impl View for LessonPanel {
             ui.weak(lesson.seed);
         });
         let lesson = self.current();
+        let prev_need = self.text_need.take();
         if !self.open {
             ui.horizontal(|ui| {
                 if ui.button("Start this lesson").clicked() {
@@ -259,9 +263,17 @@ impl View for LessonPanel {
             let mut tu = ui.new_child(egui::UiBuilder::new().max_rect(tr));
             ui.allocate_rect(full, egui::Sense::hover());
             let ui = &mut tu;
-            egui::ScrollArea::vertical()
+            // A scroll bar in sight when the text is longer than the panel.
+            let over = prev_need.is_some_and(|(_, h)| h > full.height());
+            let bar = if over {
+                egui::scroll_area::ScrollBarVisibility::AlwaysVisible
+            } else {
+                egui::scroll_area::ScrollBarVisibility::VisibleWhenNeeded
+            };
+            let out = egui::ScrollArea::vertical()
                 .id_salt("lesson_text")
                 .auto_shrink([false, false])
+                .scroll_bar_visibility(bar)
                 .show(ui, |ui| {
                     // Large and bright enough for a projector.
                     ui.add(
@@ -287,6 +299,7 @@ impl View for LessonPanel {
                         }
                     }
                 });
+            self.text_need = Some((full.min.y, out.content_size.y));
         }
         go
     }

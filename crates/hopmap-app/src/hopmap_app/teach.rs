@@ -36,6 +36,10 @@ pub struct Teach {
     pub report: report_dialog::ReportDialog,
     /// Saved layout positions waiting for the graph view (graph generation).
     pub pending_layout: Option<(u64, Vec<[f32; 2]>)>,
+    /// In the last frame: the panel's frame (outer less inner height) and
+    /// its inner top, to size it to the lesson text.
+    chrome: f32,
+    inner_top: f32,
 }
 
 impl HopmapApp {
@@ -55,11 +59,17 @@ impl HopmapApp {
             });
             return;
         }
-        egui::Panel::bottom("teach_panel")
+        let min = if self.teach.tab == BottomTab::Lesson {
+            self.lesson_height(ctx.content_rect().height())
+        } else {
+            150.0
+        };
+        let shown = egui::Panel::bottom("teach_panel")
             .resizable(true)
             .default_size(180.0)
-            .min_size(150.0)
+            .min_size(min)
             .show(ui, |ui| {
+                let inner = ui.max_rect();
                 ui.horizontal(|ui| {
                     let t = &mut self.teach.tab;
                     ui.selectable_value(t, BottomTab::Lesson, "Lesson");
@@ -80,7 +90,23 @@ impl HopmapApp {
                     BottomTab::Log => self.teach.log.ui(ui, &mut self.model),
                     BottomTab::Glossary => self.teach.glossary.ui(ui, ()),
                 }
+                inner
             });
+        let chrome = shown.response.rect.height() - shown.inner.height();
+        self.teach.chrome = chrome.max(0.0);
+        self.teach.inner_top = shown.inner.min.y;
+    }
+
+    /// The lesson tab's least height in a window `win_h` high: the whole
+    /// step text as the last frame measured it, at most 30% of a tall
+    /// window (324 px at 1080 lines) and 180 px at 800 lines, where the
+    /// text scrolls; never under 150 px.
+    fn lesson_height(&self, win_h: f32) -> f32 {
+        let cap = (0.6 * win_h - 300.0).clamp(150.0, (0.3 * win_h).max(150.0));
+        let need = self.teach.lesson.text_need.map_or(0.0, |(top, h)| {
+            self.teach.chrome + (top - self.teach.inner_top) + h + 4.0
+        });
+        need.clamp(150.0, cap)
     }
 
     /// Export `view` at the next frame; the centre shows that view if it
