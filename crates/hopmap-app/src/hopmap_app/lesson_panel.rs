@@ -266,6 +266,8 @@ impl View for LessonPanel {
             // A scroll bar in sight when the text is longer than the panel.
             let over = prev_need.is_some_and(|(_, h)| h > full.height());
             let bar = if over {
+                // Solid: a floating bar is invisible until hovered.
+                ui.spacing_mut().scroll = egui::style::ScrollStyle::solid();
                 egui::scroll_area::ScrollBarVisibility::AlwaysVisible
             } else {
                 egui::scroll_area::ScrollBarVisibility::VisibleWhenNeeded
