@@ -173,12 +173,15 @@ impl DiffView {
                 let ui = &mut cols[k];
                 ui.strong(format!("Hottest links of {}", this.label));
                 let hot: Vec<u32> = this.view.stats().hottest(HOT_ROWS).to_vec();
-                egui::ScrollArea::both()
+                // Vertical only: the link column ends at the table's edge,
+                // a long name elided there (whole on hover).
+                egui::ScrollArea::vertical()
                     .id_salt(("diff_hot", k))
                     .max_height(ui.available_height())
                     .show(ui, |ui| {
                         egui::Grid::new(("diff_hot_grid", k))
                             .striped(true)
+                            .num_columns(4)
                             .show(ui, |ui| {
                                 ui.label("#");
                                 ui.label(&this.label);
@@ -201,9 +204,14 @@ impl DiffView {
                                         .monospace()
                                         .color(diverging((d as f32).clamp(-1.0, 1.0) * 0.8)),
                                     );
-                                    ui.label(
-                                        egui::RichText::new(this.view.link_name(&this.model, i))
+                                    ui.add(
+                                        egui::Label::new(
+                                            egui::RichText::new(
+                                                this.view.link_name(&this.model, i),
+                                            )
                                             .small(),
+                                        )
+                                        .truncate(),
                                     );
                                     ui.end_row();
                                 }
