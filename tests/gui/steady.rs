@@ -341,4 +341,3 @@ fn the_default_mapping_shown_is_named_apart_from_the_baseline_row() {
     let shown = rect_of(&h, "default (shown)");
     assert!(shown.min.x >= rect_of(&h, "Metrics").min.x);
 }
-
