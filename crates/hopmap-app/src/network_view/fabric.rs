@@ -976,4 +976,15 @@ mod tests {
         assert_eq!(p.roots, f.updown().roots);
         assert!(link_name(f, &g.links[0], Some(&p)).contains("up end"));
     }
+
+    #[test]
+    fn unused_links_follow_the_routing_in_use() {
+        let t = Topology::parse("fabric:moh-fig2").unwrap();
+        let f = t.as_fabric().unwrap();
+        assert_eq!(prepare(f, &Routing::Dor).routing, "updn");
+        let p = prepare(f, &Routing::MinimalSplit);
+        assert_eq!(p.routing, "minimal");
+        let unused: Vec<usize> = (0..p.unused.len()).filter(|&l| p.unused[l]).collect();
+        assert_eq!(unused, fabric_route::unused_links(f, Mode::Minimal, false));
+    }
 }
