@@ -1,6 +1,6 @@
 //! The network view of a switch fabric (Moh et al.): a layered graph.
 //!
-//! * **Layout** ([`hopmap_core::topology::fabric_layout`]): switches in the levels
+//! * **Layout** ([`super::fabric_layout`]): switches in the levels
 //!   of the up*/down* spanning tree of the current routing (the fabric's
 //!   root, or every top switch for the `fattree` routing), root on top,
 //!   ordered by barycentre sweeps. It is computed once per topology and
@@ -34,6 +34,7 @@
 
 use super::data::LinkData;
 use super::fabric_draw::{self, FabDrawn, Frame, Pick, Scene, host_dot_rect};
+use super::fabric_layout::{self, FabricLayout};
 use super::geometry::{Geometry, LinkGeom, Resolved};
 use super::{Ctx, Picked, legend};
 use crate::Model;
@@ -44,7 +45,6 @@ use hopmap_core::routing::Routing;
 use hopmap_core::routing::fabric_route::{self, Mode};
 use hopmap_core::routing::updown::UpDown;
 use hopmap_core::topology::Fabric;
-use hopmap_core::topology::fabric_layout::{self, FabricLayout};
 use hopmap_core::units::fmt_bytes;
 use std::sync::Arc;
 

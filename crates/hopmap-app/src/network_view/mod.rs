@@ -44,6 +44,7 @@ pub mod contention;
 pub mod data;
 pub mod fabric;
 mod fabric_draw;
+pub mod fabric_layout;
 pub mod geometry;
 pub mod grid;
 mod input;

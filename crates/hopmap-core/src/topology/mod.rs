@@ -20,7 +20,6 @@
 
 pub mod dragonfly;
 pub mod fabric;
-pub mod fabric_layout;
 pub mod fabric_spec;
 pub mod fattree;
 pub mod ftree_detect;

@@ -29,8 +29,8 @@
 //! the sweeps and the crossing counts (L links, S switches); memory O(S + L).
 //! For `fattree:48:3` (2,880 switches, 55,296 links) a few milliseconds.
 
-use super::fabric::Fabric;
-use crate::routing::updown::UpDown;
+use hopmap_core::routing::updown::UpDown;
+use hopmap_core::topology::fabric::Fabric;
 
 /// Sweeps run by [`layout`] by default (each is one pass down or up).
 pub const DEFAULT_SWEEPS: usize = 8;
@@ -257,7 +257,7 @@ pub fn crossings(links: &[(u32, u32)], level_of: &[u32], pos: &[u32], levels: &[
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::topology::Topology;
+    use hopmap_core::topology::Topology;
 
     fn fab(spec: &str) -> Fabric {
         Topology::parse(spec).unwrap().as_fabric().unwrap().clone()
