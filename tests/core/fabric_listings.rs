@@ -80,6 +80,9 @@ fn the_mixed_fabric_by_hand() {
         .map(|h| (h.name.as_str(), h.switch))
         .collect();
     assert_eq!(hosts, [("Hca2", 2), ("Hca1", 1), ("Hca0", 0)]);
+    // Switches keep their GUID ids and are labelled as the listing names them.
+    let labels: Vec<&str> = d.switches.iter().map(|s| s.label()).collect();
+    assert_eq!(labels, ["A", "B", "C"]);
     // CA ports per switch: Hca0 counts on A and on C.
     assert_eq!(d.ca_ports, vec![1, 1, 2]);
 }

@@ -5,9 +5,10 @@
 //!   root, or every top switch for the `fattree` routing), root on top,
 //!   ordered by barycentre sweeps. It is computed once per topology and
 //!   routing on a worker thread ([`Job`]), together with the links that no
-//!   deterministic up*/down* route between two switches with job hosts
-//!   crosses ([`fabric_route::unused_links`]); until it arrives the view
-//!   says "laying out".
+//!   deterministic route of the current routing (up*/down*, fat-tree or
+//!   shortest paths) between two switches with job hosts crosses
+//!   ([`fabric_route::unused_links`]); until it arrives the view says
+//!   "laying out".
 //! * **Switches** are boxes as wide as their port count; their **hosts**
 //!   hang under them as dots (coloured by their first process, dim when
 //!   empty), or, above [`MAX_DOTS`] hosts or when the dots would be smaller
@@ -17,7 +18,7 @@
 //!   inside a level an arc over it. A small arrowhead marks the *up end*
 //!   (the end nearer the root; on one level, the lower GUID); it is drawn
 //!   where the link is long enough on screen, always on arcs. Links that
-//!   up*/down* never uses are dashed and faint. The heatmap is the torus
+//!   the routing never uses are dashed and faint. The heatmap is the torus
 //!   view's: the busier direction's bytes or flows on viridis, the same
 //!   filter (auto, all, top k %, at least), legend and hottest list.
 //! * **Navigation**: the wheel zooms across (the levels stay in view), a
@@ -57,8 +58,12 @@ pub struct FabricPrep {
     pub layout: FabricLayout,
     /// Up end of each inter-switch link under the routing's structure.
     pub up_end: Vec<u32>,
-    /// Links no deterministic up*/down* route between job switches crosses.
+    /// Links no deterministic route of the routing between job switches
+    /// crosses.
     pub unused: Vec<bool>,
+    /// The routing these were computed for, as the user names it
+    /// (`updn`, `fattree`, `minimal`, after resolving `dor`/`adaptive`).
+    pub routing: String,
     /// Roots of the up*/down* structure drawn.
     pub roots: Vec<u32>,
 }
@@ -77,15 +82,29 @@ pub fn prepare(f: &Fabric, routing: &Routing) -> FabricPrep {
     let ud = structure(f, routing);
     let layout = fabric_layout::layout(f, ud, fabric_layout::DEFAULT_SWEEPS);
     let mut unused = vec![false; f.switch_links().len()];
-    for l in fabric_route::unused_links(f, Mode::UpDown(ud), false) {
+    let mode = routing.fabric_mode(f).0;
+    for l in fabric_route::unused_links(f, mode, false) {
         unused[l] = true;
     }
     FabricPrep {
         layout,
         up_end: ud.up_end.clone(),
         unused,
+        routing: routing_name(f, routing),
         roots: ud.roots.clone(),
     }
+}
+
+/// The routing whose routes the view draws, by its deterministic variant:
+/// `updn`, `fattree` (only on a fabric that is a fat tree, else `updn`, as
+/// [`Routing::fabric_mode`] falls back) or `minimal`.
+fn routing_name(f: &Fabric, routing: &Routing) -> String {
+    match routing.resolve_fabric(f) {
+        Routing::FatTree if f.fat_tree().is_some() => Routing::FatTree,
+        Routing::Minimal | Routing::MinimalSplit => Routing::Minimal,
+        _ => Routing::UpDown,
+    }
+    .name()
 }
 
 /// The undirected inter-switch links as the network view's link list (the
@@ -120,7 +139,7 @@ pub fn link_name(f: &Fabric, l: &LinkGeom, prep: Option<&FabricPrep>) -> String 
     let name = |v: u32| {
         f.switches()
             .get(v as usize - h.min(v as usize))
-            .map_or("?", |s| s.name.as_str())
+            .map_or("?", |s| s.label())
             .to_string()
     };
     let idx = f
@@ -751,10 +770,13 @@ fn switch_text(data: &LinkData, f: &Fabric, prep: &FabricPrep, s: usize) -> Stri
         .count();
     format!(
         "switch {}{}\n{} ports, level {}{}\n{} job hosts ({} with processes){}\n{} links",
-        sw.name,
-        sw.guid
-            .map(|g| format!(" (GUID {g:#x})"))
-            .unwrap_or_default(),
+        sw.label(),
+        match (&sw.desc, sw.guid) {
+            (Some(_), Some(g)) => format!(" ({}, GUID {g:#x})", sw.name),
+            (Some(_), None) => format!(" ({})", sw.name),
+            (None, Some(g)) => format!(" (GUID {g:#x})"),
+            (None, None) => String::new(),
+        },
         sw.ports,
         prep.layout.level_of[s],
         if prep.roots.binary_search(&(s as u32)).is_ok() {
@@ -795,7 +817,7 @@ fn host_text(f: &Fabric, model: &Model, h: usize) -> String {
     format!(
         "host {} (node {h}) on switch {}\n{}\nto switch: {} in {} flows · from switch: {} in {} flows\nclick: show its processes' routes",
         f.hosts()[h].name,
-        f.switches()[f.switch_of(h)].name,
+        f.switches()[f.switch_of(h)].label(),
         match procs.len() {
             0 => "no process".to_string(),
             1 => format!("process {}", procs[0]),
@@ -812,7 +834,7 @@ fn link_text(data: &LinkData, f: &Fabric, prep: &FabricPrep, model: &Model, i: u
     let Some(&(a, b)) = f.switch_links().get(i) else {
         return String::new();
     };
-    let name = |s: u32| f.switches()[s as usize].name.clone();
+    let name = |s: u32| f.switches()[s as usize].label();
     let (ca, cb) = (f.link_channel(i, a), f.link_channel(i, b));
     let (lf, ff, lb, fb) = match &model.eval {
         Some(e) => {
@@ -836,9 +858,12 @@ fn link_text(data: &LinkData, f: &Fabric, prep: &FabricPrep, model: &Model, i: u
             _ => "\nno traffic".to_string(),
         },
         if prep.unused.get(i).copied().unwrap_or(false) {
-            "\nno up*/down* route between job switches uses this link"
+            format!(
+                "\nno {} route between job switches uses this link",
+                prep.routing
+            )
         } else {
-            ""
+            String::new()
         },
         name(a),
         name(b),
@@ -951,5 +976,16 @@ mod tests {
         assert_eq!(unused, want);
         assert_eq!(p.roots, f.updown().roots);
         assert!(link_name(f, &g.links[0], Some(&p)).contains("up end"));
+    }
+
+    #[test]
+    fn unused_links_follow_the_routing_in_use() {
+        let t = Topology::parse("fabric:moh-fig2").unwrap();
+        let f = t.as_fabric().unwrap();
+        assert_eq!(prepare(f, &Routing::Dor).routing, "updn");
+        let p = prepare(f, &Routing::MinimalSplit);
+        assert_eq!(p.routing, "minimal");
+        let unused: Vec<usize> = (0..p.unused.len()).filter(|&l| p.unused[l]).collect();
+        assert_eq!(unused, fabric_route::unused_links(f, Mode::Minimal, false));
     }
 }

@@ -380,7 +380,7 @@ fn build_switches(sc: &Scene<'_>) -> (Mesh, Vec<SwitchShape>, Vec<(Pos2, String,
                 );
             }
             if r.width() >= 46.0 {
-                let name = &sc.f.switches()[su].name;
+                let name = sc.f.switches()[su].label();
                 let max_chars = ((r.width() - 4.0) / 6.5).max(1.0) as usize;
                 let text: String = if name.chars().count() > max_chars {
                     name.chars()
@@ -388,7 +388,7 @@ fn build_switches(sc: &Scene<'_>) -> (Mesh, Vec<SwitchShape>, Vec<(Pos2, String,
                         .chain(['…'])
                         .collect()
                 } else {
-                    name.clone()
+                    name.to_string()
                 };
                 labels.push((r.center(), text, Color32::from_gray(235)));
             }

@@ -46,6 +46,7 @@ pub fn generate(spec: &str, body: &str) -> Result<RawFabric> {
             (0..a).map(move |r| Switch {
                 name: format!("g{grp}r{r}"),
                 guid: None,
+                desc: None,
                 ports: (a - 1 + p + h) as u32,
             })
         })

@@ -40,12 +40,22 @@ pub const MAX_SWITCHES: usize = 16384;
 /// Largest number of hosts.
 pub const MAX_HOSTS: usize = 1 << 22;
 
-/// A switch: name, GUID when known, port count.
+/// A switch: name (its unique id, e.g. `S-<guid>` in an ibnetdiscover
+/// dump), GUID when known, the node description the file gives it (a label,
+/// not unique), port count.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Switch {
     pub name: String,
     pub guid: Option<u64>,
+    pub desc: Option<String>,
     pub ports: u32,
+}
+
+impl Switch {
+    /// The name to show: the file's node description, else the id.
+    pub fn label(&self) -> &str {
+        self.desc.as_deref().unwrap_or(&self.name)
+    }
 }
 
 /// A host (compute node): name and the switch it is attached to.
@@ -410,6 +420,7 @@ mod tests {
             .map(|v| Switch {
                 name: format!("s{v}"),
                 guid: None,
+                desc: None,
                 ports: 16,
             })
             .collect();

@@ -43,6 +43,7 @@ pub fn generate(spec: &str, k: u32, levels: u32) -> Result<RawFabric> {
             switches: vec![Switch {
                 name: "top0".into(),
                 guid: None,
+                desc: None,
                 ports: k,
             }],
             links: Vec::new(),
@@ -72,6 +73,7 @@ pub fn generate(spec: &str, k: u32, levels: u32) -> Result<RawFabric> {
         switches.push(Switch {
             name: format!("top{c}"),
             guid: None,
+            desc: None,
             ports: k,
         });
     }
@@ -86,6 +88,7 @@ pub fn generate(spec: &str, k: u32, levels: u32) -> Result<RawFabric> {
                 switches.push(Switch {
                     name,
                     guid: None,
+                    desc: None,
                     ports: k,
                 });
             }

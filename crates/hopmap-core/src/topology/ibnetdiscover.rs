@@ -13,7 +13,9 @@
 //! `Non-Chassis Nodes` / `Chassis …` headings are ignored; `Rt` (router) records and the links to them are skipped.
 //!
 //! * Switch GUID: the hex digits of an `S-<hex>` id (ibnetdiscover's naming);
-//!   otherwise none (then the switch order is the record order).
+//!   otherwise none (then the switch order is the record order). The id
+//!   stays the switch's name; its node description (the quoted text after
+//!   `#`), when there is one, is its label.
 //! * Host numbering: the order of the `Ca`/`Hca` records. A mention in
 //!   another node's port line numbers nothing. A host's name is its node
 //!   description (the quoted text after `#`) when there is one, else its id.
@@ -218,6 +220,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<RawFabric> {
             switches.push(Switch {
                 name: n.id.clone(),
                 guid,
+                desc: n.desc.clone(),
                 ports: n.ports,
             });
         }
@@ -399,6 +402,43 @@ Ca      2 "H-0008f10403960558"
         );
         let sw: Vec<u32> = f.hosts.iter().map(|h| h.switch).collect();
         assert_eq!(sw, vec![1, 1, 0, 0]);
+    }
+
+    #[test]
+    fn keeps_node_descriptions_as_labels() {
+        // A switch and a host named after `#`; a switch without a
+        // description keeps its id as its label.
+        let dump = "Switch 4 \"S-0000000000200001\"  # \"Spine1\" base port 0 lid 2 lmc 0\n\
+                    [1] \"H-0000000000100000\"[1](100000)  # \"host a HCA-1\" lid 5 4xSDR\n\
+                    [2] \"S-00000000002000ff\"[3]\n\
+                    \n\
+                    Switch 4 \"S-00000000002000ff\"\n\
+                    [3] \"S-0000000000200001\"[2]\n\
+                    \n\
+                    Ca 1 \"H-0000000000100000\"  # \"host a HCA-1\"\n\
+                    [1](100000) \"S-0000000000200001\"[1]  # lid 5 lmc 0 \"Spine1\" lid 2 4xSDR\n";
+        let f = parse(Path::new("d"), dump.as_bytes()).unwrap();
+        let s0 = &f.switches[0];
+        assert_eq!(
+            (s0.name.as_str(), s0.guid, s0.desc.as_deref(), s0.label()),
+            (
+                "S-0000000000200001",
+                Some(0x200001),
+                Some("Spine1"),
+                "Spine1"
+            )
+        );
+        let s1 = &f.switches[1];
+        assert_eq!(
+            (s1.name.as_str(), s1.guid, s1.desc.as_deref(), s1.label()),
+            (
+                "S-00000000002000ff",
+                Some(0x2000ff),
+                None,
+                "S-00000000002000ff"
+            )
+        );
+        assert_eq!(f.hosts[0].name, "host a HCA-1");
     }
 
     #[test]

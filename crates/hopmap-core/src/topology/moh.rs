@@ -162,6 +162,7 @@ pub fn generate(p: &MohParams) -> Result<RawFabric> {
         .map(|v| Switch {
             name: format!("s{v}"),
             guid: None,
+            desc: None,
             ports: p.ports,
         })
         .collect();

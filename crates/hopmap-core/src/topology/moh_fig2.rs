@@ -55,6 +55,7 @@ pub fn generate() -> RawFabric {
         .map(|i| Switch {
             name: format!("S{i}"),
             guid: None,
+            desc: None,
             ports: 8,
         })
         .collect();

@@ -7,7 +7,8 @@
 //! subnet reads to ([`super::ibnetdiscover`]):
 //!
 //! * a switch is named `S-<16 hex digits of its node GUID>`, the id that
-//!   ibnetdiscover gives it, and has as many ports as the highest port number
+//!   ibnetdiscover gives it, labelled by its node description when the
+//!   listing gives one, and has as many ports as the highest port number
 //!   listed for it (the listings show unconnected ports too);
 //! * a host (CA) is named by its node description, or `H-<node GUID>` when
 //!   that is empty. Its node GUID is taken as its port GUID minus the port
@@ -134,6 +135,7 @@ impl PortGraph {
                         None => n.name.clone(),
                     },
                     guid: n.guid,
+                    desc: Some(n.name.clone()).filter(|d| n.guid.is_some() && !d.is_empty()),
                     ports: n.max_port.max(1),
                 });
             }

@@ -168,6 +168,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<RawFabric> {
             .map(|((name, _, _), p)| Switch {
                 name,
                 guid: None,
+                desc: None,
                 ports: p.max(1),
             })
             .collect(),
