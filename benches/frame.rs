@@ -120,9 +120,8 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-/// The mappers issue 20 timed at 16,384 processes: the finished mapping's
-/// frame for the one-shot mappers, every frame of the run for the
-/// iterative ones.
+/// The mappers timed at 16,384 processes: for each, the frame that takes in
+/// the finished mapping and every frame drawn while it runs.
 const FRAME_MAPPERS: &str = "default,perm,xyzt,tzxy,coce,coce+mht,\
                              cdl,gravity,gravity-greedy,analytical,recursive,recursive+refine";
 
