@@ -1,7 +1,8 @@
 //! Guided mode for `grid` (recognise a process grid, then tile and fold it:
 //! Bhatele & Kale §V; Rubik, SC'12): the plans scored, the plan chosen, the
 //! refinement; the fallback mapper's own sentence when no grid was
-//! recognised. O(1) plus the fallback's sentence.
+//! recognised, and the rival's, prefixed, while it runs. O(1) plus the
+//! fallback's or rival's sentence.
 
 use hopmap_core::mappers::grid_embed::{GridEmbed, GridStep};
 
@@ -12,14 +13,20 @@ pub fn explain(r: &GridEmbed) -> Option<String> {
             "grid scored {scored} of {plans} embedding plans (axis permutations, reflections, \
              node blocks, folds)"
         ),
-        GridStep::Chosen => {
-            "grid chose the embedding of least hop-bytes (on a tie, of least max link load)"
-                .to_string()
-        }
+        GridStep::Chosen => "grid chose, of the embeddings within the load budget of the least \
+                             hop-bytes, the one of least max link load"
+            .to_string(),
         GridStep::Refining { hop_bytes } => {
             format!("grid's swap refinement: hop-bytes now {hop_bytes:.6e}")
         }
         GridStep::Fallback(run) => return super::explain_last_step(run),
+        GridStep::Rival(run) => {
+            let theirs = super::explain_last_step(run).unwrap_or_default();
+            format!(
+                "grid's mapping is made; recursive+refine runs as its rival (the least max link \
+                 load within the load budget of the least hop-bytes is kept): {theirs}"
+            )
+        }
         GridStep::Recognised => String::new(),
     };
     let note = r.note();

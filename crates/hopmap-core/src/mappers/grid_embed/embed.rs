@@ -31,12 +31,13 @@
 //! network dimension; then the same plans with the open directions
 //! reflected — at most [`MAX_PLANS`] in all. Each plan is scored on at
 //! most [`SAMPLE`] pairs of the graph (all when fewer), and the best
-//! [`FINALISTS`] (and up to [`TIED`] plans tied with the best) on every
-//! pair: O(plans · min(m, SAMPLE) · d + TIED · m). Plans tied at the least
-//! hop-bytes (symmetries of the grid, which do not change hop-bytes but do
-//! change which channels dimension-order routes share) are told apart by
-//! their max link load ([`max_load`], O(m · route length) each): the least
-//! is kept.
+//! [`FINALISTS`] (and up to [`TIED`] plans tied with the best, and up to
+//! [`TIED`] more within the load budget, [`PER_LEVEL`] per sampled value)
+//! on every pair: O(plans · min(m, SAMPLE) · d + TIED · m). Plans within
+//! the budget of the least hop-bytes (symmetries of the grid, which do not
+//! change hop-bytes but do change which channels dimension-order routes
+//! share, and plans a little longer) are told apart by their max link load
+//! ([`max_load`], O(m · route length) each): the least is kept.
 
 use super::recognise::{GridHalo, axis_dist};
 use crate::topology::grid::Grid;
@@ -48,8 +49,12 @@ pub const SAMPLE: usize = 2048;
 /// Plans scored on every pair.
 pub const FINALISTS: usize = 4;
 /// Most plans tied on the sample that are scored on every pair (their max
-/// link loads break the tie).
+/// link loads break the tie), and most plans within the load budget but
+/// not tied that are.
 pub const TIED: usize = 48;
+/// Most plans of one sampled hop-bytes value, not tied with the best, that
+/// are scored on every pair.
+pub const PER_LEVEL: usize = 8;
 
 /// One factor of a grid direction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -8,9 +8,12 @@
 //! enumerates the embeddings of that grid (identity, axis permutations,
 //! node-sized blocks on the cores of a node, folds; Bhatele & Kale's
 //! folding, seed 000, and Rubik's tile/fold, Bhatele et al. SC'12) and
-//! keeps the one of least hop-bytes on the whole graph; among plans tied at
-//! the least hop-bytes, the one of least max link load under
-//! dimension-order routing.
+//! keeps the one of least hop-bytes on the whole graph — or rather, among
+//! the plans whose hop-bytes are within `load_budget` (1 % by default) of
+//! the least, the one of least max link load under dimension-order routing
+//! (the same trade as the bottleneck phase of `recursive+refine`, which
+//! then gets what is left of the budget; `load_budget=0` keeps exact ties
+//! only).
 //!
 //! As a stepper: step 1 recognises the grid; the next steps score the
 //! embedding plans, [`PLANS_PER_STEP`] at a time; one step places the
@@ -20,7 +23,14 @@
 //! improving moves; `refine`). When no grid is recognised, or when it
 //! covers less than `min_share` of the bytes, the run says why and
 //! continues as `recursive+refine` (the best general mapper) through the
-//! same pipeline. On a switch fabric it refuses at start (the embedding
+//! same pipeline. On small inputs (at most [`RIVAL_MAX`] processes, and
+//! unless `refine=no` asks for the embedding alone) a grid's mapping then
+//! meets `recursive+refine`'s as a rival, stepped the
+//! same way: of the two, the least max link load among those within
+//! `load_budget` of the least hop-bytes is kept ([`pick`]; a portfolio:
+//! the swap search can land on a different optimal embedding, e.g. among
+//! the many of a 4-ary torus onto a 4-ary torus, whose light edges load
+//! the links differently). On a switch fabric it refuses at start (the embedding
 //! needs grid coordinates). [`GridEmbed::grid`]
 //! gives the recognised grid and its coordinates (the GUI lays the graph
 //! out on them).
@@ -44,6 +54,28 @@ use std::sync::Arc;
 pub const PLANS_PER_STEP: usize = 256;
 /// Relative hop-bytes difference under which two plans are tied.
 const TIE: f64 = 1e-9;
+/// Largest input on which `recursive+refine` runs as a rival of the grid's
+/// mapping (it costs a few tens of milliseconds there; from 1,024
+/// processes on the grid path stays as fast as it was).
+pub const RIVAL_MAX: usize = 256;
+
+/// Of candidate mappings `(hop-bytes, max link load)`, the index of the one
+/// kept: the least max load among those whose hop-bytes are within
+/// `budget` (a fraction) of the least, then the least hop-bytes, then the
+/// first. None when empty. O(candidates).
+pub fn pick(cands: &[(f64, f64)], budget: f64) -> Option<usize> {
+    let least = cands.iter().map(|c| c.0).fold(f64::INFINITY, f64::min);
+    let cap = least * (1.0 + budget.max(TIE));
+    (0..cands.len())
+        .filter(|&i| cands[i].0 <= cap)
+        .min_by(|&a, &b| {
+            cands[a]
+                .1
+                .total_cmp(&cands[b].1)
+                .then(cands[a].0.total_cmp(&cands[b].0))
+                .then(a.cmp(&b))
+        })
+}
 
 pub fn info() -> MapperInfo {
     MapperInfo {
@@ -60,10 +92,12 @@ pub fn info() -> MapperInfo {
               landmarks). Then embed the grid: axis permutation when it matches the network, \
               blocks of the grid on the cores of each node (the heaviest directions inside \
               nodes), folds when the shapes differ, reflections; every candidate is scored on \
-              the real hop-bytes and the best kept, ties going to the least max link load. Light \
-              extra edges are left out of the grid (the summary gives their share) and a swap \
-              refinement then takes them into account. Without a grid it says why and runs \
-              recursive+refine. Params: min_share, refine.",
+              the real hop-bytes, and of those within `load_budget` of the least, the one of \
+              least max link load is kept. Light extra edges are left out of the grid (the \
+              summary gives their share) and a swap refinement then takes them into account. \
+              Up to 256 processes (unless refine=no), recursive+refine's mapping is a rival, \
+              kept when it wins by the same rule. Without a grid it says why and runs recursive+refine. Params: \
+              min_share, refine, load_budget.",
         needs_coords: false,
         randomized: true,
         params: PARAMS,
@@ -89,6 +123,15 @@ const PARAMS: &[ParamSpec] = &[
         help: "swap refinement after the embedding: `auto` when the grid leaves bytes out or a \
                grid step costs more than one hop",
     },
+    ParamSpec {
+        key: "load_budget",
+        kind: ParamKind::Float { min: 0.0, max: 1.0 },
+        default: "0.01",
+        help: "hop-bytes given up, at most, as a fraction of the least, for a lower max link load \
+               (dimension-order routing): of the plans (and, up to 256 processes, of the grid's \
+               and recursive+refine's mappings) within it the least max load is kept, and the \
+               refinement's bottleneck phase gets what is left (0 = exact ties only)",
+    },
 ];
 
 fn start(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
@@ -109,12 +152,14 @@ fn start(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
         input: input.clone(),
         min_share: input.get(PARAMS, "min_share")?,
         refine,
+        load_budget: input.get(PARAMS, "load_budget")?,
         phase: Phase::Recognise,
         halo: None,
         plans: Vec::new(),
         scored: Vec::new(),
         sample: Vec::new(),
         chosen: None,
+        best_hb: 0.0,
         load_tie: None,
         note: String::new(),
         placement: vec![None; input.graph.n()],
@@ -127,10 +172,14 @@ fn start(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
 
 enum Phase {
     Recognise,
-    Choose { next: usize },
+    Choose {
+        next: usize,
+    },
     Place,
     Refine(Box<Refine>),
     Fallback(Box<dyn MapperRun>),
+    /// The grid's mapping is made; `recursive+refine` runs as its rival.
+    Rival(Mapping, Box<dyn MapperRun>),
     Done,
 }
 
@@ -139,6 +188,7 @@ pub struct GridEmbed {
     input: MapperInput,
     min_share: f64,
     refine: Option<bool>,
+    load_budget: f64,
     phase: Phase,
     halo: Option<GridHalo>,
     plans: Vec<Plan>,
@@ -147,8 +197,10 @@ pub struct GridEmbed {
     sample: Vec<(u32, u32, f64)>,
     /// The plan placed, its hop-bytes and whether every grid step is one hop.
     chosen: Option<(usize, f64, bool)>,
-    /// Plans tied at the least hop-bytes and the max link load of the one
-    /// kept, when more than one.
+    /// The least hop-bytes of any plan scored on every pair.
+    best_hb: f64,
+    /// Plans within `load_budget` of the least hop-bytes and the max link
+    /// load of the one kept, when more than one.
     load_tie: Option<(usize, f64)>,
     note: String,
     placement: Vec<Option<u32>>,
@@ -279,7 +331,7 @@ impl GridEmbed {
             self.phase = Phase::Choose { next: end };
             return;
         }
-        // Finalists on every pair; ties keep the earlier plan.
+        // Finalists on every pair.
         self.scored
             .sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         let pairs: Vec<(u32, u32, f64)> = if self.sample.len() == self.input.graph.num_edges() {
@@ -291,44 +343,123 @@ impl GridEmbed {
                 .map(|(u, v, c)| (u as u32, v as u32, c))
                 .collect()
         };
-        // The finalists: the best few, and every plan tied with the best
-        // on the sample (axis permutations of a symmetric grid).
         let top = self.scored.first().map_or(0.0, |b| b.0);
-        let finalists: Vec<usize> = self
-            .scored
-            .iter()
-            .enumerate()
-            .take_while(|(i, (s, _))| *i < embed::FINALISTS || *s <= top * (1.0 + TIE))
-            .take(embed::TIED)
-            .map(|(_, &(_, k))| k)
-            .collect();
+        let slack = self.load_budget.max(TIE);
+        // The finalists: the best few, up to `TIED` plans tied with the
+        // best on the sample (axis permutations of a symmetric grid), and
+        // up to `TIED` more within the budget, at most `PER_LEVEL` of each
+        // sampled value (a level's plans are mostly symmetric images).
+        let mut finalists: Vec<usize> = Vec::new();
+        let (mut tied, mut extra, mut level, mut level_count) = (0, 0, f64::NAN, 0);
+        for (i, &(s, k)) in self.scored.iter().enumerate() {
+            if s > top * (1.0 + slack) && i >= embed::FINALISTS {
+                break;
+            }
+            if !(s <= level * (1.0 + TIE)) {
+                (level, level_count) = (s, 0);
+            }
+            level_count += 1;
+            let take = if i < embed::FINALISTS {
+                true
+            } else if s <= top * (1.0 + TIE) {
+                tied += 1;
+                tied <= embed::TIED
+            } else {
+                extra += 1;
+                level_count <= embed::PER_LEVEL && extra <= embed::TIED
+            };
+            if take {
+                finalists.push(k);
+            }
+        }
         let full: Vec<(f64, usize)> = finalists
             .iter()
             .map(|&k| (embed::score(&self.plans[k], h, net, &pairs), k))
             .collect();
         let best_hb = full.iter().map(|f| f.0).fold(f64::INFINITY, f64::min);
-        let tied: Vec<(f64, usize)> = full
+        self.best_hb = best_hb;
+        let near: Vec<(f64, usize)> = full
             .into_iter()
-            .filter(|f| f.0 <= best_hb * (1.0 + TIE))
+            .filter(|f| f.0 <= best_hb * (1.0 + slack))
             .collect();
-        let best = if tied.len() > 1 {
-            let loads = tied
+        let best = if near.len() > 1 {
+            let cands: Vec<(f64, f64)> = near
                 .iter()
-                .map(|&(_, k)| embed::max_load(&self.plans[k], h, &self.input))
-                .collect::<Vec<_>>();
-            let pick = (0..tied.len())
-                .min_by(|&a, &b| loads[a].total_cmp(&loads[b]).then(a.cmp(&b)))
-                .unwrap_or(0);
-            self.load_tie = Some((tied.len(), loads[pick]));
-            tied.get(pick).copied()
+                .map(|&(s, k)| (s, embed::max_load(&self.plans[k], h, &self.input)))
+                .collect();
+            let i = pick(&cands, slack).unwrap_or(0);
+            self.load_tie = Some((near.len(), cands[i].1));
+            near.get(i).copied()
         } else {
-            tied.first().copied()
+            near.first().copied()
         };
         if let Some((s, k)) = best {
             let unit = embed::unit_steps(&self.plans[k], h, net);
             self.chosen = Some((k, s, unit));
         }
         self.phase = Phase::Place;
+    }
+
+    /// The grid's mapping is made: finish, or (small inputs) start its rival.
+    fn grid_done(&mut self, m: Mapping) {
+        if self.input.graph.n() > RIVAL_MAX || self.refine == Some(false) {
+            self.finish(m, Stop::Complete);
+            return;
+        }
+        let info = super::recursive::info_refine();
+        let mut input = self.input.clone();
+        input.params = info.own_params(&self.input.params);
+        match super::prepare(&info, &input) {
+            Ok(run) => {
+                let cores = self.input.topo.cores();
+                self.placement = (0..m.len())
+                    .map(|p| Some(m.slot(p, cores) as u32))
+                    .collect();
+                self.phase = Phase::Rival(m, run);
+            }
+            // No rival: the grid's mapping stands.
+            Err(_) => self.finish(m, Stop::Complete),
+        }
+    }
+
+    /// One step of the rival run; at its end keep the better mapping by
+    /// [`pick`] (hop-bytes and max link load under dimension-order routing).
+    fn rival_step(&mut self, mine: Mapping, mut run: Box<dyn MapperRun>) {
+        let s = run.step();
+        self.event = run.inspect().last_event().cloned();
+        if s == StepState::Running {
+            self.phase = Phase::Rival(mine, run);
+            return;
+        }
+        let theirs = match s {
+            StepState::Stopped(Stop::Failed) => None,
+            _ => run.result(),
+        };
+        let Some(theirs) = theirs else {
+            self.finish(mine, Stop::Complete);
+            return;
+        };
+        let (g, t) = (&self.input.graph, &self.input.topo);
+        let score = |m: &Mapping| {
+            let e = crate::metrics::evaluate(g, t, m, &crate::routing::Routing::Dor);
+            (e.metrics.hop_bytes, e.metrics.max_link_load)
+        };
+        let cands = [score(&mine), score(&theirs)];
+        if pick(&cands, self.load_budget) == Some(1) {
+            self.note.push_str(&format!(
+                "; recursive+refine's mapping kept instead (hop-bytes {:.6e}, max link load \
+                 {:.6e}, against {:.6e} and {:.6e})",
+                cands[1].0, cands[1].1, cands[0].0, cands[0].1
+            ));
+            self.finish(theirs, Stop::Complete);
+        } else {
+            self.note.push_str(&format!(
+                "; recursive+refine's mapping (hop-bytes {:.6e}, max link load {:.6e}) did not \
+                 beat it",
+                cands[1].0, cands[1].1
+            ));
+            self.finish(mine, Stop::Complete);
+        }
     }
 
     fn place_step(&mut self) {
@@ -352,8 +483,10 @@ impl GridEmbed {
         );
         if let Some((count, load)) = self.load_tie {
             self.note.push_str(&format!(
-                "; of {count} embeddings tied at these hop-bytes, the one of least max link load \
-                 ({load:.6e})"
+                "; of {count} embeddings within {:.2}% of the least hop-bytes ({:.6e}), the one \
+                 of least max link load ({load:.6e})",
+                self.load_budget * 100.0,
+                self.best_hb
             ));
         }
         let refine = self
@@ -361,7 +494,7 @@ impl GridEmbed {
             .unwrap_or(!unit || h.other_bytes > 0.0 || h.left_out_share() > 0.0);
         self.event = Some(StepEvent::Whole);
         if !refine {
-            self.finish(m, Stop::Complete);
+            self.grid_done(m);
             return;
         }
         let cores = self.input.topo.cores();
@@ -376,7 +509,10 @@ impl GridEmbed {
             time: None,
             seed: self.input.seed,
             tol: 0.001,
-            load_budget: 0.01,
+            // What the plan's choice left of the budget.
+            load_budget: ((1.0 + self.load_budget) * self.best_hb / hb.max(f64::MIN_POSITIVE)
+                - 1.0)
+                .clamp(0.0, self.load_budget),
         };
         let r = Refine::new(
             self.input.graph.clone(),
@@ -406,12 +542,13 @@ impl Stepper for GridEmbed {
                     hop_bytes: r.hop_bytes(),
                 });
                 if r.is_done() {
-                    self.finish(r.mapping(), Stop::Complete);
+                    self.grid_done(r.mapping());
                 } else {
                     self.placement = r.placement().to_vec();
                     self.phase = Phase::Refine(r);
                 }
             }
+            Phase::Rival(mine, run) => self.rival_step(mine, run),
             Phase::Fallback(mut run) => {
                 let s = run.step();
                 self.event = run.inspect().last_event().cloned();
@@ -459,6 +596,10 @@ impl Stepper for GridEmbed {
                 let p = run.progress();
                 (p.done, p.total, "recursive+refine")
             }
+            Phase::Rival(_, run) => {
+                let p = run.progress();
+                (p.done, p.total, "rival: recursive+refine")
+            }
             Phase::Done => (1, Some(1), ""),
         };
         Progress { done, total, phase }
@@ -504,6 +645,7 @@ impl GridEmbed {
                 hop_bytes: r.hop_bytes(),
             },
             Phase::Fallback(run) => GridStep::Fallback(run.inspect()),
+            Phase::Rival(_, run) => GridStep::Rival(run.inspect()),
             Phase::Recognise | Phase::Done => GridStep::Recognised,
         })
     }
@@ -521,11 +663,14 @@ pub enum GridStep<'a> {
     Recognised,
     /// `scored` of the `plans` embedding plans are scored.
     Scoring { scored: usize, plans: usize },
-    /// The plan of least hop-bytes (on a tie, of least max link load) was
-    /// chosen and placed.
+    /// The plan was chosen (of those within the load budget of the least
+    /// hop-bytes, the one of least max link load) and placed.
     Chosen,
     /// The swap refinement runs; hop-bytes now.
     Refining { hop_bytes: f64 },
     /// No grid was recognised: the fallback mapper's run.
     Fallback(super::RunRef<'a>),
+    /// The grid's mapping is made; `recursive+refine` runs as its rival
+    /// (small inputs): that run.
+    Rival(super::RunRef<'a>),
 }
