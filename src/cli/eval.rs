@@ -20,6 +20,9 @@ pub struct Args {
     /// Print JSON (exactly the documented keys).
     #[arg(long)]
     pub json: bool,
+    /// Also print the lower bounds of hop-bytes no mapping can go below: the plain one and the position-aware one (hop_bound.rs), as hop-bytes and hops/byte (not with --json).
+    #[arg(long)]
+    pub bound: bool,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -33,6 +36,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         crate::outln!("{}", serde_json::to_string_pretty(&ev.metrics)?);
     } else {
         crate::out!("{}", ev.metrics.to_text());
+        if args.bound {
+            let bytes = g.total_bytes().max(f64::MIN_POSITIVE);
+            let plain = hopmap_core::hop_bound::lower_bound(&g, &args.topology);
+            let pos = hopmap_core::hop_bound::position::position_bound(&g, &args.topology);
+            crate::outln!(
+                "lower bound: {plain:.6e} hop-bytes ({:.3} hops/byte); position-aware: {pos:.6e} \
+                 ({:.3} hops/byte)",
+                plain / bytes,
+                pos / bytes
+            );
+        }
     }
     Ok(())
 }

@@ -115,3 +115,75 @@ proptest! {
         prop_assert!(lb2 <= hop_bytes(&g2, &f, &m2) + 1e-9);
     }
 }
+
+/// The least hop-bytes of any mapping of `g` onto `t`, by trying every
+/// placement of the processes on distinct slots (tiny cases only).
+fn brute_force_optimum(g: &CommGraph, t: &Topology) -> f64 {
+    fn rec(g: &CommGraph, t: &Topology, p: usize, used: &mut [bool], slot: &mut Vec<usize>, best: &mut f64) {
+        if p == g.n() {
+            let m = Mapping::from_slots(slot, t);
+            *best = best.min(hop_bytes(g, t, &m));
+            return;
+        }
+        for s in 0..used.len() {
+            if !used[s] {
+                used[s] = true;
+                slot.push(s);
+                rec(g, t, p + 1, used, slot, best);
+                slot.pop();
+                used[s] = false;
+            }
+        }
+    }
+    let mut best = f64::INFINITY;
+    rec(g, t, 0, &mut vec![false; t.num_slots()], &mut Vec::new(), &mut best);
+    best
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(60))]
+
+    /// The position-aware bound lies between the plain bound and the
+    /// hop-bytes of every mapping produced: random mappings and
+    /// recursive+refine's, on random meshes/tori with 1–3 cores.
+    #[test]
+    fn position_bound_is_below_every_mapping(seed in any::<u64>(), ndims in 1usize..=3, directed in any::<bool>()) {
+        use hopmap_core::hop_bound::{lower_bound, position::position_bound};
+        let (g, t, m) = random_case(seed, ndims, directed);
+        let lb = lower_bound(&g, &t);
+        let pb = position_bound(&g, &t);
+        prop_assert!(lb <= pb * (1.0 + 1e-6) + 1e-9, "{} > {}", lb, pb);
+        prop_assert!(pb <= hop_bytes(&g, &t, &m) + 1e-9, "{} > {}", pb, hop_bytes(&g, &t, &m));
+        let g = std::sync::Arc::new(g);
+        let t = std::sync::Arc::new(t);
+        let input = hopmap_core::mappers::MapperInput::new(g.clone(), t.clone(), seed);
+        let info = hopmap_core::mappers::find("recursive+refine").unwrap();
+        let rr = hopmap_core::mappers::run(&info, &input).unwrap();
+        prop_assert!(pb <= hop_bytes(&g, &t, &rr) + 1e-9);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+
+    /// On tiny cases the position-aware bound is below the optimum found by
+    /// trying every placement.
+    #[test]
+    fn position_bound_is_below_the_optimum(seed in any::<u64>(), directed in any::<bool>()) {
+        let mut r = Rng::new(seed);
+        let dims: Vec<u32> = (0..2).map(|_| 1 + r.below(3) as u32).collect();
+        let wrap: Vec<bool> = (0..2).map(|_| r.below(2) == 1).collect();
+        let cores = 1 + r.below(2) as u32;
+        let t = Topology::Grid(Grid::new(&dims, &wrap, cores).unwrap());
+        prop_assume!(t.num_slots() <= 8);
+        let n = 1 + r.below(t.num_slots().min(6));
+        let mut b = GraphBuilder::new(n, directed);
+        for _ in 0..r.below(3 * n + 1) {
+            b.add(r.below(n), r.below(n), (1 + r.below(100)) as f64);
+        }
+        let g = b.build().unwrap();
+        let pb = hopmap_core::hop_bound::position::position_bound(&g, &t);
+        let opt = brute_force_optimum(&g, &t);
+        prop_assert!(pb <= opt + 1e-9, "{} > {}", pb, opt);
+    }
+}

@@ -30,6 +30,13 @@
 //!
 //! Cost: O(m log d) for the partial sorts of the pair volumes (d the largest
 //! degree), rows in parallel; memory O(d) per task.
+//!
+//! A stronger bound for small networks, which charges each process the
+//! distances around its own position and shares the positions out by an
+//! optimal assignment, is [`position::position_bound`].
+
+pub mod assignment;
+pub mod position;
 
 use crate::graph::CommGraph;
 use crate::topology::Topology;
