@@ -119,7 +119,14 @@ proptest! {
 /// The least hop-bytes of any mapping of `g` onto `t`, by trying every
 /// placement of the processes on distinct slots (tiny cases only).
 fn brute_force_optimum(g: &CommGraph, t: &Topology) -> f64 {
-    fn rec(g: &CommGraph, t: &Topology, p: usize, used: &mut [bool], slot: &mut Vec<usize>, best: &mut f64) {
+    fn rec(
+        g: &CommGraph,
+        t: &Topology,
+        p: usize,
+        used: &mut [bool],
+        slot: &mut Vec<usize>,
+        best: &mut f64,
+    ) {
         if p == g.n() {
             let m = Mapping::from_slots(slot, t);
             *best = best.min(hop_bytes(g, t, &m));
@@ -136,7 +143,14 @@ fn brute_force_optimum(g: &CommGraph, t: &Topology) -> f64 {
         }
     }
     let mut best = f64::INFINITY;
-    rec(g, t, 0, &mut vec![false; t.num_slots()], &mut Vec::new(), &mut best);
+    rec(
+        g,
+        t,
+        0,
+        &mut vec![false; t.num_slots()],
+        &mut Vec::new(),
+        &mut best,
+    );
     best
 }
 
