@@ -50,8 +50,14 @@
 //! limit (`docs/benchmarks.md`, "The bottleneck phase").
 //! With it on, the `hopbytes` objective trace may rise at the end, by at
 //! most the budget.
+//!
+//! Between the two, for the `hopbytes` objective, the descent phase
+//! ([`descent`]) samples the same neighbourhood at random and keeps every
+//! exchange that lowers hop-bytes (first improvement), a bounded number of
+//! tries per process.
 
 pub mod bottleneck;
+pub mod descent;
 
 use crate::graph::CommGraph;
 use crate::mapping::Mapping;
@@ -248,6 +254,11 @@ pub struct Refine {
     pbs: Vec<Option<f64>>,
     /// The bottleneck phase, once the search has stopped.
     hot: Option<Box<bottleneck::Hot>>,
+    /// The descent phase in progress: why the search stopped, the tries
+    /// left, and the tries since the last exchange.
+    descent: Option<(RefineStop, usize, usize)>,
+    /// Whether the descent phase has run.
+    descended: bool,
 }
 
 impl Refine {
@@ -314,6 +325,8 @@ impl Refine {
             last: Vec::new(),
             partners: Vec::new(),
             hot: None,
+            descent: None,
+            descended: false,
             relief: Vec::new(),
             pbs: Vec::new(),
             acc: Vec::new(),
@@ -750,6 +763,14 @@ impl Refine {
 
     /// The search stopped for `why`: start the bottleneck phase, or finish.
     fn end_search(&mut self, why: RefineStop) {
+        if !self.descended
+            && self.params.objective == Objective::HopBytes
+            && (2..=descent::MAX_PROCESSES).contains(&self.graph.n())
+        {
+            self.descended = true;
+            self.descent = Some((why, descent::TRIES_PER_PROCESS * self.graph.n(), 0));
+            return;
+        }
         // The phase keeps a load and a message list per channel: on a
         // network far larger than the input (more than
         // `bottleneck::CHANNELS_PER_ENTRY` channels per adjacency entry)
@@ -816,6 +837,23 @@ impl Refine {
     /// One batch of processes.
     pub fn step(&mut self) {
         if self.stop.is_some() {
+            return;
+        }
+        if let Some((why, left, mut idle)) = self.descent.take() {
+            self.last.clear();
+            let done = self.descent_tries(left.min(16 * self.params.batch.max(1)), &mut idle);
+            self.trace.push(self.hb);
+            let o = self.objective();
+            self.obj_trace.push(o);
+            if left > done && idle < descent::IDLE_PER_PROCESS * self.graph.n() {
+                self.descent = Some((why, left - done, idle));
+                if self.deadline.is_some_and(|d| Instant::now() >= d) {
+                    self.descent = None;
+                    self.finish(RefineStop::TimeLimit);
+                }
+            } else {
+                self.end_search(why);
+            }
             return;
         }
         if let Some(mut h) = self.hot.take() {
