@@ -21,6 +21,7 @@ use super::Model;
 use super::colormap::{category, node_colors, viridis};
 use super::draw::fmt_num;
 use super::network_view::{LinkFilter, NetworkView, ViewMode, ViewSync};
+use super::run_state::{Memo, Same, Versioned};
 use super::worker::{Job, Poll};
 use egui::{Color32, Rect, pos2, vec2};
 use hopmap_core::compare::Row;
@@ -95,6 +96,27 @@ pub fn reference_colors(topo: &Topology, reference: &Mapping, n: usize) -> Vec<C
                 .unwrap_or(Color32::from_gray(110))
         })
         .collect()
+}
+
+/// What the reference colours depend on: the graph's and network's
+/// generations and the reference mapping itself.
+pub type RefKey = (u64, u64, Same<Mapping>);
+
+/// [`reference_colors`] of `reference` under `model`'s graph and network,
+/// computed again only when one of them is another.
+pub fn reference_colors_memo<'a>(
+    memo: &'a mut Memo<RefKey, Vec<Color32>>,
+    model: &Model,
+    reference: &Arc<Mapping>,
+) -> &'a Versioned<Vec<Color32>> {
+    let key = (
+        model.graph.generation(),
+        model.topo.generation(),
+        Same(reference.clone()),
+    );
+    memo.get(key, || {
+        reference_colors(&model.topo, reference, model.graph.n())
+    })
 }
 
 /// Cells of a grid of `n` views in `rect`: one row up to 3, else 2 × 2.
@@ -226,19 +248,23 @@ pub struct SideBySide {
     job: Option<Job<Evaluated>>,
     /// The (graph, topology) generation of the panes.
     key: (u64, u64),
-    colors: Vec<Color32>,
-    colors_gen: u64,
+    /// Process colours from where the first pane's mapping puts them.
+    colors: Memo<RefKey, Vec<Color32>>,
     /// Where the panes were drawn in the last frame.
     pub cells: Vec<Rect>,
 }
 
 impl SideBySide {
     /// Show the rows named `names` (at most [`MAX_PANES`], unknown names
-    /// ignored): their evaluations run on a worker thread.
+    /// ignored) in the order of `rows`, which is the order of the
+    /// checkboxes above the panes (the table's sort: best first by
+    /// default): the panes read left to right as the ticked boxes do, and
+    /// ticking or unticking one never reorders the others. Their
+    /// evaluations run on a worker thread.
     pub fn choose(&mut self, names: &[String], rows: &[Row], model: &Model) {
-        let items: Vec<(String, Arc<Mapping>)> = names
-            .iter()
-            .filter_map(|n| rows.iter().find(|r| &r.mapper == n))
+        let items: Vec<(String, Arc<Mapping>)> = in_rows_order(names, rows)
+            .into_iter()
+            .filter_map(|n| rows.iter().find(|r| r.mapper == n))
             .take(MAX_PANES)
             .map(|r| (r.mapper.clone(), r.mapping.clone()))
             .collect();
@@ -292,10 +318,11 @@ impl SideBySide {
                 own_colors: None,
             });
         }
-        if let Some(first) = self.panes.first() {
-            self.colors = reference_colors(&model.topo, &first.mapping, model.graph.n());
-            self.colors_gen += 1;
-        }
+    }
+
+    /// The process colours of the panes (from the first pane's mapping).
+    pub fn colors(&self) -> &[Color32] {
+        self.colors.last()
     }
 
     /// The shared colour scale as set in the last frame.
@@ -331,6 +358,8 @@ impl SideBySide {
                     }
                 }
             }
+            // The table re-sorted: the panes follow the boxes' new order.
+            let next = in_rows_order(&next, rows);
             if next != self.chosen && next.len() >= 2 {
                 self.choose(&next, rows, model);
             } else if next != self.chosen {
@@ -361,13 +390,14 @@ impl SideBySide {
         let grid = Rect::from_min_max(avail.min, pos2(avail.max.x, avail.max.y - LEGEND_H));
         let cells = grid_cells(grid, self.panes.len());
         self.cells = cells.clone();
+        let colors = reference_colors_memo(&mut self.colors, model, &self.panes[0].mapping);
         draw_panes(
             ui,
             &mut self.panes,
             &cells,
             &mut self.sync,
-            &self.colors,
-            self.colors_gen,
+            colors,
+            colors.generation(),
             |_, p| {
                 let m = p
                     .model
@@ -392,6 +422,14 @@ impl SideBySide {
         ui.allocate_rect(grid, egui::Sense::hover());
         scale_legend(ui, &self.sync, self.panes.len());
     }
+}
+
+/// `names` in the order `rows` lists them (names no row has are left out).
+pub fn in_rows_order(names: &[String], rows: &[Row]) -> Vec<String> {
+    rows.iter()
+        .filter(|r| names.contains(&r.mapper))
+        .map(|r| r.mapper.clone())
+        .collect()
 }
 
 /// Draw `panes` in `cells` with one shared sync: the shared scale is set

@@ -276,18 +276,35 @@ pub fn save_png(path: &std::path::Path, img: &egui::ColorImage) -> Result<(), Ap
     .map_err(AppError::from)
 }
 
-/// Open the window. Returns [`AppError::NoWindow`] when there is no display
-/// (or the graphics backend fails), and the error of a headless run that
-/// failed.
-pub fn run(opts: GuiOptions) -> Result<(), AppError> {
-    let native = eframe::NativeOptions {
+/// eframe's options for `opts`: the window's size, and whether eframe
+/// saves the window's place (not for a screenshot run, which saves
+/// nothing: see [`HopmapApp::persist`]).
+pub fn native_options(opts: &GuiOptions) -> eframe::NativeOptions {
+    eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
             .with_title("hopmap — topology-aware process mapping")
             .with_inner_size(opts.size.unwrap_or([1280.0, 800.0]))
             .with_min_inner_size([800.0, 500.0]),
         persist_window: opts.screenshot.is_none(),
         ..Default::default()
-    };
+    }
+}
+
+/// The app of a screenshot run: default settings (a documentation
+/// screenshot must not depend on saved ones), nothing saved on exit, the
+/// pointer ignored.
+pub fn screenshot_app() -> HopmapApp {
+    let mut app = HopmapApp::new(Settings::default());
+    app.persist = None;
+    app.ignore_pointer = true;
+    app
+}
+
+/// Open the window. Returns [`AppError::NoWindow`] when there is no display
+/// (or the graphics backend fails), and the error of a headless run that
+/// failed.
+pub fn run(opts: GuiOptions) -> Result<(), AppError> {
+    let native = native_options(&opts);
     let finished: Arc<Mutex<Option<Result<(), AppError>>>> = Arc::new(Mutex::new(None));
     let fin2 = finished.clone();
     let headless = opts.screenshot.is_some();
@@ -304,8 +321,7 @@ pub fn run(opts: GuiOptions) -> Result<(), AppError> {
                 cc.egui_ctx.set_zoom_factor(1.0);
             }
             let mut app = if headless {
-                // A documentation screenshot must not depend on saved settings.
-                HopmapApp::new(Settings::default())
+                screenshot_app()
             } else {
                 HopmapApp::from_creation_context(cc)
             };
@@ -335,4 +351,54 @@ pub fn run(opts: GuiOptions) -> Result<(), AppError> {
         };
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Records every write eframe's storage would get.
+    #[derive(Default)]
+    struct Recorder(Vec<String>);
+
+    impl eframe::Storage for Recorder {
+        fn get_string(&self, _key: &str) -> Option<String> {
+            None
+        }
+        fn set_string(&mut self, key: &str, _value: String) {
+            self.0.push(key.to_string());
+        }
+        fn remove_string(&mut self, key: &str) {
+            self.0.push(key.to_string());
+        }
+        fn flush(&mut self) {}
+    }
+
+    #[test]
+    fn a_screenshot_run_saves_nothing_and_a_window_saves_its_settings() {
+        let shot = GuiOptions {
+            screenshot: Some("x.png".into()),
+            ..Default::default()
+        };
+        assert!(!native_options(&shot).persist_window);
+        assert!(native_options(&GuiOptions::default()).persist_window);
+        let mut app = screenshot_app();
+        assert!(app.persist.is_none() && app.ignore_pointer);
+        assert!(!eframe::App::persist_egui_memory(&app));
+        let mut rec = Recorder::default();
+        eframe::App::save(&mut app, &mut rec);
+        assert!(rec.0.is_empty(), "{:?}", rec.0);
+
+        // A window with a settings file writes it (so the check above can fail).
+        let dir = std::env::temp_dir().join(format!("hopmap-persist-{}", std::process::id()));
+        let path = dir.join("settings.json");
+        let mut app = HopmapApp::new(Settings::default());
+        app.persist = Some(path.clone());
+        app.mapper.seed = 77;
+        assert!(eframe::App::persist_egui_memory(&app));
+        eframe::App::save(&mut app, &mut rec);
+        let saved: Settings = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        assert_eq!(saved.seed, 77);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
