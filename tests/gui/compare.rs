@@ -535,10 +535,16 @@ fn side_by_side_panes_come_in_the_order_of_the_checkboxes() {
     step_until(&mut h, "two panes", |a| a.compare.side.panes.len() == 2);
     let order = boxes_left_to_right(&h);
     assert_eq!(order.len(), 3);
-    // Tick in another order than the boxes': untick the first, tick the
-    // third, tick the first again (ticked last).
-    tick(&mut h, &order[0]);
+    // The two first are shown; tick in another order than the boxes': the
+    // third, untick the first, tick it again (ticked last).
+    assert_eq!(
+        h.state().compare.side.chosen,
+        order[..2].to_vec(),
+        "the two first by default"
+    );
     tick(&mut h, &order[2]);
+    tick(&mut h, &order[0]);
+    assert_eq!(h.state().compare.side.chosen, order[1..].to_vec());
     tick(&mut h, &order[0]);
     h.run_steps(2);
     let labels = |h: &Harness<'static, HopmapApp>| -> Vec<String> {
@@ -645,4 +651,44 @@ fn difference_tables_show_each_hot_links_name_whole_at_1280() {
         }
         assert!(seen >= 4, "{topo}: {seen} names found");
     }
+}
+
+#[test]
+fn on_a_fabric_the_compare_charts_show_the_busiest_switch_link() {
+    let lj64 = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/captures/lammps-lj-64.mtx"
+    );
+    let mut h = at_1280(lj64, "fattree:8:3", "default,sm,random", "compare");
+    h.run_steps(2);
+    let rows = h.state().compare.rows.clone();
+    assert_eq!(rows.len(), 3);
+    let loads: Vec<f64> = rows.iter().map(|r| r.metrics.max_link_load).collect();
+    // The busiest link overall is a host link, the same under every mapper.
+    assert!(loads.iter().all(|&l| l == loads[0]), "{loads:?}");
+    for r in &rows {
+        let sw = r.metrics.max_switch_link_load.expect("a fabric");
+        assert!(sw < r.metrics.max_link_load);
+        let want = format!(
+            "max switch-to-switch link load bar {}: {}  ",
+            r.mapper,
+            hopmap_core::units::fmt_bytes(sw)
+        );
+        // A Label's text is its accesskit value.
+        let note = format!(
+            "(all links incl. hosts' {})",
+            hopmap_core::units::fmt_bytes(r.metrics.max_link_load)
+        );
+        let bar = h.get_by_label_contains(&want);
+        let text = egui_kittest::kittest::NodeT::accesskit_node(&bar)
+            .value()
+            .unwrap_or_default();
+        assert!(text.starts_with(&want) && text.ends_with(&note), "{text}");
+    }
+    // The switch links tell these mappings apart.
+    let sw: Vec<f64> = rows
+        .iter()
+        .map(|r| r.metrics.max_switch_link_load.unwrap())
+        .collect();
+    assert!(sw.iter().any(|&s| s != sw[0]), "{sw:?}");
 }

@@ -360,22 +360,26 @@ impl DiffView {
     fn chooser_ui(&mut self, ui: &mut egui::Ui, model: &Model, rows: &[Row]) {
         ui.horizontal_wrapped(|ui| {
             let (mut a, mut b) = (self.a.clone(), self.b.clone());
-            ui.label("A");
+            let la = ui.label("A");
             egui::ComboBox::from_id_salt("diff_a")
                 .selected_text(&a)
                 .show_ui(ui, |ui| {
                     for r in rows {
                         ui.selectable_value(&mut a, r.mapper.clone(), &r.mapper);
                     }
-                });
-            ui.label("B");
+                })
+                .response
+                .labelled_by(la.id);
+            let lb = ui.label("B");
             egui::ComboBox::from_id_salt("diff_b")
                 .selected_text(&b)
                 .show_ui(ui, |ui| {
                     for r in rows {
                         ui.selectable_value(&mut b, r.mapper.clone(), &r.mapper);
                     }
-                });
+                })
+                .response
+                .labelled_by(lb.id);
             if ui.button("swap A and B").clicked() {
                 std::mem::swap(&mut a, &mut b);
             }
