@@ -27,8 +27,9 @@ pub struct GuiOptions {
     /// Stop the mapper after this many steps (shows a placement in progress).
     pub steps: Option<usize>,
     /// The central view: split, graph, network, matrix, compare, analytical
-    /// or bipartition; or side, diff, race (the Compare view's side by side,
-    /// difference and race, on the `compare` list in its order).
+    /// or bipartition; or side, diff, race (the Compare view's side by side
+    /// in the table's order, the difference of the first two on the
+    /// `compare` list, the race of that list).
     pub view: Option<String>,
     /// Mapper ids to compare before showing (comma-separated).
     pub compare: Option<String>,
@@ -48,7 +49,16 @@ pub struct GuiOptions {
     pub state: Option<PathBuf>,
     /// The window's inner size in points (default 1280×800).
     pub size: Option<[f32; 2]>,
+    /// A dialog or tab to open: one of [`OPEN_KEYS`] (scripted figures of
+    /// what only a click shows).
+    pub open: Option<String>,
 }
+
+/// What `hopmap gui --open` opens: File → Export's save dialog (the in-app
+/// chooser, for the network view as SVG), File → Experiment report's
+/// dialog, the teaching panel's guided log (with guided mode on, so that
+/// the `--mapper` run fills it) or its glossary.
+pub const OPEN_KEYS: [&str; 4] = ["export", "report", "guided-log", "glossary"];
 
 /// State of a screenshot: taken after `frames` frames (0 = at once, and the
 /// window stays open: the Screenshot button).
@@ -123,6 +133,9 @@ impl HopmapApp {
                 self.data.phase = opts.read.phase.clone();
             }
         }
+        if let Some(k) = &opts.open {
+            self.open_key(k)?;
+        }
         if let Some(m) = &opts.mapper {
             let sel = mappers::resolve(m).map_err(|e| e.to_string())?;
             self.mapper.select(sel.info.id);
@@ -184,6 +197,32 @@ impl HopmapApp {
             }
         }
         self.headless_from(opts)
+    }
+
+    /// Open one of [`OPEN_KEYS`] (before a `--mapper` run: the guided log
+    /// turns guided mode on for it).
+    pub fn open_key(&mut self, key: &str) -> Result<(), AppError> {
+        use crate::teach::BottomTab;
+        match key {
+            "export" => self.menus.open_export_dialog(),
+            "report" => self.teach.report.show(&self.model),
+            "guided-log" => {
+                self.model.guided = true;
+                self.teach.hidden = false;
+                self.teach.tab = BottomTab::Log;
+            }
+            "glossary" => {
+                self.teach.hidden = false;
+                self.teach.tab = BottomTab::Glossary;
+            }
+            _ => {
+                return Err(AppError::Failed(format!(
+                    "--open {key}: expected one of {}",
+                    OPEN_KEYS.join(", ")
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// Wait for the running mapper to finish (or pause) and show it.
@@ -372,6 +411,37 @@ mod tests {
             self.0.push(key.to_string());
         }
         fn flush(&mut self) {}
+    }
+
+    #[test]
+    fn open_keys_open_their_dialog_or_tab() {
+        use crate::teach::BottomTab;
+        let mut app = HopmapApp::new(Settings::default());
+        app.teach.hidden = true;
+        app.open_key("glossary").unwrap();
+        assert_eq!(
+            (app.teach.tab, app.teach.hidden),
+            (BottomTab::Glossary, false)
+        );
+        assert!(!app.model.guided);
+        app.open_key("guided-log").unwrap();
+        assert_eq!(app.teach.tab, BottomTab::Log);
+        assert!(app.model.guided, "the run fills the log");
+        assert!(app.menus.chooser.inapp.is_none());
+        app.open_key("export").unwrap();
+        assert!(app.menus.chooser.inapp.is_some(), "the in-app chooser");
+        assert!(matches!(
+            app.menus.purpose,
+            Some(crate::file_menu::Purpose::Export(
+                crate::export::ViewKind::Network,
+                _
+            ))
+        ));
+        assert!(!app.teach.report.open);
+        app.open_key("report").unwrap();
+        assert!(app.teach.report.open);
+        let e = app.open_key("matrix").unwrap_err().to_string();
+        assert!(e.contains("export, report, guided-log, glossary"), "{e}");
     }
 
     #[test]
