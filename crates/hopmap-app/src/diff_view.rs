@@ -340,10 +340,9 @@ impl View for DiffView {
                     .map(|e| e.metrics.clone())
                     .unwrap_or_default();
                 format!(
-                    "hop-bytes {} · max load {} · max flows {}",
+                    "hop-bytes {} · {}",
                     super::draw::fmt_num(m.hop_bytes),
-                    fmt_bytes(m.max_link_load),
-                    m.max_link_flows
+                    super::side_by_side::load_text(&m)
                 )
             },
         );

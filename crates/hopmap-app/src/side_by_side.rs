@@ -411,11 +411,10 @@ impl SideBySide {
                     String::new()
                 };
                 format!(
-                    "hop-bytes {}{ratio} · hops/byte {:.3} · max load {} · max flows {}",
+                    "hop-bytes {}{ratio} · hops/byte {:.3} · {}",
                     fmt_num(m.hop_bytes),
                     m.avg_hops_per_byte,
-                    fmt_bytes(m.max_link_load),
-                    m.max_link_flows
+                    load_text(&m)
                 )
             },
         );
@@ -430,6 +429,25 @@ pub fn in_rows_order(names: &[String], rows: &[Row]) -> Vec<String> {
         .filter(|r| names.contains(&r.mapper))
         .map(|r| r.mapper.clone())
         .collect()
+}
+
+/// A pane's busiest-link figures: `max load 2.40 MiB · max flows 7`; on a
+/// fabric those of the links between switches (what the pane colours, and
+/// what tells mappings apart: [`hopmap_core::report::chart_metric`]), the
+/// busiest link overall, a host's, in brackets.
+pub fn load_text(m: &hopmap_core::metrics::Metrics) -> String {
+    match (m.max_switch_link_load, m.max_switch_link_flows) {
+        (Some(sw), Some(f)) => format!(
+            "max load between switches {} (with hosts' links {}) · max flows {f}",
+            fmt_bytes(sw),
+            fmt_bytes(m.max_link_load)
+        ),
+        _ => format!(
+            "max load {} · max flows {}",
+            fmt_bytes(m.max_link_load),
+            m.max_link_flows
+        ),
+    }
 }
 
 /// Draw `panes` in `cells` with one shared sync: the shared scale is set
@@ -508,6 +526,22 @@ impl super::view::View for SideBySide {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_panes_load_figures_on_a_fabric_are_the_switch_links() {
+        let mut m = hopmap_core::metrics::Metrics {
+            max_link_load: 9_890_416.0,
+            max_link_flows: 32,
+            ..Default::default()
+        };
+        assert_eq!(load_text(&m), "max load 9.43 MiB · max flows 32");
+        m.max_switch_link_load = Some(4_760_000.0);
+        m.max_switch_link_flows = Some(16);
+        assert_eq!(
+            load_text(&m),
+            "max load between switches 4.54 MiB (with hosts' links 9.43 MiB) · max flows 16"
+        );
+    }
 
     #[test]
     fn grid_is_one_row_up_to_three_then_two_by_two() {
