@@ -433,12 +433,12 @@ pub fn in_rows_order(names: &[String], rows: &[Row]) -> Vec<String> {
 
 /// A pane's busiest-link figures: `max load 2.40 MiB · max flows 7`; on a
 /// fabric those of the links between switches (what the pane colours, and
-/// what tells mappings apart: [`hopmap_core::report::chart_metric`]), the
-/// busiest link overall, a host's, in brackets.
+/// what tells mappings apart: [`hopmap_core::report::chart_metric`]), and
+/// the busiest link counting the hosts' links.
 pub fn load_text(m: &hopmap_core::metrics::Metrics) -> String {
     match (m.max_switch_link_load, m.max_switch_link_flows) {
         (Some(sw), Some(f)) => format!(
-            "max load between switches {} (with hosts' links {}) · max flows {f}",
+            "max switch link {} · with hosts {} · max flows {f}",
             fmt_bytes(sw),
             fmt_bytes(m.max_link_load)
         ),
@@ -539,7 +539,7 @@ mod tests {
         m.max_switch_link_flows = Some(16);
         assert_eq!(
             load_text(&m),
-            "max load between switches 4.54 MiB (with hosts' links 9.43 MiB) · max flows 16"
+            "max switch link 4.54 MiB · with hosts 9.43 MiB · max flows 16"
         );
     }
 
