@@ -520,7 +520,7 @@ fn boxes_left_to_right(h: &Harness<'static, HopmapApp>) -> Vec<String> {
         .into_iter()
         .map(|n| {
             let b = h.get_by_role_and_label(egui::accesskit::Role::CheckBox, &n);
-            (b.rect().min.x as f32, n)
+            (b.rect().min.x, n)
         })
         .collect();
     at.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -633,11 +633,11 @@ fn difference_tables_show_each_hot_links_name_whole_at_1280() {
                 });
                 for node in h.get_all_by_label(&name) {
                     let r = node.rect();
-                    let (w, ht) = ((r.max.x - r.min.x) as f32, (r.max.y - r.min.y) as f32);
+                    let (w, ht) = (r.max.x - r.min.x, r.max.y - r.min.y);
                     // Inside the centre, and every line's width together
                     // hold the whole name: one line as wide as the text, or
                     // wrapped onto more lines; never elided.
-                    assert!(r.max.x as f32 <= central_right, "{name}: {r:?}");
+                    assert!(r.max.x <= central_right, "{name}: {r:?}");
                     let lines = (ht / want.y).round().max(1.0);
                     assert!(
                         w * lines + 1.0 >= want.x,

@@ -33,6 +33,9 @@ pub const MOVED: Color32 = Color32::from_rgb(70, 220, 120);
 /// Up to this many moved processes also get a ring.
 pub const MOVED_RINGS: usize = 64;
 
+/// The process colours of A and B's panes, and of the change pane.
+type PaneColors = (Vec<Color32>, Vec<Color32>);
+
 #[derive(Default)]
 pub struct DiffView {
     /// The two rows compared (names).
@@ -53,7 +56,7 @@ pub struct DiffView {
     built: u64,
     /// A and B's process colours (from where A puts them), and the change
     /// view's: moved processes green, the others grey.
-    colors: Memo<(RefKey, Same<Mapping>), (Vec<Color32>, Vec<Color32>)>,
+    colors: Memo<(RefKey, Same<Mapping>), PaneColors>,
     /// The paint-list range the change pane drew this frame (SVG export).
     pub drawn: Option<(usize, usize)>,
 }

@@ -54,7 +54,7 @@ impl Settings {
         self.recent.truncate(MAX_RECENT);
     }
 
-    /// The settings from our own file (see [`Settings::save`]), else from
+    /// The settings from our own file (see [`Settings::save_to`]), else from
     /// eframe's storage (older runs), else the defaults.
     pub fn load(storage: Option<&dyn eframe::Storage>) -> Self {
         storage
