@@ -983,6 +983,35 @@ mod tests {
     use hopmap_core::topology::Topology;
 
     #[test]
+    fn a_switch_short_label_is_its_description_else_its_id_without_guid_padding() {
+        let sw = |name: &str, desc: Option<&str>| hopmap_core::topology::Switch {
+            name: name.into(),
+            guid: None,
+            desc: desc.map(Into::into),
+            ports: 8,
+        };
+        assert_eq!(
+            short_switch_label(&sw("S-0000000000200001", Some("Spine1"))),
+            "Spine1"
+        );
+        assert_eq!(
+            short_switch_label(&sw("S-0000000000200001", None)),
+            "S-200001"
+        );
+        assert_eq!(short_switch_label(&sw("S-0000000000000000", None)), "S-0");
+        // Not an ibnetdiscover id: as named.
+        assert_eq!(short_switch_label(&sw("S-core", None)), "S-core");
+        assert_eq!(short_switch_label(&sw("agg1_2_0", None)), "agg1_2_0");
+        // A fat tree's link, by the generator's names.
+        let t = Topology::parse("fattree:4:2").unwrap();
+        let f = t.as_fabric().unwrap();
+        let g = link_geometry(f);
+        let l = &g.links[0];
+        let name = link_short_name(f, l);
+        assert!(name.contains(" – ") && !name.contains("up end"), "{name}");
+    }
+
+    #[test]
     fn link_list_is_the_inter_switch_links_with_their_channels() {
         let t = Topology::parse("fabric:moh-fig2").unwrap();
         let f = t.as_fabric().unwrap();
