@@ -6,7 +6,9 @@
 //! neutral centre = unchanged; width and opacity grow with |B − A|), with a
 //! ring on every node that holds a process B put on another node than A
 //! ([`hopmap_core::mapping::Mapping::moved_processes`]). Below, the hottest links
-//! of each mapping with that link's load in the other.
+//! of each mapping with that link's change in the other (a percentage, the
+//! load on hover) and its short name (switch labels, or the coordinates of
+//! its ends: [`NetworkView::link_short_name`]), wrapped, never cut.
 //!
 //! Cost: O(n + links) when A, B or the link values change; per frame, the
 //! views' own cost and O(moved) rings.

@@ -9,7 +9,9 @@
 //! is its [`RunRecord`], held by every variant but [`Run::Idle`]. The
 //! transitions are [`crate::Model`]'s methods (start, step, play, pause, map,
 //! cancel, take a snapshot); the views read the state through the accessors
-//! here. No egui.
+//! here. Also here: [`Versioned`], a value whose one setter bumps the
+//! generation views key their caches on, and [`Memo`], a value derived from
+//! such generations (the process colours). No egui.
 
 use crate::background::{BackgroundRun, GuidedLine};
 use crate::run_detail::RunDetail;

@@ -5,8 +5,9 @@
 //! threshold to the busiest link over all the shown mappings, so the same
 //! colour means the same load everywhere) and the hover (a node or link
 //! under the pointer in one view is ringed in all, with each view's process
-//! or load there). Processes are coloured by where the first mapping puts
-//! them, so the other views show where each process went.
+//! or load there). The views come in the order of the checkboxes that
+//! choose them (the table's order); processes are coloured by where the
+//! first mapping puts them, so the other views show where each process went.
 //!
 //! The mappings are the ones the comparison kept ([`hopmap_core::compare::Row`]'s
 //! `Arc<Mapping>`, nothing is re-run); their evaluations (link loads) are
