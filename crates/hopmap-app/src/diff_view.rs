@@ -473,10 +473,7 @@ impl DiffView {
             ))
             .small(),
         );
-        let top = c.min.y + PANE_HEADER;
-        if cu.min_rect().max.y < top {
-            cu.add_space(top - cu.min_rect().max.y);
-        }
+        super::side_by_side::pane_top(&mut cu, &c, &mut self.sync);
         let from = super::export::mark(&cu);
         dv.ui_synced(
             &mut cu,

@@ -432,6 +432,18 @@ pub fn in_rows_order(names: &[String], rows: &[Row]) -> Vec<String> {
         .collect()
 }
 
+/// Below a pane's title and caption in `cu` (cell `c`): report their
+/// height, and start the view where every pane's does (the tallest header
+/// of the last frame, at least [`PANE_HEADER`]), so that the views line up.
+pub fn pane_top(cu: &mut egui::Ui, c: &Rect, sync: &mut ViewSync) {
+    let used = cu.min_rect().max.y - c.min.y;
+    sync.report_header(used);
+    let top = c.min.y + sync.header.max(PANE_HEADER).max(used);
+    if cu.min_rect().max.y < top {
+        cu.add_space(top - cu.min_rect().max.y);
+    }
+}
+
 /// A pane's busiest-link figures: `max load 2.40 MiB · max flows 7`; on a
 /// fabric those of the links between switches (what the pane colours, and
 /// what tells mappings apart: [`hopmap_core::report::chart_metric`]), and
@@ -488,10 +500,7 @@ pub fn draw_panes(
             ui.strong(&p.label);
         });
         cu.label(egui::RichText::new(info(i, p)).small());
-        let top = c.min.y + PANE_HEADER;
-        if cu.min_rect().max.y < top {
-            cu.add_space(top - cu.min_rect().max.y);
-        }
+        pane_top(&mut cu, c, sync);
         let Pane {
             model,
             view,
