@@ -431,6 +431,30 @@ fn race_mode_with_three_mappers_draws_three_curves() {
     }
     // The plot drew the three curves.
     assert_eq!(race.plotted_curves, 3);
+    // random places everything in one step: its value is held as a line
+    // to the end of the race so far, not left as a dot.
+    let random = &race.lanes[2];
+    assert!(random.done && random.curve.len() == 1, "{:?}", random.curve);
+    let x_end = race
+        .lanes
+        .iter()
+        .map(|l| l.curve.last().unwrap()[0])
+        .fold(0.0, f64::max);
+    assert!(x_end > 1.0);
+    assert!(
+        race.held_lines.contains(&"random".to_string()),
+        "{:?}",
+        race.held_lines
+    );
+    for l in &race.lanes {
+        let held = race.held_lines.contains(&l.id);
+        assert_eq!(
+            held,
+            l.done && l.curve.last().unwrap()[0] < x_end,
+            "{}",
+            l.id
+        );
+    }
 }
 
 /// Side by side on a switch fabric: hovering a host (or a switch) in one

@@ -78,6 +78,9 @@ pub struct Race {
     pub error: Option<String>,
     /// Curves (lines with points) the plot drew last frame.
     pub plotted_curves: usize,
+    /// The lanes whose final value the plot held out to the end of the x
+    /// range last frame ([`held_line`]).
+    pub held_lines: Vec<String>,
 }
 
 impl Default for Race {
@@ -104,6 +107,7 @@ impl Race {
             node_colors: Vec::new(),
             error: None,
             plotted_curves: 0,
+            held_lines: Vec::new(),
         }
     }
 
@@ -379,6 +383,7 @@ impl Race {
             .y_axis_formatter(|m, _| super::draw::fmt_num(m.value.round()))
             .show(ui, |p| {
                 let mut n = 0;
+                let mut held = Vec::new();
                 for (i, l) in self.lanes.iter().enumerate() {
                     let Some(last) = l.curve.last().map(xy) else {
                         continue;
@@ -400,6 +405,7 @@ impl Race {
                             .id(("race", i, 1)),
                     );
                     if let Some(seg) = held_line(last, l.done, x_end) {
+                        held.push(l.id.clone());
                         p.line(
                             Line::new(l.id.clone(), seg.to_vec())
                                 .color(c)
@@ -426,9 +432,9 @@ impl Race {
                         .id(("race", i, 3)),
                     );
                 }
-                n
+                (n, held)
             });
-        self.plotted_curves = plotted.inner;
+        (self.plotted_curves, self.held_lines) = plotted.inner;
     }
 
     /// The lanes' network views side by side, one camera and colour scale,
