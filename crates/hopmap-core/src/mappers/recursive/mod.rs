@@ -16,7 +16,9 @@
 //! * refinement — swap/move local search on the true objective (hop-bytes,
 //!   or channel loads under dimension-order routing) over the nodes of each
 //!   process's partners (VieM's N_C^d, Schulz & Träff), [`refine`], started
-//!   from the recursive mapping; then a bottleneck phase (beyond VieM too)
+//!   from the recursive mapping; up to 1,024 processes a seeded
+//!   first-improvement descent over the same neighbourhood
+//!   ([`refine::descent`]); then a bottleneck phase (beyond VieM too)
 //!   relieves the busiest channel under dimension-order routing, exchange by
 //!   exchange, never raising the largest load and letting hop-bytes rise by
 //!   at most `load_budget` (1 % by default) — see [`refine`] for its cost.
@@ -90,8 +92,10 @@ pub fn info_refine() -> MapperInfo {
               keep the best exchange that lowers the objective. `objective=hopbytes` (default), \
               `sqload` (sum of squared channel loads under dimension-order routing) or \
               `maxload` (the busiest channel) for users who care about congestion. Stops at a \
-              local optimum or when a sweep gains less than `tol`. Then (beyond the seeds and \
-              VieM) a bottleneck phase relieves the busiest channel under dimension-order \
+              local optimum or when a sweep gains less than `tol`. Up to 1,024 processes a \
+              seeded first-improvement descent then samples the same neighbourhood at random \
+              (64 tries per process at most) and keeps every exchange that lowers hop-bytes. \
+              Then (beyond the seeds and VieM) a bottleneck phase relieves the busiest channel under dimension-order \
               routing: it re-routes only the messages of the processes whose traffic crosses \
               that channel, keeps exchanges that lower its load without raising another channel \
               to the maximum, and lets hop-bytes rise by at most `load_budget` (default 1 %; \
