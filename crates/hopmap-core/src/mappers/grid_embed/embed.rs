@@ -100,14 +100,42 @@ impl Plan {
             };
             Plan::digits(x, sizes, &mut dig[i]);
         }
+        self.combine(|dir, level| dig[dir][level], pos);
+    }
+
+    /// Combine the digits of a process (`digit(direction, level)`) into its
+    /// position on every target.
+    #[inline]
+    fn combine(&self, digit: impl Fn(usize, usize) -> u32, pos: &mut [u32]) {
         for (t, fs) in self.targets.iter().enumerate() {
             let mut p = 0u32;
             for f in fs.iter().rev() {
-                let d = dig[f.dir][f.level];
+                let d = digit(f.dir, f.level);
                 p = p * f.size + if p % 2 == 1 { f.size - 1 - d } else { d };
             }
             pos[t] = p;
         }
+    }
+
+    /// The digits of every position along every direction (reflection
+    /// included): `table[i][x]` is what [`Plan::place`] computes for
+    /// coordinate `x` of direction `i`. O(Σ grid sizes).
+    fn digit_table(&self) -> Vec<Vec<[u32; 4]>> {
+        self.split
+            .iter()
+            .enumerate()
+            .map(|(i, sizes)| {
+                let g = sizes.iter().product::<u32>();
+                (0..g)
+                    .map(|c| {
+                        let x = if self.flip >> i & 1 == 1 { g - 1 - c } else { c };
+                        let mut out = [0u32; 4];
+                        Plan::digits(x, sizes, &mut out);
+                        out
+                    })
+                    .collect()
+            })
+            .collect()
     }
 
     /// Node and core of every process.
@@ -330,7 +358,79 @@ fn orders_rec(
     }
 }
 
-/// Hop-bytes of `plan` over `pairs` (u, v, bytes).
+/// Scores plans on a fixed list of pairs: the pairs are renumbered onto
+/// their distinct ends once, so that scoring a plan places each end once
+/// (not once per pair) from a per-direction digit table.
+pub struct Scorer {
+    /// The processes that end a pair.
+    ends: Vec<u32>,
+    /// The pairs as (end index, end index, bytes), in the given order.
+    pairs: Vec<(u32, u32, f64)>,
+    /// Scratch: every end's position on every target.
+    pos: Vec<u32>,
+}
+
+impl Scorer {
+    /// O(n + pairs).
+    pub fn new(n: usize, pairs: &[(u32, u32, f64)]) -> Scorer {
+        let mut index = vec![u32::MAX; n];
+        let mut ends = Vec::new();
+        let mut at = |p: u32| -> u32 {
+            let slot = &mut index[p as usize];
+            if *slot == u32::MAX {
+                *slot = ends.len() as u32;
+                ends.push(p);
+            }
+            *slot
+        };
+        let pairs = pairs.iter().map(|&(u, v, c)| (at(u), at(v), c)).collect();
+        Scorer {
+            ends,
+            pairs,
+            pos: Vec::new(),
+        }
+    }
+
+    /// Number of pairs scored.
+    pub fn len(&self) -> usize {
+        self.pairs.len()
+    }
+
+    /// Whether there is no pair to score.
+    pub fn is_empty(&self) -> bool {
+        self.pairs.is_empty()
+    }
+
+    /// Hop-bytes of `plan` over the pairs (the same sum, in the same order,
+    /// as [`score`]). O(ends · targets + pairs · network dimensions).
+    pub fn score(&mut self, plan: &Plan, halo: &GridHalo, net: &Grid) -> f64 {
+        let nd = net.ndims();
+        let w = nd + 1;
+        let table = plan.digit_table();
+        self.pos.resize(self.ends.len() * w, 0);
+        for (k, &p) in self.ends.iter().enumerate() {
+            let c = halo.coord(p as usize);
+            plan.combine(
+                |dir, level| table[dir][c[dir] as usize][level],
+                &mut self.pos[k * w..(k + 1) * w],
+            );
+        }
+        let dims = net.dims();
+        let wraps: Vec<bool> = (0..nd).map(|k| net.wraps(k)).collect();
+        let mut total = 0.0;
+        for &(u, v, c) in &self.pairs {
+            let (a, b) = (&self.pos[u as usize * w..], &self.pos[v as usize * w..]);
+            let hops: u32 = (0..nd)
+                .map(|k| axis_dist(a[k], b[k], dims[k], wraps[k]))
+                .sum();
+            total += c * hops as f64;
+        }
+        total
+    }
+}
+
+/// Hop-bytes of `plan` over `pairs` (u, v, bytes). To score many plans on
+/// the same pairs, [`Scorer`] gives the same sums faster.
 pub fn score(plan: &Plan, halo: &GridHalo, net: &Grid, pairs: &[(u32, u32, f64)]) -> f64 {
     let nd = net.ndims();
     let mut a = vec![0u32; nd + 1];

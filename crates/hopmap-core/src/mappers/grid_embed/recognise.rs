@@ -464,7 +464,15 @@ fn rank_order_grid(g: &CommGraph, vol: &[f64], total: f64) -> Option<GridHalo> {
         }
         // Wrap a direction when over 1 % of the bytes cross its ends.
         let mut wrap = vec![0.0; d];
-        for (u, v, c) in g.pairs() {
+        let off = g.offsets();
+        let pairs = (0..g.n()).flat_map(|u| {
+            g.neighbors(u)
+                .iter()
+                .enumerate()
+                .filter(move |(_, v)| **v as usize > u)
+                .map(move |(k, &v)| (u, v as usize, vol[off[u] + k]))
+        });
+        for (u, v, c) in pairs {
             for i in 0..d {
                 let (a, b) = (coords[u * d + i], coords[v * d + i]);
                 if dims[i] > 2 && a.abs_diff(b) == dims[i] - 1 {
@@ -528,19 +536,26 @@ fn measure(
             let c = vol[off[u] + k];
             let (cu, cv) = (&coords[u * d..u * d + d], &coords[v * d..v * d + d]);
             let mut far = false;
-            let mut moved = Vec::new();
+            // Directions along which the pair is one step apart: how many,
+            // and the first.
+            let (mut moved, mut first) = (0usize, 0usize);
             for i in 0..d {
                 match axis_dist(cu[i], cv[i], dims[i], periodic[i]) {
                     0 => {}
-                    1 => moved.push(i),
+                    1 => {
+                        if moved == 0 {
+                            first = i;
+                        }
+                        moved += 1;
+                    }
                     _ => far = true,
                 }
             }
-            if far || moved.is_empty() {
+            if far || moved == 0 {
                 other_bytes += c;
                 other_pairs += 1;
-            } else if moved.len() == 1 {
-                axis_bytes[moved[0]] += c;
+            } else if moved == 1 {
+                axis_bytes[first] += c;
             } else {
                 diagonal_bytes += c;
             }
