@@ -489,12 +489,11 @@ fn fm(g: &WGraph, bias: &[[f64; 2]], side: &mut [u8], win: Window, passes: usize
     let mut locked = vec![false; n];
     let mut heaps: [BinaryHeap<(Key, u32)>; 2] = [BinaryHeap::new(), BinaryHeap::new()];
     let mut moves: Vec<u32> = Vec::new();
+    let mut boundary = vec![false; n];
     for _pass in 0..passes.max(1) {
         // Gains and weights from scratch.
         let mut w0 = 0.0;
         let mut cost = 0.0;
-        let mut boundary = vec![false; 0];
-        boundary.resize(n, false);
         for u in 0..n {
             let s = side[u];
             if s == 0 {
@@ -524,13 +523,20 @@ fn fm(g: &WGraph, bias: &[[f64; 2]], side: &mut [u8], win: Window, passes: usize
         } else {
             None
         };
-        heaps[0].clear();
-        heaps[1].clear();
+        // Build both heaps in O(n) (the order of (gain, vertex) is total,
+        // so how a heap was built does not change what it pops).
+        let mut init = [
+            std::mem::take(&mut heaps[0]).into_vec(),
+            std::mem::take(&mut heaps[1]).into_vec(),
+        ];
+        init[0].clear();
+        init[1].clear();
         for u in 0..n {
             if boundary[u] || heavy == Some(side[u]) {
-                heaps[side[u] as usize].push((Key(gain[u]), u as u32));
+                init[side[u] as usize].push((Key(gain[u]), u as u32));
             }
         }
+        heaps = init.map(BinaryHeap::from);
         moves.clear();
         let start_cost = cost;
         let mut best = (start_dist, cost, 0usize);
