@@ -148,7 +148,8 @@ impl Dist {
         }
         self.computed(a, b)
     }
-    #[inline]
+    // Out of line, so that `get` (the table's look-up) inlines.
+    #[inline(never)]
     fn computed(&self, a: usize, b: usize) -> u32 {
         if self.nd == 0 {
             return self.topo.distance(a, b);
