@@ -13,6 +13,7 @@ pub mod workspace_io;
 
 use super::colormap::{ColorMode, process_colors};
 use super::headless::Headless;
+use super::run_state::{Memo, Versioned};
 use super::settings::Settings;
 use super::view::View;
 use super::{
@@ -98,11 +99,17 @@ pub struct HopmapApp {
     /// The File and View menus, their dialogs, the panels shown.
     pub menus: super::file_menu::Menus,
     pub bipartition_view: super::bipartition_view::BipartitionView,
-    pub(super) colors: Vec<Color32>,
-    pub(super) colors_key: (u64, u64, u64, ColorMode),
-    /// Bumped whenever `colors` is recomputed.
-    pub(super) colors_gen: u64,
+    /// The process colours, by (graph, network, placement) generation and mode.
+    pub(super) colors: Memo<(u64, u64, u64, ColorMode), Vec<Color32>>,
     pub(super) headless: Option<Headless>,
+    /// Where this window saves its settings on exit; with None it saves
+    /// nothing, neither settings nor egui's memory nor the window's place
+    /// (headless screenshots, tests: they must not change what the user's
+    /// next session opens with).
+    pub persist: Option<PathBuf>,
+    /// Drop pointer input (headless screenshots: where the X pointer happens
+    /// to sit must not put a hover or tooltip in the picture).
+    pub ignore_pointer: bool,
     /// Frames drawn so far.
     pub frame_no: u64,
     /// Set when the headless run has finished (for the binary's exit code).
@@ -145,10 +152,10 @@ impl HopmapApp {
             settings,
             tab,
             color_mode,
-            colors: Vec::new(),
-            colors_key: (0, 0, 0, ColorMode::Node),
-            colors_gen: 0,
+            colors: Memo::default(),
             headless: None,
+            persist: None,
+            ignore_pointer: false,
             frame_no: 0,
             finished: Arc::new(Mutex::new(None)),
         };
@@ -156,24 +163,24 @@ impl HopmapApp {
         app
     }
 
-    /// The app as eframe creates it: settings from storage.
+    /// The app as eframe creates it: settings from storage, saved back to
+    /// [`super::settings::settings_file`] on exit.
     pub fn from_creation_context(cc: &eframe::CreationContext<'_>) -> Self {
-        Self::new(Settings::load(cc.storage))
+        let mut app = Self::new(Settings::load(cc.storage));
+        app.persist = cc.storage.and(super::settings::settings_file());
+        app
     }
 
-    fn colors(&mut self) -> &[Color32] {
+    /// The process colours of the shown mapping, and their generation.
+    fn colors(&mut self) -> &Versioned<Vec<Color32>> {
         let key = (
             self.model.graph.generation(),
             self.model.topo.generation(),
             self.model.placement.generation(),
             self.color_mode,
         );
-        if key != self.colors_key || self.colors.len() != self.model.graph.n() {
-            self.colors = process_colors(&self.model, self.color_mode);
-            self.colors_key = key;
-            self.colors_gen += 1;
-        }
-        &self.colors
+        let (model, mode) = (&self.model, self.color_mode);
+        self.colors.get(key, || process_colors(model, mode))
     }
 
     fn sync_settings(&mut self) {
@@ -365,7 +372,8 @@ impl HopmapApp {
             self.teach.export.title = self.export_title();
         }
         self.colors();
-        let colors = std::mem::take(&mut self.colors);
+        let memo = std::mem::take(&mut self.colors);
+        let (colors, colors_gen) = (&memo.last()[..], memo.last().generation());
         if !matches!(self.tab, Tab::Split | Tab::Graph) {
             // Out of sight, the graph's layout waits (it resumes when shown).
             self.graph_view.hidden();
@@ -389,7 +397,7 @@ impl HopmapApp {
                 lu.set_clip_rect(left);
                 let mark = super::export::mark(&lu);
                 self.graph_view
-                    .ui(&mut lu, (&mut self.model, &colors, self.colors_gen));
+                    .ui(&mut lu, (&mut self.model, colors, colors_gen));
                 self.teach
                     .export
                     .capture(&lu, mark, super::export::ViewKind::Graph);
@@ -404,7 +412,7 @@ impl HopmapApp {
                 View::ui(
                     &mut self.network_view,
                     &mut ru,
-                    (&mut self.model, &colors, self.colors_gen),
+                    (&mut self.model, colors, colors_gen),
                 );
                 self.teach
                     .export
@@ -414,7 +422,7 @@ impl HopmapApp {
             Tab::Graph => {
                 let mark = super::export::mark(ui);
                 self.graph_view
-                    .ui(ui, (&mut self.model, &colors, self.colors_gen));
+                    .ui(ui, (&mut self.model, colors, colors_gen));
                 self.teach
                     .export
                     .capture(ui, mark, super::export::ViewKind::Graph);
@@ -424,7 +432,7 @@ impl HopmapApp {
                 View::ui(
                     &mut self.network_view,
                     ui,
-                    (&mut self.model, &colors, self.colors_gen),
+                    (&mut self.model, colors, colors_gen),
                 );
                 self.teach
                     .export
@@ -453,7 +461,7 @@ impl HopmapApp {
                 .bipartition_view
                 .ui(ui, (&mut self.model, &mut self.mapper)),
         }
-        self.colors = colors;
+        self.colors = memo;
     }
 }
 
@@ -462,9 +470,30 @@ impl eframe::App for HopmapApp {
         self.ui_frame(ui);
     }
 
-    fn save(&mut self, storage: &mut dyn eframe::Storage) {
-        self.sync_settings();
-        self.settings.save(storage);
+    fn save(&mut self, _storage: &mut dyn eframe::Storage) {
+        if let Some(p) = self.persist.clone() {
+            self.sync_settings();
+            self.settings.save_to(&p);
+        }
+    }
+
+    fn persist_egui_memory(&self) -> bool {
+        self.persist.is_some()
+    }
+
+    fn raw_input_hook(&mut self, _ctx: &egui::Context, raw: &mut egui::RawInput) {
+        if self.ignore_pointer {
+            raw.events.retain(|e| {
+                !matches!(
+                    e,
+                    egui::Event::PointerMoved(_)
+                        | egui::Event::PointerButton { .. }
+                        | egui::Event::PointerGone
+                        | egui::Event::MouseWheel { .. }
+                        | egui::Event::MouseMoved(_)
+                )
+            });
+        }
     }
 }
 
