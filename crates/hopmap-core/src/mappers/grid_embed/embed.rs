@@ -129,7 +129,11 @@ impl Plan {
                 let g = sizes.iter().product::<u32>();
                 (0..g)
                     .map(|c| {
-                        let x = if self.flip >> i & 1 == 1 { g - 1 - c } else { c };
+                        let x = if self.flip >> i & 1 == 1 {
+                            g - 1 - c
+                        } else {
+                            c
+                        };
                         let mut out = [0u32; 4];
                         Plan::digits(x, sizes, &mut out);
                         out
