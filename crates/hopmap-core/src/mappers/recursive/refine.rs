@@ -67,7 +67,7 @@ const FREE: u32 = u32::MAX;
 /// divisions per call); other topologies ask [`Topology::distance`].
 ///
 /// On networks of at most [`TABLE_MAX_NODES`] nodes the whole distance
-/// matrix is tabulated as bytes (≤ 4 MiB, built in O(nodes² · dims)): the
+/// matrix is tabulated as bytes (≤ 4 MiB, built in O(nodes²)): the
 /// refinement's inner loop is then one cache-resident load per distance,
 /// which more than halves its time on the 512–2,048-node machines where a
 /// run is short and per-call cost dominates.
@@ -85,7 +85,8 @@ pub struct Dist {
 pub const TABLE_MAX_NODES: usize = 2048;
 
 impl Dist {
-    /// O(nodes · dims), plus O(nodes² · dims) for the table on small grids.
+    /// O(nodes · dims), plus O(nodes²) for the table on small grids (each
+    /// row built from per-dimension distances).
     pub fn new(topo: Arc<Topology>) -> Self {
         let mut d = Dist {
             nd: 0,
