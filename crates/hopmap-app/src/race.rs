@@ -463,8 +463,9 @@ impl Race {
                     ""
                 };
                 format!(
-                    "{} steps · {:.1} ms stepping · hop-bytes {}{placed} · {state}",
+                    "{} step{} · {:.1} ms stepping · hop-bytes {}{placed} · {state}",
                     l.steps,
+                    if l.steps == 1 { "" } else { "s" },
                     l.seconds * 1e3,
                     fmt_num(hb)
                 )
