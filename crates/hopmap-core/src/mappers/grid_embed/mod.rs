@@ -157,7 +157,7 @@ fn start(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
         halo: None,
         plans: Vec::new(),
         scored: Vec::new(),
-        sample: Vec::new(),
+        sample: None,
         chosen: None,
         best_hb: 0.0,
         load_tie: None,
@@ -194,7 +194,8 @@ pub struct GridEmbed {
     plans: Vec<Plan>,
     /// (sampled hop-bytes, plan index) of the plans scored so far.
     scored: Vec<(f64, usize)>,
-    sample: Vec<(u32, u32, f64)>,
+    /// Scores the plans on the sample of pairs.
+    sample: Option<embed::Scorer>,
     /// The plan placed, its hop-bytes and whether every grid step is one hop.
     chosen: Option<(usize, f64, bool)>,
     /// The least hop-bytes of any plan scored on every pair.
@@ -293,12 +294,13 @@ impl GridEmbed {
                 let g = &self.input.graph;
                 let m = g.num_edges();
                 let stride = m.div_ceil(embed::SAMPLE).max(1);
-                self.sample = g
+                let sample: Vec<(u32, u32, f64)> = g
                     .pairs()
                     .enumerate()
                     .filter(|(k, _)| k % stride == 0)
                     .map(|(_, (u, v, c))| (u as u32, v as u32, c))
                     .collect();
+                self.sample = Some(embed::Scorer::new(g.n(), &sample));
                 self.note = format!(
                     "recognised a {} ({} left out: {} pairs, {:.2}% of the bytes; {})",
                     h.describe(),
@@ -322,11 +324,15 @@ impl GridEmbed {
         let (Some(h), Some(net)) = (self.halo.as_ref(), self.input.topo.as_grid()) else {
             return;
         };
+        let Some(sample) = self.sample.as_mut() else {
+            return;
+        };
         let end = (next + PLANS_PER_STEP).min(self.plans.len());
         for k in next..end {
-            let s = embed::score(&self.plans[k], h, net, &self.sample);
+            let s = sample.score(&self.plans[k], h, net);
             self.scored.push((s, k));
         }
+        let sampled_all = sample.len() == self.input.graph.num_edges();
         if end < self.plans.len() {
             self.phase = Phase::Choose { next: end };
             return;
@@ -334,15 +340,17 @@ impl GridEmbed {
         // Finalists on every pair.
         self.scored
             .sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        let pairs: Vec<(u32, u32, f64)> = if self.sample.len() == self.input.graph.num_edges() {
-            std::mem::take(&mut self.sample)
+        let mut all = if sampled_all {
+            self.sample.take()
         } else {
-            self.input
-                .graph
-                .pairs()
-                .map(|(u, v, c)| (u as u32, v as u32, c))
-                .collect()
-        };
+            None
+        }
+        .unwrap_or_else(|| {
+            let g = &self.input.graph;
+            let pairs: Vec<(u32, u32, f64)> =
+                g.pairs().map(|(u, v, c)| (u as u32, v as u32, c)).collect();
+            embed::Scorer::new(g.n(), &pairs)
+        });
         let top = self.scored.first().map_or(0.0, |b| b.0);
         let slack = self.load_budget.max(TIE);
         // The finalists: the best few, up to `TIED` plans tied with the
@@ -374,7 +382,7 @@ impl GridEmbed {
         }
         let full: Vec<(f64, usize)> = finalists
             .iter()
-            .map(|&k| (embed::score(&self.plans[k], h, net, &pairs), k))
+            .map(|&k| (all.score(&self.plans[k], h, net), k))
             .collect();
         let best_hb = full.iter().map(|f| f.0).fold(f64::INFINITY, f64::min);
         self.best_hb = best_hb;
