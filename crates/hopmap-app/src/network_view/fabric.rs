@@ -422,11 +422,13 @@ impl FabricView {
             .collect();
         step_hosts.sort_unstable();
         step_hosts.dedup();
-        for h in step_hosts.into_iter().take(512) {
-            if let Some(at) = self.host_pos(f, h) {
-                painter.circle_stroke(at, 6.0, Stroke::new(2.0, Color32::from_rgb(255, 60, 220)));
-            }
-        }
+        let rings = step_hosts
+            .iter()
+            .take(512)
+            .filter_map(|&h| self.host_pos(f, h))
+            .map(|at| (at, 6.0));
+        let mag = Color32::from_rgb(255, 60, 220);
+        crate::draw::add_rings(painter, rings, 2.0, mag, 2);
         paint_selected_link(cx, painter, drawn);
     }
 

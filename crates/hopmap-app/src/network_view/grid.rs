@@ -492,11 +492,11 @@ fn paint_step_processes(painter: &egui::Painter, drawn: &Drawn, model: &Model, t
             }
         }
     }
-    for p in procs {
-        if let Some((pos, unit)) = at(p) {
-            painter.circle_stroke(pos, node_radius(three, unit) + 4.0, Stroke::new(2.0, mag));
-        }
-    }
+    let rings = procs
+        .iter()
+        .filter_map(|&p| at(p))
+        .map(|(pos, unit)| (pos, node_radius(three, unit) + 4.0));
+    crate::draw::add_rings(painter, rings, 2.0, mag, 2);
 }
 
 /// The last placement of a stepping mapper: a cross where it wanted to go,
