@@ -102,20 +102,33 @@ pub fn ring_mesh(rings: impl Iterator<Item = (Pos2, f32)>, w: f32, color: Color3
     mesh.reserve_vertices(lo * 2 * RING_SIDES);
     mesh.reserve_triangles(lo * 2 * RING_SIDES);
     for (c, r) in rings {
-        let (ri, ro) = ((r - w * 0.5).max(0.0), r + w * 0.5);
-        let i = mesh.vertices.len() as u32;
-        for d in &dirs {
-            mesh.colored_vertex(c + *d * ri, color);
-            mesh.colored_vertex(c + *d * ro, color);
-        }
-        let s = RING_SIDES as u32;
-        for k in 0..s {
-            let (a, b) = (i + 2 * k, i + 2 * ((k + 1) % s));
-            mesh.add_triangle(a, a + 1, b + 1);
-            mesh.add_triangle(a, b + 1, b);
-        }
+        add_ring_with(&mut mesh, &dirs, c, r, w, color);
     }
     mesh
+}
+
+/// Append one 12-sided ring (centre `c`, radius `r` to the middle of the
+/// band, width `w`) to `mesh`, as [`ring_mesh`] draws each.
+pub fn add_ring(mesh: &mut Mesh, c: Pos2, r: f32, w: f32, color: Color32) {
+    let dirs: [egui::Vec2; RING_SIDES] = std::array::from_fn(|k| {
+        egui::Vec2::angled(k as f32 * std::f32::consts::TAU / RING_SIDES as f32)
+    });
+    add_ring_with(mesh, &dirs, c, r, w, color);
+}
+
+fn add_ring_with(mesh: &mut Mesh, dirs: &[egui::Vec2], c: Pos2, r: f32, w: f32, color: Color32) {
+    let (ri, ro) = ((r - w * 0.5).max(0.0), r + w * 0.5);
+    let i = mesh.vertices.len() as u32;
+    for d in dirs {
+        mesh.colored_vertex(c + *d * ri, color);
+        mesh.colored_vertex(c + *d * ro, color);
+    }
+    let s = dirs.len() as u32;
+    for k in 0..s {
+        let (a, b) = (i + 2 * k, i + 2 * ((k + 1) % s));
+        mesh.add_triangle(a, a + 1, b + 1);
+        mesh.add_triangle(a, b + 1, b);
+    }
 }
 
 #[cfg(test)]
