@@ -22,6 +22,23 @@ pub fn add_segment(mesh: &mut Mesh, a: Pos2, b: Pos2, w: f32, color: Color32) {
     mesh.add_triangle(i, i + 2, i + 3);
 }
 
+/// A dashed segment (4-point dashes, 3-point gaps, at most 400 dashes)
+/// appended to a mesh as quads.
+pub fn add_dashed(mesh: &mut Mesh, a: Pos2, b: Pos2, w: f32, col: Color32) {
+    let len = (b - a).length();
+    if len < 1.0 {
+        return;
+    }
+    let (dash, gap) = (4.0, 3.0);
+    let n = ((len / (dash + gap)).ceil() as usize).min(400);
+    let d = (b - a) / len;
+    for k in 0..n {
+        let s = k as f32 * (dash + gap);
+        let e = (s + dash).min(len);
+        add_segment(mesh, a + d * s, a + d * e, w, col);
+    }
+}
+
 /// A metric value as the panels print it: integers with space digit
 /// groups (`1 234 567`), other values with three decimals.
 pub fn fmt_num(v: f64) -> String {

@@ -14,7 +14,7 @@ use super::data::LinkData;
 use super::fabric::FabricPrep;
 use super::paint::seg_dist;
 use crate::colormap::viridis;
-use crate::draw::add_segment;
+use crate::draw::{add_dashed, add_segment};
 use egui::{Color32, Mesh, Pos2, Rect, pos2, vec2};
 use hopmap_core::topology::Fabric;
 use std::sync::Arc;
@@ -162,22 +162,6 @@ fn add_arrow(mesh: &mut Mesh, tip: Pos2, dir: egui::Vec2, size: f32, col: Color3
     mesh.colored_vertex(base + n * size * 0.55, col);
     mesh.colored_vertex(base - n * size * 0.55, col);
     mesh.add_triangle(i, i + 1, i + 2);
-}
-
-/// A dashed segment appended to a mesh.
-fn add_dashed(mesh: &mut Mesh, a: Pos2, b: Pos2, w: f32, col: Color32) {
-    let len = (b - a).length();
-    if len < 1.0 {
-        return;
-    }
-    let (dash, gap) = (4.0, 3.0);
-    let n = ((len / (dash + gap)).ceil() as usize).min(400);
-    let d = (b - a) / len;
-    for k in 0..n {
-        let s = k as f32 * (dash + gap);
-        let e = (s + dash).min(len);
-        add_segment(mesh, a + d * s, a + d * e, w, col);
-    }
 }
 
 /// Inputs of one rebuild.

@@ -99,7 +99,7 @@ pub fn paint(painter: &egui::Painter, proj: &Projector, geom: &Geometry, model: 
             }
         }
     }
-    add_large_mesh(painter, std::sync::Arc::new(mesh), 3);
+    add_large_mesh(painter, std::sync::Arc::new(mesh), 4);
 }
 
 /// A rectangle tinted in `c` with a 2-point border inside it.
