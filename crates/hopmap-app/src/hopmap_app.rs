@@ -11,7 +11,7 @@ pub mod top_bar;
 pub mod ui_state;
 pub mod workspace_io;
 
-use super::colormap::{ColorMode, process_colors};
+use super::colormap::{ColorMode, node_colors, process_colors_with};
 use super::headless::Headless;
 use super::settings::Settings;
 use super::view::View;
@@ -102,6 +102,8 @@ pub struct HopmapApp {
     pub(super) colors_key: (u64, u64, u64, ColorMode),
     /// Bumped whenever `colors` is recomputed.
     pub(super) colors_gen: u64,
+    /// The network's node colours and the topology generation they are of.
+    node_colors: (u64, Vec<Color32>),
     pub(super) headless: Option<Headless>,
     /// Frames drawn so far.
     pub frame_no: u64,
@@ -148,6 +150,7 @@ impl HopmapApp {
             colors: Vec::new(),
             colors_key: (0, 0, 0, ColorMode::Node),
             colors_gen: 0,
+            node_colors: (0, Vec::new()),
             headless: None,
             frame_no: 0,
             finished: Arc::new(Mutex::new(None)),
@@ -169,7 +172,11 @@ impl HopmapApp {
             self.color_mode,
         );
         if key != self.colors_key || self.colors.len() != self.model.graph.n() {
-            self.colors = process_colors(&self.model, self.color_mode);
+            let topo = &self.model.topo;
+            if self.node_colors.0 != topo.generation() || self.node_colors.1.is_empty() {
+                self.node_colors = (topo.generation(), node_colors(topo));
+            }
+            self.colors = process_colors_with(&self.model, self.color_mode, &self.node_colors.1);
             self.colors_key = key;
             self.colors_gen += 1;
         }
