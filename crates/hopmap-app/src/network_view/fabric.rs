@@ -26,9 +26,12 @@
 //!   flows); click a host to select it: the routes of the messages of every
 //!   process on it are drawn white and its partners' hosts ringed.
 //!
-//! Cost per frame: nothing while the picture is unchanged (cached meshes);
-//! a rebuild (zoom, pan, new data) is O(visible switches + visible links +
-//! hosts of visible switches), culled to the screen columns; labels are
+//! Cost per frame: nothing while the picture is unchanged (cached meshes,
+//! the links apart from the boxes and hosts: new link values rebuild the
+//! links, a host's new colour the boxes); a rebuild (zoom, pan, new data)
+//! is O(visible switches + visible links + hosts of visible switches),
+//! culled to the screen columns; the hosts' colours are compared in
+//! O(hosts) per placement; labels are
 //! drawn only where a box is wide enough to hold them, so they are bounded
 //! by the screen.
 
