@@ -23,8 +23,8 @@
 # graph is the target and -b0 puts P/nodes processes on each); both mappings
 # are evaluated by `hopmap eval --json` on the same METIS file
 # (dimension-order routing). Times are of the whole command (reading the
-# graph included), the best of REPS runs (default 3): wall-clock seconds and
-# CPU seconds (user + system). On a shared machine the CPU time is the fair
+# graph included), the best of REPS runs (default 3; STAT=median: their
+# median): wall-clock seconds and CPU seconds (user + system). On a shared machine the CPU time is the fair
 # one; time_vs_gmap is the CPU ratio. hb_per_byte is hop-bytes over the
 # graph's bytes: 1 when every byte travels one hop (the perfect embedding of
 # a halo on a torus it matches, one core per node).
@@ -53,20 +53,23 @@ command -v scotch_gmap >/dev/null || { echo "scotch_gmap not found (apt-get inst
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 REPS=${REPS:-3}
-# timed CMD… : runs CMD REPS times, prints "best_wall best_cpu" in seconds
+STAT=${STAT:-best}
+# timed CMD… : runs CMD REPS times, prints "wall cpu" in seconds, each the
+# best (STAT=best) or the median (STAT=median) of the runs
 # (CPU = user + system of the child, microsecond resolution).
 timed() {
-  python3 - "$REPS" "$@" <<'PY'
-import resource, subprocess, sys, time
-reps, cmd = int(sys.argv[1]), sys.argv[2:]
-bw = bc = float("inf")
+  python3 - "$REPS" "$STAT" "$@" <<'PY'
+import resource, statistics, subprocess, sys, time
+reps, stat, cmd = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
+ws, cs = [], []
 for _ in range(reps):
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN); t0 = time.perf_counter()
     subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
     t1 = time.perf_counter(); r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    bw = min(bw, t1 - t0)
-    bc = min(bc, r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime)
-print(f"{bw:.3f} {bc:.3f}")
+    ws.append(t1 - t0)
+    cs.append(r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime)
+pick = statistics.median_low if stat == "median" else min
+print(f"{pick(ws):.3f} {pick(cs):.3f}")
 PY
 }
 printf "case\tmapper\thop_bytes\tmax_link_load\twall_s\tcpu_s\thb_vs_gmap\tload_vs_gmap\ttime_vs_gmap\thb_per_byte\n"

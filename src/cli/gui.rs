@@ -57,6 +57,9 @@ pub struct Args {
     /// Window size in points, WxH (default 1280x800).
     #[arg(long, value_name = "WxH", value_parser = parse_size)]
     pub size: Option<[f32; 2]>,
+    /// Open a dialog or tab: export (File → Export's save dialog), report (File → Experiment report), guided-log (guided mode on for --mapper), glossary.
+    #[arg(long, value_name = "WHAT", value_parser = clap::builder::PossibleValuesParser::new(hopmap_app::headless::OPEN_KEYS))]
+    pub open: Option<String>,
 }
 
 fn parse_size(s: &str) -> Result<[f32; 2], String> {
@@ -104,6 +107,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         lesson: args.lesson,
         state: args.state,
         size: args.size,
+        open: args.open,
     };
     hopmap_app::run(opts).map_err(|e| match e {
         hopmap_app::AppError::NoWindow(_) => anyhow::anyhow!("{e}\n\n{NO_DISPLAY_HELP}"),

@@ -431,6 +431,30 @@ fn race_mode_with_three_mappers_draws_three_curves() {
     }
     // The plot drew the three curves.
     assert_eq!(race.plotted_curves, 3);
+    // random places everything in one step: its value is held as a line
+    // to the end of the race so far, not left as a dot.
+    let random = &race.lanes[2];
+    assert!(random.done && random.curve.len() == 1, "{:?}", random.curve);
+    let x_end = race
+        .lanes
+        .iter()
+        .map(|l| l.curve.last().unwrap()[0])
+        .fold(0.0, f64::max);
+    assert!(x_end > 1.0);
+    assert!(
+        race.held_lines.contains(&"random".to_string()),
+        "{:?}",
+        race.held_lines
+    );
+    for l in &race.lanes {
+        let held = race.held_lines.contains(&l.id);
+        assert_eq!(
+            held,
+            l.done && l.curve.last().unwrap()[0] < x_end,
+            "{}",
+            l.id
+        );
+    }
 }
 
 /// Side by side on a switch fabric: hovering a host (or a switch) in one
@@ -497,4 +521,198 @@ fn side_by_side_on_a_fabric_shares_the_hover() {
             .iter()
             .all(|p| p.view.fab.painted_hover.is_none())
     );
+}
+
+/// Tick or untick the side-by-side checkbox of `name`.
+fn tick(h: &mut Harness<'static, HopmapApp>, name: &str) {
+    h.get_by_role_and_label(egui::accesskit::Role::CheckBox, name)
+        .click();
+    h.run_steps(1);
+    step_until(h, "the panes", |a| !a.compare.side.busy());
+}
+
+/// The x of each side-by-side checkbox on screen, left to right.
+fn boxes_left_to_right(h: &Harness<'static, HopmapApp>) -> Vec<String> {
+    let rows: Vec<String> = h
+        .state()
+        .compare
+        .rows
+        .iter()
+        .map(|r| r.mapper.clone())
+        .collect();
+    let mut at: Vec<(f32, String)> = rows
+        .into_iter()
+        .map(|n| {
+            let b = h.get_by_role_and_label(egui::accesskit::Role::CheckBox, &n);
+            (b.rect().min.x, n)
+        })
+        .collect();
+    at.sort_by(|a, b| a.0.total_cmp(&b.0));
+    at.into_iter().map(|(_, n)| n).collect()
+}
+
+#[test]
+fn side_by_side_panes_come_in_the_order_of_the_checkboxes() {
+    let mut h = harness();
+    compare_three(&mut h);
+    sub(&mut h, "Side by side");
+    step_until(&mut h, "two panes", |a| a.compare.side.panes.len() == 2);
+    let order = boxes_left_to_right(&h);
+    assert_eq!(order.len(), 3);
+    // The two first are shown; tick in another order than the boxes': the
+    // third, untick the first, tick it again (ticked last).
+    assert_eq!(
+        h.state().compare.side.chosen,
+        order[..2].to_vec(),
+        "the two first by default"
+    );
+    tick(&mut h, &order[2]);
+    tick(&mut h, &order[0]);
+    assert_eq!(h.state().compare.side.chosen, order[1..].to_vec());
+    tick(&mut h, &order[0]);
+    h.run_steps(2);
+    let labels = |h: &Harness<'static, HopmapApp>| -> Vec<String> {
+        h.state()
+            .compare
+            .side
+            .panes
+            .iter()
+            .map(|p| p.label.clone())
+            .collect()
+    };
+    assert_eq!(labels(&h), order, "panes in the boxes' order");
+    // The first pane's mapping colours the processes.
+    let app = h.state();
+    let first = &app.compare.side.panes[0];
+    assert_eq!(
+        app.compare.side.colors(),
+        &hopmap_app::side_by_side::reference_colors(
+            &app.model.topo,
+            &first.mapping,
+            app.model.graph.n()
+        )[..]
+    );
+
+    // Sorting the table the other way round reverses the boxes: the panes follow.
+    sub(&mut h, "Table & charts");
+    h.get_by_label("hop_bytes (asc)").click();
+    h.run_steps(1);
+    sub(&mut h, "Side by side");
+    step_until(&mut h, "the panes", |a| !a.compare.side.busy());
+    h.run_steps(2);
+    let resorted = boxes_left_to_right(&h);
+    assert_eq!(resorted[0], "random", "worst first: {resorted:?}");
+    assert_ne!(resorted, order);
+    assert_eq!(labels(&h), resorted);
+}
+
+/// The app at 1280×800 as `hopmap gui GRAPH --topology T --compare IDS --view V` opens it.
+fn at_1280(graph: &str, topology: &str, ids: &str, view: &str) -> Harness<'static, HopmapApp> {
+    let opts = hopmap_app::GuiOptions {
+        graph: Some(graph.into()),
+        topology: Some(topology.into()),
+        compare: Some(ids.into()),
+        view: Some(view.into()),
+        ..Default::default()
+    };
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1280.0, 800.0))
+        .build_eframe(move |_cc| {
+            let mut app = HopmapApp::new(Settings::default());
+            app.apply_options(&opts).expect("the options apply");
+            app.graph_view.playing = false;
+            app
+        });
+    h.run_steps(4);
+    h
+}
+
+#[test]
+fn difference_tables_show_each_hot_links_name_whole_at_1280() {
+    let lj64 = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/captures/lammps-lj-64.mtx"
+    );
+    for topo in ["fattree:8:3", "torus:4x4x4"] {
+        let mut h = at_1280(lj64, topo, "default,sm,mht", "diff");
+        step_until(&mut h, "the difference", |a| {
+            a.compare.diff.panes.len() == 2 && !a.compare.diff.busy()
+        });
+        h.run_steps(3);
+        let app = h.state();
+        let small = egui::TextStyle::Small.resolve(&h.ctx.global_style());
+        let central_right = 1280.0 - 340.0;
+        let mut seen = 0;
+        for p in &app.compare.diff.panes {
+            for &i in p.view.stats().hottest(3) {
+                let name = p.view.link_short_name(&p.model, i as usize);
+                assert!(!name.contains('…') && name.contains(" – "), "{name}");
+                if topo.starts_with("fattree") {
+                    // Switch names as the fabric names them.
+                    assert!(name.contains("leaf") || name.contains("agg"), "{name}");
+                }
+                let want = h.ctx.fonts_mut(|f| {
+                    f.layout_no_wrap(name.clone(), small.clone(), egui::Color32::WHITE)
+                        .size()
+                });
+                for node in h.get_all_by_label(&name) {
+                    let r = node.rect();
+                    let (w, ht) = (r.max.x - r.min.x, r.max.y - r.min.y);
+                    // Inside the centre, and every line's width together
+                    // hold the whole name: one line as wide as the text, or
+                    // wrapped onto more lines; never elided.
+                    assert!(r.max.x <= central_right, "{name}: {r:?}");
+                    let lines = (ht / want.y).round().max(1.0);
+                    assert!(
+                        w * lines + 1.0 >= want.x,
+                        "{name}: {w}×{lines} < {}",
+                        want.x
+                    );
+                    assert!(lines <= 2.0, "{name} takes {lines} lines");
+                    seen += 1;
+                }
+            }
+        }
+        assert!(seen >= 4, "{topo}: {seen} names found");
+    }
+}
+
+#[test]
+fn on_a_fabric_the_compare_charts_show_the_busiest_switch_link() {
+    let lj64 = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/captures/lammps-lj-64.mtx"
+    );
+    let mut h = at_1280(lj64, "fattree:8:3", "default,sm,random", "compare");
+    h.run_steps(2);
+    let rows = h.state().compare.rows.clone();
+    assert_eq!(rows.len(), 3);
+    let loads: Vec<f64> = rows.iter().map(|r| r.metrics.max_link_load).collect();
+    // The busiest link overall is a host link, the same under every mapper.
+    assert!(loads.iter().all(|&l| l == loads[0]), "{loads:?}");
+    for r in &rows {
+        let sw = r.metrics.max_switch_link_load.expect("a fabric");
+        assert!(sw < r.metrics.max_link_load);
+        let want = format!(
+            "max switch-to-switch link load bar {}: {}  ",
+            r.mapper,
+            hopmap_core::units::fmt_bytes(sw)
+        );
+        // A Label's text is its accesskit value.
+        let note = format!(
+            "(all links incl. hosts' {})",
+            hopmap_core::units::fmt_bytes(r.metrics.max_link_load)
+        );
+        let bar = h.get_by_label_contains(&want);
+        let text = egui_kittest::kittest::NodeT::accesskit_node(&bar)
+            .value()
+            .unwrap_or_default();
+        assert!(text.starts_with(&want) && text.ends_with(&note), "{text}");
+    }
+    // The switch links tell these mappings apart.
+    let sw: Vec<f64> = rows
+        .iter()
+        .map(|r| r.metrics.max_switch_link_load.unwrap())
+        .collect();
+    assert!(sw.iter().any(|&s| s != sw[0]), "{sw:?}");
 }

@@ -24,11 +24,12 @@ pub fn mapper_color(name: &str) -> Color32 {
     }
 }
 
-/// One chart: `bars` (name, value) in display order; lower is better.
+/// One chart: `bars` (name, value, a note after its label) in display
+/// order; lower is better.
 pub fn bar_chart(
     ui: &mut egui::Ui,
     title: &str,
-    bars: &[(String, f64)],
+    bars: &[(String, f64, String)],
     fmt: &dyn Fn(f64) -> String,
 ) {
     let best = bars
@@ -45,7 +46,7 @@ pub fn bar_chart(
         .spacing(vec2(6.0, 2.0))
         .show(ui, |ui| {
             let bar_w = (ui.available_width() - 360.0).clamp(80.0, 320.0);
-            for (name, v) in bars {
+            for (name, v, note) in bars {
                 ui.label(egui::RichText::new(name).small());
                 let (rect, resp) = ui.allocate_exact_size(vec2(bar_w, 14.0), Sense::hover());
                 let frac = if max > 0.0 {
@@ -69,7 +70,7 @@ pub fn bar_chart(
                     );
                 }
                 let text = format!(
-                    "{}  {} best  {} default",
+                    "{}  {} best  {} default{note}",
                     fmt(*v),
                     ratio(*v, best),
                     ratio(*v, default)

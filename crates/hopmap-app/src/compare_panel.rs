@@ -26,6 +26,7 @@ use egui::Color32;
 use hopmap_core::compare::{self, Comparison, Row, Skipped};
 use hopmap_core::mappers;
 use hopmap_core::metrics::evaluate;
+use hopmap_core::report;
 use hopmap_core::units::fmt_bytes;
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -726,7 +727,10 @@ impl ComparePanel {
     }
 
     /// Two bar charts in the table's order: the sort metric and, beside it,
-    /// max link load (or hop-bytes when that is the sort metric).
+    /// max link load (or hop-bytes when that is the sort metric). Each bar
+    /// is the report's [`report::chart_metric`]: on a fabric the load and
+    /// flows charts are of the busiest switch-to-switch link, titled so,
+    /// with the busiest link overall noted beside each bar.
     fn charts_ui(&self, ui: &mut egui::Ui, metric: usize) {
         let other = if metric == 4 { 1 } else { 4 };
         let fmt_of = |c: usize| -> Box<dyn Fn(f64) -> String> {
@@ -738,16 +742,28 @@ impl ComparePanel {
                 _ => Box::new(|v| format!("{v:.0}")),
             }
         };
+        let fabric = report::on_fabric(&self.rows);
         egui::ScrollArea::both()
             .id_salt("compare_charts_scroll")
             .show(ui, |ui| {
                 for c in [metric, other] {
-                    let bars: Vec<(String, f64)> = self
+                    let key = COLUMNS[c];
+                    let bars: Vec<(String, f64, String)> = self
                         .rows
                         .iter()
-                        .map(|r| (r.mapper.clone(), col_value(r, c)))
+                        .map(|r| {
+                            let v = report::chart_metric(&r.metrics, r.seconds, key);
+                            let note = report::chart_note(&r.metrics, key)
+                                .map_or(String::new(), |n| format!("  ({n})"));
+                            (r.mapper.clone(), v, note)
+                        })
                         .collect();
-                    bar_chart(ui, COLUMNS[c], &bars, &*fmt_of(c));
+                    let title = match (c, fabric) {
+                        (4, true) => "max switch-to-switch link load",
+                        (5, true) => "max switch-to-switch flows",
+                        _ => key,
+                    };
+                    bar_chart(ui, title, &bars, &*fmt_of(c));
                     ui.add_space(6.0);
                 }
             });

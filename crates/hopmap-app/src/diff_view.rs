@@ -6,7 +6,9 @@
 //! neutral centre = unchanged; width and opacity grow with |B − A|), with a
 //! ring on every node that holds a process B put on another node than A
 //! ([`hopmap_core::mapping::Mapping::moved_processes`]). Below, the hottest links
-//! of each mapping with that link's load in the other.
+//! of each mapping with that link's change in the other (a percentage, the
+//! load on hover) and its short name (switch labels, or the coordinates of
+//! its ends: [`NetworkView::link_short_name`]), wrapped, never cut.
 //!
 //! Cost: O(n + links) when A, B or the link values change; per frame, the
 //! views' own cost and O(moved) rings.
@@ -14,14 +16,16 @@
 use super::Model;
 use super::colormap::diverging;
 use super::network_view::{LinkDelta, NetworkView, ViewMode, ViewSync};
+use super::run_state::{Memo, Same};
 use super::side_by_side::{
-    Evaluated, LEGEND_H, PANE_HEADER, Pane, color_bar, draw_panes, eval_job, grid_cells,
+    Evaluated, LEGEND_H, PANE_HEADER, Pane, RefKey, color_bar, draw_panes, eval_job, grid_cells,
     pane_model, reference_colors, sync_toolbar,
 };
 use super::view::View;
 use super::worker::{Job, Poll};
 use egui::{Color32, Rect, pos2};
 use hopmap_core::compare::Row;
+use hopmap_core::mapping::Mapping;
 use hopmap_core::units::fmt_bytes;
 
 /// Rows of each hottest-links table.
@@ -30,6 +34,9 @@ pub const HOT_ROWS: usize = 10;
 pub const MOVED: Color32 = Color32::from_rgb(70, 220, 120);
 /// Up to this many moved processes also get a ring.
 pub const MOVED_RINGS: usize = 64;
+
+/// The process colours of A and B's panes, and of the change pane.
+type PaneColors = (Vec<Color32>, Vec<Color32>);
 
 #[derive(Default)]
 pub struct DiffView {
@@ -49,10 +56,9 @@ pub struct DiffView {
     key: (u64, u64),
     delta_key: (u64, bool),
     built: u64,
-    colors: Vec<Color32>,
-    colors_gen: u64,
-    /// The change view's process colours: moved processes amber.
-    moved_colors: Vec<Color32>,
+    /// A and B's process colours (from where A puts them), and the change
+    /// view's: moved processes green, the others grey.
+    colors: Memo<(RefKey, Same<Mapping>), PaneColors>,
     /// The paint-list range the change pane drew this frame (SVG export).
     pub drawn: Option<(usize, usize)>,
 }
@@ -121,13 +127,6 @@ impl DiffView {
         dm.mapping_label = format!("{} − {}", b.label, a.label);
         self.diff_model = Some(dm);
         self.diff_view = Some(NetworkView::new(ViewMode::Auto, false));
-        self.colors = reference_colors(&model.topo, &a.mapping, model.graph.n());
-        let mut mc = vec![Color32::from_gray(85); model.graph.n()];
-        for &p in &self.moved {
-            mc[p] = MOVED;
-        }
-        self.moved_colors = mc;
-        self.colors_gen += 1;
         self.built += 1;
     }
 
@@ -165,7 +164,11 @@ impl DiffView {
         );
     }
 
-    /// The hottest links of A and of B, with each link's value in the other.
+    /// The hottest links of A and of B, with each link's change in the
+    /// other: `# | load | change | link`. The change is a signed percentage
+    /// (the other's load on hover) and the link its short name
+    /// ([`NetworkView::link_short_name`], the full name on hover), wrapped
+    /// rather than cut, so that at 1280×800 every name reads whole.
     fn tables(&mut self, ui: &mut egui::Ui, fmt: &dyn Fn(f64) -> String) {
         ui.columns(2, |cols| {
             for k in 0..2 {
@@ -173,8 +176,6 @@ impl DiffView {
                 let ui = &mut cols[k];
                 ui.strong(format!("Hottest links of {}", this.label));
                 let hot: Vec<u32> = this.view.stats().hottest(HOT_ROWS).to_vec();
-                // Vertical only: the link column ends at the table's edge,
-                // a long name elided there (whole on hover).
                 egui::ScrollArea::vertical()
                     .id_salt(("diff_hot", k))
                     .max_height(ui.available_height())
@@ -182,44 +183,54 @@ impl DiffView {
                         egui::Grid::new(("diff_hot_grid", k))
                             .striped(true)
                             .num_columns(4)
+                            .spacing(egui::vec2(6.0, 2.0))
                             .show(ui, |ui| {
-                                ui.label("#");
-                                ui.label(&this.label);
-                                ui.label(format!("in {}", other.label));
-                                ui.label("link");
+                                let small = |t: &str| egui::RichText::new(t).small();
+                                ui.label(small("#"));
+                                ui.label(small(&this.label));
+                                ui.label(small(&format!("in {}", other.label)));
+                                ui.label(small("link"));
                                 ui.end_row();
                                 for (r, &i) in hot.iter().enumerate() {
-                                    let i = i as usize;
-                                    let v = this.view.stats().vals[i];
-                                    let o = other.view.stats().vals.get(i).copied().unwrap_or(0.0);
-                                    ui.label(format!("{}", r + 1));
-                                    ui.label(egui::RichText::new(fmt(v)).monospace());
-                                    let d = if v > 0.0 { (o - v) / v } else { 0.0 };
-                                    ui.label(
-                                        egui::RichText::new(format!(
-                                            "{} ({:+.0} %)",
-                                            fmt(o),
-                                            d * 100.0
-                                        ))
-                                        .monospace()
-                                        .color(diverging((d as f32).clamp(-1.0, 1.0) * 0.8)),
-                                    );
-                                    ui.add(
-                                        egui::Label::new(
-                                            egui::RichText::new(
-                                                this.view.link_name(&this.model, i),
-                                            )
-                                            .small(),
-                                        )
-                                        .truncate(),
-                                    );
-                                    ui.end_row();
+                                    hot_row(ui, r, i as usize, this, other, fmt);
                                 }
                             });
                     });
             }
         });
     }
+}
+
+/// One row of a hottest-links table: rank, `this` pane's load, the change
+/// in `other` (coloured on the diverging map), the link's short name.
+fn hot_row(
+    ui: &mut egui::Ui,
+    rank: usize,
+    i: usize,
+    this: &Pane,
+    other: &Pane,
+    fmt: &dyn Fn(f64) -> String,
+) {
+    let v = this.view.stats().vals[i];
+    let o = other.view.stats().vals.get(i).copied().unwrap_or(0.0);
+    let d = if v > 0.0 { (o - v) / v } else { 0.0 };
+    // Whole percents, without a "-0".
+    let pct = (d * 100.0).round() + 0.0;
+    ui.label(egui::RichText::new(format!("{}", rank + 1)).small());
+    ui.label(egui::RichText::new(fmt(v)).small().monospace());
+    ui.label(
+        egui::RichText::new(format!("{pct:+.0} %"))
+            .small()
+            .monospace()
+            .color(diverging((d as f32).clamp(-1.0, 1.0) * 0.8)),
+    )
+    .on_hover_text(format!("{} in {}", fmt(o), other.label));
+    ui.add(
+        egui::Label::new(egui::RichText::new(this.view.link_short_name(&this.model, i)).small())
+            .wrap(),
+    )
+    .on_hover_text(this.view.link_name(&this.model, i));
+    ui.end_row();
 }
 
 /// The diverging colour bar of the change view.
@@ -308,6 +319,9 @@ impl View for DiffView {
             p.view.link_range(&p.model, &self.sync, view_rect);
         }
         self.update_delta();
+        self.update_colors(model);
+        let colors = self.colors.last();
+        let colors_gen = colors.generation();
         let by_flows = self.sync.by_flows;
         let fmt = move |v: f64| {
             if by_flows {
@@ -321,8 +335,8 @@ impl View for DiffView {
             &mut self.panes,
             &cells[..2],
             &mut self.sync,
-            &self.colors,
-            self.colors_gen,
+            &colors.0,
+            colors_gen,
             |_, p| {
                 let m = p
                     .model
@@ -331,10 +345,9 @@ impl View for DiffView {
                     .map(|e| e.metrics.clone())
                     .unwrap_or_default();
                 format!(
-                    "hop-bytes {} · max load {} · max flows {}",
+                    "hop-bytes {} · {}",
                     super::draw::fmt_num(m.hop_bytes),
-                    fmt_bytes(m.max_link_load),
-                    m.max_link_flows
+                    super::side_by_side::load_text(&m)
                 )
             },
         );
@@ -351,22 +364,26 @@ impl DiffView {
     fn chooser_ui(&mut self, ui: &mut egui::Ui, model: &Model, rows: &[Row]) {
         ui.horizontal_wrapped(|ui| {
             let (mut a, mut b) = (self.a.clone(), self.b.clone());
-            ui.label("A");
+            let la = ui.label("A");
             egui::ComboBox::from_id_salt("diff_a")
                 .selected_text(&a)
                 .show_ui(ui, |ui| {
                     for r in rows {
                         ui.selectable_value(&mut a, r.mapper.clone(), &r.mapper);
                     }
-                });
-            ui.label("B");
+                })
+                .response
+                .labelled_by(la.id);
+            let lb = ui.label("B");
             egui::ComboBox::from_id_salt("diff_b")
                 .selected_text(&b)
                 .show_ui(ui, |ui| {
                     for r in rows {
                         ui.selectable_value(&mut b, r.mapper.clone(), &r.mapper);
                     }
-                });
+                })
+                .response
+                .labelled_by(lb.id);
             if ui.button("swap A and B").clicked() {
                 std::mem::swap(&mut a, &mut b);
             }
@@ -377,6 +394,31 @@ impl DiffView {
                 ui.separator();
                 ui.strong(self.moved_text());
             }
+        });
+    }
+
+    /// A and B's process colours and the change view's, again when A, B,
+    /// the graph or the network is another.
+    fn update_colors(&mut self, model: &Model) {
+        let (a, b) = (&self.panes[0].mapping, &self.panes[1].mapping);
+        let moved = &self.moved;
+        let key = (
+            (
+                model.graph.generation(),
+                model.topo.generation(),
+                Same(a.clone()),
+            ),
+            Same(b.clone()),
+        );
+        self.colors.get(key, || {
+            let n = model.graph.n();
+            let mut mc = vec![Color32::from_gray(85); n];
+            for &p in moved {
+                if let Some(c) = mc.get_mut(p) {
+                    *c = MOVED;
+                }
+            }
+            (reference_colors(&model.topo, a, n), mc)
         });
     }
 
@@ -431,16 +473,13 @@ impl DiffView {
             ))
             .small(),
         );
-        let top = c.min.y + PANE_HEADER;
-        if cu.min_rect().max.y < top {
-            cu.add_space(top - cu.min_rect().max.y);
-        }
+        super::side_by_side::pane_top(&mut cu, &c, &mut self.sync);
         let from = super::export::mark(&cu);
         dv.ui_synced(
             &mut cu,
             dm,
-            &self.moved_colors,
-            self.colors_gen,
+            &self.colors.last().1,
+            self.colors.last().generation(),
             &mut self.sync,
             Some(&self.delta),
         );

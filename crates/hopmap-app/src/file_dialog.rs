@@ -177,6 +177,9 @@ pub struct InApp {
     entries: Vec<Entry>,
     error: Option<String>,
     show_all: bool,
+    /// No portal and no zenity (the reason this chooser is shown, unless
+    /// asked for).
+    no_native: bool,
 }
 
 impl InApp {
@@ -191,6 +194,7 @@ impl InApp {
             entries: Vec::new(),
             error: None,
             show_all: false,
+            no_native: !portal_available() && !in_path("zenity"),
         }
     }
 
@@ -278,11 +282,17 @@ impl InApp {
             .open(&mut open)
             .collapsible(false)
             .default_size([520.0, 420.0])
+            // A dialog: in the middle of the window, not over the menu bar.
+            .pivot(egui::Align2::CENTER_CENTER)
+            .default_pos(ctx.content_rect().center())
             .show(ctx, |ui| {
-                ui.weak(
-                    "No desktop file dialog here (no XDG portal, no zenity): choose below or \
-                     type a path.",
-                );
+                // The reason only when it is the reason (not when asked for).
+                let why = if self.no_native {
+                    "No desktop file dialog here (no XDG portal, no zenity): "
+                } else {
+                    ""
+                };
+                ui.weak(format!("{why}choose below or type a path."));
                 ui.horizontal(|ui| {
                     if ui.button("Up one folder").clicked()
                         && let Some(p) = self.dir.parent()

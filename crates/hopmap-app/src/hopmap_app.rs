@@ -13,6 +13,7 @@ pub mod workspace_io;
 
 use super::colormap::{ColorMode, node_colors, process_colors_with};
 use super::headless::Headless;
+use super::run_state::{Memo, Versioned};
 use super::settings::Settings;
 use super::view::View;
 use super::{
@@ -98,13 +99,19 @@ pub struct HopmapApp {
     /// The File and View menus, their dialogs, the panels shown.
     pub menus: super::file_menu::Menus,
     pub bipartition_view: super::bipartition_view::BipartitionView,
-    pub(super) colors: Vec<Color32>,
-    pub(super) colors_key: (u64, u64, u64, ColorMode),
-    /// Bumped whenever `colors` is recomputed.
-    pub(super) colors_gen: u64,
-    /// The network's node colours and the topology generation they are of.
-    node_colors: (u64, Vec<Color32>),
+    /// The process colours, by (graph, network, placement) generation and mode.
+    pub(super) colors: Memo<(u64, u64, u64, ColorMode), Vec<Color32>>,
+    /// The network's node colours, by network generation.
+    node_colors: Memo<u64, Vec<Color32>>,
     pub(super) headless: Option<Headless>,
+    /// Where this window saves its settings on exit; with None it saves
+    /// nothing, neither settings nor egui's memory nor the window's place
+    /// (headless screenshots, tests: they must not change what the user's
+    /// next session opens with).
+    pub persist: Option<PathBuf>,
+    /// Drop pointer input (headless screenshots: where the X pointer happens
+    /// to sit must not put a hover or tooltip in the picture).
+    pub ignore_pointer: bool,
     /// Frames drawn so far.
     pub frame_no: u64,
     /// Set when the headless run has finished (for the binary's exit code).
@@ -147,11 +154,11 @@ impl HopmapApp {
             settings,
             tab,
             color_mode,
-            colors: Vec::new(),
-            colors_key: (0, 0, 0, ColorMode::Node),
-            colors_gen: 0,
-            node_colors: (0, Vec::new()),
+            colors: Memo::default(),
+            node_colors: Memo::default(),
             headless: None,
+            persist: None,
+            ignore_pointer: false,
             frame_no: 0,
             finished: Arc::new(Mutex::new(None)),
         };
@@ -159,28 +166,28 @@ impl HopmapApp {
         app
     }
 
-    /// The app as eframe creates it: settings from storage.
+    /// The app as eframe creates it: settings from storage, saved back to
+    /// [`super::settings::settings_file`] on exit.
     pub fn from_creation_context(cc: &eframe::CreationContext<'_>) -> Self {
-        Self::new(Settings::load(cc.storage))
+        let mut app = Self::new(Settings::load(cc.storage));
+        app.persist = cc.storage.and(super::settings::settings_file());
+        app
     }
 
-    fn colors(&mut self) -> &[Color32] {
+    /// The process colours of the shown mapping, and their generation.
+    fn colors(&mut self) -> &Versioned<Vec<Color32>> {
         let key = (
             self.model.graph.generation(),
             self.model.topo.generation(),
             self.model.placement.generation(),
             self.color_mode,
         );
-        if key != self.colors_key || self.colors.len() != self.model.graph.n() {
-            let topo = &self.model.topo;
-            if self.node_colors.0 != topo.generation() || self.node_colors.1.is_empty() {
-                self.node_colors = (topo.generation(), node_colors(topo));
-            }
-            self.colors = process_colors_with(&self.model, self.color_mode, &self.node_colors.1);
-            self.colors_key = key;
-            self.colors_gen += 1;
-        }
-        &self.colors
+        let (model, mode) = (&self.model, self.color_mode);
+        let nc = self
+            .node_colors
+            .get(model.topo.generation(), || node_colors(&model.topo));
+        self.colors
+            .get(key, || process_colors_with(model, mode, nc))
     }
 
     fn sync_settings(&mut self) {
@@ -372,7 +379,8 @@ impl HopmapApp {
             self.teach.export.title = self.export_title();
         }
         self.colors();
-        let colors = std::mem::take(&mut self.colors);
+        let memo = std::mem::take(&mut self.colors);
+        let (colors, colors_gen) = (&memo.last()[..], memo.last().generation());
         if !matches!(self.tab, Tab::Split | Tab::Graph) {
             // Out of sight, the graph's layout waits (it resumes when shown).
             self.graph_view.hidden();
@@ -396,7 +404,7 @@ impl HopmapApp {
                 lu.set_clip_rect(left);
                 let mark = super::export::mark(&lu);
                 self.graph_view
-                    .ui(&mut lu, (&mut self.model, &colors, self.colors_gen));
+                    .ui(&mut lu, (&mut self.model, colors, colors_gen));
                 self.teach
                     .export
                     .capture(&lu, mark, super::export::ViewKind::Graph);
@@ -411,7 +419,7 @@ impl HopmapApp {
                 View::ui(
                     &mut self.network_view,
                     &mut ru,
-                    (&mut self.model, &colors, self.colors_gen),
+                    (&mut self.model, colors, colors_gen),
                 );
                 self.teach
                     .export
@@ -421,7 +429,7 @@ impl HopmapApp {
             Tab::Graph => {
                 let mark = super::export::mark(ui);
                 self.graph_view
-                    .ui(ui, (&mut self.model, &colors, self.colors_gen));
+                    .ui(ui, (&mut self.model, colors, colors_gen));
                 self.teach
                     .export
                     .capture(ui, mark, super::export::ViewKind::Graph);
@@ -431,7 +439,7 @@ impl HopmapApp {
                 View::ui(
                     &mut self.network_view,
                     ui,
-                    (&mut self.model, &colors, self.colors_gen),
+                    (&mut self.model, colors, colors_gen),
                 );
                 self.teach
                     .export
@@ -460,7 +468,7 @@ impl HopmapApp {
                 .bipartition_view
                 .ui(ui, (&mut self.model, &mut self.mapper)),
         }
-        self.colors = colors;
+        self.colors = memo;
     }
 }
 
@@ -469,9 +477,30 @@ impl eframe::App for HopmapApp {
         self.ui_frame(ui);
     }
 
-    fn save(&mut self, storage: &mut dyn eframe::Storage) {
-        self.sync_settings();
-        self.settings.save(storage);
+    fn save(&mut self, _storage: &mut dyn eframe::Storage) {
+        if let Some(p) = self.persist.clone() {
+            self.sync_settings();
+            self.settings.save_to(&p);
+        }
+    }
+
+    fn persist_egui_memory(&self) -> bool {
+        self.persist.is_some()
+    }
+
+    fn raw_input_hook(&mut self, _ctx: &egui::Context, raw: &mut egui::RawInput) {
+        if self.ignore_pointer {
+            raw.events.retain(|e| {
+                !matches!(
+                    e,
+                    egui::Event::PointerMoved(_)
+                        | egui::Event::PointerButton { .. }
+                        | egui::Event::PointerGone
+                        | egui::Event::MouseWheel { .. }
+                        | egui::Event::MouseMoved(_)
+                )
+            });
+        }
     }
 }
 

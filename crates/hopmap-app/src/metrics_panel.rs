@@ -594,6 +594,9 @@ fn trace_ui(ui: &mut egui::Ui, model: &Model) {
                 }
                 p.line(Line::new("hop-bytes", pts).color(c));
             });
+        if model.run.trace().len() == 1 {
+            ui.weak("One point: these steps ran between two frames; Play draws each step.");
+        }
     }
 }
 

@@ -21,7 +21,7 @@ use super::side_by_side::{
 use super::view::View;
 use crate::background::{Command, Snapshot};
 use egui::{Color32, Rect, pos2};
-use egui_plot::{Legend, Line, Plot, PlotPoints};
+use egui_plot::{Line, LineStyle, Plot, PlotPoint, PlotPoints, Points, Text};
 use hopmap_core::mapping::Mapping;
 use hopmap_core::step::StepState;
 use std::sync::Arc;
@@ -78,6 +78,9 @@ pub struct Race {
     pub error: Option<String>,
     /// Curves (lines with points) the plot drew last frame.
     pub plotted_curves: usize,
+    /// The lanes whose final value the plot held out to the end of the x
+    /// range last frame ([`held_line`]).
+    pub held_lines: Vec<String>,
 }
 
 impl Default for Race {
@@ -104,6 +107,7 @@ impl Race {
             node_colors: Vec::new(),
             error: None,
             plotted_curves: 0,
+            held_lines: Vec::new(),
         }
     }
 
@@ -348,30 +352,89 @@ impl Race {
         });
     }
 
-    /// The lanes' hop-bytes curves on one plot, against steps or time.
+    /// The lanes' hop-bytes curves on one plot, against steps or time: each
+    /// lane's curve, a marker at its newest value, and for a lane that has
+    /// finished a dashed line holding its final value to the end of the
+    /// plot's x range ([`held_line`]), so that a mapper done in one step is a
+    /// line, not a dot; each lane's name and newest value written at its
+    /// newest point.
     fn plot_ui(&mut self, ui: &mut egui::Ui) {
         let x_time = self.x_time;
+        let xy = |c: &[f64; 3]| [if x_time { c[1] } else { c[0] }, c[2]];
+        let x_end = self
+            .lanes
+            .iter()
+            .filter_map(|l| l.curve.last().map(|c| xy(c)[0]))
+            .fold(0.0, f64::max);
+        let y_top = self
+            .lanes
+            .iter()
+            .flat_map(|l| l.curve.iter().map(|c| c[2]))
+            .fold(0.0, f64::max);
         let plotted = Plot::new("race_plot")
             .height((ui.available_height() * 0.28).clamp(90.0, 200.0))
-            .legend(Legend::default())
+            // Each curve is labelled at its newest point (no legend box to
+            // hide them); room above the highest value for its label.
+            .include_y(0.0)
+            .include_y(y_top * 1.2)
             .x_axis_label(if x_time { "seconds stepping" } else { "steps" })
             .y_axis_label("hop-bytes (placed)")
             // Grouped digits, as every other hop-bytes figure.
             .y_axis_formatter(|m, _| super::draw::fmt_num(m.value.round()))
             .show(ui, |p| {
                 let mut n = 0;
+                let mut held = Vec::new();
                 for (i, l) in self.lanes.iter().enumerate() {
-                    let pts: PlotPoints = l
-                        .curve
-                        .iter()
-                        .map(|c| [if x_time { c[1] } else { c[0] }, c[2]])
-                        .collect();
-                    n += (!l.curve.is_empty()) as usize;
-                    p.line(Line::new(l.id.clone(), pts).color(category(i)).width(2.0));
+                    let Some(last) = l.curve.last().map(xy) else {
+                        continue;
+                    };
+                    n += 1;
+                    let c = category(i);
+                    let pts: PlotPoints = l.curve.iter().map(xy).collect();
+                    p.line(
+                        Line::new(l.id.clone(), pts)
+                            .color(c)
+                            .width(2.0)
+                            .id(("race", i, 0)),
+                    );
+                    p.points(
+                        Points::new(l.id.clone(), vec![last])
+                            .color(c)
+                            .radius(4.0)
+                            .filled(true)
+                            .id(("race", i, 1)),
+                    );
+                    if let Some(seg) = held_line(last, l.done, x_end) {
+                        held.push(l.id.clone());
+                        p.line(
+                            Line::new(l.id.clone(), seg.to_vec())
+                                .color(c)
+                                .width(1.5)
+                                .style(LineStyle::dashed_dense())
+                                .id(("race", i, 2)),
+                        );
+                    }
+                    // Its name and newest value above that point, inward.
+                    let anchor = if last[0] * 2.0 < x_end {
+                        egui::Align2::LEFT_BOTTOM
+                    } else {
+                        egui::Align2::RIGHT_BOTTOM
+                    };
+                    p.text(
+                        Text::new(
+                            l.id.clone(),
+                            PlotPoint::new(last[0], last[1]),
+                            egui::RichText::new(format!("{} {}", l.id, fmt_num(last[1])))
+                                .small()
+                                .color(c),
+                        )
+                        .anchor(anchor)
+                        .id(("race", i, 3)),
+                    );
                 }
-                n
+                (n, held)
             });
-        self.plotted_curves = plotted.inner;
+        (self.plotted_curves, self.held_lines) = plotted.inner;
     }
 
     /// The lanes' network views side by side, one camera and colour scale,
@@ -400,8 +463,9 @@ impl Race {
                     ""
                 };
                 format!(
-                    "{} steps · {:.1} ms stepping · hop-bytes {}{placed} · {state}",
+                    "{} step{} · {:.1} ms stepping · hop-bytes {}{placed} · {state}",
                     l.steps,
+                    if l.steps == 1 { "" } else { "s" },
                     l.seconds * 1e3,
                     fmt_num(hb)
                 )
@@ -419,6 +483,13 @@ impl Race {
         ui.allocate_rect(grid, egui::Sense::hover());
         scale_legend(ui, &self.sync, self.panes.len());
     }
+}
+
+/// The dashed segment that holds a finished lane's final value `last`
+/// (x, hop-bytes) out to `x_end`, the end of the plot's x range; None for a
+/// lane still running or one that ends there.
+pub fn held_line(last: [f64; 2], done: bool, x_end: f64) -> Option<[[f64; 2]; 2]> {
+    (done && x_end > last[0]).then_some([last, [x_end, last[1]]])
 }
 
 /// The mappers to race, up to [`MAX_PANES`] (those available here).
@@ -444,4 +515,22 @@ fn chooser_ui(ui: &mut egui::Ui, chosen: &mut Vec<String>) {
             }
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::held_line;
+
+    #[test]
+    fn a_lane_done_in_one_step_holds_its_value_to_the_end_of_the_race() {
+        // default finishes at step 1 with 827 400 304; sm runs to step 22.
+        assert_eq!(
+            held_line([1.0, 827_400_304.0], true, 22.0),
+            Some([[1.0, 827_400_304.0], [22.0, 827_400_304.0]])
+        );
+        // Still running: its curve ends where it is.
+        assert_eq!(held_line([5.0, 9.0], false, 22.0), None);
+        // The lane that ends last needs no segment.
+        assert_eq!(held_line([22.0, 9.0], true, 22.0), None);
+    }
 }

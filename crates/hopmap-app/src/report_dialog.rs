@@ -19,6 +19,11 @@ use std::sync::atomic::Ordering;
 /// What a report job returns: the files written, index.html last.
 pub type ReportOutcome = Result<Vec<PathBuf>, String>;
 
+/// The mappers first offered on a mesh or torus, and on a switch fabric
+/// (where the grid heuristics would only be left out).
+pub const GRID_MAPPERS: &str = "default,random,bft,mht,TZXY,pairs";
+pub const FABRIC_MAPPERS: &str = "default,random,sm,bm,recursive+refine";
+
 pub struct ReportDialog {
     pub open: bool,
     /// Include the graph shown in the app.
@@ -46,7 +51,7 @@ impl Default for ReportDialog {
             samples: vec![false; SAMPLES.len()],
             files: String::new(),
             topologies: String::new(),
-            mappers: "default,random,bft,mht,TZXY,pairs".into(),
+            mappers: GRID_MAPPERS.into(),
             dir: "hopmap-report".into(),
             seed: 1,
             job: None,
@@ -57,11 +62,16 @@ impl Default for ReportDialog {
 }
 
 impl ReportDialog {
-    /// Open the dialog, with the app's network as the first one.
+    /// Open the dialog, with the app's network as the first one and, until
+    /// the user edits the list, mappers for that kind of network.
     pub fn show(&mut self, model: &Model) {
         self.open = true;
         if self.topologies.trim().is_empty() {
             self.topologies = model.topo.spec();
+        }
+        if [GRID_MAPPERS, FABRIC_MAPPERS].contains(&self.mappers.as_str()) {
+            let fabric = model.topo.as_fabric().is_some();
+            self.mappers = if fabric { FABRIC_MAPPERS } else { GRID_MAPPERS }.into();
         }
     }
 
@@ -161,6 +171,9 @@ impl ReportDialog {
         egui::Window::new(self.title())
             .open(&mut open)
             .default_width(460.0)
+            // A dialog: in the middle of the window, not over the menu bar.
+            .pivot(egui::Align2::CENTER_CENTER)
+            .default_pos(ctx.content_rect().center())
             .show(ctx, |ui| View::ui(self, ui, model));
         self.open = open;
     }
@@ -293,5 +306,31 @@ mod tests {
         // Header + 1 graph × 2 networks × 2 mappers.
         assert_eq!(csv.lines().count(), 5, "{csv}");
         std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn the_mappers_offered_fit_the_network_until_edited() {
+        let g = hopmap_core::generate::generate("stencil:4x4", &Default::default()).unwrap();
+        let fat = Model::new(g.clone(), "s4", Topology::parse("fattree:4:2").unwrap());
+        let mesh = Model::new(g, "s4", Topology::parse("mesh:4x4").unwrap());
+        let mut d = ReportDialog::default();
+        d.show(&fat);
+        assert_eq!(d.mappers, FABRIC_MAPPERS);
+        d.show(&mesh);
+        assert_eq!(d.mappers, GRID_MAPPERS);
+        // Every mapper offered runs on its network: none is left out.
+        for (list, m) in [(FABRIC_MAPPERS, &fat), (GRID_MAPPERS, &mesh)] {
+            for sel in hopmap_core::compare::parse_list(list).unwrap() {
+                assert!(
+                    sel.info.networks.allows(&m.topo),
+                    "{} on {}",
+                    sel.info.id,
+                    m.topo.spec()
+                );
+            }
+        }
+        d.mappers = "default,sm".into();
+        d.show(&mesh);
+        assert_eq!(d.mappers, "default,sm", "the user's list stays");
     }
 }

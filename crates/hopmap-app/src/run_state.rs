@@ -9,12 +9,15 @@
 //! is its [`RunRecord`], held by every variant but [`Run::Idle`]. The
 //! transitions are [`crate::Model`]'s methods (start, step, play, pause, map,
 //! cancel, take a snapshot); the views read the state through the accessors
-//! here. No egui.
+//! here. Also here: [`Versioned`], a value whose one setter bumps the
+//! generation views key their caches on, and [`Memo`], a value derived from
+//! such generations (the process colours). No egui.
 
 use crate::background::{BackgroundRun, GuidedLine};
 use crate::run_detail::RunDetail;
 use hopmap_core::mappers::StepEvent;
 use hopmap_core::step::{Progress, Stop};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// What the views show of a run, while it runs and after it ended.
@@ -317,9 +320,87 @@ impl<T> std::ops::Deref for Versioned<T> {
     }
 }
 
+/// A value derived from some inputs, computed again only when their key
+/// changes (the inputs' [`Versioned`] generations, and [`Same`] for a shared
+/// value such as a mapping). The value is itself a [`Versioned`]: each
+/// computation is a new generation, so a view caching on that generation
+/// (process colours, meshes) cannot miss a change, and no caller bumps a
+/// counter by hand. Cost: one key comparison per [`Memo::get`].
+#[derive(Debug)]
+pub struct Memo<K, V> {
+    key: Option<K>,
+    value: Versioned<V>,
+}
+
+impl<K, V: Default> Default for Memo<K, V> {
+    fn default() -> Self {
+        Memo {
+            key: None,
+            value: Versioned::new(V::default()),
+        }
+    }
+}
+
+impl<K: PartialEq, V> Memo<K, V> {
+    /// The value for `key`: `compute`d when `key` differs from the last one.
+    pub fn get(&mut self, key: K, compute: impl FnOnce() -> V) -> &Versioned<V> {
+        if self.key.as_ref() != Some(&key) {
+            self.value.set(compute());
+            self.key = Some(key);
+        }
+        &self.value
+    }
+
+    /// The value last computed (the default, at generation 1, before any).
+    pub fn last(&self) -> &Versioned<V> {
+        &self.value
+    }
+}
+
+/// A key part that compares an `Arc` by identity (the same shared value,
+/// not an equal one: O(1)). Holding the `Arc` keeps its address from being
+/// reused by another value.
+#[derive(Clone, Debug)]
+pub struct Same<T>(pub Arc<T>);
+
+impl<T> PartialEq for Same<T> {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_memo_computes_again_only_for_a_new_key_and_each_time_is_a_new_generation() {
+        let mut m: Memo<(u64, Same<Vec<u8>>), usize> = Memo::default();
+        let a = Arc::new(vec![1u8]);
+        let b = Arc::new(vec![1u8]);
+        let mut calls = 0;
+        let mut get = |m: &mut Memo<_, usize>, k| {
+            let v = m.get(k, || {
+                calls += 1;
+                calls
+            });
+            (**v, v.generation())
+        };
+        let g0 = m.last().generation();
+        let (v1, g1) = get(&mut m, (1, Same(a.clone())));
+        assert_eq!(v1, 1);
+        assert!(g1 > g0);
+        // The same key: nothing computed, the same generation.
+        assert_eq!(get(&mut m, (1, Same(a.clone()))), (1, g1));
+        // An equal but other value is another key (identity, not equality).
+        let (v2, g2) = get(&mut m, (1, Same(b)));
+        assert_eq!(v2, 2);
+        assert!(g2 > g1);
+        // A new input generation too.
+        let (v3, g3) = get(&mut m, (2, Same(a)));
+        assert_eq!((v3, **m.last()), (3, 3));
+        assert!(g3 > g2);
+    }
 
     #[test]
     fn every_setter_bumps_the_generation_but_the_quiet_one() {

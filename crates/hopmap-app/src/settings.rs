@@ -54,7 +54,7 @@ impl Settings {
         self.recent.truncate(MAX_RECENT);
     }
 
-    /// The settings from our own file (see [`Settings::save`]), else from
+    /// The settings from our own file (see [`Settings::save_to`]), else from
     /// eframe's storage (older runs), else the defaults.
     pub fn load(storage: Option<&dyn eframe::Storage>) -> Self {
         storage
@@ -65,24 +65,22 @@ impl Settings {
             .unwrap_or_default()
     }
 
-    /// Save to `settings.json` in eframe's storage folder through the
-    /// atomic-write helper ([`hopmap_core::io::atomic`]): eframe rewrites its own
-    /// storage file in place, so a crash mid-write could lose it. Without a
-    /// storage folder nothing is written.
-    pub fn save(&self, _storage: &mut dyn eframe::Storage) {
-        if let Some(p) = settings_file()
-            && let Ok(json) = serde_json::to_vec_pretty(self)
-        {
-            if let Some(dir) = p.parent() {
+    /// Save to `path` (the window's settings file, [`settings_file`])
+    /// through the atomic-write helper ([`hopmap_core::io::atomic`]):
+    /// eframe rewrites its own storage file in place, so a crash mid-write
+    /// could lose it.
+    pub fn save_to(&self, path: &std::path::Path) {
+        if let Ok(json) = serde_json::to_vec_pretty(self) {
+            if let Some(dir) = path.parent() {
                 let _ = std::fs::create_dir_all(dir);
             }
-            let _ = hopmap_core::io::atomic::write_bytes_atomic(&p, &json);
+            let _ = hopmap_core::io::atomic::write_bytes_atomic(path, &json);
         }
     }
 }
 
 /// Our settings file, beside eframe's storage for the app id `hopmap`.
-fn settings_file() -> Option<std::path::PathBuf> {
+pub fn settings_file() -> Option<std::path::PathBuf> {
     eframe::storage_dir("hopmap").map(|d| d.join("settings.json"))
 }
 

@@ -5,8 +5,9 @@
 //! threshold to the busiest link over all the shown mappings, so the same
 //! colour means the same load everywhere) and the hover (a node or link
 //! under the pointer in one view is ringed in all, with each view's process
-//! or load there). Processes are coloured by where the first mapping puts
-//! them, so the other views show where each process went.
+//! or load there). The views come in the order of the checkboxes that
+//! choose them (the table's order); processes are coloured by where the
+//! first mapping puts them, so the other views show where each process went.
 //!
 //! The mappings are the ones the comparison kept ([`hopmap_core::compare::Row`]'s
 //! `Arc<Mapping>`, nothing is re-run); their evaluations (link loads) are
@@ -21,6 +22,7 @@ use super::Model;
 use super::colormap::{category, node_colors, viridis};
 use super::draw::fmt_num;
 use super::network_view::{LinkFilter, NetworkView, ViewMode, ViewSync};
+use super::run_state::{Memo, Same, Versioned};
 use super::worker::{Job, Poll};
 use egui::{Color32, Rect, pos2, vec2};
 use hopmap_core::compare::Row;
@@ -95,6 +97,27 @@ pub fn reference_colors(topo: &Topology, reference: &Mapping, n: usize) -> Vec<C
                 .unwrap_or(Color32::from_gray(110))
         })
         .collect()
+}
+
+/// What the reference colours depend on: the graph's and network's
+/// generations and the reference mapping itself.
+pub type RefKey = (u64, u64, Same<Mapping>);
+
+/// [`reference_colors`] of `reference` under `model`'s graph and network,
+/// computed again only when one of them is another.
+pub fn reference_colors_memo<'a>(
+    memo: &'a mut Memo<RefKey, Vec<Color32>>,
+    model: &Model,
+    reference: &Arc<Mapping>,
+) -> &'a Versioned<Vec<Color32>> {
+    let key = (
+        model.graph.generation(),
+        model.topo.generation(),
+        Same(reference.clone()),
+    );
+    memo.get(key, || {
+        reference_colors(&model.topo, reference, model.graph.n())
+    })
 }
 
 /// Cells of a grid of `n` views in `rect`: one row up to 3, else 2 × 2.
@@ -226,19 +249,23 @@ pub struct SideBySide {
     job: Option<Job<Evaluated>>,
     /// The (graph, topology) generation of the panes.
     key: (u64, u64),
-    colors: Vec<Color32>,
-    colors_gen: u64,
+    /// Process colours from where the first pane's mapping puts them.
+    colors: Memo<RefKey, Vec<Color32>>,
     /// Where the panes were drawn in the last frame.
     pub cells: Vec<Rect>,
 }
 
 impl SideBySide {
     /// Show the rows named `names` (at most [`MAX_PANES`], unknown names
-    /// ignored): their evaluations run on a worker thread.
+    /// ignored) in the order of `rows`, which is the order of the
+    /// checkboxes above the panes (the table's sort: best first by
+    /// default): the panes read left to right as the ticked boxes do, and
+    /// ticking or unticking one never reorders the others. Their
+    /// evaluations run on a worker thread.
     pub fn choose(&mut self, names: &[String], rows: &[Row], model: &Model) {
-        let items: Vec<(String, Arc<Mapping>)> = names
-            .iter()
-            .filter_map(|n| rows.iter().find(|r| &r.mapper == n))
+        let items: Vec<(String, Arc<Mapping>)> = in_rows_order(names, rows)
+            .into_iter()
+            .filter_map(|n| rows.iter().find(|r| r.mapper == n))
             .take(MAX_PANES)
             .map(|r| (r.mapper.clone(), r.mapping.clone()))
             .collect();
@@ -292,10 +319,11 @@ impl SideBySide {
                 own_colors: None,
             });
         }
-        if let Some(first) = self.panes.first() {
-            self.colors = reference_colors(&model.topo, &first.mapping, model.graph.n());
-            self.colors_gen += 1;
-        }
+    }
+
+    /// The process colours of the panes (from the first pane's mapping).
+    pub fn colors(&self) -> &[Color32] {
+        self.colors.last()
     }
 
     /// The shared colour scale as set in the last frame.
@@ -331,6 +359,8 @@ impl SideBySide {
                     }
                 }
             }
+            // The table re-sorted: the panes follow the boxes' new order.
+            let next = in_rows_order(&next, rows);
             if next != self.chosen && next.len() >= 2 {
                 self.choose(&next, rows, model);
             } else if next != self.chosen {
@@ -361,13 +391,14 @@ impl SideBySide {
         let grid = Rect::from_min_max(avail.min, pos2(avail.max.x, avail.max.y - LEGEND_H));
         let cells = grid_cells(grid, self.panes.len());
         self.cells = cells.clone();
+        let colors = reference_colors_memo(&mut self.colors, model, &self.panes[0].mapping);
         draw_panes(
             ui,
             &mut self.panes,
             &cells,
             &mut self.sync,
-            &self.colors,
-            self.colors_gen,
+            colors,
+            colors.generation(),
             |_, p| {
                 let m = p
                     .model
@@ -381,16 +412,54 @@ impl SideBySide {
                     String::new()
                 };
                 format!(
-                    "hop-bytes {}{ratio} · hops/byte {:.3} · max load {} · max flows {}",
+                    "hop-bytes {}{ratio} · hops/byte {:.3} · {}",
                     fmt_num(m.hop_bytes),
                     m.avg_hops_per_byte,
-                    fmt_bytes(m.max_link_load),
-                    m.max_link_flows
+                    load_text(&m)
                 )
             },
         );
         ui.allocate_rect(grid, egui::Sense::hover());
         scale_legend(ui, &self.sync, self.panes.len());
+    }
+}
+
+/// `names` in the order `rows` lists them (names no row has are left out).
+pub fn in_rows_order(names: &[String], rows: &[Row]) -> Vec<String> {
+    rows.iter()
+        .filter(|r| names.contains(&r.mapper))
+        .map(|r| r.mapper.clone())
+        .collect()
+}
+
+/// Below a pane's title and caption in `cu` (cell `c`): report their
+/// height, and start the view where every pane's does (the tallest header
+/// of the last frame, at least [`PANE_HEADER`]), so that the views line up.
+pub fn pane_top(cu: &mut egui::Ui, c: &Rect, sync: &mut ViewSync) {
+    let used = cu.min_rect().max.y - c.min.y;
+    sync.report_header(used);
+    let top = c.min.y + sync.header.max(PANE_HEADER).max(used);
+    if cu.min_rect().max.y < top {
+        cu.add_space(top - cu.min_rect().max.y);
+    }
+}
+
+/// A pane's busiest-link figures: `max load 2.40 MiB · max flows 7`; on a
+/// fabric those of the links between switches (what the pane colours, and
+/// what tells mappings apart: [`hopmap_core::report::chart_metric`]), and
+/// the busiest link counting the hosts' links.
+pub fn load_text(m: &hopmap_core::metrics::Metrics) -> String {
+    match (m.max_switch_link_load, m.max_switch_link_flows) {
+        (Some(sw), Some(f)) => format!(
+            "max switch link {} · with hosts {} · max flows {f}",
+            fmt_bytes(sw),
+            fmt_bytes(m.max_link_load)
+        ),
+        _ => format!(
+            "max load {} · max flows {}",
+            fmt_bytes(m.max_link_load),
+            m.max_link_flows
+        ),
     }
 }
 
@@ -431,10 +500,7 @@ pub fn draw_panes(
             ui.strong(&p.label);
         });
         cu.label(egui::RichText::new(info(i, p)).small());
-        let top = c.min.y + PANE_HEADER;
-        if cu.min_rect().max.y < top {
-            cu.add_space(top - cu.min_rect().max.y);
-        }
+        pane_top(&mut cu, c, sync);
         let Pane {
             model,
             view,
@@ -470,6 +536,22 @@ impl super::view::View for SideBySide {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_panes_load_figures_on_a_fabric_are_the_switch_links() {
+        let mut m = hopmap_core::metrics::Metrics {
+            max_link_load: 9_890_416.0,
+            max_link_flows: 32,
+            ..Default::default()
+        };
+        assert_eq!(load_text(&m), "max load 9.43 MiB · max flows 32");
+        m.max_switch_link_load = Some(4_760_000.0);
+        m.max_switch_link_flows = Some(16);
+        assert_eq!(
+            load_text(&m),
+            "max switch link 4.54 MiB · with hosts 9.43 MiB · max flows 16"
+        );
+    }
 
     #[test]
     fn grid_is_one_row_up_to_three_then_two_by_two() {

@@ -17,7 +17,8 @@ pub const GLOSSARY: &[Term] = &[
     Term {
         term: "hop-bytes",
         definition: "Σ over messages of bytes × hops travelled: the total load a mapping puts on \
-                     the network's links (inside a node counts 0 hops).",
+                     the network's links (inside a node counts 0 hops; on a switch fabric a hop is a \
+                     switch-to-switch link, so hosts on one switch are 0 hops apart).",
         seed: "Bhatele & Kale §I; Wu et al. §2.2",
     },
     Term {

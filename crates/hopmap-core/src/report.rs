@@ -85,7 +85,8 @@ pub fn run(
     Ok(out)
 }
 
-/// The four charted metrics: key, title, and how to read it from a row.
+/// The four charted metrics: key and title (on a switch fabric the load
+/// and flows charts are of switch-to-switch links: [`chart_title`]).
 pub const CHARTS: [(&str, &str); 4] = [
     ("hop_bytes", "hop-bytes (Σ bytes × hops)"),
     (
@@ -99,12 +100,60 @@ pub const CHARTS: [(&str, &str); 4] = [
     ("seconds", "mapper time (s)"),
 ];
 
-fn metric(row: &crate::compare::Row, key: &str) -> f64 {
+/// Whether these runs are on a switch fabric (their metrics carry the
+/// busiest switch-to-switch link).
+pub fn on_fabric(rows: &[Row]) -> bool {
+    rows.iter()
+        .any(|r| r.metrics.max_switch_link_load.is_some())
+}
+
+/// The title of the chart of `key`: on a fabric the load and flows charts
+/// name the switch-to-switch links they show ([`chart_metric`]).
+pub fn chart_title(key: &str, fabric: bool) -> &'static str {
+    match (key, fabric) {
+        ("max_link_load", true) => {
+            "max switch-to-switch link load (bytes on the busiest link between switches)"
+        }
+        ("max_link_flows", true) => {
+            "max switch-to-switch flows (messages on the busiest link between switches)"
+        }
+        _ => CHARTS.iter().find(|c| c.0 == key).map_or("", |c| c.1),
+    }
+}
+
+/// The value a chart (the report's or the app's Compare charts) shows of a
+/// run's `metrics` for `key` (a [`CSV_HEADER`] metric column, or `seconds`).
+/// On a switch fabric, max link load and max flows are those of the busiest
+/// link between two switches: a host's link carries that host's own
+/// traffic whatever the mapping, so the busiest link overall is often a
+/// host link with the same load under every mapper, and a chart of it
+/// cannot tell mappings apart (the host-link value is noted beside each
+/// bar: [`chart_note`]).
+pub fn chart_metric(m: &crate::metrics::Metrics, seconds: f64, key: &str) -> f64 {
     match key {
-        "hop_bytes" => row.metrics.hop_bytes,
-        "max_link_load" => row.metrics.max_link_load,
-        "max_link_flows" => row.metrics.max_link_flows as f64,
-        _ => row.seconds,
+        "hop_bytes" => m.hop_bytes,
+        "avg_hops_per_byte" => m.avg_hops_per_byte,
+        "max_dilation" => m.max_dilation as f64,
+        "max_link_load" => m.max_switch_link_load.unwrap_or(m.max_link_load),
+        "max_link_flows" => m
+            .max_switch_link_flows
+            .map_or(m.max_link_flows as f64, |f| f as f64),
+        _ => seconds,
+    }
+}
+
+/// Beside a fabric's load or flows bar: the busiest link over all links,
+/// host links included (`max_link_load` / `max_link_flows`), which the bar
+/// leaves out. None elsewhere.
+pub fn chart_note(m: &crate::metrics::Metrics, key: &str) -> Option<String> {
+    m.max_switch_link_load?;
+    match key {
+        "max_link_load" => Some(format!(
+            "all links incl. hosts' {}",
+            chart_value(key, m.max_link_load)
+        )),
+        "max_link_flows" => Some(format!("all links incl. hosts' {}", m.max_link_flows)),
+        _ => None,
     }
 }
 
@@ -271,18 +320,31 @@ fn xml_escape(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
+/// One bar of a chart: the mapper, its value and the value's label.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Bar {
+    pub name: String,
+    pub value: f64,
+    pub label: String,
+}
+
 /// A horizontal bar chart as SVG: one `<rect class="bar">` and two labels
 /// (name, value) per bar, in the given order, on a white background.
-pub fn bar_chart_svg(title: &str, bars: &[(String, f64)], fmt: impl Fn(f64) -> String) -> String {
+pub fn bar_chart_svg(title: &str, bars: &[Bar]) -> String {
     const ROW: f64 = 24.0;
     const LEFT: f64 = 150.0;
     const PLOT: f64 = 460.0;
     const TOP: f64 = 40.0;
-    let width = LEFT + PLOT + 110.0;
+    let longest = bars
+        .iter()
+        .map(|b| b.label.chars().count())
+        .max()
+        .unwrap_or(0);
+    let width = LEFT + PLOT + 30.0 + 8.0 * longest as f64;
     let height = TOP + ROW * bars.len() as f64 + 16.0;
     let max = bars
         .iter()
-        .map(|b| b.1)
+        .map(|b| b.value)
         .filter(|v| v.is_finite())
         .fold(0.0f64, f64::max);
     let mut s = String::new();
@@ -299,7 +361,15 @@ pub fn bar_chart_svg(title: &str, bars: &[(String, f64)], fmt: impl Fn(f64) -> S
         r#"<text x="10" y="24" font-size="15" font-weight="bold">{}</text>"#,
         xml_escape(title)
     );
-    for (i, (name, v)) in bars.iter().enumerate() {
+    for (
+        i,
+        Bar {
+            name,
+            value: v,
+            label,
+        },
+    ) in bars.iter().enumerate()
+    {
         let y = TOP + ROW * i as f64;
         let w = if max > 0.0 && v.is_finite() {
             (v / max * PLOT).max(1.0)
@@ -325,21 +395,37 @@ pub fn bar_chart_svg(title: &str, bars: &[(String, f64)], fmt: impl Fn(f64) -> S
             r#"<text x="{:.1}" y="{}">{}</text>"#,
             LEFT + w + 6.0,
             y + 15.0,
-            xml_escape(&fmt(*v))
+            xml_escape(label)
         );
     }
     s.push_str("</svg>\n");
     s
 }
 
-/// The bars of one chart: every row's value, smallest first (ties by name).
-pub fn chart_bars(cmp: &Comparison, key: &str) -> Vec<(String, f64)> {
-    let mut bars: Vec<(String, f64)> = cmp
+/// The bars of one chart: every row's [`chart_metric`], smallest first
+/// (ties by name), labelled in the metric's unit with the [`chart_note`].
+pub fn chart_bars(cmp: &Comparison, key: &str) -> Vec<Bar> {
+    let mut bars: Vec<Bar> = cmp
         .rows
         .iter()
-        .map(|r| (r.mapper.clone(), metric(r, key)))
+        .map(|r| {
+            let value = chart_metric(&r.metrics, r.seconds, key);
+            let mut label = chart_value(key, value);
+            if let Some(n) = chart_note(&r.metrics, key) {
+                label = format!("{label} ({n})");
+            }
+            Bar {
+                name: r.mapper.clone(),
+                value,
+                label,
+            }
+        })
         .collect();
-    bars.sort_by(|a, b| a.1.total_cmp(&b.1).then_with(|| a.0.cmp(&b.0)));
+    bars.sort_by(|a, b| {
+        a.value
+            .total_cmp(&b.value)
+            .then_with(|| a.name.cmp(&b.name))
+    });
     bars
 }
 
@@ -410,7 +496,8 @@ pub fn to_html(cases: &[Case]) -> String {
         }
         if !cmp.rows.is_empty() {
             s.push_str("<div>\n");
-            for (key, title) in CHARTS {
+            for (key, _) in CHARTS {
+                let title = chart_title(key, on_fabric(&cmp.rows));
                 let svg = chart_file(k, key);
                 let _ = writeln!(
                     s,
@@ -454,15 +541,17 @@ pub fn write(dir: &Path, cases: &[Case]) -> Result<Vec<PathBuf>> {
         if cmp.rows.is_empty() {
             continue;
         }
-        for (key, title) in CHARTS {
+        let fabric = on_fabric(&cmp.rows);
+        for (key, _) in CHARTS {
             let bars = chart_bars(cmp, key);
-            let t = format!("{title}: {} on {}", c.graph, c.topology);
-            let fmt = |v: f64| chart_value(key, v);
-            put(
-                &chart_file(k, key),
-                bar_chart_svg(&t, &bars, fmt).as_bytes(),
-            )?;
-            let png = crate::report_png::bar_chart_png(&t, &bars, fmt)?;
+            let t = format!(
+                "{}: {} on {}",
+                chart_title(key, fabric),
+                c.graph,
+                c.topology
+            );
+            put(&chart_file(k, key), bar_chart_svg(&t, &bars).as_bytes())?;
+            let png = crate::report_png::bar_chart_png(&t, &bars)?;
             put(&chart_file(k, key).replace(".svg", ".png"), &png)?;
         }
     }
@@ -474,7 +563,7 @@ pub fn write(dir: &Path, cases: &[Case]) -> Result<Vec<PathBuf>> {
 mod tests {
     use super::*;
     use crate::graph::GraphBuilder;
-    use crate::units::fmt_count;
+    use crate::units::{fmt_bytes, fmt_count};
 
     fn ring(n: usize) -> Arc<CommGraph> {
         let mut b = GraphBuilder::new(n, false);
@@ -558,19 +647,81 @@ mod tests {
         let cmp = c[0].outcome.as_ref().unwrap();
         let bars = chart_bars(cmp, "hop_bytes");
         assert_eq!(bars.len(), 3);
-        assert!(bars.windows(2).all(|w| w[0].1 <= w[1].1));
-        let svg = bar_chart_svg("hop-bytes", &bars, |v| chart_value("hop_bytes", v));
+        assert!(bars.windows(2).all(|w| w[0].value <= w[1].value));
+        let svg = bar_chart_svg("hop-bytes", &bars);
         assert_eq!(svg.matches("<rect class=\"bar\"").count(), 3);
-        for (name, v) in &bars {
-            assert!(svg.contains(&format!(">{name}</text>")), "{name}");
-            assert!(svg.contains(&format!(">{}</text>", fmt_count(*v))), "{v}");
+        for b in &bars {
+            assert!(svg.contains(&format!(">{}</text>", b.name)), "{}", b.name);
+            assert_eq!(b.label, fmt_count(b.value));
+            assert!(svg.contains(&format!(">{}</text>", b.label)), "{}", b.value);
         }
         // Bars appear in order: the best's name first.
-        let first = svg.find(&format!(">{}<", bars[0].0)).unwrap();
-        let last = svg.find(&format!(">{}<", bars[2].0)).unwrap();
+        let first = svg.find(&format!(">{}<", bars[0].name)).unwrap();
+        let last = svg.find(&format!(">{}<", bars[2].name)).unwrap();
         assert!(first < last);
         assert_eq!(svg.matches("<svg").count(), 1);
         assert!(svg.trim_end().ends_with("</svg>"));
+    }
+
+    #[test]
+    fn on_a_fabric_the_load_charts_show_the_busiest_switch_link() {
+        // Two processes talking 5 bytes each way, on a 2-level fat tree
+        // with one host per leaf: default puts them on two leaves, so their
+        // bytes cross switch links; on torus there are no host links.
+        let mut b = GraphBuilder::new(4, false);
+        b.add(0, 1, 5.0);
+        b.add(0, 2, 3.0);
+        let g = Arc::new(b.build().unwrap());
+        let sel = crate::compare::parse_list("default,random").unwrap();
+        let cancel = AtomicBool::new(false);
+        let fat = Arc::new(Topology::parse("fattree:4:2").unwrap());
+        let cases = run(
+            &[("g".into(), g.clone())],
+            &[fat, Arc::new(Topology::parse("torus:4").unwrap())],
+            &sel,
+            &Routing::Dor,
+            1,
+            &cancel,
+            &mut |_, _, _, _, _| {},
+        )
+        .unwrap();
+        let fabric = cases[0].outcome.as_ref().unwrap();
+        assert!(on_fabric(&fabric.rows));
+        let bars = chart_bars(fabric, "max_link_load");
+        for r in &fabric.rows {
+            let sw = r.metrics.max_switch_link_load.expect("a fabric's runs");
+            let bar = bars.iter().find(|b| b.name == r.mapper).unwrap();
+            assert_eq!(bar.value, sw);
+            // The busiest link overall (a host's) is noted beside it.
+            assert_eq!(
+                bar.label,
+                format!(
+                    "{} (all links incl. hosts' {})",
+                    fmt_bytes(sw),
+                    fmt_bytes(r.metrics.max_link_load)
+                )
+            );
+            let fl = chart_bars(fabric, "max_link_flows");
+            let f = fl.iter().find(|b| b.name == r.mapper).unwrap();
+            assert_eq!(Some(f.value as u32), r.metrics.max_switch_link_flows);
+        }
+        assert!(chart_title("max_link_load", true).contains("switch-to-switch"));
+        // A host link carries 8 bytes (process 0's), more than any switch link here.
+        assert!(
+            fabric
+                .rows
+                .iter()
+                .any(|r| r.metrics.max_link_load > r.metrics.max_switch_link_load.unwrap())
+        );
+        // Elsewhere the charts are of the metric itself, without a note.
+        let torus = cases[1].outcome.as_ref().unwrap();
+        assert!(!on_fabric(&torus.rows));
+        for b in chart_bars(torus, "max_link_load") {
+            let r = torus.rows.iter().find(|r| r.mapper == b.name).unwrap();
+            assert_eq!(b.value, r.metrics.max_link_load);
+            assert_eq!(b.label, fmt_bytes(b.value));
+        }
+        assert!(!chart_title("max_link_load", false).contains("switch"));
     }
 
     #[test]

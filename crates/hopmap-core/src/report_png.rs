@@ -8,6 +8,7 @@
 //! per character.
 
 use crate::error::{Error, Result};
+use crate::report::Bar;
 use ab_glyph::{Font as _, FontRef, GlyphId, PxScale, ScaleFont as _};
 use image::{Rgb, RgbImage};
 use std::sync::OnceLock;
@@ -135,29 +136,32 @@ pub const TOP: u32 = 44;
 pub const PLOT: u32 = 460;
 
 /// The left label column's width for these names.
-pub fn label_width(bars: &[(String, f64)]) -> u32 {
-    bars.iter().map(|(n, _)| text_width(n)).max().unwrap_or(0) + 16
+pub fn label_width(bars: &[Bar]) -> u32 {
+    bars.iter().map(|b| text_width(&b.name)).max().unwrap_or(0) + 16
 }
 
-/// A horizontal bar chart as PNG bytes; `fmt` labels each value.
-pub fn bar_chart_png(
-    title: &str,
-    bars: &[(String, f64)],
-    fmt: impl Fn(f64) -> String,
-) -> Result<Vec<u8>> {
+/// A horizontal bar chart as PNG bytes, each bar with its name and label.
+pub fn bar_chart_png(title: &str, bars: &[Bar]) -> Result<Vec<u8>> {
     let left = label_width(bars);
-    let values: Vec<String> = bars.iter().map(|b| fmt(b.1)).collect();
-    let vw = values.iter().map(|v| text_width(v)).max().unwrap_or(0);
+    let vw = bars.iter().map(|b| text_width(&b.label)).max().unwrap_or(0);
     let width = (left + PLOT + vw + 24).max(text_width(title) + 20);
     let height = TOP + ROW * bars.len() as u32 + 12;
     let mut img = RgbImage::from_pixel(width, height, Rgb([255, 255, 255]));
     draw_text(&mut img, 10, 12, title, INK);
     let max = bars
         .iter()
-        .map(|b| b.1)
+        .map(|b| b.value)
         .filter(|v| v.is_finite())
         .fold(0.0f64, f64::max);
-    for (i, ((name, v), label)) in bars.iter().zip(&values).enumerate() {
+    for (
+        i,
+        Bar {
+            name,
+            value: v,
+            label,
+        },
+    ) in bars.iter().enumerate()
+    {
         let y = TOP + ROW * i as u32;
         let w = if max > 0.0 && v.is_finite() {
             ((v / max * PLOT as f64).round() as u32).clamp(1, PLOT)
@@ -224,16 +228,19 @@ mod tests {
 
     #[test]
     fn every_bar_is_drawn_with_its_name_and_value() {
-        let bars = vec![
-            ("mht".to_string(), 10.0),
-            ("default".to_string(), 40.0),
-            ("random".to_string(), 20.0),
-        ];
-        let png = bar_chart_png("hop-bytes", &bars, |v| format!("{v}")).unwrap();
+        let bars: Vec<Bar> = [("mht", 10.0), ("default", 40.0), ("random", 20.0)]
+            .into_iter()
+            .map(|(n, v)| Bar {
+                name: n.to_string(),
+                value: v,
+                label: format!("{v}"),
+            })
+            .collect();
+        let png = bar_chart_png("hop-bytes", &bars).unwrap();
         let img = image::load_from_memory(&png).unwrap().to_rgb8();
         let left = label_width(&bars);
         assert_eq!(img.height(), TOP + 3 * ROW + 12);
-        for (i, (name, v)) in bars.iter().enumerate() {
+        for (i, Bar { name, value: v, .. }) in bars.iter().enumerate() {
             let y = TOP + ROW * i as u32 + ROW / 2;
             // The bar: its length is proportional to the value (max 40 → PLOT).
             let fill = if i == 0 { BEST } else { BAR };

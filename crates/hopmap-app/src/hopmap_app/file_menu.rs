@@ -145,6 +145,17 @@ impl Menus {
         self.purpose = Some(purpose);
         self.chooser.open(req);
     }
+
+    /// File → Export network view as SVG's save dialog, in the app
+    /// (`hopmap gui --open export`: a native dialog is another window).
+    pub fn open_export_dialog(&mut self) {
+        let (view, format, what, file) = EXPORTS[0];
+        self.purpose = Some(Purpose::Export(view, format));
+        self.chooser.open_with(
+            Request::save(what.trim_end_matches('…'), file).filter("svg", &["svg"]),
+            crate::file_dialog::Backend::InApp,
+        );
+    }
 }
 
 impl HopmapApp {

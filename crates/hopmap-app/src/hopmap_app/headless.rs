@@ -27,8 +27,9 @@ pub struct GuiOptions {
     /// Stop the mapper after this many steps (shows a placement in progress).
     pub steps: Option<usize>,
     /// The central view: split, graph, network, matrix, compare, analytical
-    /// or bipartition; or side, diff, race (the Compare view's side by side,
-    /// difference and race, on the `compare` list in its order).
+    /// or bipartition; or side, diff, race (the Compare view's side by side
+    /// in the table's order, the difference of the first two on the
+    /// `compare` list, the race of that list).
     pub view: Option<String>,
     /// Mapper ids to compare before showing (comma-separated).
     pub compare: Option<String>,
@@ -48,7 +49,16 @@ pub struct GuiOptions {
     pub state: Option<PathBuf>,
     /// The window's inner size in points (default 1280×800).
     pub size: Option<[f32; 2]>,
+    /// A dialog or tab to open: one of [`OPEN_KEYS`] (scripted figures of
+    /// what only a click shows).
+    pub open: Option<String>,
 }
+
+/// What `hopmap gui --open` opens: File → Export's save dialog (the in-app
+/// chooser, for the network view as SVG), File → Experiment report's
+/// dialog, the teaching panel's guided log (with guided mode on, so that
+/// the `--mapper` run fills it) or its glossary.
+pub const OPEN_KEYS: [&str; 4] = ["export", "report", "guided-log", "glossary"];
 
 /// State of a screenshot: taken after `frames` frames (0 = at once, and the
 /// window stays open: the Screenshot button).
@@ -123,6 +133,9 @@ impl HopmapApp {
                 self.data.phase = opts.read.phase.clone();
             }
         }
+        if let Some(k) = &opts.open {
+            self.open_key(k)?;
+        }
         if let Some(m) = &opts.mapper {
             let sel = mappers::resolve(m).map_err(|e| e.to_string())?;
             self.mapper.select(sel.info.id);
@@ -184,6 +197,32 @@ impl HopmapApp {
             }
         }
         self.headless_from(opts)
+    }
+
+    /// Open one of [`OPEN_KEYS`] (before a `--mapper` run: the guided log
+    /// turns guided mode on for it).
+    pub fn open_key(&mut self, key: &str) -> Result<(), AppError> {
+        use crate::teach::BottomTab;
+        match key {
+            "export" => self.menus.open_export_dialog(),
+            "report" => self.teach.report.show(&self.model),
+            "guided-log" => {
+                self.model.guided = true;
+                self.teach.hidden = false;
+                self.teach.tab = BottomTab::Log;
+            }
+            "glossary" => {
+                self.teach.hidden = false;
+                self.teach.tab = BottomTab::Glossary;
+            }
+            _ => {
+                return Err(AppError::Failed(format!(
+                    "--open {key}: expected one of {}",
+                    OPEN_KEYS.join(", ")
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// Wait for the running mapper to finish (or pause) and show it.
@@ -276,18 +315,35 @@ pub fn save_png(path: &std::path::Path, img: &egui::ColorImage) -> Result<(), Ap
     .map_err(AppError::from)
 }
 
-/// Open the window. Returns [`AppError::NoWindow`] when there is no display
-/// (or the graphics backend fails), and the error of a headless run that
-/// failed.
-pub fn run(opts: GuiOptions) -> Result<(), AppError> {
-    let native = eframe::NativeOptions {
+/// eframe's options for `opts`: the window's size, and whether eframe
+/// saves the window's place (not for a screenshot run, which saves
+/// nothing: see [`HopmapApp::persist`]).
+pub fn native_options(opts: &GuiOptions) -> eframe::NativeOptions {
+    eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
             .with_title("hopmap — topology-aware process mapping")
             .with_inner_size(opts.size.unwrap_or([1280.0, 800.0]))
             .with_min_inner_size([800.0, 500.0]),
         persist_window: opts.screenshot.is_none(),
         ..Default::default()
-    };
+    }
+}
+
+/// The app of a screenshot run: default settings (a documentation
+/// screenshot must not depend on saved ones), nothing saved on exit, the
+/// pointer ignored.
+pub fn screenshot_app() -> HopmapApp {
+    let mut app = HopmapApp::new(Settings::default());
+    app.persist = None;
+    app.ignore_pointer = true;
+    app
+}
+
+/// Open the window. Returns [`AppError::NoWindow`] when there is no display
+/// (or the graphics backend fails), and the error of a headless run that
+/// failed.
+pub fn run(opts: GuiOptions) -> Result<(), AppError> {
+    let native = native_options(&opts);
     let finished: Arc<Mutex<Option<Result<(), AppError>>>> = Arc::new(Mutex::new(None));
     let fin2 = finished.clone();
     let headless = opts.screenshot.is_some();
@@ -304,8 +360,7 @@ pub fn run(opts: GuiOptions) -> Result<(), AppError> {
                 cc.egui_ctx.set_zoom_factor(1.0);
             }
             let mut app = if headless {
-                // A documentation screenshot must not depend on saved settings.
-                HopmapApp::new(Settings::default())
+                screenshot_app()
             } else {
                 HopmapApp::from_creation_context(cc)
             };
@@ -335,4 +390,85 @@ pub fn run(opts: GuiOptions) -> Result<(), AppError> {
         };
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Records every write eframe's storage would get.
+    #[derive(Default)]
+    struct Recorder(Vec<String>);
+
+    impl eframe::Storage for Recorder {
+        fn get_string(&self, _key: &str) -> Option<String> {
+            None
+        }
+        fn set_string(&mut self, key: &str, _value: String) {
+            self.0.push(key.to_string());
+        }
+        fn remove_string(&mut self, key: &str) {
+            self.0.push(key.to_string());
+        }
+        fn flush(&mut self) {}
+    }
+
+    #[test]
+    fn open_keys_open_their_dialog_or_tab() {
+        use crate::teach::BottomTab;
+        let mut app = HopmapApp::new(Settings::default());
+        app.teach.hidden = true;
+        app.open_key("glossary").unwrap();
+        assert_eq!(
+            (app.teach.tab, app.teach.hidden),
+            (BottomTab::Glossary, false)
+        );
+        assert!(!app.model.guided);
+        app.open_key("guided-log").unwrap();
+        assert_eq!(app.teach.tab, BottomTab::Log);
+        assert!(app.model.guided, "the run fills the log");
+        assert!(app.menus.chooser.inapp.is_none());
+        app.open_key("export").unwrap();
+        assert!(app.menus.chooser.inapp.is_some(), "the in-app chooser");
+        assert!(matches!(
+            app.menus.purpose,
+            Some(crate::file_menu::Purpose::Export(
+                crate::export::ViewKind::Network,
+                _
+            ))
+        ));
+        assert!(!app.teach.report.open);
+        app.open_key("report").unwrap();
+        assert!(app.teach.report.open);
+        let e = app.open_key("matrix").unwrap_err().to_string();
+        assert!(e.contains("export, report, guided-log, glossary"), "{e}");
+    }
+
+    #[test]
+    fn a_screenshot_run_saves_nothing_and_a_window_saves_its_settings() {
+        let shot = GuiOptions {
+            screenshot: Some("x.png".into()),
+            ..Default::default()
+        };
+        assert!(!native_options(&shot).persist_window);
+        assert!(native_options(&GuiOptions::default()).persist_window);
+        let mut app = screenshot_app();
+        assert!(app.persist.is_none() && app.ignore_pointer);
+        assert!(!eframe::App::persist_egui_memory(&app));
+        let mut rec = Recorder::default();
+        eframe::App::save(&mut app, &mut rec);
+        assert!(rec.0.is_empty(), "{:?}", rec.0);
+
+        // A window with a settings file writes it (so the check above can fail).
+        let dir = std::env::temp_dir().join(format!("hopmap-persist-{}", std::process::id()));
+        let path = dir.join("settings.json");
+        let mut app = HopmapApp::new(Settings::default());
+        app.persist = Some(path.clone());
+        app.mapper.seed = 77;
+        assert!(eframe::App::persist_egui_memory(&app));
+        eframe::App::save(&mut app, &mut rec);
+        let saved: Settings = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        assert_eq!(saved.seed, 77);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -156,6 +156,35 @@ pub fn link_name(f: &Fabric, l: &LinkGeom, prep: Option<&FabricPrep>) -> String 
         .unwrap_or_default();
     format!("{} – {}{up}", name(l.a), name(l.b))
 }
+/// A switch's short label for tables: the file's node description when it
+/// has one, else its id with an ibnetdiscover id's GUID written without its
+/// zero padding (`S-0000000000200001` → `S-200001`: the GUID is unique, so
+/// the short form is too), else the id.
+pub fn short_switch_label(s: &hopmap_core::topology::fabric::Switch) -> String {
+    if s.desc.is_some() {
+        return s.label().to_string();
+    }
+    match s.name.strip_prefix("S-") {
+        Some(hex) if hex.len() > 4 && hex.bytes().all(|b| b.is_ascii_hexdigit()) => {
+            let t = hex.trim_start_matches('0');
+            format!("S-{}", if t.is_empty() { "0" } else { t })
+        }
+        _ => s.name.clone(),
+    }
+}
+
+/// `sw3 – sw7` with [`short_switch_label`]s (tables; the tooltip has
+/// [`link_name`]).
+pub fn link_short_name(f: &Fabric, l: &LinkGeom) -> String {
+    let h = f.num_hosts();
+    let name = |v: u32| {
+        f.switches()
+            .get(v as usize - h.min(v as usize))
+            .map_or("?".to_string(), short_switch_label)
+    };
+    format!("{} – {}", name(l.a), name(l.b))
+}
+
 /// The fabric drawing of a [`super::NetworkView`] and its own state: the
 /// layout job and its result, the meshes, the selected host and its routes.
 #[derive(Default)]
@@ -1017,6 +1046,35 @@ pub fn routing_ui(ui: &mut egui::Ui, f: &Fabric, r: &mut Routing) {
 mod tests {
     use super::*;
     use hopmap_core::topology::Topology;
+
+    #[test]
+    fn a_switch_short_label_is_its_description_else_its_id_without_guid_padding() {
+        let sw = |name: &str, desc: Option<&str>| hopmap_core::topology::Switch {
+            name: name.into(),
+            guid: None,
+            desc: desc.map(Into::into),
+            ports: 8,
+        };
+        assert_eq!(
+            short_switch_label(&sw("S-0000000000200001", Some("Spine1"))),
+            "Spine1"
+        );
+        assert_eq!(
+            short_switch_label(&sw("S-0000000000200001", None)),
+            "S-200001"
+        );
+        assert_eq!(short_switch_label(&sw("S-0000000000000000", None)), "S-0");
+        // Not an ibnetdiscover id: as named.
+        assert_eq!(short_switch_label(&sw("S-core", None)), "S-core");
+        assert_eq!(short_switch_label(&sw("agg1_2_0", None)), "agg1_2_0");
+        // A fat tree's link, by the generator's names.
+        let t = Topology::parse("fattree:4:2").unwrap();
+        let f = t.as_fabric().unwrap();
+        let g = link_geometry(f);
+        let l = &g.links[0];
+        let name = link_short_name(f, l);
+        assert!(name.contains(" – ") && !name.contains("up end"), "{name}");
+    }
 
     #[test]
     fn link_list_is_the_inter_switch_links_with_their_channels() {

@@ -268,6 +268,28 @@ pub fn link_name(geom: &geometry::Geometry, model: &Model, i: usize) -> String {
     )
 }
 
+/// `X (3, 4, 5) – (4, 4, 5)`: [`link_name`] without the node numbers
+/// (the coordinates name the nodes; tables).
+pub fn link_short_name(geom: &geometry::Geometry, model: &Model, i: usize) -> String {
+    let Some(l) = geom.links.get(i) else {
+        return String::new();
+    };
+    let axis = ["X ", "Y ", "Z ", "W ", "V ", "U "][l.dim as usize % 6];
+    let (a, b) = (
+        coord_text(model, l.a as usize),
+        coord_text(model, l.b as usize),
+    );
+    if a.is_empty() {
+        return link_name(geom, model, i);
+    }
+    format!(
+        "{axis}{} – {}{}",
+        a.trim_start(),
+        b.trim_start(),
+        if l.wrap { " wrap" } else { "" }
+    )
+}
+
 /// The node or link hovered in any synced view: a cyan ring or outline
 /// with this view's process there or this view's load on the link.
 fn paint_hover(cx: &Ctx<'_>, painter: &egui::Painter, drawn: &Drawn, proj: &Projector, h: Picked) {

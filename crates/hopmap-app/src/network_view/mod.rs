@@ -298,6 +298,16 @@ impl NetworkView {
         }
     }
 
+    /// [`Self::link_name`]'s short form for tables: `X (3, 4, 5) – (4, 4, 5)`,
+    /// or `sw3 – sw7` with short switch labels
+    /// ([`fabric::short_switch_label`]).
+    pub fn link_short_name(&self, model: &Model, i: usize) -> String {
+        match (model.topo.as_fabric(), self.data.geom.links.get(i)) {
+            (Some(f), Some(l)) => fabric::link_short_name(f, l),
+            _ => grid::link_short_name(&self.data.geom, model, i),
+        }
+    }
+
     fn value_text(&self, v: f64) -> String {
         value_text(self.by_flows, v)
     }

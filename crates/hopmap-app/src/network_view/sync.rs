@@ -37,6 +37,10 @@ pub struct ViewSync {
     /// A node clicked in one of the views this frame (its process, or None
     /// for an empty node or the background): the caller selects it in all.
     pub clicked: Option<Option<usize>>,
+    /// The tallest pane title and caption of the last frame: every view
+    /// starts this far below its cell's top, so that the views line up.
+    pub header: f32,
+    header_next: f32,
 }
 
 impl Default for ViewSync {
@@ -51,20 +55,30 @@ impl Default for ViewSync {
             hover: None,
             hover_next: None,
             clicked: None,
+            header: 0.0,
+            header_next: 0.0,
         }
     }
 }
 
 impl ViewSync {
     /// Call once per frame before drawing the views: the hover published
-    /// in the last frame becomes the one every view paints. Returns whether
-    /// it changed (the caller asks for one more frame).
+    /// in the last frame becomes the one every view paints, and the
+    /// tallest header the one every view starts below. Returns whether
+    /// either changed (the caller asks for one more frame).
     pub fn begin_frame(&mut self) -> bool {
         let next = self.hover_next.take();
-        let changed = next != self.hover;
+        let header = std::mem::take(&mut self.header_next);
+        let changed = next != self.hover || header != self.header;
         self.hover = next;
+        self.header = header;
         self.clicked = None;
         changed
+    }
+
+    /// A pane reports how tall its title and caption are this frame.
+    pub fn report_header(&mut self, h: f32) {
+        self.header_next = self.header_next.max(h);
     }
 
     /// A view reports what is under the pointer.

@@ -212,7 +212,8 @@ fn vcycle(
         Some((cg, cb, _)) => (cg, cb.as_slice()),
         None => (g, bias0),
     };
-    let mut side = initial(cg, cb, win, params, &mut rng);
+    let mut scratch = FmScratch::default();
+    let mut side = initial(cg, cb, win, params, &mut rng, &mut scratch);
     // Uncoarsening: levels[i] is coarse of (levels[i-1] or g) via levels[i].2.
     for i in (0..levels.len()).rev() {
         let cmap = &levels[i].2;
@@ -223,7 +224,14 @@ fn vcycle(
         } else {
             (&levels[i - 1].0, levels[i - 1].1.as_slice())
         };
-        fm(fg, fb, &mut side, level_window(fg, win), params.passes);
+        fm(
+            fg,
+            fb,
+            &mut side,
+            level_window(fg, win),
+            params.passes,
+            &mut scratch,
+        );
     }
     side
 }
@@ -381,6 +389,7 @@ fn initial(
     win: Window,
     params: &BisectParams,
     rng: &mut Rng,
+    scratch: &mut FmScratch,
 ) -> Vec<u8> {
     let n = g.n();
     let lwin = level_window(g, win);
@@ -448,7 +457,7 @@ fn initial(
             }
         }
         let (d, cost) = if n <= FM_EVERY_TRY {
-            fm(g, bias, &mut side, lwin, params.passes);
+            fm(g, bias, &mut side, lwin, params.passes, scratch);
             let (ws, c) = weights_and_cost(g, bias, &side);
             (lwin.dist(ws[0]), c)
         } else {
@@ -464,7 +473,7 @@ fn initial(
     }
     let mut side = best.map(|b| b.2).unwrap_or_else(|| vec![0; n]);
     if n > FM_EVERY_TRY {
-        fm(g, bias, &mut side, lwin, params.passes);
+        fm(g, bias, &mut side, lwin, params.passes, scratch);
     }
     side
 }
@@ -473,11 +482,28 @@ fn initial(
 /// misleads on them, and FM costs little there).
 const FM_EVERY_TRY: usize = 24;
 
+/// The buffers of [`fm`], kept across the calls of one multilevel run.
+#[derive(Default)]
+struct FmScratch {
+    gain: Vec<f64>,
+    locked: Vec<bool>,
+    heaps: [BinaryHeap<(Key, u32)>; 2],
+    moves: Vec<u32>,
+    boundary: Vec<bool>,
+}
+
 /// Fiduccia–Mattheyses refinement of `side` within window `win` (see the
 /// module doc). Moves may leave the window by one vertex weight; the kept
 /// prefix is the best state inside the window (or, when none is, the one
 /// closest to it).
-fn fm(g: &WGraph, bias: &[[f64; 2]], side: &mut [u8], win: Window, passes: usize) {
+fn fm(
+    g: &WGraph,
+    bias: &[[f64; 2]],
+    side: &mut [u8],
+    win: Window,
+    passes: usize,
+    scratch: &mut FmScratch,
+) {
     let n = g.n();
     if n < 2 {
         return;
@@ -485,16 +511,21 @@ fn fm(g: &WGraph, bias: &[[f64; 2]], side: &mut [u8], win: Window, passes: usize
     let maxvw = g.vw.iter().cloned().fold(0.0, f64::max);
     let slack = maxvw.max(1.0);
     let limit = (n / 20).clamp(50, 400);
-    let mut gain = vec![0.0f64; n];
-    let mut locked = vec![false; n];
-    let mut heaps: [BinaryHeap<(Key, u32)>; 2] = [BinaryHeap::new(), BinaryHeap::new()];
-    let mut moves: Vec<u32> = Vec::new();
+    let FmScratch {
+        gain,
+        locked,
+        heaps,
+        moves,
+        boundary,
+    } = scratch;
+    // Every entry is written at the start of each pass.
+    gain.resize(n, 0.0);
+    locked.resize(n, false);
+    boundary.resize(n, false);
     for _pass in 0..passes.max(1) {
         // Gains and weights from scratch.
         let mut w0 = 0.0;
         let mut cost = 0.0;
-        let mut boundary = vec![false; 0];
-        boundary.resize(n, false);
         for u in 0..n {
             let s = side[u];
             if s == 0 {
@@ -524,13 +555,20 @@ fn fm(g: &WGraph, bias: &[[f64; 2]], side: &mut [u8], win: Window, passes: usize
         } else {
             None
         };
-        heaps[0].clear();
-        heaps[1].clear();
+        // Build both heaps in O(n) (the order of (gain, vertex) is total,
+        // so how a heap was built does not change what it pops).
+        let mut init = [
+            std::mem::take(&mut heaps[0]).into_vec(),
+            std::mem::take(&mut heaps[1]).into_vec(),
+        ];
+        init[0].clear();
+        init[1].clear();
         for u in 0..n {
             if boundary[u] || heavy == Some(side[u]) {
-                heaps[side[u] as usize].push((Key(gain[u]), u as u32));
+                init[side[u] as usize].push((Key(gain[u]), u as u32));
             }
         }
+        *heaps = init.map(BinaryHeap::from);
         moves.clear();
         let start_cost = cost;
         let mut best = (start_dist, cost, 0usize);

@@ -40,6 +40,7 @@
 
 use super::recognise::{GridHalo, axis_dist};
 use crate::topology::grid::Grid;
+use std::collections::HashMap;
 
 /// Most plans enumerated.
 pub const MAX_PLANS: usize = 20_000;
@@ -52,7 +53,7 @@ pub const FINALISTS: usize = 4;
 pub const TIED: usize = 48;
 
 /// One factor of a grid direction.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Factor {
     /// Grid direction.
     pub dir: usize,
@@ -100,14 +101,46 @@ impl Plan {
             };
             Plan::digits(x, sizes, &mut dig[i]);
         }
+        self.combine(|dir, level| dig[dir][level], pos);
+    }
+
+    /// Combine the digits of a process (`digit(direction, level)`) into its
+    /// position on every target.
+    #[inline]
+    fn combine(&self, digit: impl Fn(usize, usize) -> u32, pos: &mut [u32]) {
         for (t, fs) in self.targets.iter().enumerate() {
             let mut p = 0u32;
             for f in fs.iter().rev() {
-                let d = dig[f.dir][f.level];
+                let d = digit(f.dir, f.level);
                 p = p * f.size + if p % 2 == 1 { f.size - 1 - d } else { d };
             }
             pos[t] = p;
         }
+    }
+
+    /// The digits of every position along every direction (reflection
+    /// included): `table[i][x]` is what [`Plan::place`] computes for
+    /// coordinate `x` of direction `i`. O(Σ grid sizes).
+    fn digit_table(&self) -> Vec<Vec<[u32; 4]>> {
+        self.split
+            .iter()
+            .enumerate()
+            .map(|(i, sizes)| {
+                let g = sizes.iter().product::<u32>();
+                (0..g)
+                    .map(|c| {
+                        let x = if self.flip >> i & 1 == 1 {
+                            g - 1 - c
+                        } else {
+                            c
+                        };
+                        let mut out = [0u32; 4];
+                        Plan::digits(x, sizes, &mut out);
+                        out
+                    })
+                    .collect()
+            })
+            .collect()
     }
 
     /// Node and core of every process.
@@ -330,7 +363,177 @@ fn orders_rec(
     }
 }
 
-/// Hop-bytes of `plan` over `pairs` (u, v, bytes).
+/// Scores plans on a fixed list of pairs: the pairs are renumbered onto
+/// their distinct ends once, so that scoring a plan places each end once
+/// (not once per pair) from a per-direction digit table.
+///
+/// When every pair's bytes are whole numbers and the hop-bytes stay below
+/// 2⁵³, every partial sum is exact, so hop-bytes may be summed per network
+/// dimension in any order with the same result: then each dimension's
+/// share is cached by what determines it (its factors in order, and the
+/// split and reflection of their directions), and the many plans that
+/// share a dimension's assignment reuse it.
+pub struct Scorer {
+    /// The processes that end a pair.
+    ends: Vec<u32>,
+    /// The pairs as (end index, end index, bytes), in the given order.
+    pairs: Vec<(u32, u32, f64)>,
+    /// Σ bytes when every pair's bytes are whole numbers, else None.
+    whole: Option<f64>,
+    /// Hop-bytes along one network dimension, by what determines them.
+    cache: HashMap<DimKey, f64>,
+    /// Scratch: every end's position on every target.
+    pos: Vec<u32>,
+}
+
+/// What the hop-bytes along network dimension `t` depend on: the factors
+/// placed on it (in order), and the split and reflection of each of their
+/// directions.
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct DimKey {
+    t: usize,
+    factors: Vec<Factor>,
+    splits: Vec<(usize, Vec<u32>, bool)>,
+}
+
+impl Scorer {
+    /// O(n + pairs).
+    pub fn new(n: usize, pairs: &[(u32, u32, f64)]) -> Scorer {
+        let mut index = vec![u32::MAX; n];
+        let mut ends = Vec::new();
+        let mut at = |p: u32| -> u32 {
+            let slot = &mut index[p as usize];
+            if *slot == u32::MAX {
+                *slot = ends.len() as u32;
+                ends.push(p);
+            }
+            *slot
+        };
+        let pairs: Vec<(u32, u32, f64)> =
+            pairs.iter().map(|&(u, v, c)| (at(u), at(v), c)).collect();
+        let whole = pairs
+            .iter()
+            .all(|p| p.2 >= 0.0 && p.2.fract() == 0.0)
+            .then(|| pairs.iter().map(|p| p.2).sum());
+        Scorer {
+            ends,
+            pairs,
+            whole,
+            cache: HashMap::new(),
+            pos: Vec::new(),
+        }
+    }
+
+    /// Number of pairs scored.
+    pub fn len(&self) -> usize {
+        self.pairs.len()
+    }
+
+    /// Whether there is no pair to score.
+    pub fn is_empty(&self) -> bool {
+        self.pairs.is_empty()
+    }
+
+    /// Hop-bytes of `plan` over the pairs: the same value as [`score`].
+    /// O(ends · targets + pairs · network dimensions), or, per network
+    /// dimension whose assignment was scored before, one cache look-up.
+    pub fn score(&mut self, plan: &Plan, halo: &GridHalo, net: &Grid) -> f64 {
+        let nd = net.ndims();
+        let table = plan.digit_table();
+        let hop_sum: u64 = net.dims().iter().map(|&x| x as u64).sum();
+        let exact = self
+            .whole
+            .is_some_and(|b| b * (hop_sum as f64) < 2f64.powi(53));
+        if !exact {
+            return self.score_pairs(plan, &table, halo, net);
+        }
+        let mut total = 0.0;
+        for t in 0..nd {
+            let fs = &plan.targets[t];
+            let mut dirs: Vec<usize> = fs.iter().map(|f| f.dir).collect();
+            dirs.sort_unstable();
+            dirs.dedup();
+            let key = DimKey {
+                t,
+                factors: fs.clone(),
+                splits: dirs
+                    .iter()
+                    .map(|&i| (i, plan.split[i].clone(), plan.flip >> i & 1 == 1))
+                    .collect(),
+            };
+            if let Some(&h) = self.cache.get(&key) {
+                total += h;
+                continue;
+            }
+            let h = self.score_dim(fs, &table, halo, net, t);
+            self.cache.insert(key, h);
+            total += h;
+        }
+        total
+    }
+
+    /// Hop-bytes along network dimension `t` alone.
+    fn score_dim(
+        &mut self,
+        fs: &[Factor],
+        table: &[Vec<[u32; 4]>],
+        halo: &GridHalo,
+        net: &Grid,
+        t: usize,
+    ) -> f64 {
+        self.pos.clear();
+        for &p in &self.ends {
+            let c = halo.coord(p as usize);
+            let mut x = 0u32;
+            for f in fs.iter().rev() {
+                let d = table[f.dir][c[f.dir] as usize][f.level];
+                x = x * f.size + if x % 2 == 1 { f.size - 1 - d } else { d };
+            }
+            self.pos.push(x);
+        }
+        let (size, wraps) = (net.dims()[t], net.wraps(t));
+        let mut total = 0.0;
+        for &(u, v, c) in &self.pairs {
+            let h = axis_dist(self.pos[u as usize], self.pos[v as usize], size, wraps);
+            total += c * h as f64;
+        }
+        total
+    }
+
+    /// Hop-bytes pair by pair, in the pairs' order (as [`score`] sums them).
+    fn score_pairs(
+        &mut self,
+        plan: &Plan,
+        table: &[Vec<[u32; 4]>],
+        halo: &GridHalo,
+        net: &Grid,
+    ) -> f64 {
+        let nd = net.ndims();
+        let w = nd + 1;
+        self.pos.resize(self.ends.len() * w, 0);
+        for (k, &p) in self.ends.iter().enumerate() {
+            let c = halo.coord(p as usize);
+            plan.combine(
+                |dir, level| table[dir][c[dir] as usize][level],
+                &mut self.pos[k * w..(k + 1) * w],
+            );
+        }
+        let dims = net.dims();
+        let wraps: Vec<bool> = (0..nd).map(|k| net.wraps(k)).collect();
+        let mut total = 0.0;
+        for &(u, v, c) in &self.pairs {
+            let (a, b) = (&self.pos[u as usize * w..], &self.pos[v as usize * w..]);
+            let hops: u32 = (0..nd)
+                .map(|k| axis_dist(a[k], b[k], dims[k], wraps[k]))
+                .sum();
+            total += c * hops as f64;
+        }
+        total
+    }
+}
+
+/// Hop-bytes of `plan` over `pairs` (u, v, bytes). To score many plans on
+/// the same pairs, [`Scorer`] gives the same sums faster.
 pub fn score(plan: &Plan, halo: &GridHalo, net: &Grid, pairs: &[(u32, u32, f64)]) -> f64 {
     let nd = net.ndims();
     let mut a = vec![0u32; nd + 1];
@@ -457,6 +660,29 @@ mod tests {
             for (a, b) in node.iter().zip(&core) {
                 assert!((*a as usize) < net.num_nodes() && *b < 4);
                 assert!(seen.insert((*a, *b)), "{p:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_scorer_gives_the_direct_sums() {
+        // A 4×6 open grid folded onto a 2×3×4 torus with 2 cores: every
+        // plan, reflections included, on whole and on fractional bytes.
+        let h = halo(&[4, 6], false);
+        let net = Grid::torus(&[2, 3, 4]).with_cores(2);
+        let ps = plans(&h, &net);
+        assert!(ps.len() > 100 && ps.iter().any(|p| p.flip != 0));
+        let mut rng = crate::rng::Rng::new(5);
+        for frac in [0.0, 0.37] {
+            let pairs: Vec<(u32, u32, f64)> = (0..60)
+                .map(|k| {
+                    let (u, v) = (rng.below(24) as u32, rng.below(24) as u32);
+                    (u, v, (1 + k % 7) as f64 + frac)
+                })
+                .collect();
+            let mut sc = Scorer::new(24, &pairs);
+            for p in &ps {
+                assert_eq!(sc.score(p, &h, &net), score(p, &h, &net, &pairs), "{p:?}");
             }
         }
     }

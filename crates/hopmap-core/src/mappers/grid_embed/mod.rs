@@ -113,7 +113,7 @@ fn start(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
         halo: None,
         plans: Vec::new(),
         scored: Vec::new(),
-        sample: Vec::new(),
+        sample: None,
         chosen: None,
         load_tie: None,
         note: String::new(),
@@ -144,7 +144,8 @@ pub struct GridEmbed {
     plans: Vec<Plan>,
     /// (sampled hop-bytes, plan index) of the plans scored so far.
     scored: Vec<(f64, usize)>,
-    sample: Vec<(u32, u32, f64)>,
+    /// Scores the plans on the sample of pairs.
+    sample: Option<embed::Scorer>,
     /// The plan placed, its hop-bytes and whether every grid step is one hop.
     chosen: Option<(usize, f64, bool)>,
     /// Plans tied at the least hop-bytes and the max link load of the one
@@ -241,12 +242,13 @@ impl GridEmbed {
                 let g = &self.input.graph;
                 let m = g.num_edges();
                 let stride = m.div_ceil(embed::SAMPLE).max(1);
-                self.sample = g
+                let sample: Vec<(u32, u32, f64)> = g
                     .pairs()
                     .enumerate()
                     .filter(|(k, _)| k % stride == 0)
                     .map(|(_, (u, v, c))| (u as u32, v as u32, c))
                     .collect();
+                self.sample = Some(embed::Scorer::new(g.n(), &sample));
                 self.note = format!(
                     "recognised a {} ({} left out: {} pairs, {:.2}% of the bytes; {})",
                     h.describe(),
@@ -270,11 +272,15 @@ impl GridEmbed {
         let (Some(h), Some(net)) = (self.halo.as_ref(), self.input.topo.as_grid()) else {
             return;
         };
+        let Some(sample) = self.sample.as_mut() else {
+            return;
+        };
         let end = (next + PLANS_PER_STEP).min(self.plans.len());
         for k in next..end {
-            let s = embed::score(&self.plans[k], h, net, &self.sample);
+            let s = sample.score(&self.plans[k], h, net);
             self.scored.push((s, k));
         }
+        let sampled_all = sample.len() == self.input.graph.num_edges();
         if end < self.plans.len() {
             self.phase = Phase::Choose { next: end };
             return;
@@ -282,15 +288,17 @@ impl GridEmbed {
         // Finalists on every pair; ties keep the earlier plan.
         self.scored
             .sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        let pairs: Vec<(u32, u32, f64)> = if self.sample.len() == self.input.graph.num_edges() {
-            std::mem::take(&mut self.sample)
+        let mut all = if sampled_all {
+            self.sample.take()
         } else {
-            self.input
-                .graph
-                .pairs()
-                .map(|(u, v, c)| (u as u32, v as u32, c))
-                .collect()
-        };
+            None
+        }
+        .unwrap_or_else(|| {
+            let g = &self.input.graph;
+            let pairs: Vec<(u32, u32, f64)> =
+                g.pairs().map(|(u, v, c)| (u as u32, v as u32, c)).collect();
+            embed::Scorer::new(g.n(), &pairs)
+        });
         // The finalists: the best few, and every plan tied with the best
         // on the sample (axis permutations of a symmetric grid).
         let top = self.scored.first().map_or(0.0, |b| b.0);
@@ -304,7 +312,7 @@ impl GridEmbed {
             .collect();
         let full: Vec<(f64, usize)> = finalists
             .iter()
-            .map(|&k| (embed::score(&self.plans[k], h, net, &pairs), k))
+            .map(|&k| (all.score(&self.plans[k], h, net), k))
             .collect();
         let best_hb = full.iter().map(|f| f.0).fold(f64::INFINITY, f64::min);
         let tied: Vec<(f64, usize)> = full

@@ -52,7 +52,9 @@
 //! from distances to its corners in any numbering ([`super::near_mesh`]),
 //! and the ranks' own order as a Cartesian numbering (`rank_order_grid`);
 //! the one whose face pairs carry most bytes wins, if they carry at least
-//! 90 % of all. [`GridHalo::found`] says which reading gave the grid.
+//! 90 % of all (a reading is not tried when even the 2·d heaviest pairs of
+//! every process, d its dimensions, carry less). [`GridHalo::found`] says
+//! which reading gave the grid.
 //! Cost: O(m + n·Δ³ log Δ) per threshold, Δ ≤ 12 the skeleton's degree,
 //! over at most a dozen thresholds (stopping once every byte is covered):
 //! near-linear.
@@ -228,36 +230,23 @@ impl Adj {
         }
         count == n
     }
-    /// |N(a) ∩ N(b)| of two sorted rows.
-    fn common(&self, a: usize, b: usize) -> usize {
-        let (x, y) = (self.row(a), self.row(b));
-        let (mut i, mut j, mut c) = (0, 0, 0);
-        while i < x.len() && j < y.len() {
-            match x[i].cmp(&y[j]) {
-                std::cmp::Ordering::Less => i += 1,
-                std::cmp::Ordering::Greater => j += 1,
-                std::cmp::Ordering::Equal => {
-                    c += 1;
-                    i += 1;
-                    j += 1;
-                }
-            }
-        }
-        c
-    }
     fn has_triangle(&self) -> bool {
+        let mut marks = RowMarks::new(self.n());
         (0..self.n()).any(|u| {
+            marks.mark(self, u);
             self.row(u)
                 .iter()
-                .any(|&v| (v as usize) > u && self.common(u, v as usize) > 0)
+                .any(|&v| (v as usize) > u && marks.common(self, v as usize) > 0)
         })
     }
     /// The face skeleton of a full halo: pairs whose closed neighbourhoods
     /// have a Jaccard index of at least ½.
     fn jaccard_skeleton(&self) -> Adj {
+        let mut marks = RowMarks::new(self.n());
         Adj::filter(&self.off, &self.nb, |u, k| {
+            marks.mark(self, u);
             let v = self.nb[k] as usize;
-            let inter = self.common(u, v) + 2;
+            let inter = marks.common(self, v) + 2;
             let union = self.row(u).len() + self.row(v).len() + 2 - inter;
             2 * inter >= union
         })
@@ -269,25 +258,53 @@ impl Adj {
     /// grid has at most one common neighbour per diagonal present.
     fn without_square_diagonals(&self) -> Adj {
         let mut common = Vec::new();
+        let mut marks = RowMarks::new(self.n());
         Adj::filter(&self.off, &self.nb, |u, k| {
+            marks.mark(self, u);
             let v = self.nb[k] as usize;
             common.clear();
-            let (x, y) = (self.row(u), self.row(v));
-            let (mut i, mut j) = (0, 0);
-            while i < x.len() && j < y.len() {
-                match x[i].cmp(&y[j]) {
-                    std::cmp::Ordering::Less => i += 1,
-                    std::cmp::Ordering::Greater => j += 1,
-                    std::cmp::Ordering::Equal => {
-                        common.push(x[i] as usize);
-                        i += 1;
-                        j += 1;
-                    }
-                }
-            }
+            common.extend(
+                self.row(v)
+                    .iter()
+                    .filter(|&&x| marks.of[x as usize] == u as u32)
+                    .map(|&x| x as usize),
+            );
             !(0..common.len())
                 .any(|a| (a + 1..common.len()).any(|b| !self.adjacent(common[a], common[b])))
         })
+    }
+}
+
+/// The neighbours of one process marked, so that the common neighbours of
+/// it and any other process are counted in O(degree of the other).
+struct RowMarks {
+    /// `of[x] == u` when x is a neighbour of the marked process u.
+    of: Vec<u32>,
+    marked: u32,
+}
+
+impl RowMarks {
+    fn new(n: usize) -> Self {
+        RowMarks {
+            of: vec![NONE; n],
+            marked: NONE,
+        }
+    }
+    /// Mark `u`'s neighbours (nothing to do when they are marked).
+    fn mark(&mut self, s: &Adj, u: usize) {
+        if self.marked != u as u32 {
+            for &x in s.row(u) {
+                self.of[x as usize] = u as u32;
+            }
+            self.marked = u as u32;
+        }
+    }
+    /// |N(marked) ∩ N(v)|.
+    fn common(&self, s: &Adj, v: usize) -> usize {
+        s.row(v)
+            .iter()
+            .filter(|&&x| self.of[x as usize] == self.marked)
+            .count()
     }
 }
 
@@ -352,8 +369,15 @@ pub fn recognise(g: &CommGraph) -> Result<GridHalo, String> {
             skeletons.push(Some(heavy.jaccard_skeleton()));
             skeletons.push(Some(heavy.without_square_diagonals()));
         }
+        let mut prev: Option<&Adj> = None;
         for sk in &skeletons {
             let s = sk.as_ref().unwrap_or(&heavy);
+            // A skeleton equal to the one before reads the same (or fails
+            // the same way).
+            if prev.is_some_and(|p| p.off == s.off && p.nb == s.nb) {
+                continue;
+            }
+            prev = Some(s);
             match faces_grid(s).and_then(|(dims, periodic, coords)| {
                 check_heavy(&heavy, &dims, &periodic, &coords)?;
                 Ok(measure(g, &vol, dims, periodic, coords, alpha))
@@ -373,8 +397,15 @@ pub fn recognise(g: &CommGraph) -> Result<GridHalo, String> {
             break;
         }
     }
-    if best.is_none() {
+    // A reading of d dimensions gives each process at most 2·d face
+    // neighbours: when even the 2·d heaviest pairs of every process carry
+    // less than the share a reading must put between face neighbours, no
+    // reading of that many dimensions can pass, and it is not tried.
+    let share = RANK_ORDER_SHARE * total * (1.0 - 1e-9);
+    if best.is_none() && face_bound(off, &vol, 6) >= share {
         best = rank_order_grid(g, &vol, total);
+    }
+    if best.is_none() && face_bound(off, &vol, 4) >= share {
         for (dims, coords, alpha) in super::near_mesh::candidates(g, &vol, &maxw, &LADDER) {
             let mut h = measure(g, &vol, dims, vec![false; 2], coords, alpha);
             h.found = Found::NearMesh;
@@ -397,6 +428,24 @@ pub fn recognise(g: &CommGraph) -> Result<GridHalo, String> {
     let mut h = measure(g, &vol, h.dims, h.periodic, h.coords, h.threshold);
     h.found = found;
     Ok(h)
+}
+
+/// Half the sum over processes of their `k` heaviest pair volumes: a bound
+/// on the bytes between face neighbours of any grid reading that gives
+/// each process at most `k` of them. O(m).
+fn face_bound(off: &[usize], vol: &[f64], k: usize) -> f64 {
+    let mut row = Vec::new();
+    let mut sum = 0.0;
+    for u in 0..off.len().saturating_sub(1) {
+        row.clear();
+        row.extend_from_slice(&vol[off[u]..off[u + 1]]);
+        if row.len() > k {
+            row.select_nth_unstable_by(k - 1, |a, b| b.total_cmp(a));
+            row.truncate(k);
+        }
+        sum += row.iter().sum::<f64>();
+    }
+    sum / 2.0
 }
 
 /// Whether `a` puts more bytes between face neighbours than `b` (then
@@ -464,7 +513,15 @@ fn rank_order_grid(g: &CommGraph, vol: &[f64], total: f64) -> Option<GridHalo> {
         }
         // Wrap a direction when over 1 % of the bytes cross its ends.
         let mut wrap = vec![0.0; d];
-        for (u, v, c) in g.pairs() {
+        let off = g.offsets();
+        let pairs = (0..g.n()).flat_map(|u| {
+            g.neighbors(u)
+                .iter()
+                .enumerate()
+                .filter(move |(_, v)| **v as usize > u)
+                .map(move |(k, &v)| (u, v as usize, vol[off[u] + k]))
+        });
+        for (u, v, c) in pairs {
             for i in 0..d {
                 let (a, b) = (coords[u * d + i], coords[v * d + i]);
                 if dims[i] > 2 && a.abs_diff(b) == dims[i] - 1 {
@@ -528,19 +585,26 @@ fn measure(
             let c = vol[off[u] + k];
             let (cu, cv) = (&coords[u * d..u * d + d], &coords[v * d..v * d + d]);
             let mut far = false;
-            let mut moved = Vec::new();
+            // Directions along which the pair is one step apart: how many,
+            // and the first.
+            let (mut moved, mut first) = (0usize, 0usize);
             for i in 0..d {
                 match axis_dist(cu[i], cv[i], dims[i], periodic[i]) {
                     0 => {}
-                    1 => moved.push(i),
+                    1 => {
+                        if moved == 0 {
+                            first = i;
+                        }
+                        moved += 1;
+                    }
                     _ => far = true,
                 }
             }
-            if far || moved.is_empty() {
+            if far || moved == 0 {
                 other_bytes += c;
                 other_pairs += 1;
-            } else if moved.len() == 1 {
-                axis_bytes[moved[0]] += c;
+            } else if moved == 1 {
+                axis_bytes[first] += c;
             } else {
                 diagonal_bytes += c;
             }
@@ -644,25 +708,38 @@ fn faces_grid(s: &Adj) -> Result<Grid3, String> {
         }
     }
     // on_square[u's entry a] bit b: entries a and b of u lie on a square.
+    // Adjacency to u and to b is read from stamps (the unions' order does
+    // not change the classes, nor their least members).
     let mut on_square = vec![0u16; m2];
+    let mut u_mark = vec![NONE; n];
+    // b_mark[c] = (stamp, entry of c in b's row) for b's neighbours c.
+    let mut b_mark = vec![(NONE, 0u32); n];
+    let mut stamp = 0u32;
     for u in 0..n {
         let r = s.row(u);
-        for ka in 0..r.len() {
-            for kb in ka + 1..r.len() {
-                let (a, b) = (r[ka] as usize, r[kb] as usize);
-                if s.adjacent(a, b) {
+        for &x in r {
+            u_mark[x as usize] = u as u32;
+        }
+        for kb in 0..r.len() {
+            let b = r[kb] as usize;
+            stamp += 1;
+            for (j, &c) in s.row(b).iter().enumerate() {
+                b_mark[c as usize] = (stamp, j as u32);
+            }
+            for ka in 0..kb {
+                let a = r[ka] as usize;
+                if b_mark[a].0 == stamp {
                     continue;
                 }
-                for &c in s.row(a) {
+                for (j, &c) in s.row(a).iter().enumerate() {
                     let c = c as usize;
-                    if c == u || !s.adjacent(b, c) || s.adjacent(u, c) {
+                    if c == u || b_mark[c].0 != stamp || u_mark[c] == u as u32 {
                         continue;
                     }
                     // Square u–a–c–b: opposite edges are parallel.
-                    if let (Some(bc), Some(ac)) = (s.pos(b, c), s.pos(a, c)) {
-                        uf.union(s.off[u] + ka, bc);
-                        uf.union(s.off[u] + kb, ac);
-                    }
+                    let (bc, ac) = (s.off[b] + b_mark[c].1 as usize, s.off[a] + j);
+                    uf.union(s.off[u] + ka, bc);
+                    uf.union(s.off[u] + kb, ac);
                     on_square[s.off[u] + ka] |= 1 << kb;
                     on_square[s.off[u] + kb] |= 1 << ka;
                 }
