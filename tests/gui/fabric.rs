@@ -258,3 +258,62 @@ fn the_fabric_max_load_is_split_into_the_drawn_switch_links_and_the_host_links()
 fn f_hosts(app: &hopmap_app::HopmapApp) -> usize {
     app.model.topo.as_fabric().unwrap().num_hosts()
 }
+
+/// The fabric drawing caches its links and its boxes apart: a new
+/// placement that changes the link values but no host's colour (two
+/// processes on hosts of different switches swapped) rebuilds the links
+/// only; one that empties a host rebuilds the boxes too.
+#[test]
+fn new_link_values_rebuild_the_links_and_keep_the_boxes() {
+    use hopmap_core::Topology;
+    use hopmap_core::generate::{GenOptions, generate};
+    use hopmap_core::mapping::Mapping;
+    use hopmap_core::metrics::evaluate;
+    let mut h = harness();
+    let g = generate("stencil:8x8", &GenOptions::default()).unwrap();
+    {
+        let app = h.state_mut();
+        app.model
+            .set_topology(Topology::parse("fattree:8:3").unwrap());
+        app.model.set_graph(g, "stencil:8x8");
+        app.tab = Tab::Network;
+    }
+    // Process p on host 2p: 64 of the 128 hosts, spread over the switches.
+    let apply = |h: &mut egui_kittest::Harness<'static, hopmap_app::HopmapApp>, hosts: &[u32]| {
+        let app = h.state_mut();
+        let m = Mapping::from_nodes(hosts.to_vec(), &app.model.topo).unwrap();
+        let e = evaluate(&app.model.graph, &app.model.topo, &m, &app.model.routing);
+        app.model.apply_mapping("test", m, e);
+        h.run_steps(2);
+    };
+    let mut hosts: Vec<u32> = (0..64).map(|p| 2 * p).collect();
+    apply(&mut h, &hosts);
+    step_until(&mut h, |a| a.network_view.fab.prep.is_some());
+    h.run_steps(2);
+    let counts = |h: &egui_kittest::Harness<'static, hopmap_app::HopmapApp>| {
+        let f = &h.state().network_view.fab;
+        (f.link_rebuilds, f.box_rebuilds)
+    };
+    let (l0, b0) = counts(&h);
+    assert!(l0 >= 1 && b0 >= 1, "nothing drawn: {l0} {b0}");
+    let (f_sw, stats0) = {
+        let app = h.state();
+        let f = app.model.topo.as_fabric().unwrap();
+        (
+            (0..64).map(|p| f.switch_of(2 * p)).collect::<Vec<_>>(),
+            app.network_view.stats().vals.clone(),
+        )
+    };
+    // Swap the first process with one on another switch.
+    let q = (1..64).find(|&q| f_sw[q] != f_sw[0]).unwrap();
+    hosts.swap(0, q);
+    apply(&mut h, &hosts);
+    assert_ne!(h.state().network_view.stats().vals, stats0);
+    assert_eq!(counts(&h), (l0 + 1, b0), "the boxes were rebuilt");
+    // The first process moves to an empty host: that host's colour changes.
+    hosts[0] = 1;
+    apply(&mut h, &hosts);
+    let (l2, b2) = counts(&h);
+    assert_eq!(b2, b0 + 1);
+    assert!(l2 > l0);
+}

@@ -390,3 +390,25 @@ fn the_network_legend_fits_its_view_at_1280_on_a_fabric() {
         );
     }
 }
+
+/// The network drawing keeps its place while the hottest-links list above
+/// it empties (a run clears the placement) and fills again: nodes are drawn
+/// at the same points, so the cached meshes stay valid.
+#[test]
+fn the_network_drawing_stays_put_while_the_hottest_list_empties() {
+    let mut h = harness_at(1280.0, 800.0);
+    h.state_mut().tab = hopmap_app::Tab::Network;
+    h.run_steps(3);
+    let at = |h: &Harness<'static, HopmapApp>| h.state().network_view.node_screen(0);
+    let before = at(&h);
+    assert!(before.is_some());
+    assert!(!h.state().network_view.stats().hottest(10).is_empty());
+    h.state_mut().model.clear_mapping();
+    h.run_steps(2);
+    assert!(h.state().network_view.stats().hottest(10).is_empty());
+    assert_eq!(at(&h), before, "the drawing moved when the list emptied");
+    h.state_mut().model.baseline();
+    h.run_steps(2);
+    assert!(!h.state().network_view.stats().hottest(10).is_empty());
+    assert_eq!(at(&h), before);
+}

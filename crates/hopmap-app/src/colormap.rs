@@ -275,17 +275,20 @@ pub fn node_colors(topo: &Topology) -> Vec<Color32> {
 
 /// Colour of every process for `mode`. Unplaced processes are grey in Node mode.
 pub fn process_colors(model: &Model, mode: ColorMode) -> Vec<Color32> {
+    process_colors_with(model, mode, &node_colors(&model.topo))
+}
+
+/// [`process_colors`] with the network's node colours ([`node_colors`])
+/// already computed (they change with the network only): O(processes).
+pub fn process_colors_with(model: &Model, mode: ColorMode, nc: &[Color32]) -> Vec<Color32> {
     let n = model.graph.n();
     match mode {
-        ColorMode::Node => {
-            let nc = node_colors(&model.topo);
-            (0..n)
-                .map(|p| match model.node_of(p) {
-                    Some(v) => nc[v],
-                    None => Color32::from_gray(110),
-                })
-                .collect()
-        }
+        ColorMode::Node => (0..n)
+            .map(|p| match model.node_of(p).and_then(|v| nc.get(v)) {
+                Some(&c) => c,
+                None => Color32::from_gray(110),
+            })
+            .collect(),
         ColorMode::Cluster => (0..n)
             .map(|p| category(model.clusters.get(p).copied().unwrap_or(0) as usize))
             .collect(),
@@ -299,9 +302,8 @@ pub fn process_colors(model: &Model, mode: ColorMode) -> Vec<Color32> {
                 .map(|&x| viridis(log_scale(x, lo * 0.5, hi)))
                 .collect()
         }
-        ColorMode::Part => {
-            process_part_colors(model).unwrap_or_else(|| process_colors(model, ColorMode::Node))
-        }
+        ColorMode::Part => process_part_colors(model)
+            .unwrap_or_else(|| process_colors_with(model, ColorMode::Node, nc)),
     }
 }
 

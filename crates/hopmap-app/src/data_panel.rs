@@ -540,8 +540,9 @@ impl View for DataPanel {
                 ui.label(g.num_edges().to_string());
                 ui.end_row();
                 ui.label("bytes");
-                ui.label(fmt_bytes(g.total_bytes()))
-                    .on_hover_text(format!("{} bytes", g.total_bytes()));
+                let bytes = g.total_bytes();
+                ui.label(fmt_bytes(bytes))
+                    .on_hover_text(format!("{bytes} bytes"));
                 ui.end_row();
                 ui.label("directed");
                 ui.label(if g.is_directed() { "yes" } else { "no" });

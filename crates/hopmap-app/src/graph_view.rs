@@ -24,7 +24,7 @@
 //! [`MAX_EDGES`] remain.
 
 use super::Model;
-use super::draw::{add_large_mesh, add_segment};
+use super::draw::{add_large_mesh, add_rings, add_segment};
 use super::view::View;
 use crate::layout_worker::{LayoutCommand, LayoutSnapshot, LayoutWorker};
 use egui::{Color32, Mesh, Pos2, Rect, Sense, Stroke, Vec2, vec2};
@@ -650,15 +650,14 @@ impl GraphView {
             }
         }
         // Mapper state: frontier (orange rings), the process just placed (white ring).
-        for &f in model.run.frontier().iter().take(5000) {
-            if f < n {
-                painter.circle_stroke(
-                    xf.to_screen(self.pos[f]),
-                    node_r + 2.5,
-                    Stroke::new(1.5, Color32::from_rgb(255, 160, 40)),
-                );
-            }
-        }
+        let frontier = model.run.frontier().iter().take(5000).filter(|&&f| f < n);
+        add_rings(
+            painter,
+            frontier.map(|&f| (xf.to_screen(self.pos[f]), node_r + 2.5)),
+            1.5,
+            Color32::from_rgb(255, 160, 40),
+            2,
+        );
         if let Some(hopmap_core::mappers::StepEvent::Placed { process, .. }) =
             model.run.last_event()
             && *process < n
@@ -671,13 +670,15 @@ impl GraphView {
         }
         // The processes of the step shown (guided log): both of an
         // exchange, a bisection's part, an order's ranks (magenta rings).
-        for p in super::guided_log::step_processes(model) {
-            painter.circle_stroke(
-                xf.to_screen(self.pos[p]),
-                node_r + 4.0,
-                Stroke::new(2.0, Color32::from_rgb(255, 60, 220)),
-            );
-        }
+        let step = super::guided_log::step_processes(model);
+        add_rings(
+            painter,
+            step.iter()
+                .map(|&p| (xf.to_screen(self.pos[p]), node_r + 4.0)),
+            2.0,
+            Color32::from_rgb(255, 60, 220),
+            3,
+        );
         if let Some(sel) = model.selected.filter(|&s| s < n) {
             painter.circle_stroke(
                 xf.to_screen(self.pos[sel]),

@@ -11,7 +11,7 @@ pub mod top_bar;
 pub mod ui_state;
 pub mod workspace_io;
 
-use super::colormap::{ColorMode, process_colors};
+use super::colormap::{ColorMode, node_colors, process_colors_with};
 use super::headless::Headless;
 use super::run_state::{Memo, Versioned};
 use super::settings::Settings;
@@ -101,6 +101,8 @@ pub struct HopmapApp {
     pub bipartition_view: super::bipartition_view::BipartitionView,
     /// The process colours, by (graph, network, placement) generation and mode.
     pub(super) colors: Memo<(u64, u64, u64, ColorMode), Vec<Color32>>,
+    /// The network's node colours, by network generation.
+    node_colors: Memo<u64, Vec<Color32>>,
     pub(super) headless: Option<Headless>,
     /// Where this window saves its settings on exit; with None it saves
     /// nothing, neither settings nor egui's memory nor the window's place
@@ -153,6 +155,7 @@ impl HopmapApp {
             tab,
             color_mode,
             colors: Memo::default(),
+            node_colors: Memo::default(),
             headless: None,
             persist: None,
             ignore_pointer: false,
@@ -180,7 +183,11 @@ impl HopmapApp {
             self.color_mode,
         );
         let (model, mode) = (&self.model, self.color_mode);
-        self.colors.get(key, || process_colors(model, mode))
+        let nc = self
+            .node_colors
+            .get(model.topo.generation(), || node_colors(&model.topo));
+        self.colors
+            .get(key, || process_colors_with(model, mode, nc))
     }
 
     fn sync_settings(&mut self) {

@@ -6,7 +6,7 @@
 //!
 //! Cost: O(nodes + links) per topology; O(processes) per placement; the
 //! link values O(L) per placement for L links, their ranking O(L log L)
-//! when they changed; routes of the
+//! when many changed (O(L + k log k) when k ≤ L/8 did); routes of the
 //! selected process O(its partners × route length) per selection.
 
 use super::contention::LinkStats;
@@ -63,7 +63,7 @@ impl LinkData {
             // evaluated: rank (O(L log L)) only values that changed (O(L)).
             let vals = LinkStats::values(&self.geom.links, model.eval.as_ref(), by_flows);
             if vals != self.stats.vals || self.stats_gen == 0 {
-                self.stats = LinkStats::from_values(vals);
+                self.stats = self.stats.updated(vals);
                 self.stats_gen += 1;
             }
         }

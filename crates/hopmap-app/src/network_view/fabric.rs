@@ -26,9 +26,12 @@
 //!   flows); click a host to select it: the routes of the messages of every
 //!   process on it are drawn white and its partners' hosts ringed.
 //!
-//! Cost per frame: nothing while the picture is unchanged (cached meshes);
-//! a rebuild (zoom, pan, new data) is O(visible switches + visible links +
-//! hosts of visible switches), culled to the screen columns; labels are
+//! Cost per frame: nothing while the picture is unchanged (cached meshes,
+//! the links apart from the boxes and hosts: new link values rebuild the
+//! links, a host's new colour the boxes); a rebuild (zoom, pan, new data)
+//! is O(visible switches + visible links + hosts of visible switches),
+//! culled to the screen columns; the hosts' colours are compared in
+//! O(hosts) per placement; labels are
 //! drawn only where a box is wide enough to hold them, so they are bounded
 //! by the screen.
 
@@ -198,8 +201,16 @@ pub struct FabricView {
     host_key: (Option<usize>, Option<usize>, u64, u64),
     host_routes: Vec<bool>,
     partner_hosts: Vec<u32>,
-    /// Mesh rebuilds (benches check the cache).
+    /// Each host's colour, what it was computed from (placement, topology
+    /// and colour generations), and a counter bumped when it changed.
+    host_colors: Vec<Color32>,
+    host_colors_key: (u64, u64, u64),
+    host_colors_gen: u64,
+    /// Mesh rebuilds, of either layer (benches check the cache).
     pub rebuilds: u64,
+    /// Rebuilds of the links layer and of the boxes layer.
+    pub link_rebuilds: u64,
+    pub box_rebuilds: u64,
 }
 
 impl FabricView {
@@ -367,9 +378,12 @@ impl FabricView {
         }
     }
 
-    /// Rebuild the meshes when anything that shapes them changed; a pan
+    /// Rebuild each layer of meshes (links; boxes and hosts) when anything
+    /// that shapes it changed: the links follow the link values and the
+    /// colour scale, the boxes the hosts' colours; both the frame. A pan
     /// (same scale, another origin) within the screen width built beyond
-    /// each side only translates them.
+    /// each side only translates them. Until a layer is rebuilt nothing
+    /// else is drawn in its place: the rebuild happens in this frame.
     fn ensure_meshes(
         &mut self,
         cx: &mut Ctx<'_>,
@@ -382,34 +396,53 @@ impl FabricView {
         let full = frame.clip;
         let delta = cx.delta();
         let ghost = cx.ghost_alpha();
-        let key = vec![
+        self.ensure_host_colors(cx, model);
+        let shape = [
             full.min.x.to_bits() as u64 | (full.min.y.to_bits() as u64) << 32,
             full.max.x.to_bits() as u64 | (full.max.y.to_bits() as u64) << 32,
-            frame.kx.to_bits() as u64,
+            frame.kx.to_bits() as u64 | (frame.top.to_bits() as u64) << 32,
+            frame.row.to_bits() as u64 | (frame.box_h.to_bits() as u64) << 32,
+            model.topo.generation(),
+            Arc::as_ptr(prep) as u64,
+        ];
+        let mut links_key = shape.to_vec();
+        links_key.extend([
             (cx.by_flows as u64) | (ghost as u64) << 8,
             threshold.to_bits(),
-            model.placement.generation(),
-            model.topo.generation(),
-            cx.colors_gen,
-            Arc::as_ptr(prep) as u64,
             maxv.to_bits(),
+            cx.data.stats_gen,
             delta.map_or(u64::MAX, |d| d.generation),
-        ];
-        if let Some(d) = self.drawn.as_mut()
-            && d.key == key
-            && d.frame.x0 != frame.x0
-        {
-            if (frame.x0 - d.built_x0).abs() <= full.width() * 0.9 {
-                d.translate(vec2(frame.x0 - d.frame.x0, 0.0));
-            } else {
-                d.key.clear();
+        ]);
+        let mut boxes_key = shape.to_vec();
+        boxes_key.push(self.host_colors_gen);
+        let near = |x0: f32| (frame.x0 - x0).abs() <= full.width() * 0.9;
+        let (links_ok, boxes_ok) = match self.drawn.as_mut() {
+            Some(d) => {
+                let ok = (
+                    d.links_key == links_key && near(d.built_x0[0]),
+                    d.boxes_key == boxes_key && near(d.built_x0[1]),
+                );
+                let dv = vec2(frame.x0 - d.frame.x0, 0.0);
+                if dv.x != 0.0 {
+                    if ok.0 {
+                        d.translate_links(dv);
+                    }
+                    if ok.1 {
+                        d.translate_boxes(dv);
+                    }
+                    d.frame.x0 = frame.x0;
+                }
+                ok
             }
-        }
-        if self.drawn.as_ref().is_some_and(|d| d.key == key) {
+            None => (false, false),
+        };
+        if links_ok && boxes_ok {
             return;
         }
         self.rebuilds += 1;
         *cx.rebuilds += 1;
+        self.link_rebuilds += u64::from(!links_ok);
+        self.box_rebuilds += u64::from(!boxes_ok);
         let sc = Scene {
             f,
             prep,
@@ -418,10 +451,40 @@ impl FabricView {
             maxv,
             delta: delta.map(|d| (&d.vals[..], d.max_abs)),
             ghost,
-            colors: cx.colors,
+            host_colors: &self.host_colors,
             frame,
         };
-        self.drawn = Some(fabric_draw::build(&sc, key));
+        match self.drawn.as_mut() {
+            Some(d) => {
+                if !links_ok {
+                    d.rebuild_links(&sc, links_key);
+                }
+                if !boxes_ok {
+                    d.rebuild_boxes(&sc, boxes_key);
+                }
+            }
+            None => self.drawn = Some(fabric_draw::build(&sc, links_key, boxes_key)),
+        }
+    }
+
+    /// Bring the hosts' colours up to date (O(hosts) when the placement or
+    /// the colours changed); their counter moves only when one differs, so
+    /// that a placement that keeps every host's colour keeps the boxes.
+    fn ensure_host_colors(&mut self, cx: &Ctx<'_>, model: &Model) {
+        let key = (
+            model.placement.generation(),
+            model.topo.generation(),
+            cx.colors_gen,
+        );
+        if key == self.host_colors_key && self.host_colors_gen > 0 {
+            return;
+        }
+        self.host_colors_key = key;
+        let cols = fabric_draw::host_colors(&cx.data.node_proc, cx.colors);
+        if cols != self.host_colors || self.host_colors_gen == 0 {
+            self.host_colors = cols;
+            self.host_colors_gen += 1;
+        }
     }
 
     /// The cached meshes and everything over them: links, routes of the
@@ -451,11 +514,13 @@ impl FabricView {
             .collect();
         step_hosts.sort_unstable();
         step_hosts.dedup();
-        for h in step_hosts.into_iter().take(512) {
-            if let Some(at) = self.host_pos(f, h) {
-                painter.circle_stroke(at, 6.0, Stroke::new(2.0, Color32::from_rgb(255, 60, 220)));
-            }
-        }
+        let rings = step_hosts
+            .iter()
+            .take(512)
+            .filter_map(|&h| self.host_pos(f, h))
+            .map(|at| (at, 6.0));
+        let mag = Color32::from_rgb(255, 60, 220);
+        crate::draw::add_rings(painter, rings, 2.0, mag, 2);
         paint_selected_link(cx, painter, drawn);
     }
 

@@ -14,7 +14,7 @@ use super::data::LinkData;
 use super::fabric::FabricPrep;
 use super::paint::seg_dist;
 use crate::colormap::viridis;
-use crate::draw::add_segment;
+use crate::draw::{add_dashed, add_segment};
 use egui::{Color32, Mesh, Pos2, Rect, pos2, vec2};
 use hopmap_core::topology::Fabric;
 use std::sync::Arc;
@@ -60,9 +60,15 @@ pub struct SwitchShape {
     pub dots: bool,
 }
 
-/// One rebuild's meshes and pick lists.
+/// The meshes and pick lists drawn, in two layers cached apart: the links
+/// (which follow the link values) and the boxes with their hosts and
+/// labels (which follow the layout, the frame and the hosts' colours), so
+/// that a new placement with new link values rebuilds the links only.
 pub struct FabDrawn {
-    pub key: Vec<u64>,
+    /// What the links layer was built from ([`super::fabric`] keys).
+    pub links_key: Vec<u64>,
+    /// What the boxes layer was built from.
+    pub boxes_key: Vec<u64>,
     pub links: Arc<Mesh>,
     pub boxes: Arc<Mesh>,
     /// (link, segment ends) of every drawn link piece.
@@ -71,19 +77,24 @@ pub struct FabDrawn {
     /// Labels to draw: (position, text, colour).
     pub labels: Vec<(Pos2, String, Color32)>,
     pub frame: Frame,
-    /// The x origin the meshes were built at (they may be translated since).
-    pub built_x0: f32,
+    /// The x origin each layer (links, boxes) was built at (they may be
+    /// translated since).
+    pub built_x0: [f32; 2],
 }
 
 impl FabDrawn {
-    /// Move everything drawn by `dv` (a pan that keeps the scale).
-    pub fn translate(&mut self, dv: egui::Vec2) {
+    /// Move the links layer by `dv` (a pan that keeps the scale).
+    pub fn translate_links(&mut self, dv: egui::Vec2) {
         Arc::make_mut(&mut self.links).translate(dv);
-        Arc::make_mut(&mut self.boxes).translate(dv);
         for (_, a, b) in &mut self.segs {
             *a += dv;
             *b += dv;
         }
+    }
+
+    /// Move the boxes layer by `dv`.
+    pub fn translate_boxes(&mut self, dv: egui::Vec2) {
+        Arc::make_mut(&mut self.boxes).translate(dv);
         for s in &mut self.switches {
             s.rect = s.rect.translate(dv);
             s.hosts = s.hosts.translate(dv);
@@ -91,7 +102,27 @@ impl FabDrawn {
         for (p, _, _) in &mut self.labels {
             *p += dv;
         }
-        self.frame.x0 += dv.x;
+    }
+
+    /// Rebuild the links layer from `sc` (its frame becomes the drawing's).
+    pub fn rebuild_links(&mut self, sc: &Scene<'_>, key: Vec<u64>) {
+        let (links, segs) = build_links(sc);
+        self.links = Arc::new(links);
+        self.segs = segs;
+        self.links_key = key;
+        self.built_x0[0] = sc.frame.x0;
+        self.frame = sc.frame;
+    }
+
+    /// Rebuild the boxes layer from `sc` (its frame becomes the drawing's).
+    pub fn rebuild_boxes(&mut self, sc: &Scene<'_>, key: Vec<u64>) {
+        let (boxes, switches, labels) = build_switches(sc);
+        self.boxes = Arc::new(boxes);
+        self.switches = switches;
+        self.labels = labels;
+        self.boxes_key = key;
+        self.built_x0[1] = sc.frame.x0;
+        self.frame = sc.frame;
     }
 }
 
@@ -133,22 +164,6 @@ fn add_arrow(mesh: &mut Mesh, tip: Pos2, dir: egui::Vec2, size: f32, col: Color3
     mesh.add_triangle(i, i + 1, i + 2);
 }
 
-/// A dashed segment appended to a mesh.
-fn add_dashed(mesh: &mut Mesh, a: Pos2, b: Pos2, w: f32, col: Color32) {
-    let len = (b - a).length();
-    if len < 1.0 {
-        return;
-    }
-    let (dash, gap) = (4.0, 3.0);
-    let n = ((len / (dash + gap)).ceil() as usize).min(400);
-    let d = (b - a) / len;
-    for k in 0..n {
-        let s = k as f32 * (dash + gap);
-        let e = (s + dash).min(len);
-        add_segment(mesh, a + d * s, a + d * e, w, col);
-    }
-}
-
 /// Inputs of one rebuild.
 pub struct Scene<'a> {
     pub f: &'a Fabric,
@@ -161,7 +176,8 @@ pub struct Scene<'a> {
     /// B − A per link and the largest |B − A| (difference view).
     pub delta: Option<(&'a [f64], f64)>,
     pub ghost: u8,
-    pub colors: &'a [Color32],
+    /// Each host's colour ([`host_colors`]).
+    pub host_colors: &'a [Color32],
     pub frame: Frame,
 }
 
@@ -180,41 +196,44 @@ impl Scene<'_> {
     /// empty, darker when outside the job).
     fn host_color(&self, s: usize, k: usize) -> Color32 {
         match self.f.hosts_on(s).get(k) {
-            Some(&hst) => {
-                let p = self
-                    .data
-                    .node_proc
-                    .get(hst as usize)
-                    .copied()
-                    .unwrap_or(u32::MAX);
-                if p == u32::MAX {
-                    Color32::from_gray(70)
-                } else {
-                    self.colors
-                        .get(p as usize)
-                        .copied()
-                        .unwrap_or(Color32::GRAY)
-                }
-            }
+            Some(&hst) => self
+                .host_colors
+                .get(hst as usize)
+                .copied()
+                .unwrap_or(Color32::from_gray(70)),
             None => Color32::from_gray(45), // idle (not in the job)
         }
     }
 }
 
-/// The meshes and pick lists of `sc`, tagged with `key`.
-pub fn build(sc: &Scene<'_>, key: Vec<u64>) -> FabDrawn {
-    let (links, segs) = build_links(sc);
-    let (boxes, switches, labels) = build_switches(sc);
-    FabDrawn {
-        key,
-        links: Arc::new(links),
-        boxes: Arc::new(boxes),
-        segs,
-        switches,
-        labels,
+/// Both layers of `sc`, tagged with their keys.
+pub fn build(sc: &Scene<'_>, links_key: Vec<u64>, boxes_key: Vec<u64>) -> FabDrawn {
+    let mut d = FabDrawn {
+        links_key: Vec::new(),
+        boxes_key: Vec::new(),
+        links: Arc::default(),
+        boxes: Arc::default(),
+        segs: Vec::new(),
+        switches: Vec::new(),
+        labels: Vec::new(),
         frame: sc.frame,
-        built_x0: sc.frame.x0,
-    }
+        built_x0: [sc.frame.x0; 2],
+    };
+    d.rebuild_links(sc, links_key);
+    d.rebuild_boxes(sc, boxes_key);
+    d
+}
+
+/// The colour of every host (by node index): its first process's, dim
+/// grey when empty. O(hosts).
+pub fn host_colors(node_proc: &[u32], colors: &[Color32]) -> Vec<Color32> {
+    node_proc
+        .iter()
+        .map(|&p| match p {
+            u32::MAX => Color32::from_gray(70),
+            p => colors.get(p as usize).copied().unwrap_or(Color32::GRAY),
+        })
+        .collect()
 }
 
 /// How one link is drawn: colour, width, dashed; None when hidden.

@@ -491,7 +491,8 @@ fn link_text(cx: &Ctx<'_>, model: &Model, i: usize) -> String {
 }
 
 /// The processes of the step shown (guided log) on their nodes: a magenta
-/// ring per node, and a dashed line between the two nodes of each exchange.
+/// ring per node, and a dashed line between the two nodes of each exchange
+/// (the lines in one mesh, the rings too when many: [`crate::draw::add_rings`]).
 /// O(processes of the step), capped by [`crate::guided_log::MAX_RINGED`].
 fn paint_step_processes(painter: &egui::Painter, drawn: &Drawn, model: &Model, three: bool) {
     let procs = crate::guided_log::step_processes(model);
@@ -506,19 +507,22 @@ fn paint_step_processes(painter: &egui::Painter, drawn: &Drawn, model: &Model, t
             .map(|v| drawn.screen[v])
     };
     if let Some(hopmap_core::mappers::StepEvent::Swaps { swapped, .. }) = model.run.last_event() {
+        // Thousands of dashed lines: one mesh, copied once by the tessellator.
+        let mut mesh = egui::Mesh::default();
         for &(p, q) in swapped.iter().take(crate::guided_log::MAX_RINGED) {
             if let (Some((a, _)), Some((b, _))) = (at(p), at(q))
                 && p != q
             {
-                painter.add(Shape::dashed_line(&[a, b], Stroke::new(1.5, mag), 4.0, 3.0));
+                crate::draw::add_dashed(&mut mesh, a, b, 1.5, mag);
             }
         }
+        add_large_mesh(painter, std::sync::Arc::new(mesh), 3);
     }
-    for p in procs {
-        if let Some((pos, unit)) = at(p) {
-            painter.circle_stroke(pos, node_radius(three, unit) + 4.0, Stroke::new(2.0, mag));
-        }
-    }
+    let rings = procs
+        .iter()
+        .filter_map(|&p| at(p))
+        .map(|(pos, unit)| (pos, node_radius(three, unit) + 4.0));
+    crate::draw::add_rings(painter, rings, 2.0, mag, 2);
 }
 
 /// The last placement of a stepping mapper: a cross where it wanted to go,

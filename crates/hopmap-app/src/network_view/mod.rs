@@ -417,14 +417,17 @@ impl NetworkView {
             .id_salt("hottest_links")
             .default_open(true)
             .show(ui, |ui| {
-                if hot.is_empty() {
-                    ui.weak("no traffic crosses the network");
-                    return;
-                }
+                // One height whatever the list holds (empty while a run
+                // starts), so that the drawing below neither jumps nor
+                // rebuilds its meshes for a new rectangle.
                 egui::ScrollArea::vertical()
                     .max_height(96.0)
+                    .auto_shrink([false, false])
                     .id_salt("hottest_scroll")
                     .show(ui, |ui| {
+                        if hot.is_empty() {
+                            ui.weak("no traffic crosses the network");
+                        }
                         for (rank, &i) in hot.iter().enumerate() {
                             let i = i as usize;
                             let text = format!(

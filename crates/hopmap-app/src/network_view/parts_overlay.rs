@@ -1,14 +1,16 @@
 //! The network view's overlay while a recursive construction runs
 //! (`recursive`, `recursive+refine`; the Bipartition view animates the same
 //! tree): each part waiting to be cut has its node domain outlined (and, in
-//! the flat drawings, tinted) in the part's colour. O(pending parts + node
-//! marks) per frame, both bounded.
+//! the flat drawings, tinted) in the part's colour, all in one mesh (the
+//! tessellator copies it once). O(pending parts + node marks) per frame,
+//! both bounded.
 
 use super::geometry::{Geometry, Projector};
 use crate::Model;
 use crate::colormap::{part_color, recursive_detail};
+use crate::draw::{add_large_mesh, add_ring, add_segment};
 use crate::run_detail::PartState;
-use egui::{Pos2, Rect, Stroke};
+use egui::{Color32, Mesh, Pos2, Rect};
 use glam::Vec3;
 use hopmap_core::mappers::recursive::domain::Domain;
 
@@ -38,7 +40,9 @@ pub fn paint(painter: &egui::Painter, proj: &Projector, geom: &Geometry, model: 
         return;
     }
     let mut budget = MAX_NODE_MARKS;
-    for p in pending {
+    // Thousands of marks: one mesh, copied once by the tessellator.
+    let mut mesh = Mesh::default();
+    'parts: for p in pending {
         let c = part_color(&model.topo, p);
         match &p.domain {
             Domain::Box { lo, len } if nd <= 3 && !geom.dims.is_empty() => {
@@ -52,16 +56,14 @@ pub fn paint(painter: &egui::Painter, proj: &Projector, geom: &Geometry, model: 
                     let collapse = matches!(proj, Projector::Flat(l) if l.collapse);
                     let zs = if collapse || nd < 3 { 1 } else { len[2] };
                     if zs as usize > budget {
-                        return;
+                        break 'parts;
                     }
                     budget -= zs as usize;
                     for k in 0..zs {
                         let z = (lo[2] + k) as f32;
                         let p0 = proj.at(Vec3::new(a.x, a.y, z)).0;
                         let p1 = proj.at(Vec3::new(b.x, b.y, z)).0;
-                        let r = Rect::from_two_pos(p0, p1);
-                        painter.rect_filled(r, 2.0, c.gamma_multiply(0.22));
-                        painter.rect_stroke(r, 2.0, Stroke::new(2.0, c), egui::StrokeKind::Inside);
+                        add_outlined_rect(&mut mesh, Rect::from_two_pos(p0, p1), c);
                     }
                 } else {
                     let corner = |i: usize| {
@@ -76,7 +78,7 @@ pub fn paint(painter: &egui::Painter, proj: &Projector, geom: &Geometry, model: 
                         for bit in [1, 2, 4] {
                             let j = i | bit;
                             if j != i {
-                                painter.line_segment([pts[i], pts[j]], Stroke::new(1.8, c));
+                                add_segment(&mut mesh, pts[i], pts[j], 1.8, c);
                             }
                         }
                     }
@@ -85,20 +87,32 @@ pub fn paint(painter: &egui::Painter, proj: &Projector, geom: &Geometry, model: 
             dom => {
                 let nodes = dom.nodes(&model.topo);
                 if nodes.len() > budget {
-                    return;
+                    break 'parts;
                 }
                 budget -= nodes.len();
                 for v in nodes {
                     if let Some(&w) = geom.world.get(v as usize) {
                         let (q, unit) = proj.at(w);
-                        painter.circle_stroke(
-                            q,
-                            (unit * 0.3).clamp(3.0, 10.0),
-                            Stroke::new(2.0, c),
-                        );
+                        add_ring(&mut mesh, q, (unit * 0.3).clamp(3.0, 10.0), 2.0, c);
                     }
                 }
             }
         }
+    }
+    add_large_mesh(painter, std::sync::Arc::new(mesh), 4);
+}
+
+/// A rectangle tinted in `c` with a 2-point border inside it.
+fn add_outlined_rect(mesh: &mut Mesh, r: Rect, c: Color32) {
+    mesh.add_colored_rect(r, c.gamma_multiply(0.22));
+    let s = r.shrink(1.0);
+    let corners = [
+        s.left_top(),
+        s.right_top(),
+        s.right_bottom(),
+        s.left_bottom(),
+    ];
+    for k in 0..4 {
+        add_segment(mesh, corners[k], corners[(k + 1) % 4], 2.0, c);
     }
 }
