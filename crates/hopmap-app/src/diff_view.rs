@@ -338,12 +338,7 @@ impl View for DiffView {
             &colors.0,
             colors_gen,
             |_, p| {
-                let m = p
-                    .model
-                    .eval
-                    .as_ref()
-                    .map(|e| e.metrics.clone())
-                    .unwrap_or_default();
+                let m = p.metrics();
                 format!(
                     "hop-bytes {} · {}",
                     super::draw::fmt_num(m.hop_bytes),

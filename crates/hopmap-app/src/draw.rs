@@ -45,19 +45,7 @@ pub fn fmt_num(v: f64) -> String {
     if !v.is_finite() {
         return format!("{v}");
     }
-    if v.fract() == 0.0 && v.abs() < 1e15 {
-        let s = format!("{}", v.abs() as u64);
-        let mut out = String::new();
-        for (i, c) in s.chars().enumerate() {
-            if i > 0 && (s.len() - i) % 3 == 0 {
-                out.push(' ');
-            }
-            out.push(c);
-        }
-        if v < 0.0 { format!("-{out}") } else { out }
-    } else {
-        format!("{v:.3}")
-    }
+    hopmap_core::units::group_digits(v).unwrap_or_else(|| format!("{v:.3}"))
 }
 
 /// Paint a large cached mesh as a clipped primitive of its own. egui's

@@ -28,6 +28,7 @@ use egui::{Color32, Rect, pos2, vec2};
 use hopmap_core::compare::Row;
 use hopmap_core::graph::CommGraph;
 use hopmap_core::mapping::Mapping;
+use hopmap_core::metrics::Metrics;
 use hopmap_core::metrics::{Evaluation, evaluate};
 use hopmap_core::topology::{Grid, Topology};
 use hopmap_core::units::fmt_bytes;
@@ -239,6 +240,17 @@ pub struct Pane {
     pub own_colors: Option<(Vec<Color32>, u64)>,
 }
 
+impl Pane {
+    /// This pane's metrics; all zero before its evaluation is in.
+    pub fn metrics(&self) -> Metrics {
+        self.model
+            .eval
+            .as_ref()
+            .map(|e| e.metrics.clone())
+            .unwrap_or_default()
+    }
+}
+
 /// The side-by-side view; see the module doc.
 #[derive(Default)]
 pub struct SideBySide {
@@ -400,12 +412,7 @@ impl SideBySide {
             colors,
             colors.generation(),
             |_, p| {
-                let m = p
-                    .model
-                    .eval
-                    .as_ref()
-                    .map(|e| e.metrics.clone())
-                    .unwrap_or_default();
+                let m = p.metrics();
                 let ratio = if best > 0.0 {
                     format!(" (×{:.2} best)", m.hop_bytes / best)
                 } else {

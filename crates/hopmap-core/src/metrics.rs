@@ -115,43 +115,45 @@ impl LinkLoads {
     /// ([`crate::topology::Fabric::channel_ends`]). O(channels in the
     /// range) dense, O(log used + used in the range) sparse.
     pub fn max_in(&self, channels: std::ops::Range<usize>) -> (f64, u32) {
-        let max = |(l, f): (f64, u32), (cl, cf): (f64, u32)| (l.max(cl), f.max(cf));
-        if !self.load.is_empty() {
-            let end = channels.end.min(self.load.len());
-            return (channels.start.min(end)..end)
-                .map(|c| (self.load[c], self.flows.get(c).copied().unwrap_or(0)))
-                .fold((0.0, 0), max);
-        }
-        let from = self
-            .used
-            .partition_point(|e| (e.0 as usize) < channels.start);
-        self.used[from..]
-            .iter()
-            .take_while(|e| (e.0 as usize) < channels.end)
-            .fold((0.0, 0), |m, &(_, l, f)| max(m, (l, f)))
+        self.in_range(channels)
+            .fold((0.0, 0), |(l, f), (_, cl, cf)| (l.max(cl), f.max(cf)))
     }
 
     /// The busiest channel among `channels` by load: `(channel, load,
     /// flows)`, None when none of them is used. O(channels in the range)
     /// dense, O(log used + used in the range) sparse.
     pub fn busiest_in(&self, channels: std::ops::Range<usize>) -> Option<(usize, f64, u32)> {
-        let better = |b: Option<(usize, f64, u32)>, c: (usize, f64, u32)| match b {
-            Some(x) if x.1 >= c.1 => Some(x),
-            _ => Some(c),
-        };
+        self.in_range(channels)
+            .filter(|&(_, _, f)| f > 0)
+            .fold(None, |b, c| match b {
+                Some(x) if x.1 >= c.1 => Some(x),
+                _ => Some(c),
+            })
+    }
+
+    /// `(channel, load, flows)` of the channels in `channels`, in channel
+    /// order: every one of them dense, the used ones sparse. O(channels in
+    /// the range) dense, O(log used + used in the range) sparse.
+    fn in_range(
+        &self,
+        channels: std::ops::Range<usize>,
+    ) -> Box<dyn Iterator<Item = (usize, f64, u32)> + '_> {
         if !self.load.is_empty() {
             let end = channels.end.min(self.load.len());
-            return (channels.start.min(end)..end)
-                .filter(|&c| self.flows.get(c).copied().unwrap_or(0) > 0)
-                .fold(None, |b, c| better(b, (c, self.load[c], self.flows[c])));
+            return Box::new(
+                (channels.start.min(end)..end)
+                    .map(|c| (c, self.load[c], self.flows.get(c).copied().unwrap_or(0))),
+            );
         }
         let from = self
             .used
             .partition_point(|e| (e.0 as usize) < channels.start);
-        self.used[from..]
-            .iter()
-            .take_while(|e| (e.0 as usize) < channels.end)
-            .fold(None, |b, &(c, l, f)| better(b, (c as usize, l, f)))
+        Box::new(
+            self.used[from..]
+                .iter()
+                .take_while(move |e| (e.0 as usize) < channels.end)
+                .map(|&(c, l, f)| (c as usize, l, f)),
+        )
     }
 }
 

@@ -61,8 +61,20 @@ pub fn fmt_bytes_exact(b: f64) -> String {
 /// assert_eq!(fmt_count(32.0), "32");
 /// ```
 pub fn fmt_count(v: f64) -> String {
+    group_digits(v).unwrap_or_else(|| crate::report::fmt_value(v))
+}
+
+/// A whole number below 10¹⁵ with space digit groups (`-1 234 567`); None
+/// for any other value (a fraction, too large, not finite).
+///
+/// ```
+/// use hopmap_core::units::group_digits;
+/// assert_eq!(group_digits(-1234567.0).as_deref(), Some("-1 234 567"));
+/// assert_eq!(group_digits(0.5), None);
+/// ```
+pub fn group_digits(v: f64) -> Option<String> {
     if !(v.is_finite() && v.fract() == 0.0 && v.abs() < 1e15) {
-        return crate::report::fmt_value(v);
+        return None;
     }
     let s = format!("{}", v.abs() as u64);
     let mut out = String::new();
@@ -72,7 +84,7 @@ pub fn fmt_count(v: f64) -> String {
         }
         out.push(c);
     }
-    if v < 0.0 { format!("-{out}") } else { out }
+    Some(if v < 0.0 { format!("-{out}") } else { out })
 }
 
 #[cfg(test)]

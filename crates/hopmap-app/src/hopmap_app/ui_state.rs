@@ -58,12 +58,7 @@ fn panes_of(panes: &[crate::side_by_side::Pane]) -> Vec<PaneState> {
     panes
         .iter()
         .map(|p| {
-            let m = p
-                .model
-                .eval
-                .as_ref()
-                .map(|e| e.metrics.clone())
-                .unwrap_or_default();
+            let m = p.metrics();
             PaneState {
                 mapping: p.label.clone(),
                 hop_bytes: m.hop_bytes,

@@ -84,6 +84,12 @@ impl LinkStats {
     /// The ranking of `vals`: O(L log L).
     pub fn from_values(vals: Vec<f64>) -> Self {
         let order = rank(&vals);
+        Self::ranked(vals, order)
+    }
+
+    /// `vals` with their ranking `order`; counts the used links and the
+    /// largest value: O(L).
+    fn ranked(vals: Vec<f64>, order: Vec<u32>) -> Self {
         let used = vals.iter().filter(|&&v| v > 0.0).count();
         let maxv = vals.iter().cloned().fold(0.0, f64::max);
         LinkStats {
@@ -128,14 +134,7 @@ impl LinkStats {
             order.push(k);
         }
         order.extend(m);
-        let used = vals.iter().filter(|&&v| v > 0.0).count();
-        let maxv = vals.iter().cloned().fold(0.0, f64::max);
-        LinkStats {
-            vals,
-            order,
-            used,
-            maxv,
-        }
+        Self::ranked(vals, order)
     }
 
     /// The smallest value drawn in full under `filter`: at least the least
