@@ -12,7 +12,8 @@
 //! 2. **Initial bisection** of the coarsest graph by greedy graph growing:
 //!    from a random seed vertex, repeatedly move the vertex of best gain to
 //!    the growing side until the share is reached; [`BisectParams::tries`]
-//!    seeds, growing either side (a lazy max-heap of gains); the best grown
+//!    seeds, growing either side (an addressable max-heap of gains,
+//!    [`GainHeap`]); the best grown
 //!    cut (inside the window first, then cheapest) is refined by FM. Scotch's
 //!    default `h{pass=…}f{…}` does the same: growing is cheap, and running
 //!    FM after every try bought nothing measurable but took most of the
@@ -37,9 +38,8 @@
 //! c ≤ `coarsest` the coarsest graph's size. Deterministic for a given seed.
 
 use super::WGraph;
+use super::gainheap::GainHeap;
 use crate::rng::Rng;
-use std::cmp::{Ordering, Reverse};
-use std::collections::BinaryHeap;
 
 /// Settings of [`bisect`].
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -86,21 +86,6 @@ pub struct Bisection {
     pub weights: [f64; 2],
     /// Σ cut edge weights + Σ bias[v][side v].
     pub cost: f64,
-}
-
-/// A f64 ordered totally (for the gain heaps).
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct Key(f64);
-impl Eq for Key {}
-impl PartialOrd for Key {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for Key {
-    fn cmp(&self, o: &Self) -> Ordering {
-        self.0.total_cmp(&o.0)
-    }
 }
 
 /// The weight window for side 0: `[lo, hi]`.
@@ -381,7 +366,7 @@ fn coarsen(
 /// Greedy graph growing from several seeds (the best grown cut: inside the
 /// window first, then cheapest), followed by FM, as Scotch's `h{pass=…}f`
 /// strategy does: growing is cheap, FM on every try is not. Each growth
-/// takes O(m log n) with a lazy max-heap of gains (gains only rise while a
+/// takes O(m log n) with an addressable max-heap of gains (gains only rise while a
 /// side grows), so a bisection's coarsest-level work is O(tries · m log n).
 fn initial(
     g: &WGraph,
@@ -404,7 +389,8 @@ fn initial(
     let mut side = vec![0u8; n];
     let mut gain = vec![0.0f64; n];
     // Ties go to the lowest vertex id.
-    let mut heap: BinaryHeap<(Key, Reverse<u32>)> = BinaryHeap::with_capacity(n);
+    let tie = |v: usize| u32::MAX - v as u32;
+    let mut heap = std::mem::take(&mut scratch.grow);
     for t in 0..tries {
         // Grow side `to` from a seed; everything starts on the other side.
         let to = (t % 2) as u8;
@@ -413,11 +399,12 @@ fn initial(
         let mut w0 = if from == 0 { total } else { 0.0 };
         let mut cost = all_on[from as usize];
         // gain of moving v from `from` to `to`.
-        heap.clear();
+        heap.clear(n);
         for v in 0..n {
             gain[v] = bias[v][from as usize] - bias[v][to as usize] - internal[v];
-            heap.push((Key(gain[v]), Reverse(v as u32)));
+            heap.push_unordered(v as u32, gain[v], tie(v));
         }
+        heap.build();
         let mut first = Some(rng.below(n));
         loop {
             let need_more = if to == 1 { w0 > mid } else { w0 < mid };
@@ -426,33 +413,24 @@ fn initial(
             }
             let v = match first.take() {
                 Some(v) => v,
-                None => {
-                    let mut pick = None;
-                    while let Some((Key(k), Reverse(v))) = heap.pop() {
-                        let v = v as usize;
-                        if side[v] == from && k == gain[v] {
-                            pick = Some(v);
-                            break;
-                        }
-                    }
-                    match pick {
-                        Some(v) => v,
-                        None => break,
-                    }
-                }
+                None => match heap.top() {
+                    Some((v, _)) => v as usize,
+                    None => break,
+                },
             };
             // Do not overshoot further from the middle than we are now.
             let nw0 = if to == 1 { w0 - g.vw[v] } else { w0 + g.vw[v] };
             if (nw0 - mid).abs() > (w0 - mid).abs() && lwin.dist(w0) == 0.0 {
                 break;
             }
+            heap.remove(v);
             side[v] = to;
             w0 = nw0;
             cost -= gain[v];
             for (x, w) in g.edges(v) {
                 if side[x] == from {
                     gain[x] += 2.0 * w;
-                    heap.push((Key(gain[x]), Reverse(x as u32)));
+                    heap.set(x as u32, gain[x], tie(x));
                 }
             }
         }
@@ -471,6 +449,7 @@ fn initial(
             best = Some((d, cost, side.clone()));
         }
     }
+    scratch.grow = heap;
     let mut side = best.map(|b| b.2).unwrap_or_else(|| vec![0; n]);
     if n > FM_EVERY_TRY {
         fm(g, bias, &mut side, lwin, params.passes, scratch);
@@ -487,9 +466,12 @@ const FM_EVERY_TRY: usize = 24;
 struct FmScratch {
     gain: Vec<f64>,
     locked: Vec<bool>,
-    heaps: [BinaryHeap<(Key, u32)>; 2],
+    /// The movable vertices of each side (ties to the higher id).
+    heaps: [GainHeap; 2],
     moves: Vec<u32>,
     boundary: Vec<bool>,
+    /// The growing side's candidates in [`initial`].
+    grow: GainHeap,
 }
 
 /// Fiduccia–Mattheyses refinement of `side` within window `win` (see the
@@ -517,6 +499,7 @@ fn fm(
         heaps,
         moves,
         boundary,
+        ..
     } = scratch;
     // Every entry is written at the start of each pass.
     gain.resize(n, 0.0);
@@ -557,36 +540,22 @@ fn fm(
         };
         // Build both heaps in O(n) (the order of (gain, vertex) is total,
         // so how a heap was built does not change what it pops).
-        let mut init = [
-            std::mem::take(&mut heaps[0]).into_vec(),
-            std::mem::take(&mut heaps[1]).into_vec(),
-        ];
-        init[0].clear();
-        init[1].clear();
+        heaps[0].clear(n);
+        heaps[1].clear(n);
         for u in 0..n {
             if boundary[u] || heavy == Some(side[u]) {
-                init[side[u] as usize].push((Key(gain[u]), u as u32));
+                heaps[side[u] as usize].push_unordered(u as u32, gain[u], u as u32);
             }
         }
-        *heaps = init.map(BinaryHeap::from);
+        heaps[0].build();
+        heaps[1].build();
         moves.clear();
         let start_cost = cost;
         let mut best = (start_dist, cost, 0usize);
         let mut since = 0usize;
         loop {
-            // Top valid candidate of each heap.
-            let mut cand: [Option<usize>; 2] = [None, None];
-            for s in 0..2 {
-                while let Some(&(Key(gk), v)) = heaps[s].peek() {
-                    let v = v as usize;
-                    if locked[v] || side[v] as usize != s || gk != gain[v] {
-                        heaps[s].pop();
-                        continue;
-                    }
-                    cand[s] = Some(v);
-                    break;
-                }
-            }
+            // Top candidate of each heap (unlocked vertices of that side).
+            let cand: [Option<usize>; 2] = [0, 1].map(|s| heaps[s].top().map(|(v, _)| v as usize));
             let dist_now = win.dist(w0);
             let allowed = |s: usize, v: usize| -> bool {
                 let nw0 = if s == 0 { w0 - g.vw[v] } else { w0 + g.vw[v] };
@@ -603,7 +572,7 @@ fn fm(
                 }
             }
             let Some((s, v)) = pick else { break };
-            heaps[s].pop();
+            heaps[s].remove(v);
             // Move v from s to 1-s.
             let t = 1 - s as u8;
             side[v] = t;
@@ -625,7 +594,7 @@ fn fm(
                 } else {
                     gain[x] += 2.0 * w;
                 }
-                heaps[side[x] as usize].push((Key(gain[x]), x as u32));
+                heaps[side[x] as usize].set(x as u32, gain[x], x as u32);
             }
             let d = win.dist(w0);
             if d < best.0 - 1e-9

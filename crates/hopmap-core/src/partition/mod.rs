@@ -40,6 +40,7 @@
 //! the network side of Moh et al.'s BM (§4.2).
 
 pub mod bisect;
+pub mod gainheap;
 pub mod groups;
 pub mod maxcut;
 
@@ -139,9 +140,13 @@ impl WGraph {
     pub fn induced(g: &CommGraph, vol: &[f64], procs: &[u32], local: &[u32]) -> Self {
         let mut xadj = Vec::with_capacity(procs.len() + 1);
         xadj.push(0);
-        let mut adj = Vec::new();
-        let mut ew = Vec::new();
         let off = g.offsets();
+        let room: usize = procs
+            .iter()
+            .map(|&p| off[p as usize + 1] - off[p as usize])
+            .sum();
+        let mut adj = Vec::with_capacity(room);
+        let mut ew = Vec::with_capacity(room);
         for &p in procs {
             let p = p as usize;
             for (k, &v) in g.neighbors(p).iter().enumerate() {
