@@ -391,10 +391,20 @@ fn initial(
     // Ties go to the lowest vertex id.
     let tie = |v: usize| u32::MAX - v as u32;
     let mut heap = std::mem::take(&mut scratch.grow);
+    // A growth is a function of its side and seed vertex, and FM of its
+    // start: a try that repeats an earlier one (same side and seed, or on
+    // small graphs the same grown sides) cannot beat it and is skipped.
+    let mut grown: Vec<(u8, usize)> = Vec::with_capacity(tries);
+    let mut grown_sides: Vec<u32> = Vec::new();
     for t in 0..tries {
         // Grow side `to` from a seed; everything starts on the other side.
         let to = (t % 2) as u8;
         let from = 1 - to;
+        let seed_v = rng.below(n);
+        if grown.contains(&(to, seed_v)) {
+            continue;
+        }
+        grown.push((to, seed_v));
         side.fill(from);
         let mut w0 = if from == 0 { total } else { 0.0 };
         let mut cost = all_on[from as usize];
@@ -405,7 +415,7 @@ fn initial(
             heap.push_unordered(v as u32, gain[v], tie(v));
         }
         heap.build();
-        let mut first = Some(rng.below(n));
+        let mut first = Some(seed_v);
         loop {
             let need_more = if to == 1 { w0 > mid } else { w0 < mid };
             if !need_more {
@@ -435,6 +445,14 @@ fn initial(
             }
         }
         let (d, cost) = if n <= FM_EVERY_TRY {
+            let mask = side
+                .iter()
+                .enumerate()
+                .fold(0u32, |m, (v, &s)| m | (s as u32) << v);
+            if grown_sides.contains(&mask) {
+                continue;
+            }
+            grown_sides.push(mask);
             fm(g, bias, &mut side, lwin, params.passes, scratch);
             let (ws, c) = weights_and_cost(g, bias, &side);
             (lwin.dist(ws[0]), c)
@@ -460,6 +478,8 @@ fn initial(
 /// Graphs this small get FM after every growing try (greedy growing alone
 /// misleads on them, and FM costs little there).
 const FM_EVERY_TRY: usize = 24;
+// Grown sides of such graphs are compared as bit masks.
+const _: () = assert!(FM_EVERY_TRY <= 32);
 
 /// The buffers of [`fm`], kept across the calls of one multilevel run.
 #[derive(Default)]

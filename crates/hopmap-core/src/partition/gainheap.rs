@@ -1,4 +1,4 @@
-//! An addressable binary max-heap of vertices keyed by gain, for the
+//! An addressable 4-ary max-heap of vertices keyed by gain, for the
 //! greedy growing and the Fiduccia–Mattheyses passes of [`super::bisect`].
 //!
 //! Each vertex is in the heap at most once; its key is `(gain, tie)`,
@@ -14,26 +14,37 @@
 //! in the heap, [`GainHeap::top`] O(1), [`GainHeap::build`] O(k),
 //! [`GainHeap::clear`] O(k); memory O(n) for vertex ids below n.
 
-use std::cmp::Ordering;
-
 const ABSENT: u32 = u32::MAX;
+/// Children per heap node (a shallower heap than a binary one: fewer
+/// levels to climb on the many key changes of FM).
+const ARITY: usize = 4;
 
 /// See the module doc.
 #[derive(Clone, Debug, Default)]
 pub struct GainHeap {
-    /// Heap order: `(gain, tie, vertex)`.
-    items: Vec<(f64, u32, u32)>,
+    /// Heap order: `(order_key(gain), tie, vertex)`.
+    items: Vec<(i64, u32, u32)>,
     /// Position of each vertex in `items`, or `ABSENT`.
     pos: Vec<u32>,
 }
 
+/// The integer whose order is `f64::total_cmp`'s (computed once per key
+/// change instead of once per comparison).
 #[inline]
-fn above(a: &(f64, u32, u32), b: &(f64, u32, u32)) -> bool {
-    match a.0.total_cmp(&b.0) {
-        Ordering::Greater => true,
-        Ordering::Less => false,
-        Ordering::Equal => a.1 > b.1,
-    }
+fn order_key(g: f64) -> i64 {
+    let b = g.to_bits() as i64;
+    b ^ (((b >> 63) as u64) >> 1) as i64
+}
+
+/// The inverse of [`order_key`].
+#[inline]
+fn gain_of(k: i64) -> f64 {
+    f64::from_bits((k ^ (((k >> 63) as u64) >> 1) as i64) as u64)
+}
+
+#[inline]
+fn above(a: &(i64, u32, u32), b: &(i64, u32, u32)) -> bool {
+    (a.0, a.1) > (b.0, b.1)
 }
 
 impl GainHeap {
@@ -65,12 +76,12 @@ impl GainHeap {
     #[inline]
     pub fn push_unordered(&mut self, v: u32, gain: f64, tie: u32) {
         self.pos[v as usize] = self.items.len() as u32;
-        self.items.push((gain, tie, v));
+        self.items.push((order_key(gain), tie, v));
     }
 
     /// Restore the heap order after [`Self::push_unordered`]. O(k).
     pub fn build(&mut self) {
-        for i in (0..self.items.len() / 2).rev() {
+        for i in (0..self.items.len().div_ceil(ARITY)).rev() {
             self.sift_down(i);
         }
     }
@@ -78,7 +89,7 @@ impl GainHeap {
     /// The vertex of largest key and its gain.
     #[inline]
     pub fn top(&self) -> Option<(u32, f64)> {
-        self.items.first().map(|&(g, _, v)| (v, g))
+        self.items.first().map(|&(k, _, v)| (v, gain_of(k)))
     }
 
     /// Remove and return the vertex of largest key.
@@ -100,15 +111,16 @@ impl GainHeap {
     /// Insert `v` with this key, or change its key.
     pub fn set(&mut self, v: u32, gain: f64, tie: u32) {
         let p = self.pos[v as usize];
+        let key = order_key(gain);
         if p == ABSENT {
             let i = self.items.len();
-            self.items.push((gain, tie, v));
+            self.items.push((key, tie, v));
             self.pos[v as usize] = i as u32;
             self.sift_up(i);
         } else {
             let i = p as usize;
             let old = self.items[i];
-            self.items[i] = (gain, tie, v);
+            self.items[i] = (key, tie, v);
             if above(&self.items[i], &old) {
                 self.sift_up(i);
             } else {
@@ -126,15 +138,18 @@ impl GainHeap {
         if i < last {
             self.pos[self.items[i].2 as usize] = i as u32;
             // The moved item may belong above or below `i`.
-            self.sift_up(i);
-            self.sift_down(i);
+            if i > 0 && above(&self.items[i], &self.items[(i - 1) / ARITY]) {
+                self.sift_up(i);
+            } else {
+                self.sift_down(i);
+            }
         }
     }
 
     fn sift_up(&mut self, mut i: usize) {
         let it = self.items[i];
         while i > 0 {
-            let parent = (i - 1) / 2;
+            let parent = (i - 1) / ARITY;
             if !above(&it, &self.items[parent]) {
                 break;
             }
@@ -150,16 +165,16 @@ impl GainHeap {
         let n = self.items.len();
         let it = self.items[i];
         loop {
-            let l = 2 * i + 1;
-            if l >= n {
+            let first = ARITY * i + 1;
+            if first >= n {
                 break;
             }
-            let r = l + 1;
-            let c = if r < n && above(&self.items[r], &self.items[l]) {
-                r
-            } else {
-                l
-            };
+            let mut c = first;
+            for k in first + 1..(first + ARITY).min(n) {
+                if above(&self.items[k], &self.items[c]) {
+                    c = k;
+                }
+            }
             if !above(&self.items[c], &it) {
                 break;
             }
@@ -197,6 +212,17 @@ mod tests {
         }
         h.build();
         assert_eq!(drain(&mut h), vec![1, 2, 0, 4, 3]);
+    }
+
+    #[test]
+    fn order_keys_sort_like_total_cmp_and_invert() {
+        let xs = [f64::NEG_INFINITY, -3.5, -1e-300, -0.0, 0.0, 1e-300, 2.0, f64::INFINITY];
+        for w in xs.windows(2) {
+            assert!(order_key(w[0]) < order_key(w[1]), "{w:?}");
+        }
+        for x in xs {
+            assert_eq!(gain_of(order_key(x)).to_bits(), x.to_bits());
+        }
     }
 
     #[test]
