@@ -264,6 +264,7 @@ fn weights_and_cost(g: &WGraph, bias: &[[f64; 2]], side: &[u8]) -> ([f64; 2], f6
 
 /// One level of heavy-edge matching (along edges of at least `light` ×
 /// the vertex's heaviest). None when the graph barely shrinks.
+#[inline(never)]
 fn coarsen(
     g: &WGraph,
     bias: &[[f64; 2]],
@@ -337,24 +338,29 @@ fn coarsen(
     xadj.push(0);
     let mut adj: Vec<u32> = Vec::with_capacity(g.adj.len());
     let mut ew: Vec<f64> = Vec::with_capacity(g.adj.len());
-    let mut pos = vec![usize::MAX; nc];
+    // The coarse neighbour `cv` of coarse vertex `c` is at `pos[cv]` in
+    // `adj`/`ew` when `owner[cv] == c`.
+    let mut owner = vec![NONE; nc];
+    let mut pos = vec![0u32; nc];
+    let (gx, gadj, gew) = (&g.xadj[..], &g.adj[..], &g.ew[..]);
     for c in 0..nc {
         let u = first[c] as usize;
         let m = mate[u] as usize;
-        let start = adj.len();
         let members: &[usize] = if m == u { &[u][..] } else { &[u, m][..] };
         for &x in members {
-            for (v, w) in g.edges(x) {
-                let cv = cmap[v] as usize;
-                if cv == c {
+            for k in gx[x]..gx[x + 1] {
+                let cv = cmap[gadj[k] as usize];
+                if cv as usize == c {
                     continue;
                 }
-                if pos[cv] == usize::MAX || pos[cv] < start {
-                    pos[cv] = adj.len();
-                    adj.push(cv as u32);
+                let w = gew[k];
+                if owner[cv as usize] != c as u32 {
+                    owner[cv as usize] = c as u32;
+                    pos[cv as usize] = adj.len() as u32;
+                    adj.push(cv);
                     ew.push(w);
                 } else {
-                    ew[pos[cv]] += w;
+                    ew[pos[cv as usize] as usize] += w;
                 }
             }
         }
@@ -368,6 +374,7 @@ fn coarsen(
 /// strategy does: growing is cheap, FM on every try is not. Each growth
 /// takes O(m log n) with an addressable max-heap of gains (gains only rise while a
 /// side grows), so a bisection's coarsest-level work is O(tries · m log n).
+#[inline(never)]
 fn initial(
     g: &WGraph,
     bias: &[[f64; 2]],

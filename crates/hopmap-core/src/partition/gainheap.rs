@@ -216,7 +216,16 @@ mod tests {
 
     #[test]
     fn order_keys_sort_like_total_cmp_and_invert() {
-        let xs = [f64::NEG_INFINITY, -3.5, -1e-300, -0.0, 0.0, 1e-300, 2.0, f64::INFINITY];
+        let xs = [
+            f64::NEG_INFINITY,
+            -3.5,
+            -1e-300,
+            -0.0,
+            0.0,
+            1e-300,
+            2.0,
+            f64::INFINITY,
+        ];
         for w in xs.windows(2) {
             assert!(order_key(w[0]) < order_key(w[1]), "{w:?}");
         }
