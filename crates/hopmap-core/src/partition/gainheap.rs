@@ -1,5 +1,5 @@
 //! An addressable 4-ary max-heap of vertices keyed by gain, for the
-//! greedy growing and the Fiduccia–Mattheyses passes of [`super::bisect`].
+//! greedy growing and the Fiduccia–Mattheyses passes of [`super::bisect()`].
 //!
 //! Each vertex is in the heap at most once; its key is `(gain, tie)`,
 //! ordered by `gain` (`f64::total_cmp`) and then by `tie` (a `u32` the

@@ -35,6 +35,9 @@
 //! partition into groups of bounded size with METIS recursive bisection (Wu et al. §3.6), used
 //! by the analytical mapper to fill multicore nodes.
 //!
+//! [`gainheap::GainHeap`] (`gainheap.rs`) is the addressable max-heap of
+//! move gains under the growing and the FM passes.
+//!
 //! [`maxcut::kl_max_cut`] (`maxcut.rs`) is the opposite objective:
 //! Kernighan–Lin for the largest cut cost on a complete graph of distances,
 //! the network side of Moh et al.'s BM (§4.2).
