@@ -77,6 +77,10 @@ const FREE: u32 = u32::MAX;
 /// refinement's inner loop is then one cache-resident load per distance,
 /// which more than halves its time on the 512–2,048-node machines where a
 /// run is short and per-call cost dominates.
+///
+/// It also keeps every node's network neighbours in one flat list
+/// (O(nodes + links), in [`Topology::neighbors`]'s order), so the search
+/// and the descent read them without building a list per call.
 pub struct Dist {
     topo: Arc<Topology>,
     nd: usize,
@@ -85,22 +89,41 @@ pub struct Dist {
     wrap: [bool; 6],
     nodes: usize,
     table: Vec<u8>,
+    /// Node u's neighbours: `adj[adj_off[u]..adj_off[u + 1]]`.
+    adj_off: Vec<u32>,
+    adj: Vec<u32>,
 }
 
 /// Largest network whose distance matrix [`Dist`] tabulates.
 pub const TABLE_MAX_NODES: usize = 2048;
 
 impl Dist {
-    /// O(nodes · dims), plus O(nodes²) for the table on small grids (each
-    /// row built from per-dimension distances).
+    /// O(nodes · dims + links), plus O(nodes²) for the table on small grids
+    /// (each row built from per-dimension distances).
     pub fn new(topo: Arc<Topology>) -> Self {
+        let nodes = topo.num_nodes();
+        let mut adj_off = Vec::with_capacity(nodes + 1);
+        let mut adj = Vec::new();
+        let mut nb = Vec::new();
+        adj_off.push(0u32);
+        for u in 0..nodes {
+            nb.clear();
+            match topo.as_grid() {
+                Some(g) => g.neighbors_into(u, &mut nb),
+                None => nb = topo.neighbors(u),
+            }
+            adj.extend(nb.iter().map(|&w| w as u32));
+            adj_off.push(adj.len() as u32);
+        }
         let mut d = Dist {
             nd: 0,
             coords: Vec::new(),
             dims: [0; 6],
             wrap: [false; 6],
-            nodes: topo.num_nodes(),
+            nodes,
             table: Vec::new(),
+            adj_off,
+            adj,
             topo,
         };
         if let Some(g) = d.topo.as_grid() {
@@ -132,21 +155,44 @@ impl Dist {
         let ca = &self.coords[a * self.nd..(a + 1) * self.nd];
         let start = out.len();
         out.push(0);
+        let mut dk = Vec::new();
         for k in (0..self.nd).rev() {
-            let (size, c) = (self.dims[k], ca[k]);
+            let (size, c) = (self.dims[k] as usize, ca[k]);
+            // This dimension's distances from coordinate c.
+            dk.clear();
+            dk.extend((0..size as u32).map(|x| {
+                let dx = c.abs_diff(x);
+                (if self.wrap[k] {
+                    dx.min(size as u32 - dx)
+                } else {
+                    dx
+                }) as u8
+            }));
             let len = out.len() - start;
             // Expand every partial sum by this dimension's distances, in
             // place from the back (each entry becomes `size` entries).
-            out.resize(start + len * size as usize, 0);
+            out.resize(start + len * size, 0);
             for i in (0..len).rev() {
                 let base = out[start + i];
-                for x in (0..size).rev() {
-                    let dx = c.abs_diff(x);
-                    let dx = if self.wrap[k] { dx.min(size - dx) } else { dx };
-                    out[start + i * size as usize + x as usize] = base + dx as u8;
+                let row = &mut out[start + i * size..start + (i + 1) * size];
+                for (o, &x) in row.iter_mut().zip(&dk) {
+                    *o = base + x;
                 }
             }
         }
+    }
+
+    /// The network neighbours of node `u`, in [`Topology::neighbors`]'s
+    /// order. O(1).
+    #[inline]
+    pub fn neighbors(&self, u: usize) -> &[u32] {
+        &self.adj[self.adj_off[u] as usize..self.adj_off[u + 1] as usize]
+    }
+    /// Node `a`'s row of the distance table (distances to every node, in
+    /// node order), when the network is tabulated.
+    #[inline]
+    fn row(&self, a: usize) -> Option<&[u8]> {
+        (!self.table.is_empty()).then(|| &self.table[a * self.nodes..(a + 1) * self.nodes])
     }
     #[inline]
     fn get(&self, a: usize, b: usize) -> u32 {
@@ -176,6 +222,27 @@ impl Dist {
         }
         h
     }
+}
+
+/// Σ_k `vol[k]` · d(`node`, φ(`nbrs[k]`)), summed in order: a process's
+/// cost were it on `node` (`nbrs`, `vol`: its partners and pair volumes;
+/// `node_of`: φ). O(deg), one table row when the network is tabulated.
+#[inline]
+fn weighted_distance(dist: &Dist, node_of: &[u32], node: usize, nbrs: &[u32], vol: &[f64]) -> f64 {
+    let mut s = 0.0;
+    match dist.row(node) {
+        Some(row) => {
+            for (&v, &c) in nbrs.iter().zip(vol) {
+                s += c * row[node_of[v as usize] as usize] as f64;
+            }
+        }
+        None => {
+            for (&v, &c) in nbrs.iter().zip(vol) {
+                s += c * dist.get(node, node_of[v as usize] as usize) as f64;
+            }
+        }
+    }
+    s
 }
 
 /// What the refinement minimizes.
@@ -262,7 +329,6 @@ pub struct Refine {
     stamp: Vec<u32>,
     stamp_id: u32,
     cand: Vec<usize>,
-    frontier: Vec<usize>,
     deltas: Vec<(usize, f64)>,
     last: Vec<(usize, usize)>,
     /// Scratch: (node, volume) of the partners of the process being improved.
@@ -344,7 +410,6 @@ impl Refine {
             stamp: vec![0; nodes],
             stamp_id: 0,
             cand: Vec::new(),
-            frontier: Vec::new(),
             deltas: Vec::new(),
             last: Vec::new(),
             partners: Vec::new(),
@@ -459,12 +524,14 @@ impl Refine {
     /// Σ_v c_pv · d(node, φv). O(deg p).
     fn cost_at(&self, p: usize, node: usize) -> f64 {
         let off = self.graph.offsets()[p];
-        let mut s = 0.0;
-        for (k, &v) in self.graph.neighbors(p).iter().enumerate() {
-            let nv = self.node_of[v as usize] as usize;
-            s += self.vol[off + k] * self.dist.get(node, nv) as f64;
-        }
-        s
+        let nbrs = self.graph.neighbors(p);
+        weighted_distance(
+            &self.dist,
+            &self.node_of,
+            node,
+            nbrs,
+            &self.vol[off..off + nbrs.len()],
+        )
     }
 
     /// Largest gap between the cached per-process costs and their values
@@ -480,11 +547,20 @@ impl Refine {
     /// node of the partner) over its `partners` (node, volume), minus its
     /// cost `base` where it is. O(deg).
     fn gain_at(&self, partners: &[(usize, f64)], b: usize, base: f64) -> f64 {
-        partners
-            .iter()
-            .map(|&(nv, c)| c * self.dist.get(b, nv) as f64)
-            .sum::<f64>()
-            - base
+        let mut s = 0.0;
+        match self.dist.row(b) {
+            Some(row) => {
+                for &(nv, c) in partners {
+                    s += c * row[nv] as f64;
+                }
+            }
+            None => {
+                for &(nv, c) in partners {
+                    s += c * self.dist.get(b, nv) as f64;
+                }
+            }
+        }
+        s - base
     }
 
     /// Keep `cost` exact after `x` moved from node `from` to node `to`
@@ -529,16 +605,11 @@ impl Refine {
         let mut lo = 0;
         for _ in 0..depth {
             let hi = self.cand.len();
+            let dist = &*self.dist;
             for i in lo..hi {
                 let u = self.cand[i];
-                self.frontier.clear();
-                if let Some(g) = self.topo.as_grid() {
-                    g.neighbors_into(u, &mut self.frontier);
-                } else {
-                    self.frontier = self.topo.neighbors(u);
-                }
-                for k in 0..self.frontier.len() {
-                    let w = self.frontier[k];
+                for &w in dist.neighbors(u) {
+                    let w = w as usize;
                     if self.stamp[w] != id {
                         self.stamp[w] = id;
                         self.cand.push(w);
@@ -656,6 +727,7 @@ impl Refine {
     }
 
     /// Try to improve `p`; the exchange kept, if any.
+    #[inline(never)]
     fn improve(&mut self, p: usize) -> Option<(usize, usize)> {
         if self.graph.degree(p) == 0 {
             return None;

@@ -15,12 +15,13 @@
 //! It stops after [`TRIES_PER_PROCESS`] × n tries, or once
 //! [`IDLE_PER_PROCESS`] × n tries in a row found nothing; it runs on
 //! inputs of at most [`MAX_PROCESSES`] processes. Cost: at most that many
-//! tries, each O(deg p + deg q) distance look-ups (O(1) with the distance
-//! table) plus the neighbours of one node; a step makes 16 × `batch` tries. Only for the `hopbytes`
+//! tries, each O(deg p) distance look-ups (O(1) with the distance table),
+//! plus O(deg q) when the bound of the search's pruning does not rule the
+//! swap out; a step makes 16 × `batch` tries. Only for the `hopbytes`
 //! objective (the loads are not kept during it; the bottleneck phase that
 //! follows routes everything afresh). Hop-bytes never rise.
 
-use super::{FREE, Refine};
+use super::{FREE, Refine, weighted_distance};
 
 /// Largest input the phase runs on: above it its cost (measured: about
 /// +50 % of `recursive+refine`'s time on METIS-made 3D meshes of 4,096 and
@@ -36,49 +37,52 @@ impl Refine {
     /// Up to `tries` random tries, stopping once [`IDLE_PER_PROCESS`] × n
     /// tries in a row found nothing (`idle` counts them across calls);
     /// returns the tries made.
+    #[inline(never)]
     pub(super) fn descent_tries(&mut self, tries: usize, idle: &mut usize) -> usize {
         let n = self.graph.n();
+        let graph = self.graph.clone();
+        let dist = self.dist.clone();
+        let off = graph.offsets();
         let mut made = 0;
-        let mut partners = std::mem::take(&mut self.partners);
         while made < tries && *idle < IDLE_PER_PROCESS * n {
             made += 1;
             *idle += 1;
             let p = self.rng.below(n);
-            let deg = self.graph.degree(p);
-            if deg == 0 {
+            let nbrs = graph.neighbors(p);
+            if nbrs.is_empty() {
                 continue;
             }
-            let v = self.graph.neighbors(p)[self.rng.below(deg)] as usize;
+            let v = nbrs[self.rng.below(nbrs.len())] as usize;
             let nv = self.node_of[v] as usize;
-            self.frontier.clear();
-            if let Some(g) = self.topo.as_grid() {
-                g.neighbors_into(nv, &mut self.frontier);
-            } else {
-                self.frontier = self.topo.neighbors(nv);
-            }
-            let k = self.rng.below(self.frontier.len() + 1);
-            let b = if k == self.frontier.len() {
+            let around = dist.neighbors(nv);
+            let k = self.rng.below(around.len() + 1);
+            let b = if k == around.len() {
                 nv
             } else {
-                self.frontier[k]
+                around[k] as usize
             };
             let a = self.node_of[p] as usize;
             if a == b {
                 continue;
             }
             let s = b * self.cores + self.rng.below(self.cores);
-            let off = self.graph.offsets()[p];
-            partners.clear();
-            for (j, &w) in self.graph.neighbors(p).iter().enumerate() {
-                partners.push((self.node_of[w as usize] as usize, self.vol[off + j]));
-            }
-            let gp = self.gain_at(&partners, b, self.cost[p]);
+            let vol = &self.vol[off[p]..off[p] + nbrs.len()];
+            let gp = weighted_distance(&dist, &self.node_of, b, nbrs, vol) - self.cost[p];
             let q = self.owner[s];
             let dhb = if q == FREE {
                 gp
             } else {
                 let q = q as usize;
-                let dab = self.dist.get(a, b) as f64;
+                let dab = dist.get(a, b) as f64;
+                // Exact pruning, as in the search: q's cost falls by at
+                // most min(cost q, W_q · d(a,b)) (triangle inequality), and
+                // the pair's term is never negative; the margin covers the
+                // rounding of the sums.
+                let fall = self.cost[q].min(self.wsum[q] * dab);
+                let margin = 1e-9 * (gp.abs() + fall + self.cost[p]).max(1.0);
+                if gp - fall > -self.hb_eps + margin {
+                    continue;
+                }
                 gp + self.cost_at(q, a) - self.cost[q] + 2.0 * self.pair_volume(p, q) * dab
             };
             if dhb < -self.hb_eps {
@@ -87,7 +91,6 @@ impl Refine {
                 *idle = 0;
             }
         }
-        self.partners = partners;
         made
     }
 }
