@@ -349,6 +349,12 @@ pub struct Refine {
     descent: Option<(RefineStop, usize, usize)>,
     /// Whether the descent phase has run.
     descended: bool,
+    /// Stop when the search stops: no descent or bottleneck phase
+    /// ([`Refine::search_only`]).
+    search_only: bool,
+    /// The descent's budgets (tries, idle tries) are this many times
+    /// [`descent::TRIES_PER_PROCESS`] and [`descent::IDLE_PER_PROCESS`].
+    descent_scale: usize,
 }
 
 impl Refine {
@@ -416,6 +422,8 @@ impl Refine {
             hot: None,
             descent: None,
             descended: false,
+            search_only: false,
+            descent_scale: 1,
             relief: Vec::new(),
             pbs: Vec::new(),
             acc: Vec::new(),
@@ -451,6 +459,36 @@ impl Refine {
             me.stop = Some(RefineStop::SweepLimit);
         }
         me
+    }
+
+    /// Stop when the search stops, without the phases after it (the
+    /// descent and the bottleneck phase): for independent runs of which
+    /// only the best is carried on by [`Refine::polish`].
+    pub fn search_only(mut self) -> Self {
+        self.search_only = true;
+        self
+    }
+
+    /// The phases after the search (the descent, with
+    /// [`descent::POLISH_SCALE`] times its budgets, then the bottleneck
+    /// phase, as `params` ask) from `initial`, a mapping where a search
+    /// with `params` stopped for `why`. [`Refine::with_dist`]'s cost, then
+    /// those phases'.
+    pub fn polish(
+        graph: Arc<CommGraph>,
+        topo: Arc<Topology>,
+        dist: Arc<Dist>,
+        vol: Arc<Vec<f64>>,
+        initial: Mapping,
+        params: RefineParams,
+        why: RefineStop,
+    ) -> Self {
+        let mut r = Self::with_dist(graph, topo, dist, vol, initial, params);
+        r.descent_scale = descent::POLISH_SCALE;
+        if r.stop.is_none() {
+            r.end_search(why);
+        }
+        r
     }
 
     /// Hop-bytes recomputed from scratch. O(m).
@@ -859,12 +897,20 @@ impl Refine {
 
     /// The search stopped for `why`: start the bottleneck phase, or finish.
     fn end_search(&mut self, why: RefineStop) {
+        if self.search_only {
+            self.finish(why);
+            return;
+        }
         if !self.descended
             && self.params.objective == Objective::HopBytes
             && (2..=descent::MAX_PROCESSES).contains(&self.graph.n())
         {
             self.descended = true;
-            self.descent = Some((why, descent::TRIES_PER_PROCESS * self.graph.n(), 0));
+            self.descent = Some((
+                why,
+                descent::TRIES_PER_PROCESS * self.descent_scale * self.graph.n(),
+                0,
+            ));
             return;
         }
         // The phase keeps a load and a message list per channel: on a
@@ -941,7 +987,8 @@ impl Refine {
             self.trace.push(self.hb);
             let o = self.objective();
             self.obj_trace.push(o);
-            if left > done && idle < descent::IDLE_PER_PROCESS * self.graph.n() {
+            if left > done && idle < descent::IDLE_PER_PROCESS * self.descent_scale * self.graph.n()
+            {
                 self.descent = Some((why, left - done, idle));
                 if self.deadline.is_some_and(|d| Instant::now() >= d) {
                     self.descent = None;
@@ -1022,8 +1069,31 @@ mod tests {
             for a in 0..d.nodes {
                 for b in 0..d.nodes {
                     assert_eq!(d.get(a, b), d.computed(a, b), "{spec}: {a}–{b}");
+                    assert_eq!(d.row(a).unwrap()[b] as u32, d.computed(a, b), "{spec}");
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_node_lists_are_the_topologys_neighbours_in_its_order() {
+        for spec in [
+            "torus:3x4x5",
+            "mesh:4x3",
+            "torus:2x6:cores=2",
+            "mesh:7",
+            "fabric:moh-fig2",
+        ] {
+            let t = Arc::new(Topology::parse(spec).unwrap());
+            let d = Dist::new(t.clone());
+            for u in 0..t.num_nodes() {
+                let want: Vec<u32> = t.neighbors(u).into_iter().map(|w| w as u32).collect();
+                assert_eq!(d.neighbors(u), &want[..], "{spec}: node {u}");
+            }
+        }
+        // A 2 × 3 mesh, nodes numbered with dimension 0 fastest: node 1
+        // (x 1, y 0) has x-neighbours 2 and 0, then y-neighbour 4.
+        let d = Dist::new(Arc::new(Topology::parse("mesh:3x2").unwrap()));
+        assert_eq!(d.neighbors(1), &[2, 0, 4]);
     }
 }
