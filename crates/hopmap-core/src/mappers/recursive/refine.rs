@@ -245,6 +245,40 @@ fn weighted_distance(dist: &Dist, node_of: &[u32], node: usize, nbrs: &[u32], vo
     s
 }
 
+/// [`weighted_distance`], summed in the same order, or None as soon as the
+/// running sum exceeds `limit`: the terms are never negative, so the full
+/// sum would exceed it too. O(deg).
+#[inline]
+fn weighted_distance_below(
+    dist: &Dist,
+    node_of: &[u32],
+    node: usize,
+    nbrs: &[u32],
+    vol: &[f64],
+    limit: f64,
+) -> Option<f64> {
+    let mut s = 0.0;
+    match dist.row(node) {
+        Some(row) => {
+            for (&v, &c) in nbrs.iter().zip(vol) {
+                s += c * row[node_of[v as usize] as usize] as f64;
+                if s > limit {
+                    return None;
+                }
+            }
+        }
+        None => {
+            for (&v, &c) in nbrs.iter().zip(vol) {
+                s += c * dist.get(node, node_of[v as usize] as usize) as f64;
+                if s > limit {
+                    return None;
+                }
+            }
+        }
+    }
+    Some(s)
+}
+
 /// What the refinement minimizes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Objective {
@@ -501,7 +535,7 @@ impl Refine {
             for (k, &v) in g.neighbors(u).iter().enumerate() {
                 if (v as usize) > u {
                     let b = self.node_of[v as usize] as usize;
-                    s += self.vol[off[u] + k] * self.topo.distance(a, b) as f64;
+                    s += self.vol[off[u] + k] * self.dist.get(a, b) as f64;
                 }
             }
         }
@@ -569,6 +603,21 @@ impl Refine {
             node,
             nbrs,
             &self.vol[off..off + nbrs.len()],
+        )
+    }
+
+    /// [`Refine::cost_at`], or None as soon as its running sum exceeds
+    /// `limit` (the full sum would too: its terms are never negative).
+    fn cost_at_below(&self, p: usize, node: usize, limit: f64) -> Option<f64> {
+        let off = self.graph.offsets()[p];
+        let nbrs = self.graph.neighbors(p);
+        weighted_distance_below(
+            &self.dist,
+            &self.node_of,
+            node,
+            nbrs,
+            &self.vol[off..off + nbrs.len()],
+            limit,
         )
     }
 
@@ -812,9 +861,17 @@ impl Refine {
                     if lb > bar + 1e-9 * lb.abs().max(1.0) {
                         continue;
                     }
-                    // q moves b→a: its new cost minus its cached one.
+                    // q moves b→a: its new cost minus its cached one. Its
+                    // sum stops once the change cannot come below `bar`
+                    // (the terms are never negative, nor is the pair's).
+                    let limit = bar - gp
+                        + self.cost[q]
+                        + 1e-9 * (gp.abs() + self.cost[q] + bar.abs()).max(1.0);
+                    let Some(cq) = self.cost_at_below(q, a, limit) else {
+                        continue;
+                    };
                     (
-                        gp + self.cost_at(q, a) - self.cost[q] + 2.0 * self.pair_volume(p, q) * dab,
+                        gp + cq - self.cost[q] + 2.0 * self.pair_volume(p, q) * dab,
                         Some(q),
                     )
                 };

@@ -22,7 +22,7 @@
 //! objective (the loads are not kept during it; the bottleneck phase that
 //! follows routes everything afresh). Hop-bytes never rise.
 
-use super::{FREE, Refine, weighted_distance};
+use super::{FREE, Refine, weighted_distance_below};
 
 /// Largest input the phase runs on: above it its cost (measured: about
 /// +50 % of `recursive+refine`'s time on METIS-made 3D meshes of 4,096 and
@@ -76,23 +76,42 @@ impl Refine {
             }
             let s = b * self.cores + self.rng.below(self.cores);
             let vol = &self.vol[off[p]..off[p] + nbrs.len()];
-            let gp = weighted_distance(&dist, &self.node_of, b, nbrs, vol) - self.cost[p];
             let q = self.owner[s];
+            let eps = self.hb_eps;
+            // The exchange is kept when it lowers hop-bytes by more than
+            // eps. Exact pruning, as in the search: q's cost falls by at
+            // most min(cost q, W_q · d(a,b)) (triangle inequality), the
+            // pair's term is never negative, and p's new cost is a sum of
+            // non-negative terms, cut off once it exceeds what such a fall
+            // could make up for (the margin covers the rounding).
+            let dab = dist.get(a, b) as f64;
+            let fall = if q == FREE {
+                0.0
+            } else {
+                self.cost[q as usize].min(self.wsum[q as usize] * dab)
+            };
+            let cp = self.cost[p];
+            let margin = 1e-9 * (cp + self.wsum[p] * dab + fall).max(1.0);
+            let Some(np) = weighted_distance_below(
+                &dist,
+                &self.node_of,
+                b,
+                nbrs,
+                vol,
+                cp + fall - eps + margin,
+            ) else {
+                continue;
+            };
+            let gp = np - cp;
             let dhb = if q == FREE {
                 gp
             } else {
                 let q = q as usize;
-                let dab = dist.get(a, b) as f64;
-                // Exact pruning, as in the search: q's cost falls by at
-                // most min(cost q, W_q · d(a,b)) (triangle inequality), and
-                // the pair's term is never negative; the margin covers the
-                // rounding of the sums.
-                let fall = self.cost[q].min(self.wsum[q] * dab);
-                let margin = 1e-9 * (gp.abs() + fall + self.cost[p]).max(1.0);
-                if gp - fall > -self.hb_eps + margin {
+                let limit = self.cost[q] - gp - eps + margin + 1e-9 * gp.abs();
+                let Some(cq) = self.cost_at_below(q, a, limit) else {
                     continue;
-                }
-                gp + self.cost_at(q, a) - self.cost[q] + 2.0 * self.pair_volume(p, q) * dab
+                };
+                gp + cq - self.cost[q] + 2.0 * self.pair_volume(p, q) * dab
             };
             if dhb < -self.hb_eps {
                 let ex = self.apply(p, s, dhb);
