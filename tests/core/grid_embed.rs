@@ -390,6 +390,71 @@ fn petsc_trades_a_little_hop_bytes_for_a_lower_max_load_on_the_8x8_mesh() {
 }
 
 #[test]
+fn captures_not_used_for_tuning_are_recognised_and_embedded_perfectly() {
+    // Six later captures (tests/data/captures/README.md), in their own
+    // order and shuffled: the grid is recognised, and on a torus that the
+    // grid tiles (a 2D grid folded into a 3D one for the crack and ex19)
+    // every grid step is one hop: hop-bytes = bytes, except OpenFOAM's
+    // light gathers from rank 0 (0.10 % of the bytes, at most a few hops).
+    let cases = [
+        ("lammps-lj-128.mtx", [4, 4, 8], "torus", "torus:4x4x8", 1.0),
+        ("lammps-lj-256.mtx", [4, 8, 8], "torus", "torus:8x8x4", 1.0),
+        (
+            "lammps-lj-thin-128.mtx",
+            [4, 4, 8],
+            "torus",
+            "torus:8x4x4",
+            1.0,
+        ),
+        (
+            "lammps-crack-96.mtx",
+            [8, 12, 0],
+            "torus",
+            "torus:4x4x6",
+            1.0,
+        ),
+        (
+            "petsc-ex19-128-osc.mtx",
+            [8, 16, 0],
+            "mesh",
+            "torus:4x4x8",
+            1.0,
+        ),
+        (
+            "openfoam-cavity3d-90.mtx",
+            [3, 5, 6],
+            "mesh",
+            "torus:6x5x3",
+            1.003,
+        ),
+    ];
+    for (file, dims, kind, topo, most) in cases {
+        for seed in [None, Some(4)] {
+            let g = capture(file, seed);
+            let (hb, s) = run(&g, topo, &[]);
+            let s = s.unwrap();
+            // "recognised a 4×8×4 torus halo": the sizes in any order.
+            let mut got: Vec<u32> = s
+                .split("recognised a ")
+                .nth(1)
+                .and_then(|r| r.split(' ').next())
+                .map(|d| d.split('×').filter_map(|x| x.parse().ok()).collect())
+                .unwrap_or_default();
+            got.sort_unstable();
+            let want: Vec<u32> = dims.iter().copied().filter(|&x| x > 0).collect();
+            assert_eq!(got, want, "{file}: {s}");
+            assert!(s.contains(&format!("{kind} halo")), "{file}: {s}");
+            assert!(s.contains("every grid step one hop"), "{file}: {s}");
+            let ratio = hb / g.total_bytes();
+            assert!(
+                (1.0 - 1e-9..=most).contains(&ratio),
+                "{file} {seed:?}: {ratio} ({s})"
+            );
+        }
+    }
+}
+
+#[test]
 fn a_ring_cut_into_node_blocks_cuts_its_lightest_pairs() {
     // A periodic ring of 8 processes whose pairs alternate 1,000 and 3,000
     // bytes (LAMMPS's two swaps per direction do this), ranks shuffled,
