@@ -25,7 +25,8 @@
 //! network, so a plan that matches the network is perfect.
 //!
 //! Candidates: the ordered factorisations of each direction into one or two
-//! factors (three when the network has more dimensions than the grid), every assignment of the factors to targets whose sizes
+//! factors (three when the network has more dimensions than the grid; a
+//! one-dimensional grid, a ring, into as many as there are targets), every assignment of the factors to targets whose sizes
 //! (network dimension, or cores) hold their product, factors of one
 //! direction on distinct targets, and every order of the factors sharing a
 //! network dimension; then the same plans with the open directions
@@ -246,8 +247,17 @@ pub fn plans(halo: &GridHalo, net: &Grid) -> Vec<Plan> {
         .chain([net.cores() as u64])
         .collect();
     // Three factors when the network has more dimensions than the grid
-    // (a ring or a plane folded into a 3D torus), else two.
-    let kmax = if d < nd { 3 } else { 2 };
+    // (a plane folded into a 3D torus), else two; a ring may need one
+    // factor on every target (64 processes on a 2 × 2 × 4 torus with 4
+    // cores: 4 · 2 · 2 · 4).
+    let targets = nd + usize::from(net.cores() > 1);
+    let kmax = if d == 1 {
+        targets.max(2)
+    } else if d < nd {
+        3
+    } else {
+        2
+    };
     let per_dir: Vec<Vec<Vec<u32>>> = halo.dims.iter().map(|&g| factorisations(g, kmax)).collect();
     let mut out = Vec::new();
     let mut choice = vec![0usize; d];
@@ -776,6 +786,19 @@ mod tests {
         let h = halo(&[16, 8], false);
         let net = Grid::mesh(&[8, 4, 4]);
         assert!(plans(&h, &net).iter().any(|p| unit_steps(p, &h, &net)));
+    }
+
+    #[test]
+    fn a_ring_splits_over_every_target() {
+        // A ring of 64 onto a 2 × 2 × 4 torus with 4 cores needs a factor
+        // on each of the four targets (4 · 2 · 2 · 4): blocks of 4
+        // consecutive processes on the nodes, and the ring of 16 blocks
+        // snaked through the nodes with every step one hop.
+        let h = halo(&[64], true);
+        let net = Grid::torus(&[2, 2, 4]).with_cores(4);
+        let ps = plans(&h, &net);
+        assert!(ps.iter().any(|p| p.split[0].len() == 4));
+        assert!(ps.iter().any(|p| unit_steps(p, &h, &net)));
     }
 
     #[test]
