@@ -6,8 +6,8 @@
 //! * On a mesh/torus a domain is a box of coordinates. It is cut across the
 //!   dimension of largest diameter inside the box (a full wrapped ring of k
 //!   nodes has diameter ⌊k/2⌋, a path of k nodes k − 1; ties go to the
-//!   longer side, then to a dimension the box does not span in full (one
-//!   cut before), then to the lower dimension), into ⌊k/2⌋ and ⌈k/2⌉
+//!   longer side, then to the longer machine dimension, then to the lower
+//!   dimension), into ⌊k/2⌋ and ⌈k/2⌉
 //!   layers. Capacities are layers × cores, so nodes with several cores are
 //!   bins of `cores` slots. The distance between two boxes is the hop
 //!   distance between their (fractional) centres, the shorter way round each
@@ -175,16 +175,16 @@ pub fn centre_distance(topo: &Topology, a: &Centre, b: &Centre) -> f64 {
 }
 
 /// The dimension to cut a box across (largest in-box diameter). Among
-/// equal diameters and lengths, a dimension cut before goes first, so a
-/// ring that earlier cuts split keeps being split into layers while the
-/// dimensions the box spans in full stay whole inside each half: the
-/// halves' own traffic uses those, and the split ring's links are left
-/// to the traffic between the halves. E.g. on 2 × 2 × 4 a 2 × 2 × 2 half
-/// is cut into two 2 × 2 × 1 planes, not two 1 × 2 × 2 columns (the same
-/// hop-bytes for CP2K's 64 ranks with 4 cores, and 0.853 × the max link
-/// load, as Scotch's gmap: `docs/mapping-quality.md`).
+/// equal diameters and lengths, the longer machine dimension goes first, so
+/// a long ring that earlier cuts split keeps being split into layers while
+/// the short dimensions stay whole inside each half: the halves' own
+/// traffic uses those, and the long ring's links are left to the traffic
+/// between the halves. E.g. on 2 × 2 × 4 a 2 × 2 × 2 half is cut into two
+/// 2 × 2 × 1 planes, not two 1 × 2 × 2 columns (the same hop-bytes for
+/// CP2K's 64 ranks with 4 cores, and 0.853 × the max link load, as
+/// Scotch's gmap: `docs/mapping-quality.md`).
 fn split_dim(g: &Grid, len: &[u32; MAX_DIMS]) -> usize {
-    let mut best = (0u32, 0u32, false, 0usize);
+    let mut best = (0u32, 0u32, 0u32, 0usize);
     for d in 0..g.ndims() {
         if len[d] < 2 {
             continue;
@@ -195,9 +195,8 @@ fn split_dim(g: &Grid, len: &[u32; MAX_DIMS]) -> usize {
         } else {
             len[d] - 1
         };
-        let cut_before = len[d] < k;
-        if (diam, len[d], cut_before) > (best.0, best.1, best.2) {
-            best = (diam, len[d], cut_before, d);
+        if (diam, len[d], k) > (best.0, best.1, best.2) {
+            best = (diam, len[d], k, d);
         }
     }
     best.3
@@ -335,9 +334,9 @@ mod tests {
     }
 
     #[test]
-    fn equal_diameters_cut_the_dimension_cut_before() {
+    fn equal_diameters_cut_the_longer_machine_dimension() {
         // 2 × 2 × 4: z (a ring of 4, diameter 2) first; the 2 × 2 × 2 half
-        // has diameter 1 and length 2 everywhere, and z was cut before.
+        // has diameter 1 and length 2 everywhere, and z is 4 long.
         let t = Topology::parse("torus:2x2x4").unwrap();
         let (a, _) = Domain::whole(&t).split(&t, 0).unwrap();
         let Domain::Box { len, .. } = &a else {
@@ -350,7 +349,7 @@ mod tests {
             assert_eq!(&len[..3], &[2, 2, 1]);
             assert_eq!(lo[2], z);
         }
-        // Without a cut before, ties still go to the lower dimension.
+        // Equal machine dimensions: ties still go to the lower dimension.
         let c = Topology::parse("torus:2x2x2").unwrap();
         let (x, _) = Domain::whole(&c).split(&c, 0).unwrap();
         let Domain::Box { len, .. } = &x else {
