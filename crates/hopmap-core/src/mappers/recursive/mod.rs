@@ -251,6 +251,19 @@ const REFINE_PARAMS: &[ParamSpec] = &[
                graph, to keep memory proportional to the input)",
     },
     ParamSpec {
+        key: "tabu",
+        kind: ParamKind::Int {
+            min: 0,
+            max: 1_000_000,
+        },
+        default: "1000",
+        help: "on inputs of at most 256 processes (and networks of at most 512 slots), after \
+               the descent: a robust tabu search (Taillard 1991) over swaps of two processes, \
+               or a process and a free core, on different nodes, this many iterations per \
+               process; it keeps its best mapping only when that lowers hop-bytes, or keeps \
+               them with a lower max link load (0 = off)",
+    },
+    ParamSpec {
         key: "runs",
         kind: ParamKind::Int { min: 0, max: 64 },
         default: "0",
@@ -320,6 +333,7 @@ fn start_refine(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
         seed: input.seed,
         tol: input.get(p, "tol")?,
         load_budget: input.get(p, "load_budget")?,
+        tabu: input.get(p, "tabu")?,
     };
     let runs = input.get(p, "runs")?;
     if group_first(input)? {
@@ -1029,6 +1043,7 @@ mod tests {
                 seed: 1,
                 tol: 0.0,
                 load_budget: budget,
+                tabu: 0,
             };
             let mut r = Refine::new(g.clone(), topo.clone(), vol.clone(), start.clone(), params);
             while !r.is_done() {
@@ -1063,6 +1078,7 @@ mod tests {
             seed: inp.seed,
             tol: 0.001,
             load_budget: inp.get(REFINE_PARAMS, "load_budget").unwrap(),
+            tabu: inp.get(REFINE_PARAMS, "tabu").unwrap(),
         }
     }
 
@@ -1126,7 +1142,7 @@ mod tests {
                 let inp = input(random_graph(n, seed), topo, seed, &[("runs", &r)]);
                 let params = refine.then_some(RefineParams {
                     objective: Objective::HopBytes, sweeps: 30, batch: 256, depth: 0,
-                    time: None, seed, tol: 0.001, load_budget: 0.01,
+                    time: None, seed, tol: 0.001, load_budget: 0.01, tabu: 0,
                 });
                 let mut all_here = Recursive::new(&inp, params, runs).unwrap();
                 all_here.visible = runs;
@@ -1158,6 +1174,7 @@ mod tests {
                 // One sweep leaves hot channels for the phase to work on.
                 objective, sweeps: 1, batch: 2, depth: 1, time: None, seed, tol: 0.0,
                 load_budget: budget,
+                tabu: 0,
             };
             let vol = Arc::new(crate::partition::pair_volumes(&g));
             let run = || {
@@ -1203,6 +1220,7 @@ mod tests {
             let params = RefineParams {
                 objective, sweeps: 50, batch: 3, depth: 1, time: None, seed, tol: 0.0,
                 load_budget: 0.0,
+                tabu: 0,
             };
             let vol = Arc::new(crate::partition::pair_volumes(&g));
             let mut r = Refine::new(g.clone(), topo.clone(), vol, start, params);

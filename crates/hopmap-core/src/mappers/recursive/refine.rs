@@ -58,6 +58,7 @@
 
 pub mod bottleneck;
 pub mod descent;
+pub mod tabu;
 
 use crate::graph::CommGraph;
 use crate::mapping::Mapping;
@@ -213,6 +214,9 @@ pub struct RefineParams {
     /// hop-bytes by this fraction of their value to lower the largest
     /// channel load (0 = no such phase; the `sqload` objective never runs it).
     pub load_budget: f64,
+    /// After the descent, on small inputs ([`tabu::applies`]): a robust tabu
+    /// search of this many iterations per process ([`tabu`]; 0 = none).
+    pub tabu: usize,
 }
 
 /// Why a refinement stopped.
@@ -283,6 +287,9 @@ pub struct Refine {
     descent: Option<(RefineStop, usize, usize)>,
     /// Whether the descent phase has run.
     descended: bool,
+    /// The tabu phase in progress, and whether it has run.
+    tabu: Option<Box<tabu::Tabu>>,
+    tabu_ran: bool,
 }
 
 impl Refine {
@@ -351,6 +358,8 @@ impl Refine {
             hot: None,
             descent: None,
             descended: false,
+            tabu: None,
+            tabu_ran: false,
             relief: Vec::new(),
             pbs: Vec::new(),
             acc: Vec::new(),
@@ -795,6 +804,15 @@ impl Refine {
             self.descent = Some((why, descent::TRIES_PER_PROCESS * self.graph.n(), 0));
             return;
         }
+        if !self.tabu_ran
+            && self.params.tabu > 0
+            && self.params.objective == Objective::HopBytes
+            && tabu::applies(self.graph.n(), self.topo.num_slots())
+        {
+            self.tabu_ran = true;
+            self.tabu = Some(Box::new(self.start_tabu(why)));
+            return;
+        }
         // The phase keeps a load and a message list per channel: on a
         // network far larger than the input (more than
         // `bottleneck::CHANNELS_PER_ENTRY` channels per adjacency entry)
@@ -817,6 +835,15 @@ impl Refine {
     /// exchanges it kept.
     pub fn load_phase(&self) -> Option<(f64, f64, usize)> {
         self.hot.as_ref().map(|h| (h.start_max, h.max, h.exchanges))
+    }
+
+    /// Whether the tabu phase runs: its iterations done, its budget, and
+    /// the best hop-bytes it has found.
+    pub fn tabu_phase(&self) -> Option<(u64, u64, f64)> {
+        self.tabu.as_ref().map(|t| {
+            let (d, n) = t.progress();
+            (d, n, t.best_hop_bytes())
+        })
     }
 
     /// Whether the last step of the bottleneck phase routed messages (its
@@ -877,6 +904,30 @@ impl Refine {
                 }
             } else {
                 self.end_search(why);
+            }
+            return;
+        }
+        if let Some(mut t) = self.tabu.take() {
+            self.last.clear();
+            t.step();
+            if t.is_done() {
+                self.adopt_tabu(&mut t);
+                let why = t.why;
+                self.trace.push(self.hb);
+                let o = self.objective();
+                self.obj_trace.push(o);
+                self.end_search(why);
+            } else {
+                self.trace.push(self.hb);
+                let o = self.objective();
+                self.obj_trace.push(o);
+                self.tabu = Some(t);
+                if self.deadline.is_some_and(|d| Instant::now() >= d) {
+                    if let Some(mut t) = self.tabu.take() {
+                        self.adopt_tabu(&mut t);
+                    }
+                    self.finish(RefineStop::TimeLimit);
+                }
             }
             return;
         }
