@@ -18,7 +18,9 @@
 //!   process's partners (VieM's N_C^d, Schulz & Träff), [`refine`], started
 //!   from the recursive mapping; up to 1,024 processes a seeded
 //!   first-improvement descent over the same neighbourhood
-//!   ([`refine::descent`]); then a bottleneck phase (beyond VieM too)
+//!   ([`refine::descent`]); up to 256 processes a robust tabu search
+//!   over swaps (Taillard 1991, [`refine::tabu`]); then a bottleneck
+//!   phase (beyond VieM too)
 //!   relieves the busiest channel under dimension-order routing, exchange by
 //!   exchange, never raising the largest load and letting hop-bytes rise by
 //!   at most `load_budget` (1 % by default) — see [`refine`] for its cost.
@@ -26,7 +28,8 @@
 //! As steppers: one construction step = one bisection of one subproblem;
 //! one refinement step = one batch of processes; one bottleneck step = the
 //! routes of a chunk of processes (set-up) or the exchanges tried around the
-//! busiest channels, up to 2 × `batch` of them. `start()` only allocates.
+//! busiest channels, up to 2 × `batch` of them; one tabu step = about 2^20
+//! pair updates of its delta matrix. `start()` only allocates.
 //! With several runs (`runs`, automatic below 4,096 processes), the first
 //! half are stepped (and animated) and the rest run meanwhile on a
 //! background thread, seeded the same way; the best is kept with the same
@@ -95,6 +98,10 @@ pub fn info_refine() -> MapperInfo {
               local optimum or when a sweep gains less than `tol`. Up to 1,024 processes a \
               seeded first-improvement descent then samples the same neighbourhood at random \
               (64 tries per process at most) and keeps every exchange that lowers hop-bytes. \
+              Up to 256 processes a robust tabu search (Taillard 1991) follows: `tabu` \
+              iterations per process, each the best swap of two processes (or a process and a \
+              free core) on different nodes that is not tabu; its best mapping is kept if it \
+              lowers hop-bytes (or keeps them with a lower max link load). \
               Then (beyond the seeds and VieM) a bottleneck phase relieves the busiest channel under dimension-order \
               routing: it re-routes only the messages of the processes whose traffic crosses \
               that channel, keeps exchanges that lower its load without raising another channel \
@@ -102,8 +109,8 @@ pub fn info_refine() -> MapperInfo {
               measured: max link load 0.55–0.93 × Scotch's instead of up to 1.13 ×, for \
               +0–0.3 % hop-bytes and up to about 10 % more time). Small inputs are mapped `runs` \
               times with different seeds and the one of least hop-bytes is kept. Params: \
-              objective, depth, sweeps, batch, time_ms, tol, load_budget, runs, pack, tries, \
-              vcycles, orient, imbalance, light, group.",
+              objective, depth, sweeps, batch, time_ms, tol, load_budget, tabu, runs, pack, \
+              tries, vcycles, orient, imbalance, light, group.",
         needs_coords: false,
         randomized: true,
         params: REFINE_PARAMS,
@@ -387,7 +394,9 @@ pub enum LastStep {
     /// A refinement batch: swaps and moves kept, hop-bytes before and
     /// after, whether the refinement stopped, and for a step of the
     /// bottleneck phase the largest channel load at its start and now, and
-    /// whether the step was its set-up.
+    /// whether the step was its set-up; for a step of the tabu phase its
+    /// iterations so far, its budget and the best hop-bytes it has found
+    /// (the mapping is the refinement's until the phase ends).
     Refine {
         swaps: usize,
         moves: usize,
@@ -395,6 +404,7 @@ pub enum LastStep {
         after: f64,
         stopped: bool,
         load: Option<(f64, f64, bool)>,
+        tabu: Option<(u64, u64, f64)>,
     },
 }
 
@@ -707,6 +717,7 @@ impl Stepper for Recursive {
         if let Some(r) = self.refine.as_mut() {
             let before = r.hop_bytes();
             let bottleneck = r.load_phase().is_some();
+            let tabu = r.tabu_running();
             r.step();
             self.trace.push(r.hop_bytes());
             let sw = r.last_swaps();
@@ -723,6 +734,7 @@ impl Stepper for Recursive {
                         .load_phase()
                         .filter(|_| bottleneck)
                         .map(|(start, now, _)| (start, now, r.load_phase_setting_up())),
+                    tabu: r.tabu_phase().filter(|_| tabu),
                 },
             ));
             self.event = Some(StepEvent::Swaps {
@@ -828,6 +840,8 @@ impl Stepper for Recursive {
                 .is_some_and(|r| r.load_phase().is_some())
             {
                 "bottleneck"
+            } else if self.refine.as_ref().is_some_and(|r| r.tabu_running()) {
+                "tabu search"
             } else if self.refine.is_some() {
                 "refinement"
             } else {

@@ -54,7 +54,10 @@
 //! Between the two, for the `hopbytes` objective, the descent phase
 //! ([`descent`]) samples the same neighbourhood at random and keeps every
 //! exchange that lowers hop-bytes (first improvement), a bounded number of
-//! tries per process.
+//! tries per process; then, on inputs of at most 256 processes and with
+//! `tabu` > 0, the tabu phase ([`tabu`]; Taillard's robust tabu search over
+//! all swaps, O(N²) per iteration) keeps its best mapping if that lowers
+//! hop-bytes, or keeps them with a lower max link load.
 
 pub mod bottleneck;
 pub mod descent;
@@ -290,6 +293,8 @@ pub struct Refine {
     /// The tabu phase in progress, and whether it has run.
     tabu: Option<Box<tabu::Tabu>>,
     tabu_ran: bool,
+    /// The finished tabu phase: iterations made, and its best hop-bytes.
+    tabu_end: Option<(u64, f64)>,
 }
 
 impl Refine {
@@ -360,6 +365,7 @@ impl Refine {
             descended: false,
             tabu: None,
             tabu_ran: false,
+            tabu_end: None,
             relief: Vec::new(),
             pbs: Vec::new(),
             acc: Vec::new(),
@@ -837,13 +843,23 @@ impl Refine {
         self.hot.as_ref().map(|h| (h.start_max, h.max, h.exchanges))
     }
 
-    /// Whether the tabu phase runs: its iterations done, its budget, and
-    /// the best hop-bytes it has found.
+    /// Whether the tabu phase is running now.
+    pub fn tabu_running(&self) -> bool {
+        self.tabu.is_some()
+    }
+
+    /// The tabu phase, running or finished: its iterations so far, its
+    /// budget (once finished: the iterations made), and the best hop-bytes
+    /// it has found; None when it has not started.
     pub fn tabu_phase(&self) -> Option<(u64, u64, f64)> {
-        self.tabu.as_ref().map(|t| {
-            let (d, n) = t.progress();
-            (d, n, t.best_hop_bytes())
-        })
+        match (&self.tabu, self.tabu_end) {
+            (Some(t), _) => {
+                let (d, n) = t.progress();
+                Some((d, n, t.best_hop_bytes()))
+            }
+            (None, Some((d, b))) => Some((d, d, b)),
+            _ => None,
+        }
     }
 
     /// Whether the last step of the bottleneck phase routed messages (its
@@ -911,6 +927,7 @@ impl Refine {
             self.last.clear();
             t.step();
             if t.is_done() {
+                self.tabu_end = Some((t.progress().0, t.best_hop_bytes()));
                 self.adopt_tabu(&mut t);
                 let why = t.why;
                 self.trace.push(self.hb);
@@ -924,6 +941,7 @@ impl Refine {
                 self.tabu = Some(t);
                 if self.deadline.is_some_and(|d| Instant::now() >= d) {
                     if let Some(mut t) = self.tabu.take() {
+                        self.tabu_end = Some((t.progress().0, t.best_hop_bytes()));
                         self.adopt_tabu(&mut t);
                     }
                     self.finish(RefineStop::TimeLimit);

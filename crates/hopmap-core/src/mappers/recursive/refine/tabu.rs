@@ -13,7 +13,11 @@
 //! updated in O(1) per pair disjoint from {u, v} by Taillard's formula for
 //! symmetric flows and distances, `Δ(r, s) += (f_r − f_s) · (g_r − g_s)`
 //! with `f_k = c_uk − c_vk` and `g_k = d(φv, φk) − d(φu, φk)` at the new
-//! positions; the pairs that contain u or v are recomputed in O(n) each.
+//! positions. The pairs that contain u or v are recomputed in O(1) each
+//! from a cost table `C(p, x) = Σ_k c_pk · d(x, φk)` (p's cost were it on
+//! node x; `Δ(r, s) = C(r, φs) − C(r, φr) + C(s, φr) − C(s, φs) + 2 c_rs
+//! d(φr, φs)`), which a swap updates in O((deg u + deg v) · nodes) — Taillard
+//! recomputes them in O(n) each.
 //! Each iteration takes the best move that is not tabu (ties: the first),
 //! or a tabu one that gives a new best (aspiration), or one whose tabu is
 //! older than 5 N² iterations (Taillard's long-term aspiration). After a
@@ -21,7 +25,8 @@
 //! iterations, `t` drawn uniformly in [0.9 N, 1.1 N] every 2.2 N
 //! iterations (N = units).
 //!
-//! Beyond Taillard: the tabu list is kept per unit and node (not slot), so
+//! Beyond Taillard: the cost table above; the tabu list is kept per unit
+//! and node (not slot), so
 //! that the cores of one node count as one location; a move on one node is
 //! never tried; and of the mappings at the best hop-bytes found the one of
 //! least max link load under dimension-order routing is kept (each time the
@@ -31,9 +36,10 @@
 //! never raises hop-bytes, and never raises the max link load unless
 //! hop-bytes fall.
 //!
-//! Cost: O(N²) per iteration (scan and update), O(N²) memory; the deltas are
-//! recomputed from scratch every [`RESYNC`] × N iterations (O(N² · n)) so
-//! that rounding does not drift. It runs on inputs of at most
+//! Cost: O(N²) per iteration (scan and update; the cost table's update is
+//! at most O(n · nodes)), O(N²) memory; the table and the deltas are
+//! recomputed from scratch every [`RESYNC`] × N iterations and before a new
+//! best is believed (O(n² · nodes + N²)), so that rounding does not drift. It runs on inputs of at most
 //! [`MAX_PROCESSES`] processes on networks of at most [`MAX_SLOTS`] slots,
 //! `tabu` × n iterations (the `tabu` parameter of `recursive+refine`).
 
@@ -109,8 +115,10 @@ pub struct Tabu {
 }
 
 impl Tabu {
-    /// Set up from the slots of the n processes (`slot_of`): O(N² · n) for
-    /// the deltas, O(m · route length) for the start's max link load.
+    /// Set up from the slots of the n processes (`slot_of`, distinct) for
+    /// `iters` iterations: O(N² · n) for the deltas, O(m · route length)
+    /// for the start's max link load. `vol` holds the pair volumes in the
+    /// graph's adjacency order ([`crate::partition::pair_volumes`]).
     pub fn new(
         graph: Arc<CommGraph>,
         topo: Arc<Topology>,
@@ -119,7 +127,6 @@ impl Tabu {
         slot_of: &[u32],
         iters: u64,
         seed: u64,
-        why: RefineStop,
     ) -> Self {
         let n = graph.n();
         let units = topo.num_slots();
@@ -146,7 +153,7 @@ impl Tabu {
         loc.extend((0..units as u32).filter(|&s| !used[s as usize]));
         let nl = loc.iter().map(|&s| s / cores as u32).collect();
         let mut t = Tabu {
-            why,
+            why: RefineStop::LocalOptimum,
             n,
             units,
             nodes,
@@ -427,12 +434,13 @@ impl Tabu {
 }
 
 impl Refine {
-    /// Start the tabu phase from the current mapping.
+    /// Start the tabu phase from the current mapping (the search before it
+    /// stopped for `why`).
     pub(super) fn start_tabu(&mut self, why: RefineStop) -> Tabu {
         let slots: Vec<u32> = (0..self.graph.n())
             .map(|p| self.node_of[p] * self.cores as u32 + self.core_of[p])
             .collect();
-        Tabu::new(
+        let mut t = Tabu::new(
             self.graph.clone(),
             self.topo.clone(),
             &self.vol,
@@ -440,8 +448,9 @@ impl Refine {
             &slots,
             (self.params.tabu as u64).saturating_mul(self.graph.n() as u64),
             self.params.seed,
-            why,
-        )
+        );
+        t.why = why;
+        t
     }
 
     /// Take the tabu phase's outcome, if it beats the current mapping: the
@@ -492,16 +501,7 @@ mod tests {
             let vol = crate::partition::pair_volumes(&g);
             let dist = super::super::Dist::new(topo.clone());
             let slots: Vec<u32> = (0..n as u32).collect();
-            let mut t = Tabu::new(
-                g,
-                topo,
-                &vol,
-                &dist,
-                &slots,
-                200,
-                1,
-                RefineStop::LocalOptimum,
-            );
+            let mut t = Tabu::new(g, topo, &vol, &dist, &slots, 200, 1);
             for _ in 0..200 {
                 assert!(t.iterate());
                 let cur = t.cur;
