@@ -259,16 +259,14 @@ const REFINE_PARAMS: &[ParamSpec] = &[
     },
     ParamSpec {
         key: "tabu",
-        kind: ParamKind::Int {
-            min: 0,
-            max: 1_000_000,
-        },
-        default: "1000",
+        kind: ParamKind::Text,
+        default: "auto",
         help: "on inputs of at most 256 processes (and networks of at most 512 slots), after \
                the descent: a robust tabu search (Taillard 1991) over swaps of two processes, \
                or a process and a free core, on different nodes, this many iterations per \
-               process; it keeps its best mapping only when that lowers hop-bytes, or keeps \
-               them with a lower max link load (0 = off)",
+               process (auto: about 2^26 pair updates of its delta matrix per run, at most 64 \
+               per process: 64 at 64 processes, 4 at 256); it keeps its best mapping only when \
+               that lowers hop-bytes, or keeps them with a lower max link load (0 = off)",
     },
     ParamSpec {
         key: "runs",
@@ -313,6 +311,26 @@ fn start_plain(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
     Ok(Box::new(Recursive::new(input, None, runs)?))
 }
 
+/// The `tabu` parameter: iterations per process, or `auto`
+/// ([`refine::tabu::AUTO`]).
+fn tabu_param(input: &MapperInput) -> Result<usize> {
+    let v = input.get::<String>(REFINE_PARAMS, "tabu")?;
+    let v = v.trim();
+    if v.eq_ignore_ascii_case("auto") {
+        return Ok(refine::tabu::AUTO);
+    }
+    v.parse::<usize>()
+        .ok()
+        .filter(|&k| k < refine::tabu::AUTO)
+        .ok_or_else(|| {
+            Error::spec(
+                "mapper parameter",
+                &format!("tabu={v}"),
+                "expected auto or a number of iterations per process",
+            )
+        })
+}
+
 fn start_refine(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
     input.check_fits()?;
     let objective = match input.param("objective") {
@@ -340,7 +358,7 @@ fn start_refine(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
         seed: input.seed,
         tol: input.get(p, "tol")?,
         load_budget: input.get(p, "load_budget")?,
-        tabu: input.get(p, "tabu")?,
+        tabu: tabu_param(input)?,
     };
     let runs = input.get(p, "runs")?;
     if group_first(input)? {
@@ -1092,7 +1110,7 @@ mod tests {
             seed: inp.seed,
             tol: 0.001,
             load_budget: inp.get(REFINE_PARAMS, "load_budget").unwrap(),
-            tabu: inp.get(REFINE_PARAMS, "tabu").unwrap(),
+            tabu: tabu_param(inp).unwrap(),
         }
     }
 

@@ -38,10 +38,13 @@
 //!
 //! Cost: O(N²) per iteration (scan and update; the cost table's update is
 //! at most O(n · nodes)), O(N²) memory; the table and the deltas are
-//! recomputed from scratch every [`RESYNC`] × N iterations and before a new
-//! best is believed (O(n² · nodes + N²)), so that rounding does not drift. It runs on inputs of at most
+//! recomputed from scratch every [`RESYNC`] × N iterations (O(m · nodes +
+//! N²)) and hop-bytes before a new best is believed (O(m)), so that
+//! rounding does not drift. It runs on inputs of at most
 //! [`MAX_PROCESSES`] processes on networks of at most [`MAX_SLOTS`] slots,
-//! `tabu` × n iterations (the `tabu` parameter of `recursive+refine`).
+//! `tabu` × n iterations (the `tabu` parameter of `recursive+refine`;
+//! [`iterations`] for `auto`), or until its best meets the plain lower
+//! bound of [`crate::hop_bound`].
 
 use super::{FREE, Refine, RefineStop};
 use crate::graph::CommGraph;
@@ -58,6 +61,28 @@ pub const MAX_SLOTS: usize = 512;
 pub const RESYNC: usize = 8;
 /// Work (pair updates) per step, about a millisecond.
 const WORK_PER_STEP: usize = 1 << 20;
+/// `tabu=auto`: iterations per run such that they make about this many
+/// pair updates (n · N each), at most [`AUTO_MAX_PER_PROCESS`] per process:
+/// 64 per process at 64 processes on 64 slots (about 30 ms a run), 4 per
+/// process at 256 on 256 (about 0.1 s a run). Measured on the 64-rank
+/// captures (`docs/mapping-quality.md`): 4 or 16 per process leave
+/// OpenFOAM's pitzDaily on the 8 × 8 mesh at 0.84 × gmap's hop-bytes, 64
+/// reach 0.77.
+pub const AUTO_WORK: u64 = 1 << 26;
+/// `tabu=auto`: at most this many iterations per process.
+pub const AUTO_MAX_PER_PROCESS: u64 = 64;
+/// The value of `RefineParams::tabu` that stands for `auto`.
+pub const AUTO: usize = usize::MAX;
+
+/// The iterations of a run: `per_process` × n, or for [`AUTO`] the
+/// automatic budget on n processes and `slots` slots.
+pub fn iterations(per_process: usize, n: usize, slots: usize) -> u64 {
+    if per_process == AUTO {
+        (AUTO_WORK / (n as u64 * slots as u64).max(1)).min(AUTO_MAX_PER_PROCESS * n as u64)
+    } else {
+        (per_process as u64).saturating_mul(n as u64)
+    }
+}
 
 /// Whether the phase runs on `n` processes and `slots` slots.
 pub fn applies(n: usize, slots: usize) -> bool {
@@ -99,6 +124,9 @@ pub struct Tabu {
     rng: Rng,
     cur: f64,
     eps: f64,
+    /// The plain lower bound ([`crate::hop_bound::lower_bound`]): the
+    /// search stops when its best meets it.
+    bound: f64,
     /// The start's hop-bytes and max link load.
     start: (f64, f64),
     /// The best mapping found (slots of the units), its hop-bytes and (once
@@ -174,6 +202,7 @@ impl Tabu {
             rng: Rng::new(seed ^ 0x7461_6275),
             cur: 0.0,
             eps: 1e-9 * graph.total_bytes().max(1.0),
+            bound: crate::hop_bound::lower_bound(&graph, &topo),
             start: (0.0, 0.0),
             best_loc: loc.clone(),
             loc,
@@ -217,30 +246,42 @@ impl Tabu {
         d
     }
 
-    /// Hop-bytes, the cost table and every delta from scratch. O(N² · n).
+    /// Hop-bytes, the cost table and every delta from scratch. O(m · nodes
+    /// + N²).
     fn resync(&mut self) {
         let (nu, n, nn) = (self.units, self.n, self.nodes);
+        self.cm.iter_mut().for_each(|c| *c = 0.0);
         for p in 0..n {
-            for x in 0..nn {
-                let mut c = 0.0;
-                for k in 0..n {
-                    let w = self.flow[p * nu + k];
-                    if w != 0.0 {
-                        c += w * self.dn[x * nn + self.nl[k] as usize];
-                    }
+            let row = &mut self.cm[p * nn..(p + 1) * nn];
+            for e in self.adj_off[p]..self.adj_off[p + 1] {
+                let (k, w) = (self.adj[e] as usize, self.adj_w[e]);
+                let nk = self.nl[k] as usize;
+                let dk = &self.dn[nk * nn..(nk + 1) * nn];
+                for x in 0..nn {
+                    row[x] += w * dk[x];
                 }
-                self.cm[p * nn + x] = c;
             }
         }
-        self.cur = (0..n)
-            .map(|p| self.cm[p * nn + self.nl[p] as usize])
-            .sum::<f64>()
-            / 2.0;
+        self.cur = self.exact();
         for r in 0..n {
             for s in r + 1..nu {
                 self.delta[r * nu + s] = self.compute(r, s);
             }
         }
+    }
+
+    /// Hop-bytes from scratch. O(m).
+    fn exact(&self) -> f64 {
+        let mut hb = 0.0;
+        for p in 0..self.n {
+            for e in self.adj_off[p]..self.adj_off[p + 1] {
+                let k = self.adj[e] as usize;
+                if k > p {
+                    hb += self.adj_w[e] * self.d(p, k);
+                }
+            }
+        }
+        hb
     }
 
     /// The largest channel load under dimension-order routing with the
@@ -256,9 +297,10 @@ impl Tabu {
         loads.iter().cloned().fold(0.0, f64::max)
     }
 
-    /// Whether the iteration budget is spent.
+    /// Whether the iteration budget is spent, or the best meets the lower
+    /// bound.
     pub fn is_done(&self) -> bool {
-        self.iter >= self.iters
+        self.iter >= self.iters || self.best <= self.bound + self.eps
     }
 
     /// Iterations done and the budget.
@@ -275,7 +317,7 @@ impl Tabu {
     pub fn step(&mut self) {
         let per = (WORK_PER_STEP / (self.n * self.units).max(1)).max(1) as u64;
         let end = (self.iter + per).min(self.iters);
-        while self.iter < end {
+        while self.iter < end && !self.is_done() {
             if !self.iterate() {
                 self.iters = self.iter;
                 break;
@@ -317,7 +359,14 @@ impl Tabu {
                 let t2 = self.tabu[s * nodes + nr];
                 let authorized = t1 < it || t2 < it;
                 let aspired = d < bar || t1 + aspiration < it || t2 + aspiration < it;
-                if (aspired && !aspired_pick) || (aspired && d < min) || (authorized && d < min) {
+                // Taillard's rule: an aspired move beats every move that is
+                // not; among aspired or among authorized ones, the least Δ.
+                let take = if aspired {
+                    !aspired_pick || d < min
+                } else {
+                    !aspired_pick && authorized && d < min
+                };
+                if take {
                     pick = Some((r, s));
                     min = d;
                     aspired_pick |= aspired;
@@ -329,12 +378,12 @@ impl Tabu {
         };
         self.swap(r, s, it);
         self.cur += min;
-        if it % (RESYNC as u64 * nu) == 0 {
+        if it.is_multiple_of(RESYNC as u64 * nu) {
             self.resync();
         }
         if self.cur < self.best - self.eps {
             // Exact before it is believed.
-            self.resync();
+            self.cur = self.exact();
             if self.cur < self.best - self.eps {
                 self.best = self.cur;
                 self.best_loc.clone_from(&self.loc);
@@ -446,7 +495,7 @@ impl Refine {
             &self.vol,
             &self.dist,
             &slots,
-            (self.params.tabu as u64).saturating_mul(self.graph.n() as u64),
+            iterations(self.params.tabu, self.graph.n(), self.topo.num_slots()),
             self.params.seed,
         );
         t.why = why;
