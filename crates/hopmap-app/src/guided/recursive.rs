@@ -22,6 +22,7 @@ pub fn explain(r: &Recursive) -> Option<String> {
     // Runs 0..visible are stepped here; the others run in the background.
     let runs = r.runs().1;
     let of_runs = match (r.visible_runs(), runs - r.visible_runs()) {
+        _ if r.polishing() => format!(", on the best of the {runs} runs"),
         (1, 0) => String::new(),
         (v, 0) => format!(", run {} of {v}", run + 1),
         (v, b) => format!(

@@ -81,6 +81,10 @@ const FREE: u32 = u32::MAX;
 /// refinement's inner loop is then one cache-resident load per distance,
 /// which more than halves its time on the 512–2,048-node machines where a
 /// run is short and per-call cost dominates.
+///
+/// It also keeps every node's network neighbours in one flat list
+/// (O(nodes + links), in [`Topology::neighbors`]'s order), so the search
+/// and the descent read them without building a list per call.
 pub struct Dist {
     topo: Arc<Topology>,
     nd: usize,
@@ -89,22 +93,41 @@ pub struct Dist {
     wrap: [bool; 6],
     nodes: usize,
     table: Vec<u8>,
+    /// Node u's neighbours: `adj[adj_off[u]..adj_off[u + 1]]`.
+    adj_off: Vec<u32>,
+    adj: Vec<u32>,
 }
 
 /// Largest network whose distance matrix [`Dist`] tabulates.
 pub const TABLE_MAX_NODES: usize = 2048;
 
 impl Dist {
-    /// O(nodes · dims), plus O(nodes²) for the table on small grids (each
-    /// row built from per-dimension distances).
+    /// O(nodes · dims + links), plus O(nodes²) for the table on small grids
+    /// (each row built from per-dimension distances).
     pub fn new(topo: Arc<Topology>) -> Self {
+        let nodes = topo.num_nodes();
+        let mut adj_off = Vec::with_capacity(nodes + 1);
+        let mut adj = Vec::new();
+        let mut nb = Vec::new();
+        adj_off.push(0u32);
+        for u in 0..nodes {
+            nb.clear();
+            match topo.as_grid() {
+                Some(g) => g.neighbors_into(u, &mut nb),
+                None => nb = topo.neighbors(u),
+            }
+            adj.extend(nb.iter().map(|&w| w as u32));
+            adj_off.push(adj.len() as u32);
+        }
         let mut d = Dist {
             nd: 0,
             coords: Vec::new(),
             dims: [0; 6],
             wrap: [false; 6],
-            nodes: topo.num_nodes(),
+            nodes,
             table: Vec::new(),
+            adj_off,
+            adj,
             topo,
         };
         if let Some(g) = d.topo.as_grid() {
@@ -136,21 +159,44 @@ impl Dist {
         let ca = &self.coords[a * self.nd..(a + 1) * self.nd];
         let start = out.len();
         out.push(0);
+        let mut dk = Vec::new();
         for k in (0..self.nd).rev() {
-            let (size, c) = (self.dims[k], ca[k]);
+            let (size, c) = (self.dims[k] as usize, ca[k]);
+            // This dimension's distances from coordinate c.
+            dk.clear();
+            dk.extend((0..size as u32).map(|x| {
+                let dx = c.abs_diff(x);
+                (if self.wrap[k] {
+                    dx.min(size as u32 - dx)
+                } else {
+                    dx
+                }) as u8
+            }));
             let len = out.len() - start;
             // Expand every partial sum by this dimension's distances, in
             // place from the back (each entry becomes `size` entries).
-            out.resize(start + len * size as usize, 0);
+            out.resize(start + len * size, 0);
             for i in (0..len).rev() {
                 let base = out[start + i];
-                for x in (0..size).rev() {
-                    let dx = c.abs_diff(x);
-                    let dx = if self.wrap[k] { dx.min(size - dx) } else { dx };
-                    out[start + i * size as usize + x as usize] = base + dx as u8;
+                let row = &mut out[start + i * size..start + (i + 1) * size];
+                for (o, &x) in row.iter_mut().zip(&dk) {
+                    *o = base + x;
                 }
             }
         }
+    }
+
+    /// The network neighbours of node `u`, in [`Topology::neighbors`]'s
+    /// order. O(1).
+    #[inline]
+    pub fn neighbors(&self, u: usize) -> &[u32] {
+        &self.adj[self.adj_off[u] as usize..self.adj_off[u + 1] as usize]
+    }
+    /// Node `a`'s row of the distance table (distances to every node, in
+    /// node order), when the network is tabulated.
+    #[inline]
+    fn row(&self, a: usize) -> Option<&[u8]> {
+        (!self.table.is_empty()).then(|| &self.table[a * self.nodes..(a + 1) * self.nodes])
     }
     #[inline]
     fn get(&self, a: usize, b: usize) -> u32 {
@@ -180,6 +226,61 @@ impl Dist {
         }
         h
     }
+}
+
+/// Σ_k `vol[k]` · d(`node`, φ(`nbrs[k]`)), summed in order: a process's
+/// cost were it on `node` (`nbrs`, `vol`: its partners and pair volumes;
+/// `node_of`: φ). O(deg), one table row when the network is tabulated.
+#[inline]
+fn weighted_distance(dist: &Dist, node_of: &[u32], node: usize, nbrs: &[u32], vol: &[f64]) -> f64 {
+    let mut s = 0.0;
+    match dist.row(node) {
+        Some(row) => {
+            for (&v, &c) in nbrs.iter().zip(vol) {
+                s += c * row[node_of[v as usize] as usize] as f64;
+            }
+        }
+        None => {
+            for (&v, &c) in nbrs.iter().zip(vol) {
+                s += c * dist.get(node, node_of[v as usize] as usize) as f64;
+            }
+        }
+    }
+    s
+}
+
+/// [`weighted_distance`], summed in the same order, or None as soon as the
+/// running sum exceeds `limit`: the terms are never negative, so the full
+/// sum would exceed it too. O(deg).
+#[inline]
+fn weighted_distance_below(
+    dist: &Dist,
+    node_of: &[u32],
+    node: usize,
+    nbrs: &[u32],
+    vol: &[f64],
+    limit: f64,
+) -> Option<f64> {
+    let mut s = 0.0;
+    match dist.row(node) {
+        Some(row) => {
+            for (&v, &c) in nbrs.iter().zip(vol) {
+                s += c * row[node_of[v as usize] as usize] as f64;
+                if s > limit {
+                    return None;
+                }
+            }
+        }
+        None => {
+            for (&v, &c) in nbrs.iter().zip(vol) {
+                s += c * dist.get(node, node_of[v as usize] as usize) as f64;
+                if s > limit {
+                    return None;
+                }
+            }
+        }
+    }
+    Some(s)
 }
 
 /// What the refinement minimizes.
@@ -269,7 +370,6 @@ pub struct Refine {
     stamp: Vec<u32>,
     stamp_id: u32,
     cand: Vec<usize>,
-    frontier: Vec<usize>,
     deltas: Vec<(usize, f64)>,
     last: Vec<(usize, usize)>,
     /// Scratch: (node, volume) of the partners of the process being improved.
@@ -295,6 +395,12 @@ pub struct Refine {
     tabu_ran: bool,
     /// The finished tabu phase: iterations made, and its best hop-bytes.
     tabu_end: Option<(u64, f64)>,
+    /// Stop when the search stops: no descent or bottleneck phase
+    /// ([`Refine::search_only`]).
+    search_only: bool,
+    /// The descent's budgets (tries, idle tries) are this many times
+    /// [`descent::TRIES_PER_PROCESS`] and [`descent::IDLE_PER_PROCESS`].
+    descent_scale: usize,
 }
 
 impl Refine {
@@ -356,7 +462,6 @@ impl Refine {
             stamp: vec![0; nodes],
             stamp_id: 0,
             cand: Vec::new(),
-            frontier: Vec::new(),
             deltas: Vec::new(),
             last: Vec::new(),
             partners: Vec::new(),
@@ -366,6 +471,8 @@ impl Refine {
             tabu: None,
             tabu_ran: false,
             tabu_end: None,
+            search_only: false,
+            descent_scale: 1,
             relief: Vec::new(),
             pbs: Vec::new(),
             acc: Vec::new(),
@@ -403,6 +510,37 @@ impl Refine {
         me
     }
 
+    /// Stop when the search stops, without the phases after it (the
+    /// descent, the tabu phase and the bottleneck phase): for independent
+    /// runs of which
+    /// only the best is carried on by [`Refine::polish`].
+    pub fn search_only(mut self) -> Self {
+        self.search_only = true;
+        self
+    }
+
+    /// The phases after the search (the descent, with
+    /// [`descent::POLISH_SCALE`] times its budgets, then the tabu phase
+    /// and the bottleneck phase, as `params` ask) from `initial`, a mapping where a search
+    /// with `params` stopped for `why`. [`Refine::with_dist`]'s cost, then
+    /// those phases'.
+    pub fn polish(
+        graph: Arc<CommGraph>,
+        topo: Arc<Topology>,
+        dist: Arc<Dist>,
+        vol: Arc<Vec<f64>>,
+        initial: Mapping,
+        params: RefineParams,
+        why: RefineStop,
+    ) -> Self {
+        let mut r = Self::with_dist(graph, topo, dist, vol, initial, params);
+        r.descent_scale = descent::POLISH_SCALE;
+        if r.stop.is_none() {
+            r.end_search(why);
+        }
+        r
+    }
+
     /// Hop-bytes recomputed from scratch. O(m).
     pub fn total_hop_bytes(&self) -> f64 {
         let g = &self.graph;
@@ -413,7 +551,7 @@ impl Refine {
             for (k, &v) in g.neighbors(u).iter().enumerate() {
                 if (v as usize) > u {
                     let b = self.node_of[v as usize] as usize;
-                    s += self.vol[off[u] + k] * self.topo.distance(a, b) as f64;
+                    s += self.vol[off[u] + k] * self.dist.get(a, b) as f64;
                 }
             }
         }
@@ -474,12 +612,29 @@ impl Refine {
     /// Σ_v c_pv · d(node, φv). O(deg p).
     fn cost_at(&self, p: usize, node: usize) -> f64 {
         let off = self.graph.offsets()[p];
-        let mut s = 0.0;
-        for (k, &v) in self.graph.neighbors(p).iter().enumerate() {
-            let nv = self.node_of[v as usize] as usize;
-            s += self.vol[off + k] * self.dist.get(node, nv) as f64;
-        }
-        s
+        let nbrs = self.graph.neighbors(p);
+        weighted_distance(
+            &self.dist,
+            &self.node_of,
+            node,
+            nbrs,
+            &self.vol[off..off + nbrs.len()],
+        )
+    }
+
+    /// [`Refine::cost_at`], or None as soon as its running sum exceeds
+    /// `limit` (the full sum would too: its terms are never negative).
+    fn cost_at_below(&self, p: usize, node: usize, limit: f64) -> Option<f64> {
+        let off = self.graph.offsets()[p];
+        let nbrs = self.graph.neighbors(p);
+        weighted_distance_below(
+            &self.dist,
+            &self.node_of,
+            node,
+            nbrs,
+            &self.vol[off..off + nbrs.len()],
+            limit,
+        )
     }
 
     /// Largest gap between the cached per-process costs and their values
@@ -495,11 +650,20 @@ impl Refine {
     /// node of the partner) over its `partners` (node, volume), minus its
     /// cost `base` where it is. O(deg).
     fn gain_at(&self, partners: &[(usize, f64)], b: usize, base: f64) -> f64 {
-        partners
-            .iter()
-            .map(|&(nv, c)| c * self.dist.get(b, nv) as f64)
-            .sum::<f64>()
-            - base
+        let mut s = 0.0;
+        match self.dist.row(b) {
+            Some(row) => {
+                for &(nv, c) in partners {
+                    s += c * row[nv] as f64;
+                }
+            }
+            None => {
+                for &(nv, c) in partners {
+                    s += c * self.dist.get(b, nv) as f64;
+                }
+            }
+        }
+        s - base
     }
 
     /// Keep `cost` exact after `x` moved from node `from` to node `to`
@@ -544,16 +708,11 @@ impl Refine {
         let mut lo = 0;
         for _ in 0..depth {
             let hi = self.cand.len();
+            let dist = &*self.dist;
             for i in lo..hi {
                 let u = self.cand[i];
-                self.frontier.clear();
-                if let Some(g) = self.topo.as_grid() {
-                    g.neighbors_into(u, &mut self.frontier);
-                } else {
-                    self.frontier = self.topo.neighbors(u);
-                }
-                for k in 0..self.frontier.len() {
-                    let w = self.frontier[k];
+                for &w in dist.neighbors(u) {
+                    let w = w as usize;
                     if self.stamp[w] != id {
                         self.stamp[w] = id;
                         self.cand.push(w);
@@ -671,6 +830,7 @@ impl Refine {
     }
 
     /// Try to improve `p`; the exchange kept, if any.
+    #[inline(never)]
     fn improve(&mut self, p: usize) -> Option<(usize, usize)> {
         if self.graph.degree(p) == 0 {
             return None;
@@ -717,9 +877,17 @@ impl Refine {
                     if lb > bar + 1e-9 * lb.abs().max(1.0) {
                         continue;
                     }
-                    // q moves b→a: its new cost minus its cached one.
+                    // q moves b→a: its new cost minus its cached one. Its
+                    // sum stops once the change cannot come below `bar`
+                    // (the terms are never negative, nor is the pair's).
+                    let limit = bar - gp
+                        + self.cost[q]
+                        + 1e-9 * (gp.abs() + self.cost[q] + bar.abs()).max(1.0);
+                    let Some(cq) = self.cost_at_below(q, a, limit) else {
+                        continue;
+                    };
                     (
-                        gp + self.cost_at(q, a) - self.cost[q] + 2.0 * self.pair_volume(p, q) * dab,
+                        gp + cq - self.cost[q] + 2.0 * self.pair_volume(p, q) * dab,
                         Some(q),
                     )
                 };
@@ -802,12 +970,20 @@ impl Refine {
 
     /// The search stopped for `why`: start the bottleneck phase, or finish.
     fn end_search(&mut self, why: RefineStop) {
+        if self.search_only {
+            self.finish(why);
+            return;
+        }
         if !self.descended
             && self.params.objective == Objective::HopBytes
             && (2..=descent::MAX_PROCESSES).contains(&self.graph.n())
         {
             self.descended = true;
-            self.descent = Some((why, descent::TRIES_PER_PROCESS * self.graph.n(), 0));
+            self.descent = Some((
+                why,
+                descent::TRIES_PER_PROCESS * self.descent_scale * self.graph.n(),
+                0,
+            ));
             return;
         }
         if !self.tabu_ran
@@ -912,7 +1088,8 @@ impl Refine {
             self.trace.push(self.hb);
             let o = self.objective();
             self.obj_trace.push(o);
-            if left > done && idle < descent::IDLE_PER_PROCESS * self.graph.n() {
+            if left > done && idle < descent::IDLE_PER_PROCESS * self.descent_scale * self.graph.n()
+            {
                 self.descent = Some((why, left - done, idle));
                 if self.deadline.is_some_and(|d| Instant::now() >= d) {
                     self.descent = None;
@@ -1019,8 +1196,31 @@ mod tests {
             for a in 0..d.nodes {
                 for b in 0..d.nodes {
                     assert_eq!(d.get(a, b), d.computed(a, b), "{spec}: {a}–{b}");
+                    assert_eq!(d.row(a).unwrap()[b] as u32, d.computed(a, b), "{spec}");
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_node_lists_are_the_topologys_neighbours_in_its_order() {
+        for spec in [
+            "torus:3x4x5",
+            "mesh:4x3",
+            "torus:2x6:cores=2",
+            "mesh:7",
+            "fabric:moh-fig2",
+        ] {
+            let t = Arc::new(Topology::parse(spec).unwrap());
+            let d = Dist::new(t.clone());
+            for u in 0..t.num_nodes() {
+                let want: Vec<u32> = t.neighbors(u).into_iter().map(|w| w as u32).collect();
+                assert_eq!(d.neighbors(u), &want[..], "{spec}: node {u}");
+            }
+        }
+        // A 2 × 3 mesh, nodes numbered with dimension 0 fastest: node 1
+        // (x 1, y 0) has x-neighbours 2 and 0, then y-neighbour 4.
+        let d = Dist::new(Arc::new(Topology::parse("mesh:3x2").unwrap()));
+        assert_eq!(d.neighbors(1), &[2, 0, 4]);
     }
 }

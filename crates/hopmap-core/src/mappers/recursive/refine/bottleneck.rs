@@ -420,6 +420,7 @@ impl Refine {
     /// One step of the phase: a set-up chunk, or rounds until about
     /// `batch` × 2 exchanges were evaluated (a round may span steps). True
     /// when the phase is over.
+    #[inline(never)]
     pub(super) fn hot_step(&mut self, h: &mut Hot) -> bool {
         h.setting_up = h.routed < self.graph.n();
         if h.setting_up {
