@@ -36,7 +36,8 @@
 //! tie-break as running them in turn, so the result does not depend on the
 //! thread (a property test compares both). Dropping the run stops that
 //! thread. With the `hopbytes` objective each run's refinement stops with
-//! its search, and only the best run's mapping then goes through the
+//! its search (and on small inputs its tabu phase, which gains from the
+//! runs' different starts), and only the best run's mapping then goes through the
 //! descent and the bottleneck phase ([`Refine::polish`], stepped here): the
 //! same hop-bytes on average as carrying every run through them, in a
 //! quarter of their time at 4 runs.
@@ -112,9 +113,9 @@ pub fn info_refine() -> MapperInfo {
               to the maximum, and lets hop-bytes rise by at most `load_budget` (default 1 %; \
               measured: max link load 0.55–0.93 × Scotch's instead of up to 1.13 ×, for \
               +0–0.3 % hop-bytes and up to about 10 % more time). Small inputs are mapped `runs` \
-              times with different seeds and the one of least hop-bytes after the search is \
-              kept and carried on through the descent, the tabu search and the bottleneck \
-              phase. Params: objective, depth, sweeps, batch, time_ms, tol, load_budget, tabu, \
+              times with different seeds (each with its tabu search) and the one of least \
+              hop-bytes is kept and carried on through the descent and the bottleneck phase. \
+              Params: objective, depth, sweeps, batch, time_ms, tol, load_budget, tabu, \
               runs, pack, tries, vcycles, orient, imbalance, light, group.",
         needs_coords: false,
         randomized: true,

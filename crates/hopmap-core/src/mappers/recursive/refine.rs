@@ -510,9 +510,9 @@ impl Refine {
         me
     }
 
-    /// Stop when the search stops, without the phases after it (the
-    /// descent, the tabu phase and the bottleneck phase): for independent
-    /// runs of which
+    /// Stop when the search stops (and, on small inputs, the tabu phase
+    /// after it), without the descent and the bottleneck phase: for
+    /// independent runs of which
     /// only the best is carried on by [`Refine::polish`].
     pub fn search_only(mut self) -> Self {
         self.search_only = true;
@@ -520,8 +520,8 @@ impl Refine {
     }
 
     /// The phases after the search (the descent, with
-    /// [`descent::POLISH_SCALE`] times its budgets, then the tabu phase
-    /// and the bottleneck phase, as `params` ask) from `initial`, a mapping where a search
+    /// [`descent::POLISH_SCALE`] times its budgets, then the bottleneck
+    /// phase, as `params` ask; not the tabu phase, which the runs made) from `initial`, a mapping where a search
     /// with `params` stopped for `why`. [`Refine::with_dist`]'s cost, then
     /// those phases'.
     pub fn polish(
@@ -535,6 +535,8 @@ impl Refine {
     ) -> Self {
         let mut r = Self::with_dist(graph, topo, dist, vol, initial, params);
         r.descent_scale = descent::POLISH_SCALE;
+        // The runs' searches were followed by the tabu phase already.
+        r.tabu_ran = true;
         if r.stop.is_none() {
             r.end_search(why);
         }
@@ -968,10 +970,28 @@ impl Refine {
         r
     }
 
+    /// Whether the tabu phase is still to run.
+    fn tabu_due(&self) -> bool {
+        !self.tabu_ran
+            && self.params.tabu > 0
+            && self.params.objective == Objective::HopBytes
+            && tabu::applies(self.graph.n(), self.topo.num_slots())
+    }
+
     /// The search stopped for `why`: start the bottleneck phase, or finish.
     fn end_search(&mut self, why: RefineStop) {
         if self.search_only {
-            self.finish(why);
+            // The tabu phase is part of each run (it gains most from many
+            // starts: PETSc shuffled on the 8 × 8 mesh reaches gmap's
+            // hop-bytes from the 4 runs' searches with 64 iterations per
+            // process each, and not from the best one with 256); the
+            // polish skips it.
+            if self.tabu_due() {
+                self.tabu_ran = true;
+                self.tabu = Some(Box::new(self.start_tabu(why)));
+            } else {
+                self.finish(why);
+            }
             return;
         }
         if !self.descended
@@ -986,11 +1006,7 @@ impl Refine {
             ));
             return;
         }
-        if !self.tabu_ran
-            && self.params.tabu > 0
-            && self.params.objective == Objective::HopBytes
-            && tabu::applies(self.graph.n(), self.topo.num_slots())
-        {
+        if self.tabu_due() {
             self.tabu_ran = true;
             self.tabu = Some(Box::new(self.start_tabu(why)));
             return;
