@@ -57,7 +57,9 @@
 //! tries per process; then, on inputs of at most 256 processes and with
 //! `tabu` > 0, the tabu phase ([`tabu`]; Taillard's robust tabu search over
 //! all swaps, O(N²) per iteration) keeps its best mapping if that lowers
-//! hop-bytes, or keeps them with a lower max link load.
+//! hop-bytes, or keeps them with a lower max link load. A run stopped with
+//! its search ([`Refine::search_only`]) makes the tabu phase before it
+//! stops; its polish ([`Refine::polish`]) does not.
 
 pub mod bottleneck;
 pub mod descent;
