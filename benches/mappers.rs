@@ -5,7 +5,9 @@
 //!
 //! Group `recursive_16384_on_16x32x32`: `recursive` and `recursive+refine`
 //! on an `unstructured:16384:3d` graph (no coordinates used) on the
-//! 16×32×32 torus; target ≤ Scotch gmap's 3.4–4 s.
+//! 16×32×32 torus; target ≤ Scotch gmap's 3.4–4 s. Group
+//! `recursive_1024_on_8x8x16`: the same on `unstructured:1024:3d` on the
+//! 8×8×16 torus (issue 19: no slower than gmap from 1,024 processes up).
 //!
 //! Targets: BFT, COCE, AFFN ≤ 5 ms; MHT ≤ 10 ms. Run:
 //! `cargo bench --bench mappers`.
@@ -120,6 +122,26 @@ fn bench(c: &mut Criterion) {
     let rin = MapperInput::new(Arc::new(g), Arc::new(topo), 1);
     let mut group = c.benchmark_group("recursive_16384_on_16x32x32");
     group.sample_size(10);
+    for id in ["recursive", "recursive+refine"] {
+        let info = mappers::find(id).expect("registered");
+        group.bench_function(id, |b| {
+            b.iter(|| {
+                let mut r = hopmap_core::mappers::prepare(&info, &rin).expect("start");
+                r.run_to_end();
+                black_box(r.result())
+            })
+        });
+    }
+    group.finish();
+
+    // The same at 1,024 processes on 8×8×16, where `recursive+refine` runs
+    // its construction 4 times (`runs`) with 4 multilevel runs per top-two
+    // bisection (issue 19: no slower than gmap from 1,024 processes up).
+    let g = generate("unstructured:1024:3d", &opts).expect("generator");
+    let topo = Topology::parse("torus:8x8x16").expect("topology");
+    let rin = MapperInput::new(Arc::new(g), Arc::new(topo), 1);
+    let mut group = c.benchmark_group("recursive_1024_on_8x8x16");
+    group.sample_size(20);
     for id in ["recursive", "recursive+refine"] {
         let info = mappers::find(id).expect("registered");
         group.bench_function(id, |b| {

@@ -389,6 +389,126 @@ fn petsc_trades_a_little_hop_bytes_for_a_lower_max_load_on_the_8x8_mesh() {
     assert!(traded.0 <= 1.01 * exact.0, "{traded:?} vs {exact:?}");
 }
 
+#[test]
+fn captures_not_used_for_tuning_are_recognised_and_embedded_perfectly() {
+    // Six later captures (tests/data/captures/README.md), in their own
+    // order and shuffled: the grid is recognised, and on a torus that the
+    // grid tiles (a 2D grid folded into a 3D one for the crack and ex19)
+    // every grid step is one hop: hop-bytes = bytes, except OpenFOAM's
+    // light gathers from rank 0 (0.10 % of the bytes, at most a few hops).
+    let cases = [
+        ("lammps-lj-128.mtx", [4, 4, 8], "torus", "torus:4x4x8", 1.0),
+        ("lammps-lj-256.mtx", [4, 8, 8], "torus", "torus:8x8x4", 1.0),
+        (
+            "lammps-lj-thin-128.mtx",
+            [4, 4, 8],
+            "torus",
+            "torus:8x4x4",
+            1.0,
+        ),
+        (
+            "lammps-crack-96.mtx",
+            [8, 12, 0],
+            "torus",
+            "torus:4x4x6",
+            1.0,
+        ),
+        (
+            "petsc-ex19-128-osc.mtx",
+            [8, 16, 0],
+            "mesh",
+            "torus:4x4x8",
+            1.0,
+        ),
+        (
+            "openfoam-cavity3d-90.mtx",
+            [3, 5, 6],
+            "mesh",
+            "torus:6x5x3",
+            1.003,
+        ),
+    ];
+    for (file, dims, kind, topo, most) in cases {
+        for seed in [None, Some(4)] {
+            let g = capture(file, seed);
+            let (hb, s) = run(&g, topo, &[]);
+            let s = s.unwrap();
+            // "recognised a 4×8×4 torus halo": the sizes in any order.
+            let mut got: Vec<u32> = s
+                .split("recognised a ")
+                .nth(1)
+                .and_then(|r| r.split(' ').next())
+                .map(|d| d.split('×').filter_map(|x| x.parse().ok()).collect())
+                .unwrap_or_default();
+            got.sort_unstable();
+            let want: Vec<u32> = dims.iter().copied().filter(|&x| x > 0).collect();
+            assert_eq!(got, want, "{file}: {s}");
+            assert!(s.contains(&format!("{kind} halo")), "{file}: {s}");
+            assert!(s.contains("every grid step one hop"), "{file}: {s}");
+            let ratio = hb / g.total_bytes();
+            assert!(
+                (1.0 - 1e-9..=most).contains(&ratio),
+                "{file} {seed:?}: {ratio} ({s})"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_ring_cut_into_node_blocks_cuts_its_lightest_pairs() {
+    // A periodic ring of 8 processes whose pairs alternate 1,000 and 3,000
+    // bytes (LAMMPS's two swaps per direction do this), ranks shuffled,
+    // onto 2 nodes of 4 cores: two blocks of 4 consecutive processes, and
+    // the best blocks cut two 1,000-byte pairs (one hop each): 2,000
+    // hop-bytes. Blocks that start where the recognition put coordinate 0
+    // cut two heavy pairs, or a heavy and a light one, for half the seeds.
+    for seed in 1..=8 {
+        let mut perm: Vec<usize> = (0..8).collect();
+        hopmap_core::rng::Rng::new(seed).shuffle(&mut perm);
+        let mut b = GraphBuilder::new(8, true);
+        for i in 0..8 {
+            let w = if i % 2 == 1 { 3000.0 } else { 1000.0 };
+            b.add(perm[i], perm[(i + 1) % 8], w);
+        }
+        let g = Arc::new(b.build().unwrap());
+        let (hb, s) = run(&g, "torus:2:cores=4", &[("refine", "no")]);
+        assert_eq!(hb, 2000.0, "seed {seed}: {}", s.unwrap_or_default());
+    }
+}
+
+#[test]
+fn lammps_thin_slabs_put_the_node_seams_on_the_light_pairs() {
+    // LAMMPS in.lj on a 16.8σ box over 4×4×8 ranks (tests/data/captures):
+    // the z slabs are thinner than the cutoff, so z takes two swaps and
+    // its pairs alternate ~2.24 and ~2.50 MB along each ring of 8. Rank
+    // r sits at z = r mod 8, y = r/8 mod 4, x = r/32. Onto a 2×4×4 torus
+    // with 4 cores, blocks of 4 along z make the node grid 4×4×2, a
+    // rotation of the torus: every x and y pair and every z pair across
+    // a block boundary is one hop. The blocks' phase decides which z pairs
+    // are cut; `grid` must reach the best phase, in any rank order.
+    let own = capture("lammps-lj-thin-128.mtx", None);
+    let mut per_phase = [0.0f64; 4];
+    for (u, v, w) in own.messages() {
+        let (zu, zv) = (u % 8, v % 8);
+        for (ph, hb) in per_phase.iter_mut().enumerate() {
+            let block = |z: usize| (z + ph) % 8 / 4;
+            if u / 8 != v / 8 || block(zu) != block(zv) {
+                *hb += w;
+            }
+        }
+    }
+    let best = per_phase.iter().copied().fold(f64::INFINITY, f64::min);
+    assert!(per_phase[0] > 1.02 * best, "{per_phase:?}");
+    for seed in [None, Some(1), Some(2)] {
+        let g = capture("lammps-lj-thin-128.mtx", seed);
+        let (hb, s) = run(&g, "torus:2x4x4:cores=4", &[("refine", "no")]);
+        assert!(
+            (hb - best).abs() <= 1e-9 * best,
+            "{seed:?}: {hb} vs {best} ({s:?})"
+        );
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 8, ..ProptestConfig::default() })]
 

@@ -12,7 +12,8 @@
 //! 2. **Initial bisection** of the coarsest graph by greedy graph growing:
 //!    from a random seed vertex, repeatedly move the vertex of best gain to
 //!    the growing side until the share is reached; [`BisectParams::tries`]
-//!    seeds, growing either side (a lazy max-heap of gains); the best grown
+//!    seeds, growing either side (an addressable max-heap of gains,
+//!    [`GainHeap`]); the best grown
 //!    cut (inside the window first, then cheapest) is refined by FM. Scotch's
 //!    default `h{pass=…}f{…}` does the same: growing is cheap, and running
 //!    FM after every try bought nothing measurable but took most of the
@@ -37,9 +38,8 @@
 //! c ≤ `coarsest` the coarsest graph's size. Deterministic for a given seed.
 
 use super::WGraph;
+use super::gainheap::GainHeap;
 use crate::rng::Rng;
-use std::cmp::{Ordering, Reverse};
-use std::collections::BinaryHeap;
 
 /// Settings of [`bisect`].
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -86,21 +86,6 @@ pub struct Bisection {
     pub weights: [f64; 2],
     /// Σ cut edge weights + Σ bias[v][side v].
     pub cost: f64,
-}
-
-/// A f64 ordered totally (for the gain heaps).
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct Key(f64);
-impl Eq for Key {}
-impl PartialOrd for Key {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for Key {
-    fn cmp(&self, o: &Self) -> Ordering {
-        self.0.total_cmp(&o.0)
-    }
 }
 
 /// The weight window for side 0: `[lo, hi]`.
@@ -279,6 +264,7 @@ fn weights_and_cost(g: &WGraph, bias: &[[f64; 2]], side: &[u8]) -> ([f64; 2], f6
 
 /// One level of heavy-edge matching (along edges of at least `light` ×
 /// the vertex's heaviest). None when the graph barely shrinks.
+#[inline(never)]
 fn coarsen(
     g: &WGraph,
     bias: &[[f64; 2]],
@@ -352,24 +338,29 @@ fn coarsen(
     xadj.push(0);
     let mut adj: Vec<u32> = Vec::with_capacity(g.adj.len());
     let mut ew: Vec<f64> = Vec::with_capacity(g.adj.len());
-    let mut pos = vec![usize::MAX; nc];
+    // The coarse neighbour `cv` of coarse vertex `c` is at `pos[cv]` in
+    // `adj`/`ew` when `owner[cv] == c`.
+    let mut owner = vec![NONE; nc];
+    let mut pos = vec![0u32; nc];
+    let (gx, gadj, gew) = (&g.xadj[..], &g.adj[..], &g.ew[..]);
     for c in 0..nc {
         let u = first[c] as usize;
         let m = mate[u] as usize;
-        let start = adj.len();
         let members: &[usize] = if m == u { &[u][..] } else { &[u, m][..] };
         for &x in members {
-            for (v, w) in g.edges(x) {
-                let cv = cmap[v] as usize;
-                if cv == c {
+            for k in gx[x]..gx[x + 1] {
+                let cv = cmap[gadj[k] as usize];
+                if cv as usize == c {
                     continue;
                 }
-                if pos[cv] == usize::MAX || pos[cv] < start {
-                    pos[cv] = adj.len();
-                    adj.push(cv as u32);
+                let w = gew[k];
+                if owner[cv as usize] != c as u32 {
+                    owner[cv as usize] = c as u32;
+                    pos[cv as usize] = adj.len() as u32;
+                    adj.push(cv);
                     ew.push(w);
                 } else {
-                    ew[pos[cv]] += w;
+                    ew[pos[cv as usize] as usize] += w;
                 }
             }
         }
@@ -381,8 +372,9 @@ fn coarsen(
 /// Greedy graph growing from several seeds (the best grown cut: inside the
 /// window first, then cheapest), followed by FM, as Scotch's `h{pass=…}f`
 /// strategy does: growing is cheap, FM on every try is not. Each growth
-/// takes O(m log n) with a lazy max-heap of gains (gains only rise while a
+/// takes O(m log n) with an addressable max-heap of gains (gains only rise while a
 /// side grows), so a bisection's coarsest-level work is O(tries · m log n).
+#[inline(never)]
 fn initial(
     g: &WGraph,
     bias: &[[f64; 2]],
@@ -404,21 +396,33 @@ fn initial(
     let mut side = vec![0u8; n];
     let mut gain = vec![0.0f64; n];
     // Ties go to the lowest vertex id.
-    let mut heap: BinaryHeap<(Key, Reverse<u32>)> = BinaryHeap::with_capacity(n);
+    let tie = |v: usize| u32::MAX - v as u32;
+    let mut heap = std::mem::take(&mut scratch.grow);
+    // A growth is a function of its side and seed vertex, and FM of its
+    // start: a try that repeats an earlier one (same side and seed, or on
+    // small graphs the same grown sides) cannot beat it and is skipped.
+    let mut grown: Vec<(u8, usize)> = Vec::with_capacity(tries);
+    let mut grown_sides: Vec<u32> = Vec::new();
     for t in 0..tries {
         // Grow side `to` from a seed; everything starts on the other side.
         let to = (t % 2) as u8;
         let from = 1 - to;
+        let seed_v = rng.below(n);
+        if grown.contains(&(to, seed_v)) {
+            continue;
+        }
+        grown.push((to, seed_v));
         side.fill(from);
         let mut w0 = if from == 0 { total } else { 0.0 };
         let mut cost = all_on[from as usize];
         // gain of moving v from `from` to `to`.
-        heap.clear();
+        heap.clear(n);
         for v in 0..n {
             gain[v] = bias[v][from as usize] - bias[v][to as usize] - internal[v];
-            heap.push((Key(gain[v]), Reverse(v as u32)));
+            heap.push_unordered(v as u32, gain[v], tie(v));
         }
-        let mut first = Some(rng.below(n));
+        heap.build();
+        let mut first = Some(seed_v);
         loop {
             let need_more = if to == 1 { w0 > mid } else { w0 < mid };
             if !need_more {
@@ -426,37 +430,36 @@ fn initial(
             }
             let v = match first.take() {
                 Some(v) => v,
-                None => {
-                    let mut pick = None;
-                    while let Some((Key(k), Reverse(v))) = heap.pop() {
-                        let v = v as usize;
-                        if side[v] == from && k == gain[v] {
-                            pick = Some(v);
-                            break;
-                        }
-                    }
-                    match pick {
-                        Some(v) => v,
-                        None => break,
-                    }
-                }
+                None => match heap.top() {
+                    Some((v, _)) => v as usize,
+                    None => break,
+                },
             };
             // Do not overshoot further from the middle than we are now.
             let nw0 = if to == 1 { w0 - g.vw[v] } else { w0 + g.vw[v] };
             if (nw0 - mid).abs() > (w0 - mid).abs() && lwin.dist(w0) == 0.0 {
                 break;
             }
+            heap.remove(v);
             side[v] = to;
             w0 = nw0;
             cost -= gain[v];
             for (x, w) in g.edges(v) {
                 if side[x] == from {
                     gain[x] += 2.0 * w;
-                    heap.push((Key(gain[x]), Reverse(x as u32)));
+                    heap.set(x as u32, gain[x], tie(x));
                 }
             }
         }
         let (d, cost) = if n <= FM_EVERY_TRY {
+            let mask = side
+                .iter()
+                .enumerate()
+                .fold(0u32, |m, (v, &s)| m | (s as u32) << v);
+            if grown_sides.contains(&mask) {
+                continue;
+            }
+            grown_sides.push(mask);
             fm(g, bias, &mut side, lwin, params.passes, scratch);
             let (ws, c) = weights_and_cost(g, bias, &side);
             (lwin.dist(ws[0]), c)
@@ -471,6 +474,7 @@ fn initial(
             best = Some((d, cost, side.clone()));
         }
     }
+    scratch.grow = heap;
     let mut side = best.map(|b| b.2).unwrap_or_else(|| vec![0; n]);
     if n > FM_EVERY_TRY {
         fm(g, bias, &mut side, lwin, params.passes, scratch);
@@ -481,15 +485,20 @@ fn initial(
 /// Graphs this small get FM after every growing try (greedy growing alone
 /// misleads on them, and FM costs little there).
 const FM_EVERY_TRY: usize = 24;
+// Grown sides of such graphs are compared as bit masks.
+const _: () = assert!(FM_EVERY_TRY <= 32);
 
 /// The buffers of [`fm`], kept across the calls of one multilevel run.
 #[derive(Default)]
 struct FmScratch {
     gain: Vec<f64>,
     locked: Vec<bool>,
-    heaps: [BinaryHeap<(Key, u32)>; 2],
+    /// The movable vertices of each side (ties to the higher id).
+    heaps: [GainHeap; 2],
     moves: Vec<u32>,
     boundary: Vec<bool>,
+    /// The growing side's candidates in [`initial`].
+    grow: GainHeap,
 }
 
 /// Fiduccia–Mattheyses refinement of `side` within window `win` (see the
@@ -517,6 +526,7 @@ fn fm(
         heaps,
         moves,
         boundary,
+        ..
     } = scratch;
     // Every entry is written at the start of each pass.
     gain.resize(n, 0.0);
@@ -557,36 +567,22 @@ fn fm(
         };
         // Build both heaps in O(n) (the order of (gain, vertex) is total,
         // so how a heap was built does not change what it pops).
-        let mut init = [
-            std::mem::take(&mut heaps[0]).into_vec(),
-            std::mem::take(&mut heaps[1]).into_vec(),
-        ];
-        init[0].clear();
-        init[1].clear();
+        heaps[0].clear(n);
+        heaps[1].clear(n);
         for u in 0..n {
             if boundary[u] || heavy == Some(side[u]) {
-                init[side[u] as usize].push((Key(gain[u]), u as u32));
+                heaps[side[u] as usize].push_unordered(u as u32, gain[u], u as u32);
             }
         }
-        *heaps = init.map(BinaryHeap::from);
+        heaps[0].build();
+        heaps[1].build();
         moves.clear();
         let start_cost = cost;
         let mut best = (start_dist, cost, 0usize);
         let mut since = 0usize;
         loop {
-            // Top valid candidate of each heap.
-            let mut cand: [Option<usize>; 2] = [None, None];
-            for s in 0..2 {
-                while let Some(&(Key(gk), v)) = heaps[s].peek() {
-                    let v = v as usize;
-                    if locked[v] || side[v] as usize != s || gk != gain[v] {
-                        heaps[s].pop();
-                        continue;
-                    }
-                    cand[s] = Some(v);
-                    break;
-                }
-            }
+            // Top candidate of each heap (unlocked vertices of that side).
+            let cand: [Option<usize>; 2] = [0, 1].map(|s| heaps[s].top().map(|(v, _)| v as usize));
             let dist_now = win.dist(w0);
             let allowed = |s: usize, v: usize| -> bool {
                 let nw0 = if s == 0 { w0 - g.vw[v] } else { w0 + g.vw[v] };
@@ -603,7 +599,7 @@ fn fm(
                 }
             }
             let Some((s, v)) = pick else { break };
-            heaps[s].pop();
+            heaps[s].remove(v);
             // Move v from s to 1-s.
             let t = 1 - s as u8;
             side[v] = t;
@@ -625,7 +621,7 @@ fn fm(
                 } else {
                     gain[x] += 2.0 * w;
                 }
-                heaps[side[x] as usize].push((Key(gain[x]), x as u32));
+                heaps[side[x] as usize].set(x as u32, gain[x], x as u32);
             }
             let d = win.dist(w0);
             if d < best.0 - 1e-9

@@ -35,11 +35,15 @@
 //! partition into groups of bounded size with METIS recursive bisection (Wu et al. §3.6), used
 //! by the analytical mapper to fill multicore nodes.
 //!
+//! [`gainheap::GainHeap`] (`gainheap.rs`) is the addressable max-heap of
+//! move gains under the growing and the FM passes.
+//!
 //! [`maxcut::kl_max_cut`] (`maxcut.rs`) is the opposite objective:
 //! Kernighan–Lin for the largest cut cost on a complete graph of distances,
 //! the network side of Moh et al.'s BM (§4.2).
 
 pub mod bisect;
+pub mod gainheap;
 pub mod groups;
 pub mod maxcut;
 
@@ -139,9 +143,13 @@ impl WGraph {
     pub fn induced(g: &CommGraph, vol: &[f64], procs: &[u32], local: &[u32]) -> Self {
         let mut xadj = Vec::with_capacity(procs.len() + 1);
         xadj.push(0);
-        let mut adj = Vec::new();
-        let mut ew = Vec::new();
         let off = g.offsets();
+        let room: usize = procs
+            .iter()
+            .map(|&p| off[p as usize + 1] - off[p as usize])
+            .sum();
+        let mut adj = Vec::with_capacity(room);
+        let mut ew = Vec::with_capacity(room);
         for &p in procs {
             let p = p as usize;
             for (k, &v) in g.neighbors(p).iter().enumerate() {

@@ -25,7 +25,8 @@
 //! network, so a plan that matches the network is perfect.
 //!
 //! Candidates: the ordered factorisations of each direction into one or two
-//! factors (three when the network has more dimensions than the grid), every assignment of the factors to targets whose sizes
+//! factors (three when the network has more dimensions than the grid; a
+//! one-dimensional grid, a ring, into as many as there are targets), every assignment of the factors to targets whose sizes
 //! (network dimension, or cores) hold their product, factors of one
 //! direction on distinct targets, and every order of the factors sharing a
 //! network dimension; then the same plans with the open directions
@@ -37,7 +38,11 @@
 //! the budget of the least hop-bytes (symmetries of the grid, which do not
 //! change hop-bytes but do change which channels dimension-order routes
 //! share, and plans a little longer) are told apart by their max link load
-//! ([`max_load`], O(m · route length) each): the least is kept.
+//! ([`max_load`], O(m · route length) each): the least is kept. Before
+//! that, each finalist's periodic directions are shifted ([`improve_shifts`]):
+//! a ring cut into node blocks, folded or laid on a mesh has seams, and on
+//! real runs the volumes differ from pair to pair along a ring, so the
+//! seams go where the lightest pairs are (O(shifts · m) per finalist).
 
 use super::recognise::{GridHalo, axis_dist};
 use crate::topology::grid::Grid;
@@ -80,6 +85,13 @@ pub struct Plan {
     /// asymmetric graph (a decomposition of a non-rectangular domain) may
     /// fold better one way round.
     pub flip: u32,
+    /// Per direction, a cyclic shift (coordinate c becomes (c + shift) mod
+    /// size) before it is split. Only periodic directions are shifted: a
+    /// ring cut into node blocks, or folded, or laid on a mesh, has seams,
+    /// and real volumes differ from edge to edge of a ring (LAMMPS's two
+    /// swaps per direction alternate heavy and light pairs), so where the
+    /// seams fall matters ([`improve_shifts`]).
+    pub shift: Vec<u32>,
 }
 
 impl Plan {
@@ -95,15 +107,23 @@ impl Plan {
         }
     }
 
+    /// Coordinate `c` of direction `i` of size `g` after its reflection
+    /// and shift.
+    #[inline]
+    fn moved(&self, i: usize, c: u32, g: u32) -> u32 {
+        let c = (c + self.shift.get(i).copied().unwrap_or(0)) % g.max(1);
+        if self.flip >> i & 1 == 1 {
+            g - 1 - c
+        } else {
+            c
+        }
+    }
+
     /// Position of a process with grid coordinates `c` on every target.
     pub fn place(&self, c: &[u32], pos: &mut [u32]) {
         let mut dig = [[0u32; 4]; super::recognise::MAX_GRID_DIMS];
         for (i, sizes) in self.split.iter().enumerate() {
-            let x = if self.flip >> i & 1 == 1 {
-                sizes.iter().product::<u32>() - 1 - c[i]
-            } else {
-                c[i]
-            };
+            let x = self.moved(i, c[i], sizes.iter().product::<u32>());
             Plan::digits(x, sizes, &mut dig[i]);
         }
         self.combine(|dir, level| dig[dir][level], pos);
@@ -123,8 +143,8 @@ impl Plan {
         }
     }
 
-    /// The digits of every position along every direction (reflection
-    /// included): `table[i][x]` is what [`Plan::place`] computes for
+    /// The digits of every position along every direction (reflection and
+    /// shift included): `table[i][x]` is what [`Plan::place`] computes for
     /// coordinate `x` of direction `i`. O(Σ grid sizes).
     fn digit_table(&self) -> Vec<Vec<[u32; 4]>> {
         self.split
@@ -134,11 +154,7 @@ impl Plan {
                 let g = sizes.iter().product::<u32>();
                 (0..g)
                     .map(|c| {
-                        let x = if self.flip >> i & 1 == 1 {
-                            g - 1 - c
-                        } else {
-                            c
-                        };
+                        let x = self.moved(i, c, g);
                         let mut out = [0u32; 4];
                         Plan::digits(x, sizes, &mut out);
                         out
@@ -184,10 +200,16 @@ impl Plan {
                     format!("{} on {}", sizes[l], name(t))
                 })
                 .collect();
+            let shift = self.shift.get(i).copied().unwrap_or(0);
             parts.push(format!(
-                "{}{}: {}",
+                "{}{}{}: {}",
                 if self.flip >> i & 1 == 1 { "-" } else { "" },
                 super::recognise::axis_name(i),
+                if shift > 0 {
+                    format!("+{shift}")
+                } else {
+                    String::new()
+                },
                 fs.join(" ")
             ));
         }
@@ -225,8 +247,17 @@ pub fn plans(halo: &GridHalo, net: &Grid) -> Vec<Plan> {
         .chain([net.cores() as u64])
         .collect();
     // Three factors when the network has more dimensions than the grid
-    // (a ring or a plane folded into a 3D torus), else two.
-    let kmax = if d < nd { 3 } else { 2 };
+    // (a plane folded into a 3D torus), else two; a ring may need one
+    // factor on every target (64 processes on a 2 × 2 × 4 torus with 4
+    // cores: 4 · 2 · 2 · 4).
+    let targets = nd + usize::from(net.cores() > 1);
+    let kmax = if d == 1 {
+        targets.max(2)
+    } else if d < nd {
+        3
+    } else {
+        2
+    };
     let per_dir: Vec<Vec<Vec<u32>>> = halo.dims.iter().map(|&g| factorisations(g, kmax)).collect();
     let mut out = Vec::new();
     let mut choice = vec![0usize; d];
@@ -339,6 +370,7 @@ fn orders_rec(
             split: split.to_vec(),
             targets: targets.clone(),
             flip: 0,
+            shift: vec![0; split.len()],
         });
         return;
     }
@@ -392,13 +424,13 @@ pub struct Scorer {
 }
 
 /// What the hop-bytes along network dimension `t` depend on: the factors
-/// placed on it (in order), and the split and reflection of each of their
-/// directions.
+/// placed on it (in order), and the split, reflection and shift of each of
+/// their directions.
 #[derive(Clone, PartialEq, Eq, Hash)]
 struct DimKey {
     t: usize,
     factors: Vec<Factor>,
-    splits: Vec<(usize, Vec<u32>, bool)>,
+    splits: Vec<(usize, Vec<u32>, bool, u32)>,
 }
 
 impl Scorer {
@@ -427,6 +459,39 @@ impl Scorer {
             cache: HashMap::new(),
             pos: Vec::new(),
         }
+    }
+
+    /// Whether the face pairs of periodic direction `i` carry different
+    /// bytes across different layer boundaries (between coordinates c and
+    /// c + 1, over all other coordinates). When every boundary carries the
+    /// same, no seam of a ring is lighter than another and shifting it is
+    /// not tried (it could still matter where a fold shares a network
+    /// dimension between directions; a cost cut for uniform halos). O(pairs · d).
+    pub fn layers_differ(&self, halo: &GridHalo, i: usize) -> bool {
+        let g = halo.dims[i] as usize;
+        let mut layer = vec![0.0f64; g];
+        for &(u, v, c) in &self.pairs {
+            let (cu, cv) = (
+                halo.coord(self.ends[u as usize] as usize),
+                halo.coord(self.ends[v as usize] as usize),
+            );
+            let (a, b) = (cu[i] as usize, cv[i] as usize);
+            if (0..cu.len()).any(|j| j != i && cu[j] != cv[j]) || a == b {
+                continue;
+            }
+            let lo = if (a + 1) % g == b {
+                a
+            } else if (b + 1) % g == a {
+                b
+            } else {
+                continue;
+            };
+            layer[lo] += c;
+        }
+        let (lo, hi) = layer
+            .iter()
+            .fold((f64::INFINITY, 0.0f64), |(l, h), &x| (l.min(x), h.max(x)));
+        hi > lo * (1.0 + 1e-9)
     }
 
     /// Number of pairs scored.
@@ -463,7 +528,14 @@ impl Scorer {
                 factors: fs.clone(),
                 splits: dirs
                     .iter()
-                    .map(|&i| (i, plan.split[i].clone(), plan.flip >> i & 1 == 1))
+                    .map(|&i| {
+                        (
+                            i,
+                            plan.split[i].clone(),
+                            plan.flip >> i & 1 == 1,
+                            plan.shift.get(i).copied().unwrap_or(0),
+                        )
+                    })
                     .collect(),
             };
             if let Some(&h) = self.cache.get(&key) {
@@ -569,6 +641,69 @@ pub fn max_load(plan: &Plan, halo: &GridHalo, input: &crate::mappers::MapperInpu
         .max_link_load
 }
 
+/// Most shifts tried per periodic direction: every shift of a ring up to
+/// this size, else the phases of its inner factor.
+pub const SHIFTS: u32 = 16;
+
+/// Whether shifting periodic direction `i` can change `plan`'s hop-bytes:
+/// not when it lies whole on the node's cores, nor when it lies whole and
+/// alone on a ring of its own size (a rotation of the network).
+fn shift_matters(plan: &Plan, halo: &GridHalo, net: &Grid, i: usize) -> bool {
+    let g = halo.dims[i];
+    if !halo.periodic[i] || g < 3 || plan.split[i].len() != 1 {
+        return halo.periodic[i] && g >= 3;
+    }
+    let nd = net.ndims();
+    match plan
+        .targets
+        .iter()
+        .position(|fs| fs.iter().any(|f| f.dir == i))
+    {
+        Some(t) if t == nd => false,
+        Some(t) => !(plan.targets[t].len() == 1 && net.wraps(t) && net.dims()[t] == g),
+        None => false,
+    }
+}
+
+/// Choose the shift of every periodic direction of `plan` (one pass of
+/// coordinate descent: each direction in turn, every shift up to
+/// [`SHIFTS`], else its inner factor's phases; the least hop-bytes on the
+/// scorer's pairs is kept, the earlier shift on a tie) and return the
+/// plan's hop-bytes. A ring cut into node blocks or folded has seams, and
+/// on real runs its pairs' volumes differ, so the seams go where the
+/// lightest pairs are. O(Σ shifts tried · scorer pairs · network
+/// dimensions sharing the direction).
+pub fn improve_shifts(plan: &mut Plan, halo: &GridHalo, net: &Grid, sc: &mut Scorer) -> f64 {
+    let d = halo.ndims();
+    plan.shift.resize(d, 0);
+    let mut best = sc.score(plan, halo, net);
+    for i in 0..d {
+        if !shift_matters(plan, halo, net, i) || !sc.layers_differ(halo, i) {
+            continue;
+        }
+        let g = halo.dims[i];
+        let tries = if g <= SHIFTS {
+            g
+        } else {
+            plan.split[i][0].min(g)
+        };
+        let keep = plan.shift[i];
+        let mut chosen = keep;
+        for s in 0..tries {
+            if s == keep {
+                continue;
+            }
+            plan.shift[i] = s;
+            let h = sc.score(plan, halo, net);
+            if h < best * (1.0 - 1e-12) {
+                (best, chosen) = (h, s);
+            }
+        }
+        plan.shift[i] = chosen;
+    }
+    best
+}
+
 /// Whether every face step of the grid is at most one hop under `plan`.
 pub fn unit_steps(plan: &Plan, halo: &GridHalo, net: &Grid) -> bool {
     let d = halo.ndims();
@@ -654,6 +789,19 @@ mod tests {
     }
 
     #[test]
+    fn a_ring_splits_over_every_target() {
+        // A ring of 64 onto a 2 × 2 × 4 torus with 4 cores needs a factor
+        // on each of the four targets (4 · 2 · 2 · 4): blocks of 4
+        // consecutive processes on the nodes, and the ring of 16 blocks
+        // snaked through the nodes with every step one hop.
+        let h = halo(&[64], true);
+        let net = Grid::torus(&[2, 2, 4]).with_cores(4);
+        let ps = plans(&h, &net);
+        assert!(ps.iter().any(|p| p.split[0].len() == 4));
+        assert!(ps.iter().any(|p| unit_steps(p, &h, &net)));
+    }
+
+    #[test]
     fn every_plan_is_a_bijection_onto_free_slots() {
         let h = halo(&[8, 8, 8], true);
         let net = Grid::torus(&[4, 4, 8]).with_cores(4);
@@ -690,5 +838,48 @@ mod tests {
                 assert_eq!(sc.score(p, &h, &net), score(p, &h, &net, &pairs), "{p:?}");
             }
         }
+    }
+
+    #[test]
+    fn shifts_move_the_seams_of_a_ring_and_the_scorer_follows() {
+        // A periodic 6×4 grid onto a 3×4 torus with 2 cores: direction x
+        // splits 2 (cores) × 3 (X). Every shift gives a bijection, the
+        // scorer's sums equal the direct ones, and shifting x by one moves
+        // the node blocks: {0,1} becomes {5,0}.
+        let h = halo(&[6, 4], true);
+        let net = Grid::torus(&[3, 4]).with_cores(2);
+        let mut ps: Vec<Plan> = plans(&h, &net)
+            .into_iter()
+            .filter(|p| p.split[0] == [2, 3] && p.targets[2].iter().any(|f| f.dir == 0))
+            .collect();
+        assert!(!ps.is_empty());
+        let mut rng = crate::rng::Rng::new(7);
+        let pairs: Vec<(u32, u32, f64)> = (0..50)
+            .map(|k| {
+                (
+                    rng.below(24) as u32,
+                    rng.below(24) as u32,
+                    (1 + k % 5) as f64,
+                )
+            })
+            .collect();
+        let mut sc = Scorer::new(24, &pairs);
+        for p in ps.iter_mut() {
+            for sx in 0..6 {
+                p.shift = vec![sx, (sx + 1) % 4];
+                assert_eq!(sc.score(p, &h, &net), score(p, &h, &net, &pairs), "{p:?}");
+                let (node, core) = p.mapping(&h, &net);
+                let mut seen = std::collections::HashSet::new();
+                assert!(node.iter().zip(&core).all(|s| seen.insert(s)), "{p:?}");
+            }
+        }
+        let mut p = ps[0].clone();
+        p.shift = vec![0, 0];
+        let (n0, _) = p.mapping(&h, &net);
+        assert_eq!(n0[0], n0[1]);
+        p.shift = vec![1, 0];
+        let (n1, _) = p.mapping(&h, &net);
+        assert_eq!(n1[5], n1[0]);
+        assert_ne!(n1[0], n1[1]);
     }
 }

@@ -8,7 +8,9 @@
 //! enumerates the embeddings of that grid (identity, axis permutations,
 //! node-sized blocks on the cores of a node, folds; Bhatele & Kale's
 //! folding, seed 000, and Rubik's tile/fold, Bhatele et al. SC'12) and
-//! keeps the one of least hop-bytes on the whole graph — or rather, among
+//! keeps the one of least hop-bytes on the whole graph (its periodic
+//! directions shifted so that block and fold seams cut the lightest pairs
+//! of each ring) — or rather, among
 //! the plans whose hop-bytes are within `load_budget` (1 % by default) of
 //! the least, the one of least max link load under dimension-order routing
 //! (the same trade as the bottleneck phase of `recursive+refine`, which
@@ -380,9 +382,16 @@ impl GridEmbed {
                 finalists.push(k);
             }
         }
+        // Each finalist's periodic directions are shifted so that its seams
+        // (block and fold boundaries) cut the lightest pairs.
         let full: Vec<(f64, usize)> = finalists
             .iter()
-            .map(|&k| (all.score(&self.plans[k], h, net), k))
+            .map(|&k| {
+                (
+                    embed::improve_shifts(&mut self.plans[k], h, net, &mut all),
+                    k,
+                )
+            })
             .collect();
         let best_hb = full.iter().map(|f| f.0).fold(f64::INFINITY, f64::min);
         self.best_hb = best_hb;

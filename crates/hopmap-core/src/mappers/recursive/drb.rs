@@ -83,16 +83,22 @@ pub enum DrbStep {
 pub fn describe_domain(topo: &Topology, d: &Domain) -> String {
     match (d, topo.as_grid()) {
         (Domain::Box { lo, len }, Some(g)) => {
-            let v: Vec<String> = (0..g.ndims())
-                .map(|k| {
-                    if len[k] <= 1 {
-                        format!("{}", lo[k])
-                    } else {
-                        format!("{}–{}", lo[k], lo[k] + len[k] - 1)
-                    }
-                })
-                .collect();
-            format!("[{}]", v.join("]×["))
+            use std::fmt::Write;
+            let mut s = String::with_capacity(12 * g.ndims());
+            s.push('[');
+            for k in 0..g.ndims() {
+                if k > 0 {
+                    s.push_str("]×[");
+                }
+                // Writing to a String cannot fail.
+                let _ = if len[k] <= 1 {
+                    write!(s, "{}", lo[k])
+                } else {
+                    write!(s, "{}–{}", lo[k], lo[k] + len[k] - 1)
+                };
+            }
+            s.push(']');
+            s
         }
         _ => {
             let k = d.num_nodes();
@@ -150,6 +156,11 @@ pub struct Drb {
     last: Option<DrbStep>,
     /// One-node leaves filled during the current step.
     leaves_now: usize,
+    /// Per domain id: its centre's distances to the two halves of the
+    /// current cut, valid where `dist_stamp` equals `stamp`.
+    dist_of: Vec<[f64; 2]>,
+    dist_stamp: Vec<u32>,
+    stamp: u32,
 }
 
 impl Drb {
@@ -198,6 +209,9 @@ impl Drb {
             done: n == 0,
             last: None,
             leaves_now: 0,
+            dist_of: Vec::new(),
+            dist_stamp: Vec::new(),
+            stamp: 0,
         }
     }
 
@@ -373,9 +387,18 @@ impl Drb {
         }
         let g = WGraph::induced(&self.graph, &self.vol, &job.procs, &self.local);
         // External edges: pull towards the half nearer to the partner's domain.
+        // The two distances of a partner's domain are computed once per cut
+        // (`dist_of[dom]`, valid when `dist_stamp[dom]` is this cut's stamp).
         let off = self.graph.offsets();
         let mut bias = vec![[0.0f64; 2]; job.procs.len()];
         let mut any = false;
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.dist_stamp.fill(0);
+            self.stamp = 1;
+        }
+        self.dist_stamp.resize(self.domains.len(), 0);
+        self.dist_of.resize(self.domains.len(), [0.0; 2]);
         for (i, &p) in job.procs.iter().enumerate() {
             if !self.pull {
                 break;
@@ -386,9 +409,18 @@ impl Drb {
                     continue;
                 }
                 let c = self.vol[off[p] + k];
-                let cv = &self.domains[self.dom_of[v as usize] as usize].1;
-                bias[i][0] += c * centre_distance(&self.topo, cv, &c0) / d01;
-                bias[i][1] += c * centre_distance(&self.topo, cv, &c1) / d01;
+                let dv = self.dom_of[v as usize] as usize;
+                if self.dist_stamp[dv] != self.stamp {
+                    let cv = &self.domains[dv].1;
+                    self.dist_of[dv] = [
+                        centre_distance(&self.topo, cv, &c0),
+                        centre_distance(&self.topo, cv, &c1),
+                    ];
+                    self.dist_stamp[dv] = self.stamp;
+                }
+                let [e0, e1] = self.dist_of[dv];
+                bias[i][0] += c * e0 / d01;
+                bias[i][1] += c * e1 / d01;
                 any = true;
             }
         }
