@@ -26,3 +26,4 @@ mod ompi_capture;
 mod ompi_monitoring;
 mod real_captures;
 mod routing_hand;
+mod tabu;

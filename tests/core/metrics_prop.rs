@@ -118,7 +118,7 @@ proptest! {
 
 /// The least hop-bytes of any mapping of `g` onto `t`, by trying every
 /// placement of the processes on distinct slots (tiny cases only).
-fn brute_force_optimum(g: &CommGraph, t: &Topology) -> f64 {
+pub(crate) fn brute_force_optimum(g: &CommGraph, t: &Topology) -> f64 {
     fn rec(
         g: &CommGraph,
         t: &Topology,

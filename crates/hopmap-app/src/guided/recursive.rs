@@ -2,7 +2,8 @@
 //! Pellegrini's dual recursive bipartitioning, the method of Scotch's gmap;
 //! VieM's N_C^d swap local search, Schulz & Träff): each bisection with its
 //! cut, each refinement batch with its change in hop-bytes, the bottleneck
-//! phase with its channel loads. O(1) per sentence.
+//! phase with its channel loads, the tabu phase with the best hop-bytes it
+//! has found. O(1) per sentence.
 
 use hopmap_core::mappers::recursive::drb::DrbStep;
 use hopmap_core::mappers::recursive::{LastStep, Recursive};
@@ -37,6 +38,7 @@ pub fn explain(r: &Recursive) -> Option<String> {
             after,
             stopped,
             load,
+            tabu,
         } => {
             let change = if *before > 0.0 {
                 let pct = (after - before) / before * 100.0;
@@ -54,6 +56,20 @@ pub fn explain(r: &Recursive) -> Option<String> {
             const CITE_LOAD: &str = "(beyond the seeds and VieM: a bottleneck phase on \
                                      channel loads under dimension-order routing, as \
                                      seeds 002 and 003 measure contention)";
+            if let Some((done, total, best)) = tabu {
+                const CITE_TABU: &str = "(beyond the seeds: Taillard's robust tabu search for \
+                                         the quadratic assignment problem, 1991)";
+                let kept = if *stopped || after != before {
+                    format!("; hop-bytes {change} (from {before} to {after})")
+                } else {
+                    String::new()
+                };
+                return Some(format!(
+                    "{who} ran tabu-search iterations {done} of {total}{of_runs}, each the best \
+                     swap of two processes on different nodes that is not tabu: best hop-bytes \
+                     found {best} (the refinement's mapping: {before}){kept}{end} {CITE_TABU}"
+                ));
+            }
             match load {
                 Some((_, _, true)) => {
                     return Some(format!(

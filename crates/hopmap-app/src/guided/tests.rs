@@ -546,6 +546,33 @@ fn the_bottleneck_phase_is_stepped_and_explained() {
     assert!(setup && rounds && phase, "{setup} {rounds} {phase}");
 }
 
+#[test]
+fn the_tabu_phase_is_stepped_and_explained() {
+    let t = Arc::new(Topology::parse("mesh:3x4:cores=2").unwrap());
+    let mut inp = MapperInput::new(Arc::new(random_graph(24, 5)), t, 5);
+    inp.params = vec![
+        ("runs".to_string(), "1".to_string()),
+        ("tabu".to_string(), "2000".to_string()),
+    ];
+    let mut r = prepare(&find("recursive+refine").unwrap(), &inp).unwrap();
+    let (mut phase, mut said) = (false, false);
+    while r.state().is_running() {
+        r.step();
+        phase |= r.progress().phase == "tabu search";
+        let s = explain_last_step(r.inspect()).unwrap();
+        if s.starts_with("recursive+refine ran tabu-search iterations ") {
+            // The first step of the phase: 24 processes × 2,000 iterations.
+            assert!(said || s.contains(" of 48000"), "{s}");
+            assert!(
+                s.contains("best hop-bytes found") && s.contains("Taillard"),
+                "{s}"
+            );
+            said = true;
+        }
+    }
+    assert!(phase && said, "{phase} {said}");
+}
+
 /// A seeded random graph (the recursive mapper's own test graph).
 fn random_graph(n: usize, seed: u64) -> CommGraph {
     let mut rng = hopmap_core::rng::Rng::new(seed);

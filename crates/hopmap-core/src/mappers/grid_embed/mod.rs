@@ -530,6 +530,7 @@ impl GridEmbed {
             load_budget: ((1.0 + self.load_budget) * self.best_hb / hb.max(f64::MIN_POSITIVE)
                 - 1.0)
                 .clamp(0.0, self.load_budget),
+            tabu: 0,
         };
         let r = Refine::new(
             self.input.graph.clone(),

@@ -18,7 +18,9 @@
 //!   process's partners (VieM's N_C^d, Schulz & Träff), [`refine`], started
 //!   from the recursive mapping; up to 1,024 processes a seeded
 //!   first-improvement descent over the same neighbourhood
-//!   ([`refine::descent`]); then a bottleneck phase (beyond VieM too)
+//!   ([`refine::descent`]); up to 256 processes a robust tabu search
+//!   over swaps (Taillard 1991, [`refine::tabu`]); then a bottleneck
+//!   phase (beyond VieM too)
 //!   relieves the busiest channel under dimension-order routing, exchange by
 //!   exchange, never raising the largest load and letting hop-bytes rise by
 //!   at most `load_budget` (1 % by default) — see [`refine`] for its cost.
@@ -26,14 +28,16 @@
 //! As steppers: one construction step = one bisection of one subproblem;
 //! one refinement step = one batch of processes; one bottleneck step = the
 //! routes of a chunk of processes (set-up) or the exchanges tried around the
-//! busiest channels, up to 2 × `batch` of them. `start()` only allocates.
+//! busiest channels, up to 2 × `batch` of them; one tabu step = about 2^20
+//! pair updates of its delta matrix. `start()` only allocates.
 //! With several runs (`runs`, automatic below 4,096 processes), the first
 //! half are stepped (and animated) and the rest run meanwhile on a
 //! background thread, seeded the same way; the best is kept with the same
 //! tie-break as running them in turn, so the result does not depend on the
 //! thread (a property test compares both). Dropping the run stops that
 //! thread. With the `hopbytes` objective each run's refinement stops with
-//! its search, and only the best run's mapping then goes through the
+//! its search (and on small inputs its tabu phase, which gains from the
+//! runs' different starts), and only the best run's mapping then goes through the
 //! descent and the bottleneck phase ([`Refine::polish`], stepped here): the
 //! same hop-bytes on average as carrying every run through them, in a
 //! quarter of their time at 4 runs.
@@ -99,16 +103,21 @@ pub fn info_refine() -> MapperInfo {
               local optimum or when a sweep gains less than `tol`. Up to 1,024 processes a \
               seeded first-improvement descent then samples the same neighbourhood at random \
               (64 tries per process at most) and keeps every exchange that lowers hop-bytes. \
+              Up to 256 processes a robust tabu search (Taillard 1991) also runs, after each \
+              run's search (after the descent with one run): `tabu` iterations per process, \
+              each the best swap of two processes (or a process and a free core) on different \
+              nodes that is not tabu; its best mapping is kept if it lowers hop-bytes (or keeps \
+              them with a lower max link load). \
               Then (beyond the seeds and VieM) a bottleneck phase relieves the busiest channel under dimension-order \
               routing: it re-routes only the messages of the processes whose traffic crosses \
               that channel, keeps exchanges that lower its load without raising another channel \
               to the maximum, and lets hop-bytes rise by at most `load_budget` (default 1 %; \
               measured: max link load 0.55–0.93 × Scotch's instead of up to 1.13 ×, for \
               +0–0.3 % hop-bytes and up to about 10 % more time). Small inputs are mapped `runs` \
-              times with different seeds and the one of least hop-bytes after the search is \
-              kept and carried on through the descent and the bottleneck phase. Params: \
-              objective, depth, sweeps, batch, time_ms, tol, load_budget, runs, pack, tries, \
-              vcycles, orient, imbalance, light, group.",
+              times with different seeds (each with its tabu search) and the one of least \
+              hop-bytes is kept and carried on through the descent and the bottleneck phase. \
+              Params: objective, depth, sweeps, batch, time_ms, tol, load_budget, tabu, \
+              runs, pack, tries, vcycles, orient, imbalance, light, group.",
         needs_coords: false,
         randomized: true,
         params: REFINE_PARAMS,
@@ -256,6 +265,17 @@ const REFINE_PARAMS: &[ParamSpec] = &[
                graph, to keep memory proportional to the input)",
     },
     ParamSpec {
+        key: "tabu",
+        kind: ParamKind::Text,
+        default: "auto",
+        help: "on inputs of at most 256 processes (and networks of at most 512 slots), after \
+               each run's search (after the descent with one run): a robust tabu search \
+               (Taillard 1991) over swaps of two processes, or a process and a free core, on \
+               different nodes, this many iterations per process (auto: about 2^26 pair updates of its delta matrix per run, at most 64 \
+               per process: 64 at 64 processes, 4 at 256); it keeps its best mapping only when \
+               that lowers hop-bytes, or keeps them with a lower max link load (0 = off)",
+    },
+    ParamSpec {
         key: "runs",
         kind: ParamKind::Int { min: 0, max: 64 },
         default: "0",
@@ -298,6 +318,26 @@ fn start_plain(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
     Ok(Box::new(Recursive::new(input, None, runs)?))
 }
 
+/// The `tabu` parameter: iterations per process, or `auto`
+/// ([`refine::tabu::AUTO`]).
+fn tabu_param(input: &MapperInput) -> Result<usize> {
+    let v = input.get::<String>(REFINE_PARAMS, "tabu")?;
+    let v = v.trim();
+    if v.eq_ignore_ascii_case("auto") {
+        return Ok(refine::tabu::AUTO);
+    }
+    v.parse::<usize>()
+        .ok()
+        .filter(|&k| k < refine::tabu::AUTO)
+        .ok_or_else(|| {
+            Error::spec(
+                "mapper parameter",
+                &format!("tabu={v}"),
+                "expected auto or a number of iterations per process",
+            )
+        })
+}
+
 fn start_refine(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
     input.check_fits()?;
     let objective = match input.param("objective") {
@@ -325,6 +365,7 @@ fn start_refine(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
         seed: input.seed,
         tol: input.get(p, "tol")?,
         load_budget: input.get(p, "load_budget")?,
+        tabu: tabu_param(input)?,
     };
     let runs = input.get(p, "runs")?;
     if group_first(input)? {
@@ -384,7 +425,9 @@ pub enum LastStep {
     /// A refinement batch: swaps and moves kept, hop-bytes before and
     /// after, whether the refinement stopped, and for a step of the
     /// bottleneck phase the largest channel load at its start and now, and
-    /// whether the step was its set-up.
+    /// whether the step was its set-up; for a step of the tabu phase its
+    /// iterations so far, its budget and the best hop-bytes it has found
+    /// (the mapping is the refinement's until the phase ends).
     Refine {
         swaps: usize,
         moves: usize,
@@ -392,6 +435,7 @@ pub enum LastStep {
         after: f64,
         stopped: bool,
         load: Option<(f64, f64, bool)>,
+        tabu: Option<(u64, u64, f64)>,
     },
 }
 
@@ -748,6 +792,7 @@ impl Stepper for Recursive {
         if let Some(r) = self.refine.as_mut() {
             let before = r.hop_bytes();
             let bottleneck = r.load_phase().is_some();
+            let tabu = r.tabu_running();
             r.step();
             self.trace.push(r.hop_bytes());
             let sw = r.last_swaps();
@@ -764,6 +809,7 @@ impl Stepper for Recursive {
                         .load_phase()
                         .filter(|_| bottleneck)
                         .map(|(start, now, _)| (start, now, r.load_phase_setting_up())),
+                    tabu: r.tabu_phase().filter(|_| tabu),
                 },
             ));
             self.event = Some(StepEvent::Swaps {
@@ -879,6 +925,8 @@ impl Stepper for Recursive {
                 .is_some_and(|r| r.load_phase().is_some())
             {
                 "bottleneck"
+            } else if self.refine.as_ref().is_some_and(|r| r.tabu_running()) {
+                "tabu search"
             } else if self.refine.is_some() {
                 "refinement"
             } else {
@@ -1099,6 +1147,7 @@ mod tests {
                 seed: 1,
                 tol: 0.0,
                 load_budget: budget,
+                tabu: 0,
             };
             let mut r = Refine::new(g.clone(), topo.clone(), vol.clone(), start.clone(), params);
             while !r.is_done() {
@@ -1133,6 +1182,7 @@ mod tests {
             seed: inp.seed,
             tol: 0.001,
             load_budget: inp.get(REFINE_PARAMS, "load_budget").unwrap(),
+            tabu: tabu_param(inp).unwrap(),
         }
     }
 
@@ -1196,7 +1246,7 @@ mod tests {
                 let inp = input(random_graph(n, seed), topo, seed, &[("runs", &r)]);
                 let params = refine.then_some(RefineParams {
                     objective: Objective::HopBytes, sweeps: 30, batch: 256, depth: 0,
-                    time: None, seed, tol: 0.001, load_budget: 0.01,
+                    time: None, seed, tol: 0.001, load_budget: 0.01, tabu: 0,
                 });
                 let mut all_here = Recursive::new(&inp, params, runs).unwrap();
                 all_here.visible = runs;
@@ -1228,6 +1278,7 @@ mod tests {
                 // One sweep leaves hot channels for the phase to work on.
                 objective, sweeps: 1, batch: 2, depth: 1, time: None, seed, tol: 0.0,
                 load_budget: budget,
+                tabu: 0,
             };
             let vol = Arc::new(crate::partition::pair_volumes(&g));
             let run = || {
@@ -1273,6 +1324,7 @@ mod tests {
             let params = RefineParams {
                 objective, sweeps: 50, batch: 3, depth: 1, time: None, seed, tol: 0.0,
                 load_budget: 0.0,
+                tabu: 0,
             };
             let vol = Arc::new(crate::partition::pair_volumes(&g));
             let mut r = Refine::new(g.clone(), topo.clone(), vol, start, params);

@@ -54,10 +54,16 @@
 //! Between the two, for the `hopbytes` objective, the descent phase
 //! ([`descent`]) samples the same neighbourhood at random and keeps every
 //! exchange that lowers hop-bytes (first improvement), a bounded number of
-//! tries per process.
+//! tries per process; then, on inputs of at most 256 processes and with
+//! `tabu` > 0, the tabu phase ([`tabu`]; Taillard's robust tabu search over
+//! all swaps, O(N²) per iteration) keeps its best mapping if that lowers
+//! hop-bytes, or keeps them with a lower max link load. A run stopped with
+//! its search ([`Refine::search_only`]) makes the tabu phase before it
+//! stops; its polish ([`Refine::polish`]) does not.
 
 pub mod bottleneck;
 pub mod descent;
+pub mod tabu;
 
 use crate::graph::CommGraph;
 use crate::mapping::Mapping;
@@ -314,6 +320,9 @@ pub struct RefineParams {
     /// hop-bytes by this fraction of their value to lower the largest
     /// channel load (0 = no such phase; the `sqload` objective never runs it).
     pub load_budget: f64,
+    /// After the descent, on small inputs ([`tabu::applies`]): a robust tabu
+    /// search of this many iterations per process ([`tabu`]; 0 = none).
+    pub tabu: usize,
 }
 
 /// Why a refinement stopped.
@@ -383,6 +392,11 @@ pub struct Refine {
     descent: Option<(RefineStop, usize, usize)>,
     /// Whether the descent phase has run.
     descended: bool,
+    /// The tabu phase in progress, and whether it has run.
+    tabu: Option<Box<tabu::Tabu>>,
+    tabu_ran: bool,
+    /// The finished tabu phase: iterations made, and its best hop-bytes.
+    tabu_end: Option<(u64, f64)>,
     /// Stop when the search stops: no descent or bottleneck phase
     /// ([`Refine::search_only`]).
     search_only: bool,
@@ -456,6 +470,9 @@ impl Refine {
             hot: None,
             descent: None,
             descended: false,
+            tabu: None,
+            tabu_ran: false,
+            tabu_end: None,
             search_only: false,
             descent_scale: 1,
             relief: Vec::new(),
@@ -495,8 +512,9 @@ impl Refine {
         me
     }
 
-    /// Stop when the search stops, without the phases after it (the
-    /// descent and the bottleneck phase): for independent runs of which
+    /// Stop when the search stops (and, on small inputs, the tabu phase
+    /// after it), without the descent and the bottleneck phase: for
+    /// independent runs of which
     /// only the best is carried on by [`Refine::polish`].
     pub fn search_only(mut self) -> Self {
         self.search_only = true;
@@ -505,7 +523,7 @@ impl Refine {
 
     /// The phases after the search (the descent, with
     /// [`descent::POLISH_SCALE`] times its budgets, then the bottleneck
-    /// phase, as `params` ask) from `initial`, a mapping where a search
+    /// phase, as `params` ask; not the tabu phase, which the runs made) from `initial`, a mapping where a search
     /// with `params` stopped for `why`. [`Refine::with_dist`]'s cost, then
     /// those phases'.
     pub fn polish(
@@ -519,6 +537,8 @@ impl Refine {
     ) -> Self {
         let mut r = Self::with_dist(graph, topo, dist, vol, initial, params);
         r.descent_scale = descent::POLISH_SCALE;
+        // The runs' searches were followed by the tabu phase already.
+        r.tabu_ran = true;
         if r.stop.is_none() {
             r.end_search(why);
         }
@@ -952,10 +972,28 @@ impl Refine {
         r
     }
 
+    /// Whether the tabu phase is still to run.
+    fn tabu_due(&self) -> bool {
+        !self.tabu_ran
+            && self.params.tabu > 0
+            && self.params.objective == Objective::HopBytes
+            && tabu::applies(self.graph.n(), self.topo.num_slots())
+    }
+
     /// The search stopped for `why`: start the bottleneck phase, or finish.
     fn end_search(&mut self, why: RefineStop) {
         if self.search_only {
-            self.finish(why);
+            // The tabu phase is part of each run (it gains most from many
+            // starts: PETSc shuffled on the 8 × 8 mesh reaches gmap's
+            // hop-bytes from the 4 runs' searches with 64 iterations per
+            // process each, and not from the best one with 256); the
+            // polish skips it.
+            if self.tabu_due() {
+                self.tabu_ran = true;
+                self.tabu = Some(Box::new(self.start_tabu(why)));
+            } else {
+                self.finish(why);
+            }
             return;
         }
         if !self.descended
@@ -968,6 +1006,11 @@ impl Refine {
                 descent::TRIES_PER_PROCESS * self.descent_scale * self.graph.n(),
                 0,
             ));
+            return;
+        }
+        if self.tabu_due() {
+            self.tabu_ran = true;
+            self.tabu = Some(Box::new(self.start_tabu(why)));
             return;
         }
         // The phase keeps a load and a message list per channel: on a
@@ -992,6 +1035,25 @@ impl Refine {
     /// exchanges it kept.
     pub fn load_phase(&self) -> Option<(f64, f64, usize)> {
         self.hot.as_ref().map(|h| (h.start_max, h.max, h.exchanges))
+    }
+
+    /// Whether the tabu phase is running now.
+    pub fn tabu_running(&self) -> bool {
+        self.tabu.is_some()
+    }
+
+    /// The tabu phase, running or finished: its iterations so far, its
+    /// budget (once finished: the iterations made), and the best hop-bytes
+    /// it has found; None when it has not started.
+    pub fn tabu_phase(&self) -> Option<(u64, u64, f64)> {
+        match (&self.tabu, self.tabu_end) {
+            (Some(t), _) => {
+                let (d, n) = t.progress();
+                Some((d, n, t.best_hop_bytes()))
+            }
+            (None, Some((d, b))) => Some((d, d, b)),
+            _ => None,
+        }
     }
 
     /// Whether the last step of the bottleneck phase routed messages (its
@@ -1053,6 +1115,32 @@ impl Refine {
                 }
             } else {
                 self.end_search(why);
+            }
+            return;
+        }
+        if let Some(mut t) = self.tabu.take() {
+            self.last.clear();
+            t.step();
+            if t.is_done() {
+                self.tabu_end = Some((t.progress().0, t.best_hop_bytes()));
+                self.adopt_tabu(&mut t);
+                let why = t.why;
+                self.trace.push(self.hb);
+                let o = self.objective();
+                self.obj_trace.push(o);
+                self.end_search(why);
+            } else {
+                self.trace.push(self.hb);
+                let o = self.objective();
+                self.obj_trace.push(o);
+                self.tabu = Some(t);
+                if self.deadline.is_some_and(|d| Instant::now() >= d) {
+                    if let Some(mut t) = self.tabu.take() {
+                        self.tabu_end = Some((t.progress().0, t.best_hop_bytes()));
+                        self.adopt_tabu(&mut t);
+                    }
+                    self.finish(RefineStop::TimeLimit);
+                }
             }
             return;
         }

@@ -152,6 +152,7 @@ mod tests {
             seed: 1,
             tol: 0.0,
             load_budget: 0.0,
+            tabu: 0,
         };
         let vol = Arc::new(crate::partition::pair_volumes(&g));
         let mut r = Refine::new(g.clone(), topo.clone(), vol, start, params);
@@ -191,6 +192,7 @@ mod tests {
             seed: 1,
             tol: 0.0,
             load_budget: 0.0,
+            tabu: 0,
         };
         let vol = Arc::new(crate::partition::pair_volumes(&g));
         let mut s = Refine::new(g.clone(), topo.clone(), vol.clone(), start, params).search_only();
