@@ -6,8 +6,8 @@
 //! * On a mesh/torus a domain is a box of coordinates. It is cut across the
 //!   dimension of largest diameter inside the box (a full wrapped ring of k
 //!   nodes has diameter ⌊k/2⌋, a path of k nodes k − 1; ties go to the
-//!   longer side, then to the longer machine dimension, then to the lower
-//!   dimension), into ⌊k/2⌋ and ⌈k/2⌉
+//!   longer side, then to the longer wrapped ring of the machine, then to
+//!   the lower dimension), into ⌊k/2⌋ and ⌈k/2⌉
 //!   layers. Capacities are layers × cores, so nodes with several cores are
 //!   bins of `cores` slots. The distance between two boxes is the hop
 //!   distance between their (fractional) centres, the shorter way round each
@@ -175,8 +175,9 @@ pub fn centre_distance(topo: &Topology, a: &Centre, b: &Centre) -> f64 {
 }
 
 /// The dimension to cut a box across (largest in-box diameter). Among
-/// equal diameters and lengths, the longer machine dimension goes first, so
-/// a long ring that earlier cuts split keeps being split into layers while
+/// equal diameters and lengths, the longer wrapped ring of the machine goes
+/// first (a mesh dimension and a 2-node one count as no ring), so a ring
+/// that earlier cuts split keeps being split into layers while
 /// the short dimensions stay whole inside each half: the halves' own
 /// traffic uses those, and the long ring's links are left to the traffic
 /// between the halves. E.g. on 2 × 2 × 4 a 2 × 2 × 2 half is cut into two
@@ -195,8 +196,9 @@ fn split_dim(g: &Grid, len: &[u32; MAX_DIMS]) -> usize {
         } else {
             len[d] - 1
         };
-        if (diam, len[d], k) > (best.0, best.1, best.2) {
-            best = (diam, len[d], k, d);
+        let ring = if g.wraps(d) { k } else { 0 };
+        if (diam, len[d], ring) > (best.0, best.1, best.2) {
+            best = (diam, len[d], ring, d);
         }
     }
     best.3
@@ -334,9 +336,9 @@ mod tests {
     }
 
     #[test]
-    fn equal_diameters_cut_the_longer_machine_dimension() {
+    fn equal_diameters_cut_the_longer_machine_ring() {
         // 2 × 2 × 4: z (a ring of 4, diameter 2) first; the 2 × 2 × 2 half
-        // has diameter 1 and length 2 everywhere, and z is 4 long.
+        // has diameter 1 and length 2 everywhere, and only z is a ring.
         let t = Topology::parse("torus:2x2x4").unwrap();
         let (a, _) = Domain::whole(&t).split(&t, 0).unwrap();
         let Domain::Box { len, .. } = &a else {
@@ -349,7 +351,7 @@ mod tests {
             assert_eq!(&len[..3], &[2, 2, 1]);
             assert_eq!(lo[2], z);
         }
-        // Equal machine dimensions: ties still go to the lower dimension.
+        // No rings (2 nodes each): ties still go to the lower dimension.
         let c = Topology::parse("torus:2x2x2").unwrap();
         let (x, _) = Domain::whole(&c).split(&c, 0).unwrap();
         let Domain::Box { len, .. } = &x else {
