@@ -6,8 +6,7 @@
 //! * On a mesh/torus a domain is a box of coordinates. It is cut across the
 //!   dimension of largest diameter inside the box (a full wrapped ring of k
 //!   nodes has diameter ⌊k/2⌋, a path of k nodes k − 1; ties go to the
-//!   longer side, then to the longer wrapped ring of the machine, then to
-//!   the lower dimension), into ⌊k/2⌋ and ⌈k/2⌉
+//!   longer side, then to the lower dimension), into ⌊k/2⌋ and ⌈k/2⌉
 //!   layers. Capacities are layers × cores, so nodes with several cores are
 //!   bins of `cores` slots. The distance between two boxes is the hop
 //!   distance between their (fractional) centres, the shorter way round each
@@ -174,18 +173,9 @@ pub fn centre_distance(topo: &Topology, a: &Centre, b: &Centre) -> f64 {
     }
 }
 
-/// The dimension to cut a box across (largest in-box diameter). Among
-/// equal diameters and lengths, the longer wrapped ring of the machine goes
-/// first (a mesh dimension and a 2-node one count as no ring), so a ring
-/// that earlier cuts split keeps being split into layers while
-/// the short dimensions stay whole inside each half: the halves' own
-/// traffic uses those, and the long ring's links are left to the traffic
-/// between the halves. E.g. on 2 × 2 × 4 a 2 × 2 × 2 half is cut into two
-/// 2 × 2 × 1 planes, not two 1 × 2 × 2 columns (the same hop-bytes for
-/// CP2K's 64 ranks with 4 cores, and 0.853 × the max link load, as
-/// Scotch's gmap: `docs/mapping-quality.md`).
+/// The dimension to cut a box across (largest in-box diameter).
 fn split_dim(g: &Grid, len: &[u32; MAX_DIMS]) -> usize {
-    let mut best = (0u32, 0u32, 0u32, 0usize);
+    let mut best = (0u32, 0u32, 0usize);
     for d in 0..g.ndims() {
         if len[d] < 2 {
             continue;
@@ -196,12 +186,11 @@ fn split_dim(g: &Grid, len: &[u32; MAX_DIMS]) -> usize {
         } else {
             len[d] - 1
         };
-        let ring = if g.wraps(d) { k } else { 0 };
-        if (diam, len[d], ring) > (best.0, best.1, best.2) {
-            best = (diam, len[d], ring, d);
+        if (diam, len[d]) > (best.0, best.1) {
+            best = (diam, len[d], d);
         }
     }
-    best.3
+    best.2
 }
 
 fn box_nodes(g: &Grid, lo: &[u32; MAX_DIMS], len: &[u32; MAX_DIMS]) -> Vec<u32> {
@@ -333,31 +322,6 @@ mod tests {
         let m = Topology::parse("mesh:5x3").unwrap();
         let (x, y) = Domain::whole(&m).split(&m, 0).unwrap();
         assert_eq!((x.num_nodes(), y.num_nodes()), (6, 9));
-    }
-
-    #[test]
-    fn equal_diameters_cut_the_longer_machine_ring() {
-        // 2 × 2 × 4: z (a ring of 4, diameter 2) first; the 2 × 2 × 2 half
-        // has diameter 1 and length 2 everywhere, and only z is a ring.
-        let t = Topology::parse("torus:2x2x4").unwrap();
-        let (a, _) = Domain::whole(&t).split(&t, 0).unwrap();
-        let Domain::Box { len, .. } = &a else {
-            panic!()
-        };
-        assert_eq!(&len[..3], &[2, 2, 2]);
-        let (p, q) = a.split(&t, 0).unwrap();
-        for (h, z) in [(&p, 0), (&q, 1)] {
-            let Domain::Box { lo, len } = h else { panic!() };
-            assert_eq!(&len[..3], &[2, 2, 1]);
-            assert_eq!(lo[2], z);
-        }
-        // No rings (2 nodes each): ties still go to the lower dimension.
-        let c = Topology::parse("torus:2x2x2").unwrap();
-        let (x, _) = Domain::whole(&c).split(&c, 0).unwrap();
-        let Domain::Box { len, .. } = &x else {
-            panic!()
-        };
-        assert_eq!(&len[..3], &[1, 2, 2]);
     }
 
     #[test]
