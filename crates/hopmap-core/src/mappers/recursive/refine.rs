@@ -523,9 +523,9 @@ impl Refine {
 
     /// The phases after the search (the descent, with
     /// [`descent::POLISH_SCALE`] times its budgets, then the bottleneck
-    /// phase, as `params` ask; not the tabu phase, which the runs made) from `initial`, a mapping where a search
-    /// with `params` stopped for `why`. [`Refine::with_dist`]'s cost, then
-    /// those phases'.
+    /// phase, as `params` ask; not the tabu phase, which the runs made)
+    /// from `initial`, a mapping where a search with `params` stopped for
+    /// `why`. [`Refine::with_dist`]'s cost, then those phases'.
     pub fn polish(
         graph: Arc<CommGraph>,
         topo: Arc<Topology>,

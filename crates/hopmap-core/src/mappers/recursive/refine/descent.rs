@@ -127,15 +127,14 @@ impl Refine {
 mod tests {
     use super::super::{Objective, Refine, RefineParams};
     use crate::generate::{GenOptions, generate};
-    use crate::mappers::MapperInput;
+    use crate::graph::CommGraph;
+    use crate::mappers::{MapperInput, Mapping};
     use crate::topology::Topology;
     use std::sync::Arc;
 
-    #[test]
-    fn the_descent_lowers_hop_bytes_after_a_short_search() {
-        // A 16 × 16 stencil from a random placement on a 4 × 4 × 16 torus:
-        // one sweep of the search leaves gains, which the descent finds;
-        // hop-bytes never rise and the cost cache stays exact.
+    /// A 16 × 16 stencil placed at random on a 4 × 4 × 16 torus, and
+    /// refinement parameters of one search sweep (no tabu, no load budget).
+    fn stencil_from_random() -> (Arc<CommGraph>, Arc<Topology>, Mapping, RefineParams) {
         let g = Arc::new(generate("stencil:16x16", &GenOptions::default()).unwrap());
         let topo = Arc::new(Topology::parse("torus:4x4x16").unwrap());
         let start = crate::mappers::run(
@@ -154,6 +153,15 @@ mod tests {
             load_budget: 0.0,
             tabu: 0,
         };
+        (g, topo, start, params)
+    }
+
+    #[test]
+    fn the_descent_lowers_hop_bytes_after_a_short_search() {
+        // A 16 × 16 stencil from a random placement on a 4 × 4 × 16 torus:
+        // one sweep of the search leaves gains, which the descent finds;
+        // hop-bytes never rise and the cost cache stays exact.
+        let (g, topo, start, params) = stencil_from_random();
         let vol = Arc::new(crate::partition::pair_volumes(&g));
         let mut r = Refine::new(g.clone(), topo.clone(), vol, start, params);
         let mut at_descent = None;
@@ -176,24 +184,7 @@ mod tests {
         // Same start as above: the search-only run ends with the search;
         // polishing its result runs the descent (with its larger budgets),
         // which finds the gains the search left.
-        let g = Arc::new(generate("stencil:16x16", &GenOptions::default()).unwrap());
-        let topo = Arc::new(Topology::parse("torus:4x4x16").unwrap());
-        let start = crate::mappers::run(
-            &crate::mappers::random::info(),
-            &MapperInput::new(g.clone(), topo.clone(), 1),
-        )
-        .unwrap();
-        let params = RefineParams {
-            objective: Objective::HopBytes,
-            sweeps: 1,
-            batch: 64,
-            depth: 0,
-            time: None,
-            seed: 1,
-            tol: 0.0,
-            load_budget: 0.0,
-            tabu: 0,
-        };
+        let (g, topo, start, params) = stencil_from_random();
         let vol = Arc::new(crate::partition::pair_volumes(&g));
         let mut s = Refine::new(g.clone(), topo.clone(), vol.clone(), start, params).search_only();
         while !s.is_done() {
