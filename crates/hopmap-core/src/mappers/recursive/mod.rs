@@ -18,8 +18,9 @@
 //!   process's partners (VieM's N_C^d, Schulz & Träff), [`refine`], started
 //!   from the recursive mapping; up to 1,024 processes a seeded
 //!   first-improvement descent over the same neighbourhood
-//!   ([`refine::descent`]); up to 256 processes a robust tabu search
-//!   over swaps (Taillard 1991, [`refine::tabu`]); then a bottleneck
+//!   ([`refine::descent`]); up to 256 processes on meshes and tori a
+//!   robust tabu search over swaps (Taillard 1991, [`refine::tabu`]);
+//!   then a bottleneck
 //!   phase (beyond VieM too)
 //!   relieves the busiest channel under dimension-order routing, exchange by
 //!   exchange, never raising the largest load and letting hop-bytes rise by
@@ -103,7 +104,8 @@ pub fn info_refine() -> MapperInfo {
               local optimum or when a sweep gains less than `tol`. Up to 1,024 processes a \
               seeded first-improvement descent then samples the same neighbourhood at random \
               (64 tries per process at most) and keeps every exchange that lowers hop-bytes. \
-              Up to 256 processes a robust tabu search (Taillard 1991) also runs, after each \
+              Up to 256 processes on meshes and tori a robust tabu search (Taillard 1991) also \
+              runs, after each \
               run's search (after the descent with one run): `tabu` iterations per process, \
               each the best swap of two processes (or a process and a free core) on different \
               nodes that is not tabu; its best mapping is kept if it lowers hop-bytes (or keeps \
@@ -268,7 +270,8 @@ const REFINE_PARAMS: &[ParamSpec] = &[
         key: "tabu",
         kind: ParamKind::Text,
         default: "auto",
-        help: "on inputs of at most 256 processes (and networks of at most 512 slots), after \
+        help: "on inputs of at most 256 processes on meshes and tori of at most 512 slots (not \
+               on switch fabrics), after \
                each run's search (after the descent with one run): a robust tabu search \
                (Taillard 1991) over swaps of two processes, or a process and a free core, on \
                different nodes, this many iterations per process (auto: about 2^26 pair updates of its delta matrix per run, at most 64 \

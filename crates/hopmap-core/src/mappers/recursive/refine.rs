@@ -977,7 +977,7 @@ impl Refine {
         !self.tabu_ran
             && self.params.tabu > 0
             && self.params.objective == Objective::HopBytes
-            && tabu::applies(self.graph.n(), self.topo.num_slots())
+            && tabu::applies(self.graph.n(), &self.topo)
     }
 
     /// The search stopped for `why`: start the bottleneck phase, or finish.
