@@ -7,7 +7,7 @@
 //! on an `unstructured:16384:3d` graph (no coordinates used) on the
 //! 16×32×32 torus; target ≤ Scotch gmap's 3.4–4 s. Group
 //! `recursive_1024_on_8x8x16`: the same on `unstructured:1024:3d` on the
-//! 8×8×16 torus (issue 19: no slower than gmap from 1,024 processes up).
+//! 8×8×16 torus; target ≤ gmap's time there.
 //!
 //! Targets: BFT, COCE, AFFN ≤ 5 ms; MHT ≤ 10 ms. Run:
 //! `cargo bench --bench mappers`.
@@ -112,36 +112,27 @@ fn bench(c: &mut Criterion) {
 
     // Dual recursive bipartitioning (no coordinates) and its refinement at
     // 16,384 processes on the 16×32×32 torus, the size where Scotch's gmap
-    // takes 3.4–4 s on this machine (issue 11: ours must not be slower).
+    // takes 3.4–4 s on this machine; ours must not be slower.
+    bench_recursive(c, 16384, "torus:16x32x32", 10);
+    // The same at 1,024 processes on 8×8×16, where `recursive+refine` runs
+    // its construction 4 times (`runs`) with 4 multilevel runs per top-two
+    // bisection.
+    bench_recursive(c, 1024, "torus:8x8x16", 20);
+}
+
+/// Group `recursive_{P}_on_{DIMS}`: `recursive` and `recursive+refine` on
+/// `unstructured:P:3d` (seed 1) mapped onto `topo`, `samples` samples.
+fn bench_recursive(c: &mut Criterion, procs: usize, topo: &str, samples: usize) {
     let opts = GenOptions {
         seed: 1,
         ..GenOptions::default()
     };
-    let g = generate("unstructured:16384:3d", &opts).expect("generator");
-    let topo = Topology::parse("torus:16x32x32").expect("topology");
-    let rin = MapperInput::new(Arc::new(g), Arc::new(topo), 1);
-    let mut group = c.benchmark_group("recursive_16384_on_16x32x32");
-    group.sample_size(10);
-    for id in ["recursive", "recursive+refine"] {
-        let info = mappers::find(id).expect("registered");
-        group.bench_function(id, |b| {
-            b.iter(|| {
-                let mut r = hopmap_core::mappers::prepare(&info, &rin).expect("start");
-                r.run_to_end();
-                black_box(r.result())
-            })
-        });
-    }
-    group.finish();
-
-    // The same at 1,024 processes on 8×8×16, where `recursive+refine` runs
-    // its construction 4 times (`runs`) with 4 multilevel runs per top-two
-    // bisection (issue 19: no slower than gmap from 1,024 processes up).
-    let g = generate("unstructured:1024:3d", &opts).expect("generator");
-    let topo = Topology::parse("torus:8x8x16").expect("topology");
-    let rin = MapperInput::new(Arc::new(g), Arc::new(topo), 1);
-    let mut group = c.benchmark_group("recursive_1024_on_8x8x16");
-    group.sample_size(20);
+    let g = generate(&format!("unstructured:{procs}:3d"), &opts).expect("generator");
+    let t = Topology::parse(topo).expect("topology");
+    let rin = MapperInput::new(Arc::new(g), Arc::new(t), 1);
+    let dims = topo.trim_start_matches("torus:");
+    let mut group = c.benchmark_group(format!("recursive_{procs}_on_{dims}"));
+    group.sample_size(samples);
     for id in ["recursive", "recursive+refine"] {
         let info = mappers::find(id).expect("registered");
         group.bench_function(id, |b| {
