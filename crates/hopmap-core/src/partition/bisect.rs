@@ -38,6 +38,7 @@
 //! c ≤ `coarsest` the coarsest graph's size. Deterministic for a given seed.
 
 use super::WGraph;
+use super::exact::{EXACT_MAX, exact_bisect};
 use super::gainheap::GainHeap;
 use crate::rng::Rng;
 
@@ -62,6 +63,11 @@ pub struct BisectParams {
     /// cannot pair a vertex whose heavy partners are taken with an
     /// unrelated one; it stays single for this level.
     pub light: f64,
+    /// Graphs of at most this many vertices (at most
+    /// [`super::exact::EXACT_MAX`]) are bisected exactly, by enumerating
+    /// every side assignment ([`super::exact`]), instead of by the
+    /// multilevel heuristic (0 = never).
+    pub exact: usize,
 }
 
 impl Default for BisectParams {
@@ -73,6 +79,7 @@ impl Default for BisectParams {
             passes: 6,
             vcycles: 1,
             light: 0.0,
+            exact: 8,
         }
     }
 }
@@ -133,6 +140,23 @@ pub fn bisect(
         };
     }
     let win = window(g.total_weight(), caps, params.imbalance);
+    if n <= params.exact.min(EXACT_MAX) {
+        let zero;
+        let b = match bias {
+            Some(b) => b,
+            None => {
+                zero = vec![[0.0; 2]; n];
+                &zero
+            }
+        };
+        let side = exact_bisect(g, b, win.lo, win.hi, seed);
+        let (weights, cost) = weights_and_cost(g, b, &side);
+        return Bisection {
+            side,
+            weights,
+            cost,
+        };
+    }
     let bias0: Vec<[f64; 2]> = match bias {
         Some(b) => b.to_vec(),
         None => vec![[0.0; 2]; n],

@@ -43,6 +43,7 @@
 //! the network side of Moh et al.'s BM (§4.2).
 
 pub mod bisect;
+pub mod exact;
 pub mod gainheap;
 pub mod groups;
 pub mod maxcut;
