@@ -19,7 +19,9 @@
 //!    FM after every try bought nothing measurable but took most of the
 //!    time on the many small bisections of a mapping. Graphs of at most 24
 //!    vertices still get FM after every try (there greedy growing alone
-//!    misleads, and FM is cheap).
+//!    misleads, and FM is cheap), with half the tries; graphs of at most
+//!    [`BisectParams::exact`] vertices (8) are not grown at all but
+//!    bisected exactly by enumeration ([`super::exact`]).
 //! 3. **Uncoarsening**: project the sides back level by level and refine
 //!    each with Fiduccia–Mattheyses passes (boundary vertices in two gain
 //!    heaps, single-vertex moves that keep the weight within the window plus
@@ -415,8 +417,16 @@ fn initial(
     let internal: Vec<f64> = (0..n).map(|v| g.edges(v).map(|(_, w)| w).sum()).collect();
     let all_on: [f64; 2] = [0, 1].map(|s| bias.iter().map(|b| b[s]).sum());
     let mut best: Option<(f64, f64, Vec<u8>)> = None;
-    // More tries than vertices only repeat themselves.
-    let tries = params.tries.max(1).min(n.max(2));
+    // Graphs that get FM after every try need half the tries (their FM'd
+    // cuts converge: measured neutral over 72 mappings, see
+    // docs/mapping-quality.md); more tries than vertices only repeat
+    // themselves.
+    let tries = if n <= FM_EVERY_TRY {
+        params.tries.div_ceil(2)
+    } else {
+        params.tries
+    };
+    let tries = tries.max(1).min(n.max(2));
     let mut side = vec![0u8; n];
     let mut gain = vec![0.0f64; n];
     // Ties go to the lowest vertex id.
