@@ -1,7 +1,8 @@
 //! Exact bisection of a tiny graph by enumeration: every one of the 2^n
-//! side assignments is visited in Gray-code order (each differs from the
-//! previous one by a single vertex, so its weight and cost follow in
-//! O(deg) from the last), and the best is kept by the same rule as
+//! side assignments is visited, half of them in Gray-code order (each
+//! differs from the previous one by a single vertex, so its weight and cost
+//! follow in O(deg) from the last) and the other half as their complements
+//! (same cut), and the best is kept by the same rule as
 //! [`super::bisect()`]'s runs: inside the weight window first (else the
 //! closest to it), then the smallest `cut + bias`. Costs equal up to a
 //! relative 10^-9 are ties, broken by a seeded random order of the
@@ -10,7 +11,7 @@
 //!
 //! On a few vertices this is cheaper than the heuristic it replaces
 //! (several grown cuts, each refined by Fiduccia–Mattheyses), and never
-//! worse: O(2^n · m / n) against O(tries · passes · m log n), with n ≤
+//! worse: O(2^(n-1) · m / n) against O(tries · passes · m log n), with n ≤
 //! [`super::BisectParams::exact`].
 
 use super::WGraph;
@@ -38,43 +39,58 @@ pub(super) fn exact_bisect(g: &WGraph, bias: &[[f64; 2]], lo: f64, hi: f64, seed
     };
     let full: u32 = (1u32 << n) - 1;
     let order = Rng::new(seed ^ 0x6578_6163_74).next_u64() as u32 & full;
-    // Everything on side 0 first (mask 0).
+    let total: f64 = g.vw.iter().sum();
+    let bias_all: f64 = bias.iter().map(|b| b[0] + b[1]).sum();
+    // The last vertex stays on side 0; each visited assignment also stands
+    // for its complement (same cut, the other bias of every vertex, the
+    // other side's weight), so 2^(n-1) steps cover all 2^n.
     let mut side = vec![0u8; n];
-    let mut w0: f64 = g.vw.iter().sum();
-    let mut cost: f64 = bias.iter().map(|b| b[0]).sum();
+    let mut w0 = total;
+    let mut cut = 0.0;
+    let mut b = bias.iter().map(|b| b[0]).sum::<f64>();
     let mut mask = 0u32;
-    let mut best = (dist(w0), cost, mask);
-    for i in 1..=full {
-        let v = i.trailing_zeros() as usize;
-        let s = side[v] as usize;
-        // Flip v from s to 1 - s.
-        let mut delta = bias[v][1 - s] - bias[v][s];
-        for (x, w) in g.edges(v) {
-            if side[x] as usize == s {
-                delta += w;
-            } else {
-                delta -= w;
+    let mut best: Option<(f64, f64, u32)> = None;
+    let mut consider = |d: f64, cost: f64, mask: u32| {
+        let better = match best {
+            None => true,
+            Some((bd, bc, bm)) => {
+                if d < bd - 1e-9 {
+                    true
+                } else if d > bd + 1e-9 {
+                    false
+                } else {
+                    let eps = 1e-9 * bc.abs().max(1.0);
+                    cost < bc - eps || (cost <= bc + eps && (mask ^ order) < (bm ^ order))
+                }
             }
-        }
-        cost += delta;
-        side[v] = 1 - s as u8;
-        w0 += if s == 0 { -g.vw[v] } else { g.vw[v] };
-        mask ^= 1 << v;
-        let d = dist(w0);
-        let (bd, bc, bm) = best;
-        let better = if d < bd - 1e-9 {
-            true
-        } else if d > bd + 1e-9 {
-            false
-        } else {
-            let eps = 1e-9 * bc.abs().max(1.0);
-            cost < bc - eps || (cost <= bc + eps && (mask ^ order) < (bm ^ order))
         };
         if better {
-            best = (d, cost, mask);
+            best = Some((d, cost, mask));
         }
+    };
+    let half = 1u32 << (n - 1);
+    for i in 0..half {
+        if i > 0 {
+            let v = i.trailing_zeros() as usize;
+            let s = side[v] as usize;
+            // Flip v from s to 1 - s.
+            b += bias[v][1 - s] - bias[v][s];
+            for (x, w) in g.edges(v) {
+                if side[x] as usize == s {
+                    cut += w;
+                } else {
+                    cut -= w;
+                }
+            }
+            side[v] = 1 - s as u8;
+            w0 += if s == 0 { -g.vw[v] } else { g.vw[v] };
+            mask ^= 1 << v;
+        }
+        consider(dist(w0), cut + b, mask);
+        consider(dist(total - w0), cut + (bias_all - b), mask ^ full);
     }
-    (0..n).map(|v| (best.2 >> v & 1) as u8).collect()
+    let best = best.map_or(0, |b| b.2);
+    (0..n).map(|v| (best >> v & 1) as u8).collect()
 }
 
 #[cfg(test)]
