@@ -37,7 +37,9 @@
 //!    unstructured graph the top cut of single runs spreads over ±30%.
 //!
 //! Cost: O(vcycles · (m · (levels + passes) + tries · c log c)) with
-//! c ≤ `coarsest` the coarsest graph's size. Deterministic for a given seed.
+//! c ≤ `coarsest` the coarsest graph's size; O(2^(n-1) · m / n) for the
+//! graphs of n ≤ [`BisectParams::exact`] vertices. Deterministic for a
+//! given seed.
 
 use super::WGraph;
 use super::exact::{EXACT_MAX, exact_bisect};
