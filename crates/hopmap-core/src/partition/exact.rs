@@ -38,7 +38,7 @@ pub(super) fn exact_bisect(g: &WGraph, bias: &[[f64; 2]], lo: f64, hi: f64, seed
         }
     };
     let full: u32 = (1u32 << n) - 1;
-    let order = Rng::new(seed ^ 0x6578_6163_74).next_u64() as u32 & full;
+    let order = Rng::new(seed ^ 0x0065_7861_6374).next_u64() as u32 & full;
     let total: f64 = g.vw.iter().sum();
     let bias_all: f64 = bias.iter().map(|b| b[0] + b[1]).sum();
     // The last vertex stays on side 0; each visited assignment also stands
