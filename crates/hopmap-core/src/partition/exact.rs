@@ -17,7 +17,7 @@
 use super::WGraph;
 use crate::rng::Rng;
 
-/// Most vertices [`exact_bisect`] accepts (2^n assignments; 2^16 at most).
+/// Most vertices the exact bisection accepts (2^(n-1) steps; 2^15 at most).
 pub const EXACT_MAX: usize = 16;
 
 /// The best side assignment of `g` (n ≤ [`EXACT_MAX`]) for the window
