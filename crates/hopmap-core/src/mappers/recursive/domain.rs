@@ -6,8 +6,8 @@
 //! * On a mesh/torus a domain is a box of coordinates. It is cut across the
 //!   dimension of largest diameter inside the box (a full wrapped ring of k
 //!   nodes has diameter ⌊k/2⌋, a path of k nodes k − 1; ties go to the
-//!   longer side, then to the lower dimension, or to the higher one with
-//!   [`DimTies::HIGH`]), into ⌊k/2⌋ and ⌈k/2⌉
+//!   longer side, then to the lower dimension, or in another order of the
+//!   dimensions, [`DimTies`]), into ⌊k/2⌋ and ⌈k/2⌉
 //!   layers. Capacities are layers × cores, so nodes with several cores are
 //!   bins of `cores` slots. The distance between two boxes is the hop
 //!   distance between their (fractional) centres, the shorter way round each
@@ -364,6 +364,42 @@ mod tests {
         let m = Topology::parse("mesh:5x3").unwrap();
         let (x, y) = Domain::whole(&m).split(&m, 0).unwrap();
         assert_eq!((x.num_nodes(), y.num_nodes()), (6, 9));
+    }
+
+    #[test]
+    fn tied_dimensions_are_cut_in_the_order_asked() {
+        // Orders of 3 dimensions (rank of x, y, z): the identity, its
+        // reverse, the rotation z, x, y, its reverse y, x, z, then the
+        // rotation y, z, x and its reverse x, z, y; then again.
+        let ranks = |k: usize| [0, 1, 2].map(|d| DimTies(k).rank(d, 3));
+        assert_eq!(ranks(0), [0, 1, 2]);
+        assert_eq!(ranks(1), [2, 1, 0]);
+        assert_eq!(ranks(2), [1, 2, 0]);
+        assert_eq!(ranks(3), [1, 0, 2]);
+        assert_eq!(ranks(4), [2, 0, 1]);
+        assert_eq!(ranks(5), [0, 2, 1]);
+        assert_eq!(ranks(6), ranks(0));
+        // On a 2 × 2 × 4 torus the whole machine is cut across z (a ring
+        // of 4, diameter 2, against rings of 2) whatever the order; its
+        // 2 × 2 × 2 halves tie (diameter 1, length 2 everywhere) and are
+        // cut across the dimension of least rank.
+        let t = Topology::parse("torus:2x2x4").unwrap();
+        for k in 0..6 {
+            let (a, b) = Domain::whole(&t).split_with(&t, 0, DimTies(k)).unwrap();
+            for (h, z) in [(&a, 0), (&b, 2)] {
+                let Domain::Box { lo, len } = h else { panic!() };
+                assert_eq!((&lo[..3], &len[..3]), (&[0, 0, z][..], &[2, 2, 2][..]));
+            }
+            let (c, _) = a.split_with(&t, 0, DimTies(k)).unwrap();
+            let Domain::Box { len, .. } = c else { panic!() };
+            let cut = (0..3).find(|&d| len[d] == 1).unwrap();
+            assert_eq!(cut, [0, 2, 2, 1, 1, 0][k], "order {k}: {:?}", &len[..3]);
+        }
+        // `split` is the identity order.
+        assert_eq!(
+            Domain::whole(&t).split(&t, 0),
+            Domain::whole(&t).split_with(&t, 0, DimTies::LOW)
+        );
     }
 
     #[test]

@@ -1177,6 +1177,50 @@ mod tests {
     }
 
     #[test]
+    fn runs_of_equal_hop_bytes_keep_the_lower_max_load() {
+        // p0 sends 1 byte to p1 and to p3, p3 sends 1 to p0, on a 2 × 2
+        // mesh (node = x + 2y), x-first routing, p0 at (0, 0) and p2 on the
+        // node left. A: p1 at (1, 0), p3 at
+        // (1, 1): 1 + 2 + 2 = 5 hop-bytes, and p0→p1 and p0→p3 share the
+        // channel (0,0)→(1,0): max load 2. B: p1 at (0, 1) instead: the
+        // same 5 hop-bytes, every channel at most 1. C: p3 at (0, 1), p1
+        // at (1, 0): 3 hop-bytes, max load 1.
+        let mut b = GraphBuilder::new(4, true);
+        b.add(0, 1, 1.0);
+        b.add(0, 3, 1.0);
+        b.add(3, 0, 1.0);
+        let inp = input(b.build().unwrap(), "mesh:2x2", 0, &[]);
+        let m = |nodes: [u32; 4]| Mapping::new(nodes.to_vec(), vec![0; 4]);
+        let (a, b, c) = (m([0, 1, 2, 3]), m([0, 2, 1, 3]), m([0, 1, 3, 2]));
+        let metrics = |m: &Mapping| {
+            let e = evaluate(&inp.graph, &inp.topo, m, &Routing::Dor).metrics;
+            (e.hop_bytes, e.max_link_load)
+        };
+        assert_eq!(metrics(&a), (5.0, 2.0));
+        assert_eq!(metrics(&b), (5.0, 1.0));
+        assert_eq!(metrics(&c), (3.0, 1.0));
+        let kept = |order: &[&Mapping]| {
+            let mut r = Recursive::new(&inp, None, 1).unwrap();
+            for m in order {
+                let hb = hop_bytes(&inp.graph, &inp.topo, m);
+                r.offer(hb, hb, (*m).clone());
+            }
+            r.best.unwrap().2
+        };
+        assert_eq!(kept(&[&a, &b]), b);
+        assert_eq!(kept(&[&b, &a]), b);
+        // B2, B turned half a turn (p0 at (1, 1), p3 at (0, 0)): 5
+        // hop-bytes, max load 1 too. Equal on both: the first run stays.
+        let b2 = m([3, 1, 2, 0]);
+        assert_eq!(metrics(&b2), (5.0, 1.0));
+        assert_eq!(kept(&[&b, &b2]), b);
+        assert_eq!(kept(&[&b2, &b]), b2);
+        // Fewer hop-bytes win whatever the loads.
+        assert_eq!(kept(&[&a, &b, &c]), c);
+        assert_eq!(kept(&[&c, &a]), c);
+    }
+
+    #[test]
     fn the_bottleneck_phase_relieves_a_hot_link_at_no_hop_bytes_cost() {
         // mesh 2×2, node = x + 2y, dimension-order routing x first. p2 on
         // (0,1) sends 3 bytes to p3 on (1,1), 2 to p0 on (0,0) and 2 to p1
