@@ -36,7 +36,13 @@
 //! background thread, seeded the same way; the best is kept with the same
 //! tie-break as running them in turn, so the result does not depend on the
 //! thread (a property test compares both). Dropping the run stops that
-//! thread. With the `hopbytes` objective each run's refinement stops with
+//! thread. Runs are compared by objective, then hop-bytes, then (only when
+//! both tie) max link load under dimension-order routing
+//! ([`Recursive::offer`]). Up to [`TIE_RUNS_MAX`] processes run `r` cuts
+//! boxes whose dimensions tie (a 2 × 2 × 2 half of a 2 × 2 × 4 torus) in
+//! its own order of the dimensions ([`domain::DimTies`]`(r)`), so the runs
+//! build the tie's orientations and the comparison keeps, at equal
+//! hop-bytes, the one whose traffic loads the links least. With the `hopbytes` objective each run's refinement stops with
 //! its search (and on small inputs its tabu phase, which gains from the
 //! runs' different starts), and only the best run's mapping then goes through the
 //! descent and the bottleneck phase ([`Refine::polish`], stepped here): the
@@ -118,8 +124,10 @@ pub fn info_refine() -> MapperInfo {
               to the maximum, and lets hop-bytes rise by at most `load_budget` (default 1 %; \
               measured: max link load 0.55–0.93 × Scotch's instead of up to 1.13 ×, for \
               +0–0.3 % hop-bytes and up to about 10 % more time). Small inputs are mapped `runs` \
-              times with different seeds (each with its tabu search) and the one of least \
-              hop-bytes is kept and carried on through the descent and the bottleneck phase. \
+              times with different seeds (each with its tabu search; up to 256 processes each \
+              run cuts mesh/torus boxes whose dimensions tie in its own order of the \
+              dimensions) and the one of least hop-bytes (at equal hop-bytes, of least max \
+              link load) is kept and carried on through the descent and the bottleneck phase. \
               Params: objective, depth, sweeps, batch, time_ms, tol, load_budget, tabu, \
               runs, pack, tries, vcycles, orient, imbalance, light, group.",
         needs_coords: false,
@@ -284,7 +292,8 @@ const REFINE_PARAMS: &[ParamSpec] = &[
         key: "runs",
         kind: ParamKind::Int { min: 0, max: 64 },
         default: "0",
-        help: "independent construction + refinement runs with different seeds, the best kept \
+        help: "independent construction + refinement runs with different seeds (up to 256 \
+               processes, each cutting tied box dimensions in its own order), the best kept \
                (0 = automatic: 4096 / processes, between 1 and 4)",
     },
     PACK,
