@@ -38,11 +38,14 @@
 //! thread (a property test compares both). Dropping the run stops that
 //! thread. Runs are compared by objective, then hop-bytes, then (only when
 //! both tie) max link load under dimension-order routing
-//! ([`Recursive::offer`]). Up to [`TIE_RUNS_MAX`] processes run `r` cuts
-//! boxes whose dimensions tie (a 2 × 2 × 2 half of a 2 × 2 × 4 torus) in
-//! its own order of the dimensions ([`domain::DimTies`]`(r)`), so the runs
-//! build the tie's orientations and the comparison keeps, at equal
-//! hop-bytes, the one whose traffic loads the links least. With the `hopbytes` objective each run's refinement stops with
+//! ([`Recursive::offer`]). Every run cuts boxes whose dimensions tie (the
+//! 2 × 2 × 2 halves of a 2 × 2 × 4 torus) across the lowest of them; up to
+//! [`TIE_RUNS_MAX`] processes the automatic runs add one run for each other
+//! order of the dimensions that changes the machine's box tree
+//! ([`tie_orders`]: the highest first, and z, x, y), so the tie's
+//! orientations are built and the comparison keeps, at equal hop-bytes,
+//! the one whose traffic loads the links least (the other runs are the
+//! same as without them, so the hop-bytes kept never rise). With the `hopbytes` objective each run's refinement stops with
 //! its search (and on small inputs its tabu phase, which gains from the
 //! runs' different starts), and only the best run's mapping then goes through the
 //! descent and the bottleneck phase ([`Refine::polish`], stepped here): the
@@ -124,9 +127,9 @@ pub fn info_refine() -> MapperInfo {
               to the maximum, and lets hop-bytes rise by at most `load_budget` (default 1 %; \
               measured: max link load 0.55–0.93 × Scotch's instead of up to 1.13 ×, for \
               +0–0.3 % hop-bytes and up to about 10 % more time). Small inputs are mapped `runs` \
-              times with different seeds (each with its tabu search; up to 256 processes each \
-              run cuts mesh/torus boxes whose dimensions tie in its own order of the \
-              dimensions) and the one of least hop-bytes (at equal hop-bytes, of least max \
+              times with different seeds (each with its tabu search; up to 256 processes on \
+              meshes and tori, one or two more runs cut boxes whose dimensions tie in other \
+              orders of the dimensions) and the one of least hop-bytes (at equal hop-bytes, of least max \
               link load) is kept and carried on through the descent and the bottleneck phase. \
               Params: objective, depth, sweeps, batch, time_ms, tol, load_budget, tabu, \
               runs, pack, tries, vcycles, orient, imbalance, light, group.",
@@ -292,9 +295,9 @@ const REFINE_PARAMS: &[ParamSpec] = &[
         key: "runs",
         kind: ParamKind::Int { min: 0, max: 64 },
         default: "0",
-        help: "independent construction + refinement runs with different seeds (up to 256 \
-               processes, each cutting tied box dimensions in its own order), the best kept \
-               (0 = automatic: 4096 / processes, between 1 and 4)",
+        help: "independent construction + refinement runs with different seeds, the best kept \
+               (0 = automatic: 4096 / processes, between 1 and 4, and up to 256 processes on \
+               meshes and tori one or two more that cut tied box dimensions in other orders)",
     },
     PACK,
     TRIES,
@@ -470,6 +473,20 @@ impl Recursive {
             Some(v) if v == "no" => false,
             _ => !contention,
         };
+        let n = input.graph.n();
+        let auto = runs == 0;
+        let base = if auto { auto_runs(n) } else { runs };
+        let mut ties = TieRuns {
+            base,
+            ..TieRuns::default()
+        };
+        if auto && n <= TIE_RUNS_MAX {
+            for (k, t) in tie_orders(&input.topo).into_iter().enumerate() {
+                ties.alt[k] = t;
+                ties.extra = k + 1;
+            }
+        }
+        let runs = base + ties.extra;
         let construct = Construct {
             bparams: bisect_params(input)?,
             pack,
@@ -478,19 +495,14 @@ impl Recursive {
                 .get::<String>(CONSTRUCT_PARAMS, "orient")?
                 .trim()
                 .eq_ignore_ascii_case("no"),
+            ties,
         };
         let drb = construct.drb(input, &vol, 0);
-        let runs = if runs == 0 {
-            auto_runs(input.graph.n())
-        } else {
-            runs
-        };
         // depth auto (u32::MAX): 0 with several runs, and from 4,096
         // processes on when the mean degree is above 8 (`scripts/vs_scotch.sh`:
         // on the 3D graphs, degree ≈ 12, depth 1 doubled the time for 1–1.5%
         // fewer hop-bytes; on the 2D ones, degree ≈ 6, it costs a third as
         // much and gains 2–3%), else 1.
-        let n = input.graph.n();
         let mean_degree =
             input.graph.offsets().last().copied().unwrap_or(0) as f64 / n.max(1) as f64;
         let refine = refine.map(|r| RefineParams {
@@ -601,7 +613,7 @@ impl Recursive {
                     self.vol.clone(),
                     m.clone(),
                     RefineParams {
-                        seed: run_seed(rp.seed, self.runs),
+                        seed: run_seed(rp.seed, self.construct.ties.base),
                         ..rp
                     },
                     why,
@@ -718,14 +730,67 @@ struct Construct {
     vcycles: usize,
     /// Reflect the tree's boxes at the end ([`orient`]).
     orient: bool,
+    /// The tie-break of box dimensions of each run ([`TieRuns`]).
+    ties: TieRuns,
+}
+
+/// Which runs cut tied box dimensions in which order: runs `0..base` in
+/// the lowest dimension's order ([`DimTies::LOW`]), then one run for each
+/// of `alt[..extra]`.
+#[derive(Clone, Copy, Debug, Default)]
+struct TieRuns {
+    base: usize,
+    alt: [DimTies; 2],
+    extra: usize,
+}
+
+impl TieRuns {
+    /// The order of run `run`.
+    fn of(&self, run: usize) -> DimTies {
+        match run.checked_sub(self.base) {
+            Some(k) if k < self.extra => self.alt[k],
+            _ => DimTies::LOW,
+        }
+    }
+}
+
+/// The orders of dimensions besides the lowest-first one whose box trees
+/// differ, on a mesh or torus, from it and from each other: of
+/// [`DimTies::HIGH`] and [`DimTies`]`(2)` (z, x, y), those that cut some
+/// box of the machine across another dimension (none on other
+/// topologies). O(nodes · D) per order (the box trees do not depend on the
+/// graph or the seed).
+pub fn tie_orders(topo: &crate::topology::Topology) -> Vec<DimTies> {
+    if topo.as_grid().is_none() {
+        return Vec::new();
+    }
+    let tree = |ties: DimTies| {
+        let mut out = Vec::new();
+        let mut stack = vec![domain::Domain::whole(topo)];
+        while let Some(d) = stack.pop() {
+            if let Some((a, b)) = d.split_with(topo, 0, ties) {
+                stack.push(b);
+                stack.push(a);
+            }
+            out.push(d);
+        }
+        out
+    };
+    let mut seen = vec![tree(DimTies::LOW)];
+    let mut orders = Vec::new();
+    for ties in [DimTies::HIGH, DimTies(2)] {
+        let t = tree(ties);
+        if !seen.contains(&t) {
+            seen.push(t);
+            orders.push(ties);
+        }
+    }
+    orders
 }
 
 impl Construct {
     /// Run `run`'s construction: seeded with [`run_seed`], its mesh/torus
-    /// boxes cut across tied dimensions in the run's order ([`run_ties`]),
-    /// so that with several runs several orientations of such a tie are
-    /// built and the comparison of the runs ([`Recursive::offer`])
-    /// chooses: equal hop-bytes, the lower max link load.
+    /// boxes cut across tied dimensions in the run's order ([`TieRuns`]).
     fn drb(&self, input: &MapperInput, vol: &Arc<Vec<f64>>, run: usize) -> Drb {
         Drb::new(
             input.graph.clone(),
@@ -737,29 +802,19 @@ impl Construct {
         .with_packing(self.pack)
         .with_top_vcycles(self.vcycles)
         .with_orientation(self.orient)
-        .with_dim_ties(run_ties(run, input.graph.n()))
+        .with_dim_ties(self.ties.of(run))
     }
 }
 
-/// Largest input whose runs cut tied box dimensions in different orders
-/// ([`run_ties`]). Above it every run prefers the lowest dimension: on the
-/// METIS-made meshes of 1,024 parts on an 8 × 8 × 16 torus the other
-/// orders cut the 4 × 4 × 4 boxes z first, and the best of the 4 runs rose
-/// from 0.806 to 0.838 × gmap's hop-bytes (3D) and from 0.918 to 0.930
-/// (2D, seed 3; `docs/mapping-quality.md`).
+/// Largest input on which the automatic runs add runs that cut tied box
+/// dimensions in other orders ([`tie_orders`]). Above it they would cost
+/// the time the runs are limited by (from 1,024 processes gmap's), and
+/// letting the 4 runs themselves take other orders instead cost hop-bytes
+/// there: on the METIS-made meshes of 1,024 parts on an 8 × 8 × 16 torus
+/// the other orders cut the 4 × 4 × 4 boxes z first, and the best of the
+/// runs rose from 0.806 to 0.838 × gmap's hop-bytes (3D) and from 0.918 to
+/// 0.930 (2D, seed 3; `docs/mapping-quality.md`).
 pub const TIE_RUNS_MAX: usize = 256;
-
-/// The tie-break of box dimensions of run `run` on `n` processes:
-/// [`DimTies`]`(run)` up to [`TIE_RUNS_MAX`] processes (run 0 the lowest
-/// dimension first, run 1 the highest, runs 2 and 3 the rotation z, x, y
-/// and its reverse), else [`DimTies::LOW`].
-fn run_ties(run: usize, n: usize) -> DimTies {
-    if n <= TIE_RUNS_MAX {
-        DimTies(run)
-    } else {
-        DimTies::LOW
-    }
-}
 
 /// What one independent run needs (owned, so it can move to a thread).
 struct RunJob {
@@ -1183,6 +1238,31 @@ mod tests {
 
     fn max_load(g: &CommGraph, t: &Topology, m: &Mapping) -> f64 {
         evaluate(g, t, m, &Routing::Dor).metrics.max_link_load
+    }
+
+    #[test]
+    fn automatic_runs_add_the_tie_orders_that_change_the_box_tree() {
+        let orders = |t: &str| tie_orders(&Topology::parse(t).unwrap());
+        // 2 × 2 × 4: the halves are cut x, y, z (lowest first), z, y, x
+        // (highest first) or z, x, y: three trees.
+        assert_eq!(orders("torus:2x2x4"), [DimTies::HIGH, DimTies(2)]);
+        // In 2D the rotation is the reverse order: one more tree.
+        assert_eq!(orders("mesh:4x4"), [DimTies::HIGH]);
+        // A 4 × 2 mesh is cut across the 4 first, then its 2 × 2 halves
+        // tie. No tie on a ring; no boxes on a fat tree.
+        assert_eq!(orders("mesh:4x2"), [DimTies::HIGH]);
+        assert!(orders("torus:8").is_empty());
+        assert!(orders("fattree:4").is_empty());
+        // 64 processes on 2 × 2 × 4 with 4 cores: 4 automatic runs + 2;
+        // runs asked for: no more; above 256 processes: none.
+        let runs = |n: usize, t: &str, runs: usize| {
+            let inp = input(ring(n), t, 0, &[]);
+            Recursive::new(&inp, None, runs).unwrap().runs().1
+        };
+        assert_eq!(runs(64, "torus:2x2x4:cores=4", 0), 6);
+        assert_eq!(runs(64, "torus:2x2x4:cores=4", 2), 2);
+        assert_eq!(runs(512, "torus:8x8x8", 0), 4);
+        assert_eq!(runs(256, "torus:8x8x4", 0), 4 + 2);
     }
 
     #[test]
