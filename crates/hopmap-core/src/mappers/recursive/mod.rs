@@ -45,7 +45,8 @@
 //! ([`tie_orders`]: the highest first, and z, x, y), so the tie's
 //! orientations are built and the comparison keeps, at equal hop-bytes,
 //! the one whose traffic loads the links least (the other runs are the
-//! same as without them, so the hop-bytes kept never rise). With the `hopbytes` objective each run's refinement stops with
+//! same as without them, so the best run's hop-bytes never rise; the
+//! phases after it start from that run). With the `hopbytes` objective each run's refinement stops with
 //! its search (and on small inputs its tabu phase, which gains from the
 //! runs' different starts), and only the best run's mapping then goes through the
 //! descent and the bottleneck phase ([`Refine::polish`], stepped here): the
