@@ -38,7 +38,7 @@
 //! thread (a property test compares both). Dropping the run stops that
 //! thread. Runs are compared by objective, then hop-bytes, then (only when
 //! both tie) max link load under dimension-order routing
-//! ([`Recursive::offer`]). Every run cuts boxes whose dimensions tie (the
+//! (`Recursive::offer`). Every run cuts boxes whose dimensions tie (the
 //! 2 × 2 × 2 halves of a 2 × 2 × 4 torus) across the lowest of them; up to
 //! [`TIE_RUNS_MAX`] processes the automatic runs add one run for each other
 //! order of the dimensions that changes the machine's box tree
