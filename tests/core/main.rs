@@ -25,5 +25,6 @@ mod metrics_prop;
 mod ompi_capture;
 mod ompi_monitoring;
 mod real_captures;
+mod recursive_ties;
 mod routing_hand;
 mod tabu;
