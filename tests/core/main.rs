@@ -13,6 +13,7 @@ mod docs_mappers;
 mod fabric;
 mod fabric_fuzz;
 mod fabric_listings;
+mod fabric_sharedmap;
 mod grid_embed;
 mod ibsim;
 mod ibsim_opensm;
