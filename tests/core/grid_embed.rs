@@ -5,9 +5,8 @@
 //! (missing and diagonal pairs) is recovered exactly; among embeddings of
 //! equal hop-bytes the one of least max link load is kept, and within the
 //! load budget a lower max load wins over a little more hop-bytes (PETSc's
-//! capture); the recursive+refine rival and the application's own order
-//! are kept only by that rule (hypre's BoomerAMG capture keeps its own
-//! order); without a grid it says why and maps with recursive+refine.
+//! capture); the recursive+refine rival is kept only by that rule; without
+//! a grid it says why and maps with recursive+refine.
 
 use hopmap_core::generate::{GenOptions, Neighbors, generate};
 use hopmap_core::mappers::grid_embed::recognise::{Found, GridHalo, recognise};
@@ -535,58 +534,5 @@ proptest! {
         if theirs.0 <= 1.01 * mine.0 {
             prop_assert!(mine.1 <= theirs.1, "{:?} vs {:?}", mine, theirs);
         }
-    }
-}
-
-#[test]
-fn hypre_keeps_the_application_order_where_it_beats_both_searches() {
-    // PETSc ex45 with hypre's BoomerAMG on 105 = 3 × 5 × 7 ranks
-    // (tests/data/captures/README.md): the face pairs carry 22 % of the
-    // bytes, AMG's coarse levels make almost every pair talk, so no grid is
-    // recognised; the DMDA's own rank order on the 3 × 5 × 7 torus (the
-    // `default` mapping) is a swap local optimum with fewer hop-bytes
-    // (4.3795e9) than recursive+refine's (4.4346e9).
-    let g = capture("petsc-ex45-hypre-105.mtx", None);
-    let (hb, s) = run(&g, "torus:3x5x7", &[]);
-    let s = s.unwrap();
-    assert!(s.contains("no grid found"), "{s}");
-    assert!(
-        s.contains("the application's own rank order, refined, kept instead"),
-        "{s}"
-    );
-    let own = run_metrics("default", &g, "torus:3x5x7", &[]);
-    assert!(hb <= own.0 * (1.0 + 1e-12), "{hb} vs {own:?}");
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 4, ..ProptestConfig::default() })]
-
-    /// On small inputs the application's own order (the `default` mapping)
-    /// never beats `grid`'s result by more than the load budget, grid or
-    /// no grid: a halo in its own order, or a random sparse graph.
-    #[test]
-    fn the_application_order_never_beats_the_result(
-        seed in 0u64..1000,
-        random in any::<bool>(),
-        topo in prop::sample::select(vec!["torus:4x4x4", "mesh:8x8", "torus:2x2x4:cores=4"]),
-    ) {
-        let g = if random {
-            let mut rng = hopmap_core::rng::Rng::new(seed);
-            let mut b = GraphBuilder::new(64, false);
-            for u in 0..64usize {
-                for _ in 0..3 {
-                    let v = rng.below(64);
-                    if v != u {
-                        b.add(u, v, 1.0 + rng.below(100) as f64);
-                    }
-                }
-            }
-            Arc::new(b.build().unwrap())
-        } else {
-            halo("halo:4x4x4:1,0.5,0.25:0.02", true, false, false, seed)
-        };
-        let mine = run_metrics("grid", &g, topo, &[]);
-        let own = run_metrics("default", &g, topo, &[]);
-        prop_assert!(mine.0 <= 1.01 * own.0 * (1.0 + 1e-12), "{:?} vs {:?}", mine, own);
     }
 }
