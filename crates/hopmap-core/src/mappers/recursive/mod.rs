@@ -119,7 +119,9 @@ pub fn info_refine() -> MapperInfo {
               measured: max link load 0.55–0.93 × Scotch's instead of up to 1.13 ×, for \
               +0–0.3 % hop-bytes and up to about 10 % more time). Small inputs are mapped `runs` \
               times with different seeds (each with its tabu search) and the one of least \
-              hop-bytes is kept and carried on through the descent and the bottleneck phase. \
+              hop-bytes is kept and carried on through the descent and the bottleneck phase; \
+              the application's own rank order (process p on slot p) is kept instead when it \
+              has fewer hop-bytes than that result. \
               Params: objective, depth, sweeps, batch, time_ms, tol, load_budget, tabu, \
               runs, pack, tries, vcycles, orient, imbalance, light, group.",
         needs_coords: false,
