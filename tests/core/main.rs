@@ -26,5 +26,6 @@ mod ompi_capture;
 mod ompi_monitoring;
 mod own_order;
 mod real_captures;
+mod recursive_ties;
 mod routing_hand;
 mod tabu;

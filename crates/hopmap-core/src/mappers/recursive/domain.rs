@@ -6,7 +6,8 @@
 //! * On a mesh/torus a domain is a box of coordinates. It is cut across the
 //!   dimension of largest diameter inside the box (a full wrapped ring of k
 //!   nodes has diameter ⌊k/2⌋, a path of k nodes k − 1; ties go to the
-//!   longer side, then to the lower dimension), into ⌊k/2⌋ and ⌈k/2⌉
+//!   longer side, then to the lower dimension, or in another order of the
+//!   dimensions, [`DimTies`]), into ⌊k/2⌋ and ⌈k/2⌉
 //!   layers. Capacities are layers × cores, so nodes with several cores are
 //!   bins of `cores` slots. The distance between two boxes is the hop
 //!   distance between their (fractional) centres, the shorter way round each
@@ -33,6 +34,32 @@ pub enum Domain {
     },
     /// Any node list (sorted), with its centre node.
     Set { nodes: Vec<u32>, centre: u32 },
+}
+
+/// Which dimension a box is cut across when several have the largest
+/// diameter and length (e.g. the three of a 2 × 2 × 2 box): the choices
+/// give the same tree up to a permutation of those dimensions, but not the
+/// same channel loads once the boxes' traffic leaves them. `DimTies(k)`
+/// prefers the dimensions in the order of the k-th of these permutations
+/// of 0..D: k = 0 the identity (x before y before z), k = 1 its reverse,
+/// k = 2 the rotation starting at D − 1 (z, x, y), k = 3 its reverse, and
+/// so on through the rotations (k mod 2D). O(1) per dimension.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DimTies(pub usize);
+
+impl DimTies {
+    /// The lowest tied dimension first.
+    pub const LOW: DimTies = DimTies(0);
+    /// The highest tied dimension first.
+    pub const HIGH: DimTies = DimTies(1);
+
+    /// Rank of dimension `d` of `nd` in this order (0 = preferred).
+    pub fn rank(self, d: usize, nd: usize) -> usize {
+        let nd = nd.max(1);
+        let start = (nd - (self.0 / 2) % nd) % nd;
+        let pos = (d + nd - start) % nd;
+        if self.0 % 2 == 1 { nd - 1 - pos } else { pos }
+    }
 }
 
 /// Where a domain is, for domain distances.
@@ -115,12 +142,22 @@ impl Domain {
     /// Cut into two halves (None for a single node). `seed` drives the
     /// graph bisection of node sets.
     pub fn split(&self, topo: &Topology, seed: u64) -> Option<(Domain, Domain)> {
+        self.split_with(topo, seed, DimTies::LOW)
+    }
+
+    /// [`Domain::split`] with the given choice among tied box dimensions.
+    pub fn split_with(
+        &self,
+        topo: &Topology,
+        seed: u64,
+        ties: DimTies,
+    ) -> Option<(Domain, Domain)> {
         if self.num_nodes() < 2 {
             return None;
         }
         match (self, topo.as_grid()) {
             (Domain::Box { lo, len }, Some(g)) => {
-                let d = split_dim(g, len);
+                let d = split_dim(g, len, ties);
                 let a = len[d] / 2;
                 let mut len0 = *len;
                 len0[d] = a;
@@ -173,10 +210,12 @@ pub fn centre_distance(topo: &Topology, a: &Centre, b: &Centre) -> f64 {
     }
 }
 
-/// The dimension to cut a box across (largest in-box diameter).
-fn split_dim(g: &Grid, len: &[u32; MAX_DIMS]) -> usize {
-    let mut best = (0u32, 0u32, 0usize);
-    for d in 0..g.ndims() {
+/// The dimension to cut a box across (largest in-box diameter, then
+/// length, then `ties`). O(D).
+fn split_dim(g: &Grid, len: &[u32; MAX_DIMS], ties: DimTies) -> usize {
+    let nd = g.ndims();
+    let mut best = (0u32, 0u32, usize::MAX, 0usize);
+    for d in 0..nd {
         if len[d] < 2 {
             continue;
         }
@@ -186,11 +225,14 @@ fn split_dim(g: &Grid, len: &[u32; MAX_DIMS]) -> usize {
         } else {
             len[d] - 1
         };
-        if (diam, len[d]) > (best.0, best.1) {
-            best = (diam, len[d], d);
+        let rank = ties.rank(d, nd);
+        if (diam, len[d]) > (best.0, best.1)
+            || ((diam, len[d]) == (best.0, best.1) && rank < best.2)
+        {
+            best = (diam, len[d], rank, d);
         }
     }
-    best.2
+    best.3
 }
 
 fn box_nodes(g: &Grid, lo: &[u32; MAX_DIMS], len: &[u32; MAX_DIMS]) -> Vec<u32> {
@@ -322,6 +364,42 @@ mod tests {
         let m = Topology::parse("mesh:5x3").unwrap();
         let (x, y) = Domain::whole(&m).split(&m, 0).unwrap();
         assert_eq!((x.num_nodes(), y.num_nodes()), (6, 9));
+    }
+
+    #[test]
+    fn tied_dimensions_are_cut_in_the_order_asked() {
+        // Orders of 3 dimensions (rank of x, y, z): the identity, its
+        // reverse, the rotation z, x, y, its reverse y, x, z, then the
+        // rotation y, z, x and its reverse x, z, y; then again.
+        let ranks = |k: usize| [0, 1, 2].map(|d| DimTies(k).rank(d, 3));
+        assert_eq!(ranks(0), [0, 1, 2]);
+        assert_eq!(ranks(1), [2, 1, 0]);
+        assert_eq!(ranks(2), [1, 2, 0]);
+        assert_eq!(ranks(3), [1, 0, 2]);
+        assert_eq!(ranks(4), [2, 0, 1]);
+        assert_eq!(ranks(5), [0, 2, 1]);
+        assert_eq!(ranks(6), ranks(0));
+        // On a 2 × 2 × 4 torus the whole machine is cut across z (a ring
+        // of 4, diameter 2, against rings of 2) whatever the order; its
+        // 2 × 2 × 2 halves tie (diameter 1, length 2 everywhere) and are
+        // cut across the dimension of least rank.
+        let t = Topology::parse("torus:2x2x4").unwrap();
+        for k in 0..6 {
+            let (a, b) = Domain::whole(&t).split_with(&t, 0, DimTies(k)).unwrap();
+            for (h, z) in [(&a, 0), (&b, 2)] {
+                let Domain::Box { lo, len } = h else { panic!() };
+                assert_eq!((&lo[..3], &len[..3]), (&[0, 0, z][..], &[2, 2, 2][..]));
+            }
+            let (c, _) = a.split_with(&t, 0, DimTies(k)).unwrap();
+            let Domain::Box { len, .. } = c else { panic!() };
+            let cut = (0..3).find(|&d| len[d] == 1).unwrap();
+            assert_eq!(cut, [0, 2, 2, 1, 1, 0][k], "order {k}: {:?}", &len[..3]);
+        }
+        // `split` is the identity order.
+        assert_eq!(
+            Domain::whole(&t).split(&t, 0),
+            Domain::whole(&t).split_with(&t, 0, DimTies::LOW)
+        );
     }
 
     #[test]

@@ -27,7 +27,7 @@
 //! coarsest-level work per subproblem. [`Drb::tree`] exposes every finished
 //! subproblem (level, processes, domain) for drawing.
 
-use super::domain::{Centre, Domain, centre_distance};
+use super::domain::{Centre, DimTies, Domain, centre_distance};
 use crate::graph::CommGraph;
 use crate::mapping::Mapping;
 use crate::partition::{BisectParams, WGraph, bisect};
@@ -149,6 +149,8 @@ pub struct Drb {
     orient: bool,
     /// Multilevel runs per bisection in the top [`VCYCLE_LEVELS`] levels.
     vcycles: usize,
+    /// Which of a box's tied dimensions it is cut across.
+    ties: DimTies,
     bisections: usize,
     placed: usize,
     done: bool,
@@ -204,6 +206,7 @@ impl Drb {
             pull: true,
             orient: false,
             vcycles: 1,
+            ties: DimTies::LOW,
             bisections: 0,
             placed: 0,
             done: n == 0,
@@ -256,6 +259,13 @@ impl Drb {
     /// the hop-bytes, and they are few, so this costs little.
     pub fn with_top_vcycles(mut self, k: usize) -> Self {
         self.vcycles = k.max(1);
+        self
+    }
+
+    /// Cut mesh/torus boxes across the highest of their tied dimensions
+    /// instead of the lowest ([`DimTies`]; default [`DimTies::LOW`]).
+    pub fn with_dim_ties(mut self, ties: DimTies) -> Self {
+        self.ties = ties;
         self
     }
 
@@ -359,7 +369,7 @@ impl Drb {
                     )
                 })
             }
-            _ => dom.split(&self.topo, seed),
+            _ => dom.split_with(&self.topo, seed, self.ties),
         };
         let Some((d0, d1)) = split else {
             self.leaf(&job, &dom);

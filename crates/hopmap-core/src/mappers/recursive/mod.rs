@@ -36,7 +36,17 @@
 //! background thread, seeded the same way; the best is kept with the same
 //! tie-break as running them in turn, so the result does not depend on the
 //! thread (a property test compares both). Dropping the run stops that
-//! thread. With the `hopbytes` objective each run's refinement stops with
+//! thread. Runs are compared by objective, then hop-bytes, then (only when
+//! both tie) max link load under dimension-order routing
+//! (`Recursive::offer`). Every run cuts boxes whose dimensions tie (the
+//! 2 × 2 × 2 halves of a 2 × 2 × 4 torus) across the lowest of them; up to
+//! [`TIE_RUNS_MAX`] processes the automatic runs add one run for each other
+//! order of the dimensions that changes the machine's box tree
+//! ([`tie_orders`]: the highest first, and z, x, y), so the tie's
+//! orientations are built and the comparison keeps, at equal hop-bytes,
+//! the one whose traffic loads the links least (the other runs are the
+//! same as without them, so the best run's hop-bytes never rise; the
+//! phases after it start from that run). With the `hopbytes` objective each run's refinement stops with
 //! its search (and on small inputs its tabu phase, which gains from the
 //! runs' different starts), and only the best run's mapping then goes through the
 //! descent and the bottleneck phase ([`Refine::polish`], stepped here): the
@@ -58,7 +68,9 @@ use crate::error::{Error, Result};
 use crate::mappers::Networks;
 use crate::mapping::Mapping;
 use crate::partition::{BisectParams, pair_volumes};
+use crate::routing::Routing;
 use crate::step::{Progress, StepState, Stepper, Stop};
+use domain::DimTies;
 use drb::{Drb, TreeNode};
 use refine::{Objective, Refine, RefineParams, RefineStop};
 use std::sync::Arc;
@@ -118,8 +130,10 @@ pub fn info_refine() -> MapperInfo {
               to the maximum, and lets hop-bytes rise by at most `load_budget` (default 1 %; \
               measured: max link load 0.55–0.93 × Scotch's instead of up to 1.13 ×, for \
               +0–0.3 % hop-bytes and up to about 10 % more time). Small inputs are mapped `runs` \
-              times with different seeds (each with its tabu search) and the one of least \
-              hop-bytes is kept and carried on through the descent and the bottleneck phase; \
+              times with different seeds (each with its tabu search; up to 256 processes on \
+              meshes and tori, one or two more runs cut boxes whose dimensions tie in other \
+              orders of the dimensions) and the one of least hop-bytes (at equal hop-bytes, of least max \
+              link load) is kept and carried on through the descent and the bottleneck phase; \
               the application's own rank order (process p on slot p) is kept instead when it \
               has fewer hop-bytes than that result. \
               Params: objective, depth, sweeps, batch, time_ms, tol, load_budget, tabu, \
@@ -287,7 +301,8 @@ const REFINE_PARAMS: &[ParamSpec] = &[
         kind: ParamKind::Int { min: 0, max: 64 },
         default: "0",
         help: "independent construction + refinement runs with different seeds, the best kept \
-               (0 = automatic: 4096 / processes, between 1 and 4)",
+               (0 = automatic: 4096 / processes, between 1 and 4, and up to 256 processes on \
+               meshes and tori one or two more that cut tied box dimensions in other orders)",
     },
     PACK,
     TRIES,
@@ -414,6 +429,8 @@ pub struct Recursive {
     /// When the application's own rank order replaced the result: (its
     /// hop-bytes, the polished best run's).
     own_order: Option<(f64, f64)>,
+    /// The best run's max link load, once a tie needed it ([`Self::offer`]).
+    best_load: Option<f64>,
     trace: Vec<f64>,
     /// The best mapping's slots, once done (before: the current run's).
     placement: Vec<Option<u32>>,
@@ -464,6 +481,20 @@ impl Recursive {
             Some(v) if v == "no" => false,
             _ => !contention,
         };
+        let n = input.graph.n();
+        let auto = runs == 0;
+        let base = if auto { auto_runs(n) } else { runs };
+        let mut ties = TieRuns {
+            base,
+            ..TieRuns::default()
+        };
+        if auto && n <= TIE_RUNS_MAX {
+            for (k, t) in tie_orders(&input.topo).into_iter().enumerate() {
+                ties.alt[k] = t;
+                ties.extra = k + 1;
+            }
+        }
+        let runs = base + ties.extra;
         let construct = Construct {
             bparams: bisect_params(input)?,
             pack,
@@ -472,19 +503,14 @@ impl Recursive {
                 .get::<String>(CONSTRUCT_PARAMS, "orient")?
                 .trim()
                 .eq_ignore_ascii_case("no"),
+            ties,
         };
-        let drb = construct.drb(input, &vol, input.seed);
-        let runs = if runs == 0 {
-            auto_runs(input.graph.n())
-        } else {
-            runs
-        };
+        let drb = construct.drb(input, &vol, 0);
         // depth auto (u32::MAX): 0 with several runs, and from 4,096
         // processes on when the mean degree is above 8 (`scripts/vs_scotch.sh`:
         // on the 3D graphs, degree ≈ 12, depth 1 doubled the time for 1–1.5%
         // fewer hop-bytes; on the 2D ones, degree ≈ 6, it costs a third as
         // much and gains 2–3%), else 1.
-        let n = input.graph.n();
         let mean_degree =
             input.graph.offsets().last().copied().unwrap_or(0) as f64 / n.max(1) as f64;
         let refine = refine.map(|r| RefineParams {
@@ -511,6 +537,7 @@ impl Recursive {
             background: None,
             run: 0,
             best: None,
+            best_load: None,
             trace: Vec::new(),
             placement: vec![None; input.graph.n()],
             event: None,
@@ -563,13 +590,7 @@ impl Recursive {
     }
 
     fn end_run(&mut self, obj: f64, hb: f64, m: Mapping) {
-        if self
-            .best
-            .as_ref()
-            .is_none_or(|(bo, bh, _)| obj < *bo || (obj == *bo && hb < *bh))
-        {
-            self.best = Some((obj, hb, m));
-        }
+        self.offer(obj, hb, m);
         self.refine = None;
         self.run += 1;
         if self.run >= self.visible {
@@ -577,13 +598,7 @@ impl Recursive {
             // as above keeps the result identical to running them in turn.
             if let Some(bg) = self.background.take() {
                 for (obj, hb, m) in bg.join() {
-                    if self
-                        .best
-                        .as_ref()
-                        .is_none_or(|(bo, bh, _)| obj < *bo || (obj == *bo && hb < *bh))
-                    {
-                        self.best = Some((obj, hb, m));
-                    }
+                    self.offer(obj, hb, m);
                 }
             }
             if let (true, Some(rp), Some((_, _, m))) = (self.polish, self.refine_params, &self.best)
@@ -607,7 +622,7 @@ impl Recursive {
                     self.vol.clone(),
                     m.clone(),
                     RefineParams {
-                        seed: run_seed(rp.seed, self.runs),
+                        seed: run_seed(rp.seed, self.construct.ties.base),
                         ..rp
                     },
                     why,
@@ -617,12 +632,14 @@ impl Recursive {
             }
             self.finish_runs();
         } else {
-            self.drb =
-                self.construct
-                    .drb(&self.input, &self.vol, run_seed(self.input.seed, self.run));
+            self.drb = self.construct.drb(&self.input, &self.vol, self.run);
         }
     }
 }
+
+/// Relative difference under which two runs' objectives and hop-bytes
+/// are tied (their sums are kept incrementally, in different orders).
+const RUN_TIE: f64 = 1e-9;
 
 impl Recursive {
     /// The application's own rank order (process p on slot p, the
@@ -644,6 +661,7 @@ impl Recursive {
         {
             self.own_order = Some((hb, *best_hb));
             self.best = Some((hb, hb, own));
+            self.best_load = None;
         }
     }
 
@@ -656,6 +674,43 @@ impl Recursive {
                  polished best run ({runs:.6e})"
             )
         })
+    }
+
+    /// A finished run's result: kept when its objective is lower than the
+    /// best run's, or tied and its hop-bytes lower, or both tied and its
+    /// max link load under dimension-order routing lower (computed only
+    /// on such a tie, O(m · route length)). Runs are offered in run
+    /// order, so the result does not depend on which thread made them.
+    fn offer(&mut self, obj: f64, hb: f64, m: Mapping) {
+        let tied = |a: f64, b: f64| (a - b).abs() <= RUN_TIE * a.abs().max(b.abs());
+        let Some((bo, bh, bm)) = &self.best else {
+            self.best = Some((obj, hb, m));
+            self.best_load = None;
+            return;
+        };
+        let (bo, bh) = (*bo, *bh);
+        let better = if !tied(obj, bo) {
+            obj < bo
+        } else if !tied(hb, bh) {
+            hb < bh
+        } else {
+            let load = |m: &Mapping| {
+                crate::metrics::evaluate(&self.input.graph, &self.input.topo, m, &Routing::Dor)
+                    .metrics
+                    .max_link_load
+            };
+            let best_load = *self.best_load.get_or_insert_with(|| load(bm));
+            let l = load(&m);
+            if l < best_load {
+                self.best_load = Some(l);
+                self.best = Some((obj, hb, m));
+            }
+            return;
+        };
+        if better {
+            self.best = Some((obj, hb, m));
+            self.best_load = None;
+        }
     }
 
     /// Every run (and the polish of the best, if any) is over: the best
@@ -721,23 +776,91 @@ struct Construct {
     vcycles: usize,
     /// Reflect the tree's boxes at the end ([`orient`]).
     orient: bool,
+    /// The tie-break of box dimensions of each run ([`TieRuns`]).
+    ties: TieRuns,
+}
+
+/// Which runs cut tied box dimensions in which order: runs `0..base` in
+/// the lowest dimension's order ([`DimTies::LOW`]), then one run for each
+/// of `alt[..extra]`.
+#[derive(Clone, Copy, Debug, Default)]
+struct TieRuns {
+    base: usize,
+    alt: [DimTies; 2],
+    extra: usize,
+}
+
+impl TieRuns {
+    /// The order of run `run`.
+    fn of(&self, run: usize) -> DimTies {
+        match run.checked_sub(self.base) {
+            Some(k) if k < self.extra => self.alt[k],
+            _ => DimTies::LOW,
+        }
+    }
+}
+
+/// The orders of dimensions besides the lowest-first one whose box trees
+/// differ, on a mesh or torus, from it and from each other: of
+/// [`DimTies::HIGH`] and [`DimTies`]`(2)` (z, x, y), those that cut some
+/// box of the machine across another dimension (none on other
+/// topologies). O(nodes · D) per order (the box trees do not depend on the
+/// graph or the seed).
+pub fn tie_orders(topo: &crate::topology::Topology) -> Vec<DimTies> {
+    if topo.as_grid().is_none() {
+        return Vec::new();
+    }
+    let tree = |ties: DimTies| {
+        let mut out = Vec::new();
+        let mut stack = vec![domain::Domain::whole(topo)];
+        while let Some(d) = stack.pop() {
+            if let Some((a, b)) = d.split_with(topo, 0, ties) {
+                stack.push(b);
+                stack.push(a);
+            }
+            out.push(d);
+        }
+        out
+    };
+    let mut seen = vec![tree(DimTies::LOW)];
+    let mut orders = Vec::new();
+    for ties in [DimTies::HIGH, DimTies(2)] {
+        let t = tree(ties);
+        if !seen.contains(&t) {
+            seen.push(t);
+            orders.push(ties);
+        }
+    }
+    orders
 }
 
 impl Construct {
-    /// A fresh construction run with `seed`.
-    fn drb(&self, input: &MapperInput, vol: &Arc<Vec<f64>>, seed: u64) -> Drb {
+    /// Run `run`'s construction: seeded with [`run_seed`], its mesh/torus
+    /// boxes cut across tied dimensions in the run's order ([`TieRuns`]).
+    fn drb(&self, input: &MapperInput, vol: &Arc<Vec<f64>>, run: usize) -> Drb {
         Drb::new(
             input.graph.clone(),
             input.topo.clone(),
             vol.clone(),
             self.bparams,
-            seed,
+            run_seed(input.seed, run),
         )
         .with_packing(self.pack)
         .with_top_vcycles(self.vcycles)
         .with_orientation(self.orient)
+        .with_dim_ties(self.ties.of(run))
     }
 }
+
+/// Largest input on which the automatic runs add runs that cut tied box
+/// dimensions in other orders ([`tie_orders`]). Above it they would cost
+/// the time the runs are limited by (from 1,024 processes gmap's), and
+/// letting the 4 runs themselves take other orders instead cost hop-bytes
+/// there: on the METIS-made meshes of 1,024 parts on an 8 × 8 × 16 torus
+/// the other orders cut the 4 × 4 × 4 boxes z first, and the best of the
+/// runs rose from 0.806 to 0.838 × gmap's hop-bytes (3D) and from 0.918 to
+/// 0.930 (2D, seed 3; `docs/mapping-quality.md`).
+pub const TIE_RUNS_MAX: usize = 256;
 
 /// What one independent run needs (owned, so it can move to a thread).
 struct RunJob {
@@ -754,9 +877,7 @@ impl RunJob {
     /// Run `run` to the end: (objective, hop-bytes, mapping), or None when
     /// cancelled.
     fn run(&self, run: usize, cancel: &AtomicBool) -> Option<(f64, f64, Mapping)> {
-        let mut drb = self
-            .construct
-            .drb(&self.input, &self.vol, run_seed(self.input.seed, run));
+        let mut drb = self.construct.drb(&self.input, &self.vol, run);
         while !drb.is_done() {
             if cancel.load(Ordering::Relaxed) {
                 return None;
@@ -1163,6 +1284,75 @@ mod tests {
 
     fn max_load(g: &CommGraph, t: &Topology, m: &Mapping) -> f64 {
         evaluate(g, t, m, &Routing::Dor).metrics.max_link_load
+    }
+
+    #[test]
+    fn automatic_runs_add_the_tie_orders_that_change_the_box_tree() {
+        let orders = |t: &str| tie_orders(&Topology::parse(t).unwrap());
+        // 2 × 2 × 4: the halves are cut x, y, z (lowest first), z, y, x
+        // (highest first) or z, x, y: three trees.
+        assert_eq!(orders("torus:2x2x4"), [DimTies::HIGH, DimTies(2)]);
+        // In 2D the rotation is the reverse order: one more tree.
+        assert_eq!(orders("mesh:4x4"), [DimTies::HIGH]);
+        // A 4 × 2 mesh is cut across the 4 first, then its 2 × 2 halves
+        // tie. No tie on a ring; no boxes on a fat tree.
+        assert_eq!(orders("mesh:4x2"), [DimTies::HIGH]);
+        assert!(orders("torus:8").is_empty());
+        assert!(orders("fattree:4").is_empty());
+        // 64 processes on 2 × 2 × 4 with 4 cores: 4 automatic runs + 2;
+        // runs asked for: no more; above 256 processes: none.
+        let runs = |n: usize, t: &str, runs: usize| {
+            let inp = input(ring(n), t, 0, &[]);
+            Recursive::new(&inp, None, runs).unwrap().runs().1
+        };
+        assert_eq!(runs(64, "torus:2x2x4:cores=4", 0), 6);
+        assert_eq!(runs(64, "torus:2x2x4:cores=4", 2), 2);
+        assert_eq!(runs(512, "torus:8x8x8", 0), 4);
+        assert_eq!(runs(256, "torus:8x8x4", 0), 4 + 2);
+    }
+
+    #[test]
+    fn runs_of_equal_hop_bytes_keep_the_lower_max_load() {
+        // p0 sends 1 byte to p1 and to p3, p3 sends 1 to p0, on a 2 × 2
+        // mesh (node = x + 2y), x-first routing, p0 at (0, 0) and p2 on the
+        // node left. A: p1 at (1, 0), p3 at
+        // (1, 1): 1 + 2 + 2 = 5 hop-bytes, and p0→p1 and p0→p3 share the
+        // channel (0,0)→(1,0): max load 2. B: p1 at (0, 1) instead: the
+        // same 5 hop-bytes, every channel at most 1. C: p3 at (0, 1), p1
+        // at (1, 0): 3 hop-bytes, max load 1.
+        let mut b = GraphBuilder::new(4, true);
+        b.add(0, 1, 1.0);
+        b.add(0, 3, 1.0);
+        b.add(3, 0, 1.0);
+        let inp = input(b.build().unwrap(), "mesh:2x2", 0, &[]);
+        let m = |nodes: [u32; 4]| Mapping::new(nodes.to_vec(), vec![0; 4]);
+        let (a, b, c) = (m([0, 1, 2, 3]), m([0, 2, 1, 3]), m([0, 1, 3, 2]));
+        let metrics = |m: &Mapping| {
+            let e = evaluate(&inp.graph, &inp.topo, m, &Routing::Dor).metrics;
+            (e.hop_bytes, e.max_link_load)
+        };
+        assert_eq!(metrics(&a), (5.0, 2.0));
+        assert_eq!(metrics(&b), (5.0, 1.0));
+        assert_eq!(metrics(&c), (3.0, 1.0));
+        let kept = |order: &[&Mapping]| {
+            let mut r = Recursive::new(&inp, None, 1).unwrap();
+            for m in order {
+                let hb = hop_bytes(&inp.graph, &inp.topo, m);
+                r.offer(hb, hb, (*m).clone());
+            }
+            r.best.unwrap().2
+        };
+        assert_eq!(kept(&[&a, &b]), b);
+        assert_eq!(kept(&[&b, &a]), b);
+        // B2, B turned half a turn (p0 at (1, 1), p3 at (0, 0)): 5
+        // hop-bytes, max load 1 too. Equal on both: the first run stays.
+        let b2 = m([3, 1, 2, 0]);
+        assert_eq!(metrics(&b2), (5.0, 1.0));
+        assert_eq!(kept(&[&b, &b2]), b);
+        assert_eq!(kept(&[&b2, &b]), b2);
+        // Fewer hop-bytes win whatever the loads.
+        assert_eq!(kept(&[&a, &b, &c]), c);
+        assert_eq!(kept(&[&c, &a]), c);
     }
 
     #[test]
