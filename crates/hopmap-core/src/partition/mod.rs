@@ -35,6 +35,10 @@
 //! partition into groups of bounded size with METIS recursive bisection (Wu et al. §3.6), used
 //! by the analytical mapper to fill multicore nodes.
 //!
+//! [`exact`] (`exact.rs`) bisects graphs of at most
+//! [`BisectParams::exact`] vertices (8) exactly, by enumerating every side
+//! assignment; [`bisect()`] hands them to it.
+//!
 //! [`gainheap::GainHeap`] (`gainheap.rs`) is the addressable max-heap of
 //! move gains under the growing and the FM passes.
 //!
@@ -43,6 +47,7 @@
 //! the network side of Moh et al.'s BM (§4.2).
 
 pub mod bisect;
+pub mod exact;
 pub mod gainheap;
 pub mod groups;
 pub mod maxcut;

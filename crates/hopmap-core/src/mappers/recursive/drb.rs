@@ -61,7 +61,7 @@ pub enum DrbStep {
         processes: usize,
         nodes: usize,
         cut_bytes: f64,
-        halves: [(usize, usize, String); 2],
+        halves: [(usize, usize, DomainLabel); 2],
         network_cost: Option<f64>,
         leaves: usize,
     },
@@ -104,6 +104,39 @@ pub fn describe_domain(topo: &Topology, d: &Domain) -> String {
             let k = d.num_nodes();
             format!("{k} node{}", if k == 1 { "" } else { "s" })
         }
+    }
+}
+
+/// A node domain that prints as [`describe_domain`] says (formatted only
+/// when shown: a step records one for each half, and most steps are never
+/// read).
+#[derive(Clone)]
+pub struct DomainLabel {
+    domain: Domain,
+    topo: Arc<Topology>,
+}
+
+impl DomainLabel {
+    pub fn domain(&self) -> &Domain {
+        &self.domain
+    }
+}
+
+impl std::fmt::Display for DomainLabel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&describe_domain(&self.topo, &self.domain))
+    }
+}
+
+impl std::fmt::Debug for DomainLabel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{self}")
+    }
+}
+
+impl PartialEq for DomainLabel {
+    fn eq(&self, other: &Self) -> bool {
+        self.domain == other.domain
     }
 }
 
@@ -468,12 +501,18 @@ impl Drb {
                 (
                     halves[0].len(),
                     d0.num_nodes(),
-                    describe_domain(&self.topo, &d0),
+                    DomainLabel {
+                        domain: d0.clone(),
+                        topo: self.topo.clone(),
+                    },
                 ),
                 (
                     halves[1].len(),
                     d1.num_nodes(),
-                    describe_domain(&self.topo, &d1),
+                    DomainLabel {
+                        domain: d1.clone(),
+                        topo: self.topo.clone(),
+                    },
                 ),
             ],
             network_cost,

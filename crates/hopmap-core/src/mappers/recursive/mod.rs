@@ -51,9 +51,13 @@
 //! runs' different starts), and only the best run's mapping then goes through the
 //! descent and the bottleneck phase ([`Refine::polish`], stepped here): the
 //! same hop-bytes on average as carrying every run through them, in a
-//! quarter of their time at 4 runs. The application's own rank order
-//! (process p on slot p) is then a last candidate, kept when it has fewer
-//! hop-bytes than that result ([`Recursive::summary`] says so).
+//! quarter of their time at 4 runs. Since the runs' searches only rank the
+//! runs, they stop once a sweep gains less than `run_tol` (1 %, instead of
+//! `tol`'s 0.1 %): the same hop-bytes on average over 72 mappings of the
+//! METIS meshes of 512 and 1,024 parts, 7 % fewer instructions at 1,024
+//! (`docs/mapping-quality.md`, "The next cut"). The application's own rank
+//! order (process p on slot p) is then a last candidate, kept when it has
+//! fewer hop-bytes than that result ([`Recursive::summary`] says so).
 //! The GUI reads the bipartition tree so far with [`Recursive::tree`] and the
 //! falling hop-bytes with [`RunRef::hop_bytes_trace`](super::RunRef::hop_bytes_trace).
 
@@ -136,7 +140,7 @@ pub fn info_refine() -> MapperInfo {
               link load) is kept and carried on through the descent and the bottleneck phase; \
               the application's own rank order (process p on slot p) is kept instead when it \
               has fewer hop-bytes than that result. \
-              Params: objective, depth, sweeps, batch, time_ms, tol, load_budget, tabu, \
+              Params: objective, depth, sweeps, batch, time_ms, tol, run_tol, load_budget, tabu, \
               runs, pack, tries, vcycles, orient, imbalance, light, group.",
         needs_coords: false,
         randomized: true,
@@ -273,6 +277,14 @@ const REFINE_PARAMS: &[ParamSpec] = &[
         default: "0.001",
         help: "stop when a sweep lowers the objective by less than this fraction (0 = only at a \
                local optimum)",
+    },
+    ParamSpec {
+        key: "run_tol",
+        kind: ParamKind::Float { min: 0.0, max: 1.0 },
+        default: "0.01",
+        help: "with several runs and the hopbytes objective: each run's search stops when a \
+               sweep lowers hop-bytes by less than this fraction (the best run is then carried \
+               on by the descent, so its search need not reach `tol`)",
     },
     ParamSpec {
         key: "load_budget",
@@ -513,12 +525,23 @@ impl Recursive {
         // much and gains 2–3%), else 1.
         let mean_degree =
             input.graph.offsets().last().copied().unwrap_or(0) as f64 / n.max(1) as f64;
+        let polish = runs > 1 && refine.is_some_and(|r| r.objective == Objective::HopBytes);
+        // With polishing, the runs' searches only rank the runs: they stop
+        // at `run_tol` (measured over 72 mappings of the METIS meshes:
+        // the same hop-bytes on average as `tol`, 7 % fewer instructions
+        // at 1,024 processes; docs/mapping-quality.md).
+        let run_tol = if polish {
+            input.get::<f64>(REFINE_PARAMS, "run_tol")?.max(0.0)
+        } else {
+            0.0
+        };
         let refine = refine.map(|r| RefineParams {
             depth: match r.depth {
                 u32::MAX if runs > 1 || (n >= 4096 && mean_degree > 8.0) => 0,
                 u32::MAX => 1,
                 d => d,
             },
+            tol: r.tol.max(run_tol),
             ..r
         });
         Ok(Recursive {
@@ -530,7 +553,7 @@ impl Recursive {
             refine: None,
             dist: None,
             runs,
-            polish: runs > 1 && refine.is_some_and(|r| r.objective == Objective::HopBytes),
+            polish,
             polishing: false,
             own_order: None,
             visible: runs.div_ceil(2),
