@@ -25,6 +25,7 @@ mod mappers_prop;
 mod metrics_prop;
 mod ompi_capture;
 mod ompi_monitoring;
+mod own_order;
 mod real_captures;
 mod recursive_ties;
 mod routing_hand;

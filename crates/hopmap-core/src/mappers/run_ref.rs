@@ -67,11 +67,11 @@ impl<'a> RunRef<'a> {
             RunRef::GroupsFirst(r) => r.summary(),
             RunRef::GridEmbed(r) => r.summary(),
             RunRef::Scotch(r) => r.summary(),
+            RunRef::Recursive(r) => r.summary(),
             RunRef::OneShot(_)
             | RunRef::Greedy(_)
             | RunRef::Pairs(_)
             | RunRef::AnalyticalPairs(_)
-            | RunRef::Recursive(_)
             | RunRef::Sm(_)
             | RunRef::Bm(_) => None,
         }

@@ -32,7 +32,13 @@
 //! `load_budget` of the least hop-bytes is kept ([`pick`]; a portfolio:
 //! the swap search can land on a different optimal embedding, e.g. among
 //! the many of a 4-ary torus onto a 4-ary torus, whose light edges load
-//! the links differently). On a switch fabric it refuses at start (the embedding
+//! the links differently). On the same small inputs the application's own
+//! rank order (process p on slot p, the `default` mapping), refined by the
+//! same swap search, is a last rival kept by the same rule, whether or not a
+//! grid was found: a code whose ranks are already laid out along its process
+//! grid, but whose halo is too wide or too mixed to be recognised (an
+//! algebraic multigrid's growing coarse stencils), keeps its own layout.
+//! On a switch fabric it refuses at start (the embedding
 //! needs grid coordinates). [`GridEmbed::grid`]
 //! gives the recognised grid and its coordinates (the GUI lays the graph
 //! out on them).
@@ -97,8 +103,9 @@ pub fn info() -> MapperInfo {
               the real hop-bytes, and of those within `load_budget` of the least, the one of \
               least max link load is kept. Light extra edges are left out of the grid (the \
               summary gives their share) and a swap refinement then takes them into account. \
-              Up to 256 processes (unless refine=no), recursive+refine's mapping is a rival, \
-              kept when it wins by the same rule. Without a grid it says why and runs recursive+refine. Params: \
+              Up to 256 processes (unless refine=no), recursive+refine's mapping and the \
+              application's own rank order, refined, are rivals, kept when they win by the \
+              same rule. Without a grid it says why and runs recursive+refine. Params: \
               min_share, refine, load_budget.",
         needs_coords: false,
         randomized: true,
@@ -182,6 +189,9 @@ enum Phase {
     Fallback(Box<dyn MapperRun>),
     /// The grid's mapping is made; `recursive+refine` runs as its rival.
     Rival(Mapping, Box<dyn MapperRun>),
+    /// The mapping so far (and how its run stopped) is made; the
+    /// application's own rank order is refined as one more rival.
+    Order(Mapping, Stop, Box<Refine>),
     Done,
 }
 
@@ -453,7 +463,7 @@ impl GridEmbed {
             _ => run.result(),
         };
         let Some(theirs) = theirs else {
-            self.finish(mine, Stop::Complete);
+            self.order_rival(mine, Stop::Complete);
             return;
         };
         let (g, t) = (&self.input.graph, &self.input.topo);
@@ -468,14 +478,84 @@ impl GridEmbed {
                  {:.6e}, against {:.6e} and {:.6e})",
                 cands[1].0, cands[1].1, cands[0].0, cands[0].1
             ));
-            self.finish(theirs, Stop::Complete);
+            self.order_rival(theirs, Stop::Complete);
         } else {
             self.note.push_str(&format!(
                 "; recursive+refine's mapping (hop-bytes {:.6e}, max link load {:.6e}) did not \
                  beat it",
                 cands[1].0, cands[1].1
             ));
-            self.finish(mine, Stop::Complete);
+            self.order_rival(mine, Stop::Complete);
+        }
+    }
+
+    /// The mapping `m` is made (its run stopped with `stop`): on small
+    /// inputs (unless `refine=no`, or the run was cancelled or out of time)
+    /// start the refinement of the application's own order as its rival,
+    /// else finish with `m`.
+    fn order_rival(&mut self, m: Mapping, stop: Stop) {
+        let n = self.input.graph.n();
+        if n > RIVAL_MAX
+            || self.refine == Some(false)
+            || matches!(stop, Stop::Cancelled | Stop::TimeLimit)
+        {
+            self.finish(m, stop);
+            return;
+        }
+        let slots: Vec<usize> = (0..n).collect();
+        let own = Mapping::from_slots(&slots, &self.input.topo);
+        let params = RefineParams {
+            objective: Objective::HopBytes,
+            sweeps: 30,
+            batch: 256,
+            depth: 1,
+            time: None,
+            seed: self.input.seed,
+            tol: 0.001,
+            load_budget: self.load_budget,
+            tabu: 0,
+        };
+        let r = Refine::new(
+            self.input.graph.clone(),
+            self.input.topo.clone(),
+            Arc::new(pair_volumes(&self.input.graph)),
+            own,
+            params,
+        )
+        .search_only();
+        self.phase = Phase::Order(m, stop, Box::new(r));
+    }
+
+    /// One step of the refinement of the application's own order; at its
+    /// end keep the better of it and the mapping made by [`pick`].
+    fn order_step(&mut self, mine: Mapping, stop: Stop, mut r: Box<Refine>) {
+        r.step();
+        if !r.is_done() {
+            self.phase = Phase::Order(mine, stop, r);
+            return;
+        }
+        let theirs = r.mapping();
+        let (g, t) = (&self.input.graph, &self.input.topo);
+        let score = |m: &Mapping| {
+            let e = crate::metrics::evaluate(g, t, m, &crate::routing::Routing::Dor);
+            (e.metrics.hop_bytes, e.metrics.max_link_load)
+        };
+        let cands = [score(&mine), score(&theirs)];
+        let sep = if self.note.is_empty() { "" } else { "; " };
+        if pick(&cands, self.load_budget) == Some(1) {
+            self.note.push_str(&format!(
+                "{sep}the application's own rank order, refined, kept instead (hop-bytes \
+                 {:.6e}, max link load {:.6e}, against {:.6e} and {:.6e})",
+                cands[1].0, cands[1].1, cands[0].0, cands[0].1
+            ));
+            self.finish(theirs, stop);
+        } else {
+            self.note.push_str(&format!(
+                "{sep}the application's own rank order, refined (hop-bytes {:.6e}, max link load \
+                 {:.6e}), did not beat it",
+                cands[1].0, cands[1].1
+            ));
+            self.finish(mine, stop);
         }
     }
 
@@ -567,6 +647,7 @@ impl Stepper for GridEmbed {
                 }
             }
             Phase::Rival(mine, run) => self.rival_step(mine, run),
+            Phase::Order(mine, stop, r) => self.order_step(mine, stop, r),
             Phase::Fallback(mut run) => {
                 let s = run.step();
                 self.event = run.inspect().last_event().cloned();
@@ -582,7 +663,7 @@ impl Stepper for GridEmbed {
                         self.fail(Error::Unsupported(why));
                     }
                     StepState::Stopped(stop) => match run.result() {
-                        Some(m) => self.finish(m, stop),
+                        Some(m) => self.order_rival(m, stop),
                         None => self.fail(Error::Unsupported(
                             "recursive+refine stopped without a mapping".into(),
                         )),
@@ -617,6 +698,10 @@ impl Stepper for GridEmbed {
             Phase::Rival(_, run) => {
                 let p = run.progress();
                 (p.done, p.total, "rival: recursive+refine")
+            }
+            Phase::Order(_, _, r) => {
+                let (d, t) = r.progress();
+                (d, Some(t), "rival: the application's order, refined")
             }
             Phase::Done => (1, Some(1), ""),
         };
@@ -659,7 +744,7 @@ impl GridEmbed {
                 plans: self.plans.len(),
             },
             Phase::Place => GridStep::Chosen,
-            Phase::Refine(r) => GridStep::Refining {
+            Phase::Refine(r) | Phase::Order(_, _, r) => GridStep::Refining {
                 hop_bytes: r.hop_bytes(),
             },
             Phase::Fallback(run) => GridStep::Fallback(run.inspect()),

@@ -55,7 +55,9 @@
 //! runs, they stop once a sweep gains less than `run_tol` (1 %, instead of
 //! `tol`'s 0.1 %): the same hop-bytes on average over 72 mappings of the
 //! METIS meshes of 512 and 1,024 parts, 7 % fewer instructions at 1,024
-//! (`docs/mapping-quality.md`, "The next cut").
+//! (`docs/mapping-quality.md`, "The next cut"). The application's own rank
+//! order (process p on slot p) is then a last candidate, kept when it has
+//! fewer hop-bytes than that result ([`Recursive::summary`] says so).
 //! The GUI reads the bipartition tree so far with [`Recursive::tree`] and the
 //! falling hop-bytes with [`RunRef::hop_bytes_trace`](super::RunRef::hop_bytes_trace).
 
@@ -135,7 +137,9 @@ pub fn info_refine() -> MapperInfo {
               times with different seeds (each with its tabu search; up to 256 processes on \
               meshes and tori, one or two more runs cut boxes whose dimensions tie in other \
               orders of the dimensions) and the one of least hop-bytes (at equal hop-bytes, of least max \
-              link load) is kept and carried on through the descent and the bottleneck phase. \
+              link load) is kept and carried on through the descent and the bottleneck phase; \
+              the application's own rank order (process p on slot p) is kept instead when it \
+              has fewer hop-bytes than that result. \
               Params: objective, depth, sweeps, batch, time_ms, tol, run_tol, load_budget, tabu, \
               runs, pack, tries, vcycles, orient, imbalance, light, group.",
         needs_coords: false,
@@ -442,6 +446,9 @@ pub struct Recursive {
     run: usize,
     /// (objective, hop-bytes, mapping) of the best finished run.
     best: Option<(f64, f64, Mapping)>,
+    /// When the application's own rank order replaced the result: (its
+    /// hop-bytes, the polished best run's).
+    own_order: Option<(f64, f64)>,
     /// The best run's max link load, once a tie needed it ([`Self::offer`]).
     best_load: Option<f64>,
     trace: Vec<f64>,
@@ -556,6 +563,7 @@ impl Recursive {
             runs,
             polish,
             polishing: false,
+            own_order: None,
             visible: runs.div_ceil(2),
             background: None,
             run: 0,
@@ -665,6 +673,40 @@ impl Recursive {
 const RUN_TIE: f64 = 1e-9;
 
 impl Recursive {
+    /// The application's own rank order (process p on slot p, the
+    /// `default` mapping) as a last candidate: it replaces the result (the
+    /// polished best run) when its hop-bytes are lower, so the result never
+    /// has more hop-bytes than the application's order (a code whose ranks
+    /// already follow the machine's order, e.g. a halo on a fat tree filled
+    /// in rank order). O(m) distance look-ups.
+    fn consider_own_order(&mut self) {
+        let (g, t) = (&self.input.graph, &self.input.topo);
+        if g.n() > t.num_slots() {
+            return;
+        }
+        let slots: Vec<usize> = (0..g.n()).collect();
+        let own = Mapping::from_slots(&slots, t);
+        let hb = crate::metrics::hop_bytes(g, t, &own);
+        if let Some((_, best_hb, _)) = &self.best
+            && hb < *best_hb
+        {
+            self.own_order = Some((hb, *best_hb));
+            self.best = Some((hb, hb, own));
+            self.best_load = None;
+        }
+    }
+
+    /// What the run kept that its runs did not make: the application's own
+    /// order (None otherwise).
+    pub fn summary(&self) -> Option<String> {
+        self.own_order.map(|(own, runs)| {
+            format!(
+                "the application's own rank order (hop-bytes {own:.6e}) kept: it beat the \
+                 polished best run ({runs:.6e})"
+            )
+        })
+    }
+
     /// A finished run's result: kept when its objective is lower than the
     /// best run's, or tied and its hop-bytes lower, or both tied and its
     /// max link load under dimension-order routing lower (computed only
@@ -705,6 +747,9 @@ impl Recursive {
     /// Every run (and the polish of the best, if any) is over: the best
     /// mapping is the result.
     fn finish_runs(&mut self) {
+        if self.polish {
+            self.consider_own_order();
+        }
         self.run = self.runs;
         self.done = true;
         if let Some((_, _, m)) = &self.best {
