@@ -2,8 +2,10 @@
 //! mapping) as a candidate: `recursive+refine` keeps it when it has fewer
 //! hop-bytes than its polished best run, and `grid` meets it (refined) as a
 //! rival on small inputs. Real captures where it wins (PETSc + hypre on its
-//! DMDA's 3 × 5 × 7 torus, LAMMPS peptide on 200 ranks of a fat tree filled
-//! in rank order), and the property that neither mapper ends above it.
+//! DMDA's 3 × 5 × 7 torus), LAMMPS peptide on 200 ranks of a fat tree
+//! (which the rank order fills host by host, as the runs that fill node sets
+//! half by half now do in any order), and the property that neither mapper
+//! ends above it.
 
 use hopmap_core::mappers::{self, MapperInput};
 use hopmap_core::metrics::hop_bytes;
@@ -50,17 +52,27 @@ fn hypre_keeps_its_dmda_order_on_its_own_torus() {
 }
 
 #[test]
-fn lammps_peptide_keeps_its_rank_order_on_a_fat_tree() {
+fn lammps_peptide_fills_hosts_on_a_fat_tree_in_any_order() {
     // LAMMPS peptide on 200 ranks (a 5 × 5 × 8 halo plus PPPM) on an
     // 8-ary 3-level fat tree with 4 cores per host (512 slots): rank order
-    // fills 50 hosts of 4 pods, 6.197e8 hop-bytes; the runs' best, polished,
-    // had 7.315e8.
+    // fills 50 hosts of 4 pods (6.197e8 hop-bytes). Shares of the job in
+    // proportion to the halves' slots left most hosts with 3 processes
+    // (the runs' polished best: 7.315e8 in rank order); with the runs that
+    // fill hosts half by half, rank order itself ends at or below 6.197e8
+    // and shuffled ranks within 5 % of it (6.381e8).
     let g = capture("lammps-peptide-200.mtx");
     let (own, _) = run("default", &g, "fattree:8:3:cores=4");
-    let (rr, s) = run("recursive+refine", &g, "fattree:8:3:cores=4");
-    let s = s.unwrap();
-    assert!(s.contains("the application's own rank order"), "{s}");
+    let (rr, _) = run("recursive+refine", &g, "fattree:8:3:cores=4");
     assert!(rr <= own * (1.0 + 1e-12), "{rr} vs {own}");
+    let mut perm: Vec<usize> = (0..g.n()).collect();
+    hopmap_core::rng::Rng::new(1).shuffle(&mut perm);
+    let mut b = GraphBuilder::new(g.n(), true);
+    for (u, v, w) in g.messages() {
+        b.add(perm[u], perm[v], w);
+    }
+    let h = Arc::new(b.build().unwrap());
+    let (shuffled, _) = run("recursive+refine", &h, "fattree:8:3:cores=4");
+    assert!(shuffled <= own * 1.05, "shuffled: {shuffled} vs {own}");
 }
 
 proptest! {

@@ -177,6 +177,8 @@ pub struct Drb {
     overflow: Vec<u32>,
     tree: Vec<TreeNode>,
     splitter: Option<SetSplitter>,
+    /// A packed job fills node sets half by half ([`Drb::with_fill`]).
+    fill: bool,
     pull: bool,
     /// Reflect the tree's boxes at the end ([`super::orient`]).
     orient: bool,
@@ -236,6 +238,7 @@ impl Drb {
             overflow: Vec::new(),
             tree: Vec::new(),
             splitter: None,
+            fill: false,
             pull: true,
             orient: false,
             vcycles: 1,
@@ -297,6 +300,16 @@ impl Drb {
 
     /// Cut mesh/torus boxes across the highest of their tied dimensions
     /// instead of the lowest ([`DimTies`]; default [`DimTies::LOW`]).
+    /// With packing, on node sets (fabrics): once the job no longer fits in
+    /// the first half, that half takes as many processes as it has slots
+    /// and the second half the rest, and both halves go on packing (so the
+    /// job fills whole hosts and switches); without it the halves share
+    /// the job in proportion to their slots.
+    pub fn with_fill(mut self, fill: bool) -> Self {
+        self.fill = fill;
+        self
+    }
+
     pub fn with_dim_ties(mut self, ties: DimTies) -> Self {
         self.ties = ties;
         self
@@ -409,8 +422,17 @@ impl Drb {
             return;
         };
         let cores = self.cores as f64;
-        let caps = [d0.num_nodes() as f64 * cores, d1.num_nodes() as f64 * cores];
+        let mut caps = [d0.num_nodes() as f64 * cores, d1.num_nodes() as f64 * cores];
         let np = job.procs.len() as f64;
+        // With `fill`, on node sets (switch fabrics) a packed job fills its
+        // first half and gives the second half only the rest (and each half
+        // goes on packing), so the job takes whole hosts and whole
+        // switches, as a launcher filling hosts in order does, instead of a
+        // proportional share of every host's cores.
+        let fill = self.fill && job.shrink && matches!(dom, Domain::Set { .. });
+        if fill && caps[0] < np && caps[0] + caps[1] > np {
+            caps[1] = np - caps[0];
+        }
         if job.shrink && caps[0] >= np {
             // Pack a small job into the first half that holds it.
             self.last = Some(DrbStep::Shrink {
@@ -537,7 +559,7 @@ impl Drb {
                 procs: h,
                 dom: id0 + s,
                 level: job.level + 1,
-                shrink: false,
+                shrink: fill,
             });
         }
     }
