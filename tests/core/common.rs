@@ -23,3 +23,61 @@ pub fn tmp_in(tag: &str, name: &str) -> PathBuf {
     std::fs::create_dir_all(&d).unwrap();
     d.join(name)
 }
+
+/// The graph with rank u renamed `perm[u]`, `perm` a permutation shuffled
+/// by `seed` (`None`: the graph as it is).
+pub fn relabelled(
+    g: &hopmap_core::CommGraph,
+    seed: Option<u64>,
+) -> std::sync::Arc<hopmap_core::CommGraph> {
+    let mut perm: Vec<usize> = (0..g.n()).collect();
+    if let Some(s) = seed {
+        hopmap_core::rng::Rng::new(s).shuffle(&mut perm);
+    }
+    let mut b = hopmap_core::GraphBuilder::new(g.n(), true);
+    for (u, v, w) in g.messages() {
+        b.add(perm[u], perm[v], w);
+    }
+    std::sync::Arc::new(b.build().unwrap())
+}
+
+/// `recursive+refine` on the capture `tests/data/captures/CAPTURE`, in its
+/// own order and shuffled by each of `shuffles`, has at most the hop-bytes
+/// and the max link load (dimension-order routing) of a peer's stored
+/// mapping `reference` of the capture in its own order (`who` names it).
+pub fn recursive_refine_holds(
+    capture: &str,
+    topo: &str,
+    reference: &str,
+    who: &str,
+    shuffles: &[u64],
+) {
+    use hopmap_core::metrics::evaluate;
+    use hopmap_core::{Mapping, Routing, Topology, mappers};
+    use std::path::Path;
+    use std::sync::Arc;
+    let t = Arc::new(Topology::parse(topo).unwrap());
+    let path = Path::new("tests/data/captures").join(capture);
+    let g = hopmap_core::io::read_graph(&path, &Default::default()).unwrap();
+    let peer = hopmap_core::io::read_mapping(Path::new(reference), &t, g.n()).unwrap();
+    let metrics = |g: &hopmap_core::CommGraph, m: &Mapping| {
+        let e = evaluate(g, &t, m, &Routing::Dor).metrics;
+        (e.hop_bytes, e.max_link_load)
+    };
+    let (phb, pload) = metrics(&g, &peer);
+    let orders = std::iter::once(None).chain(shuffles.iter().map(|&s| Some(s)));
+    for shuffle in orders {
+        let h = relabelled(&g, shuffle);
+        let input = mappers::MapperInput::new(h.clone(), t.clone(), 0);
+        let m = mappers::run(&mappers::find("recursive+refine").unwrap(), &input).unwrap();
+        let (hb, load) = metrics(&h, &m);
+        assert!(
+            hb <= phb * (1.0 + 1e-9),
+            "{capture} {shuffle:?}: {hb} > {who}'s {phb}"
+        );
+        assert!(
+            load <= pload * (1.0 + 1e-9),
+            "{capture} {shuffle:?}: max load {load} > {who}'s {pload}"
+        );
+    }
+}

@@ -64,13 +64,7 @@ fn lammps_peptide_fills_hosts_on_a_fat_tree_in_any_order() {
     let (own, _) = run("default", &g, "fattree:8:3:cores=4");
     let (rr, _) = run("recursive+refine", &g, "fattree:8:3:cores=4");
     assert!(rr <= own * (1.0 + 1e-12), "{rr} vs {own}");
-    let mut perm: Vec<usize> = (0..g.n()).collect();
-    hopmap_core::rng::Rng::new(1).shuffle(&mut perm);
-    let mut b = GraphBuilder::new(g.n(), true);
-    for (u, v, w) in g.messages() {
-        b.add(perm[u], perm[v], w);
-    }
-    let h = Arc::new(b.build().unwrap());
+    let h = crate::common::relabelled(&g, Some(1));
     let (shuffled, _) = run("recursive+refine", &h, "fattree:8:3:cores=4");
     assert!(shuffled <= own * 1.05, "shuffled: {shuffled} vs {own}");
 }

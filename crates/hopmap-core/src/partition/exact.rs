@@ -20,6 +20,17 @@ use crate::rng::Rng;
 /// Most vertices the exact bisection accepts (2^(n-1) steps; 2^15 at most).
 pub const EXACT_MAX: usize = 16;
 
+/// How far side 0's weight `w0` lies outside the window `[lo, hi]`.
+fn outside(w0: f64, lo: f64, hi: f64) -> f64 {
+    if w0 < lo {
+        lo - w0
+    } else if w0 > hi {
+        w0 - hi
+    } else {
+        0.0
+    }
+}
+
 /// The best side assignment of `g` (n ≤ [`EXACT_MAX`]) for the window
 /// `[lo, hi]` of side 0's weight and the per-vertex side costs `bias`.
 pub(super) fn exact_bisect(g: &WGraph, bias: &[[f64; 2]], lo: f64, hi: f64, seed: u64) -> Vec<u8> {
@@ -28,15 +39,7 @@ pub(super) fn exact_bisect(g: &WGraph, bias: &[[f64; 2]], lo: f64, hi: f64, seed
     if n == 0 {
         return Vec::new();
     }
-    let dist = |w0: f64| {
-        if w0 < lo {
-            lo - w0
-        } else if w0 > hi {
-            w0 - hi
-        } else {
-            0.0
-        }
-    };
+    let dist = |w0: f64| outside(w0, lo, hi);
     let full: u32 = (1u32 << n) - 1;
     let order = Rng::new(seed ^ 0x0065_7861_6374).next_u64() as u32 & full;
     let total: f64 = g.vw.iter().sum();
@@ -104,13 +107,7 @@ mod tests {
         for m in 0u32..1 << n {
             let s = |v: usize| (m >> v & 1) as usize;
             let w0: f64 = (0..n).filter(|&v| s(v) == 0).map(|v| g.vw[v]).sum();
-            let d = if w0 < lo {
-                lo - w0
-            } else if w0 > hi {
-                w0 - hi
-            } else {
-                0.0
-            };
+            let d = outside(w0, lo, hi);
             let mut c: f64 = (0..n).map(|v| bias[v][s(v)]).sum();
             for u in 0..n {
                 for (v, w) in g.edges(u) {
@@ -174,13 +171,7 @@ mod tests {
                 let (lo, hi) = ((total / 2.0).floor(), (total / 2.0).ceil());
                 let side = exact_bisect(&g, &bias, lo, hi, rng.next_u64());
                 let w0: f64 = (0..n).filter(|&v| side[v] == 0).map(|v| g.vw[v]).sum();
-                let d = if w0 < lo {
-                    lo - w0
-                } else if w0 > hi {
-                    w0 - hi
-                } else {
-                    0.0
-                };
+                let d = outside(w0, lo, hi);
                 let (bd, bc) = brute(&g, &bias, lo, hi);
                 assert_eq!(d, bd, "n {n}");
                 assert!((cost_of(&g, &bias, &side) - bc).abs() < 1e-9, "n {n}");

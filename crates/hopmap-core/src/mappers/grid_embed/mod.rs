@@ -428,6 +428,23 @@ impl GridEmbed {
     }
 
     /// The grid's mapping is made: finish, or (small inputs) start its rival.
+    /// The swap refinement's settings for the own-order rival and the
+    /// placed grid: hop-bytes, 30 sweeps, `load_budget` for the bottleneck
+    /// phase, no tabu phase.
+    fn refine_params(&self, load_budget: f64) -> RefineParams {
+        RefineParams {
+            objective: Objective::HopBytes,
+            sweeps: 30,
+            batch: 256,
+            depth: 1,
+            time: None,
+            seed: self.input.seed,
+            tol: 0.001,
+            load_budget,
+            tabu: 0,
+        }
+    }
+
     fn grid_done(&mut self, m: Mapping) {
         if self.input.graph.n() > RIVAL_MAX || self.refine == Some(false) {
             self.finish(m, Stop::Complete);
@@ -504,17 +521,7 @@ impl GridEmbed {
         }
         let slots: Vec<usize> = (0..n).collect();
         let own = Mapping::from_slots(&slots, &self.input.topo);
-        let params = RefineParams {
-            objective: Objective::HopBytes,
-            sweeps: 30,
-            batch: 256,
-            depth: 1,
-            time: None,
-            seed: self.input.seed,
-            tol: 0.001,
-            load_budget: self.load_budget,
-            tabu: 0,
-        };
+        let params = self.refine_params(self.load_budget);
         let r = Refine::new(
             self.input.graph.clone(),
             self.input.topo.clone(),
@@ -598,20 +605,11 @@ impl GridEmbed {
         self.placement = (0..m.len())
             .map(|p| Some(m.slot(p, cores) as u32))
             .collect();
-        let params = RefineParams {
-            objective: Objective::HopBytes,
-            sweeps: 30,
-            batch: 256,
-            depth: 1,
-            time: None,
-            seed: self.input.seed,
-            tol: 0.001,
-            // What the plan's choice left of the budget.
-            load_budget: ((1.0 + self.load_budget) * self.best_hb / hb.max(f64::MIN_POSITIVE)
-                - 1.0)
+        // What the plan's choice left of the budget.
+        let params = self.refine_params(
+            ((1.0 + self.load_budget) * self.best_hb / hb.max(f64::MIN_POSITIVE) - 1.0)
                 .clamp(0.0, self.load_budget),
-            tabu: 0,
-        };
+        );
         let r = Refine::new(
             self.input.graph.clone(),
             self.input.topo.clone(),
