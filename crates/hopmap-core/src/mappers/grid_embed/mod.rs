@@ -427,7 +427,6 @@ impl GridEmbed {
         self.phase = Phase::Place;
     }
 
-    /// The grid's mapping is made: finish, or (small inputs) start its rival.
     /// The swap refinement's settings for the own-order rival and the
     /// placed grid: hop-bytes, 30 sweeps, `load_budget` for the bottleneck
     /// phase, no tabu phase.
@@ -445,6 +444,7 @@ impl GridEmbed {
         }
     }
 
+    /// The grid's mapping is made: finish, or (small inputs) start its rival.
     fn grid_done(&mut self, m: Mapping) {
         if self.input.graph.n() > RIVAL_MAX || self.refine == Some(false) {
             self.finish(m, Stop::Complete);
