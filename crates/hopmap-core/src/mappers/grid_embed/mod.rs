@@ -483,26 +483,34 @@ impl GridEmbed {
             self.order_rival(mine, Stop::Complete);
             return;
         };
+        let kept = self.keep_better(mine, theirs, "recursive+refine's mapping");
+        self.order_rival(kept, Stop::Complete);
+    }
+
+    /// The better of `mine` and a rival's mapping `theirs` by [`pick`]
+    /// (hop-bytes and max link load under dimension-order routing); the note
+    /// says which was kept, naming the rival `who`.
+    fn keep_better(&mut self, mine: Mapping, theirs: Mapping, who: &str) -> Mapping {
         let (g, t) = (&self.input.graph, &self.input.topo);
         let score = |m: &Mapping| {
             let e = crate::metrics::evaluate(g, t, m, &crate::routing::Routing::Dor);
             (e.metrics.hop_bytes, e.metrics.max_link_load)
         };
         let cands = [score(&mine), score(&theirs)];
+        let sep = if self.note.is_empty() { "" } else { "; " };
         if pick(&cands, self.load_budget) == Some(1) {
             self.note.push_str(&format!(
-                "; recursive+refine's mapping kept instead (hop-bytes {:.6e}, max link load \
-                 {:.6e}, against {:.6e} and {:.6e})",
+                "{sep}{who} kept instead (hop-bytes {:.6e}, max link load {:.6e}, against \
+                 {:.6e} and {:.6e})",
                 cands[1].0, cands[1].1, cands[0].0, cands[0].1
             ));
-            self.order_rival(theirs, Stop::Complete);
+            theirs
         } else {
             self.note.push_str(&format!(
-                "; recursive+refine's mapping (hop-bytes {:.6e}, max link load {:.6e}) did not \
-                 beat it",
+                "{sep}{who} (hop-bytes {:.6e}, max link load {:.6e}) did not beat it",
                 cands[1].0, cands[1].1
             ));
-            self.order_rival(mine, Stop::Complete);
+            mine
         }
     }
 
@@ -541,29 +549,12 @@ impl GridEmbed {
             self.phase = Phase::Order(mine, stop, r);
             return;
         }
-        let theirs = r.mapping();
-        let (g, t) = (&self.input.graph, &self.input.topo);
-        let score = |m: &Mapping| {
-            let e = crate::metrics::evaluate(g, t, m, &crate::routing::Routing::Dor);
-            (e.metrics.hop_bytes, e.metrics.max_link_load)
-        };
-        let cands = [score(&mine), score(&theirs)];
-        let sep = if self.note.is_empty() { "" } else { "; " };
-        if pick(&cands, self.load_budget) == Some(1) {
-            self.note.push_str(&format!(
-                "{sep}the application's own rank order, refined, kept instead (hop-bytes \
-                 {:.6e}, max link load {:.6e}, against {:.6e} and {:.6e})",
-                cands[1].0, cands[1].1, cands[0].0, cands[0].1
-            ));
-            self.finish(theirs, stop);
-        } else {
-            self.note.push_str(&format!(
-                "{sep}the application's own rank order, refined (hop-bytes {:.6e}, max link load \
-                 {:.6e}), did not beat it",
-                cands[1].0, cands[1].1
-            ));
-            self.finish(mine, stop);
-        }
+        let kept = self.keep_better(
+            mine,
+            r.mapping(),
+            "the application's own rank order, refined,",
+        );
+        self.finish(kept, stop);
     }
 
     fn place_step(&mut self) {

@@ -60,8 +60,9 @@
 //! runs, they stop once a sweep gains less than `run_tol` (1 %, instead of
 //! `tol`'s 0.1 %): the same hop-bytes on average over 72 mappings of the
 //! METIS meshes of 512 and 1,024 parts, 7 % fewer instructions at 1,024
-//! (`docs/mapping-quality.md`, "The next cut"). The application's own rank
-//! order (process p on slot p) is then a last candidate, kept when it has
+//! (`docs/mapping-quality.md`, "Exact small bisections and shorter run
+//! searches"). The application's own rank order (process p on slot p) is
+//! then a last candidate, kept when it has
 //! fewer hop-bytes than that result ([`Recursive::summary`] says so).
 //! The GUI reads the bipartition tree so far with [`Recursive::tree`] and the
 //! falling hop-bytes with [`RunRef::hop_bytes_trace`](super::RunRef::hop_bytes_trace).
@@ -531,7 +532,6 @@ impl Recursive {
         } else {
             0
         };
-        ties.fill_from = base + ties.extra;
         let runs = base + ties.extra + fill_runs;
         let construct = Construct {
             bparams: bisect_params(input)?,
@@ -831,17 +831,21 @@ struct Construct {
 
 /// Which runs cut tied box dimensions in which order: runs `0..base` in
 /// the lowest dimension's order ([`DimTies::LOW`]), then one run for each
-/// of `alt[..extra]`.
+/// of `alt[..extra]`; any runs after those fill node sets half by half
+/// ([`Drb::with_fill`]), in the lowest dimension's order.
 #[derive(Clone, Copy, Debug, Default)]
 struct TieRuns {
     base: usize,
     alt: [DimTies; 2],
     extra: usize,
-    /// Runs from this one on fill node sets half by half.
-    fill_from: usize,
 }
 
 impl TieRuns {
+    /// Whether run `run` fills node sets half by half.
+    fn fills(&self, run: usize) -> bool {
+        run >= self.base + self.extra
+    }
+
     /// The order of run `run`.
     fn of(&self, run: usize) -> DimTies {
         match run.checked_sub(self.base) {
@@ -900,7 +904,7 @@ impl Construct {
         .with_top_vcycles(self.vcycles)
         .with_orientation(self.orient)
         .with_dim_ties(self.ties.of(run))
-        .with_fill(self.ties.fill_from > 0 && run >= self.ties.fill_from)
+        .with_fill(self.ties.fills(run))
     }
 }
 
