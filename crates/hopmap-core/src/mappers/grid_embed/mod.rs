@@ -552,7 +552,7 @@ impl GridEmbed {
         let kept = self.keep_better(
             mine,
             r.mapping(),
-            "the application's own rank order, refined,",
+            "the application's own rank order after refinement",
         );
         self.finish(kept, stop);
     }
