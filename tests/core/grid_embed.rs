@@ -77,6 +77,26 @@ fn node_blocks_keep_the_heavy_directions_inside_nodes() {
 }
 
 #[test]
+fn a_grid_in_its_own_order_is_ranked_on_every_direction() {
+    // 16×12×8 periodic halo, x 4×, y 2×, z 1× (8,192, 4,096 and 2,048
+    // bytes a pair), in the generator's own order (X-fastest) onto an 8×6×8
+    // torus with 4 cores: 4,608 pairs, more than the 2,048 the plans are
+    // ranked on. In this order every process lists its x, y and z pair in
+    // turn, so an even stride of every 3rd pair saw the x pairs alone and
+    // ranked plans blind to y and z (1.5× the best was kept). The best:
+    // 2×2×1 blocks, half the x and y pairs inside nodes, the other half
+    // and every z pair one hop: 1,536 · (4,096 + 2,048 + 2,048) = 12,582,912.
+    for seed in [None, Some(5)] {
+        let g = match seed {
+            None => halo("halo:16x12x8:4,2,1", true, false, false, 1),
+            Some(s) => halo("halo:16x12x8:4,2,1", true, false, true, s),
+        };
+        let (hb, s) = run(&g, "torus:8x6x8:cores=4", &[("refine", "no")]);
+        assert_eq!(hb, 1536.0 * (4096.0 + 2048.0 + 2048.0), "{s:?}");
+    }
+}
+
+#[test]
 fn a_2d_grid_folds_into_a_3d_torus() {
     // 16×16 mesh onto 4×8×8: x 16 = 4·4 … every grid step one hop when the
     // fold is a snake; the bound is every byte one hop.

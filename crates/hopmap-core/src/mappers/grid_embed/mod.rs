@@ -302,16 +302,8 @@ impl GridEmbed {
                     ));
                     return;
                 }
-                // The sample: every pair when few, else an even stride.
                 let g = &self.input.graph;
-                let m = g.num_edges();
-                let stride = m.div_ceil(embed::SAMPLE).max(1);
-                let sample: Vec<(u32, u32, f64)> = g
-                    .pairs()
-                    .enumerate()
-                    .filter(|(k, _)| k % stride == 0)
-                    .map(|(_, (u, v, c))| (u as u32, v as u32, c))
-                    .collect();
+                let sample = embed::sample_pairs(g, embed::SAMPLE, self.input.seed);
                 self.sample = Some(embed::Scorer::new(g.n(), &sample));
                 self.note = format!(
                     "recognised a {} ({} left out: {} pairs, {:.2}% of the bytes; {})",

@@ -1,0 +1,396 @@
+#!/usr/bin/env python3
+"""Sweep generated Cartesian halos over machines they tile: hopmap's mappers
+against the perfect embedding, the best block tiling computed here, and
+Scotch's gmap.
+
+Usage: scripts/grid_sweep.py [--hopmap BIN] [--mappers grid,recursive+refine]
+                             [--orders own,1,2] [--only SUBSTR] [CASE ...]
+
+A CASE is GRAPH|TOPOLOGY, e.g. `halo:16x8x4:1,0.7,0.4:0.02+periodic|torus:8x8x8`
+or `stencil:16x16+periodic+full|torus:8x8:cores=4`: GRAPH is a `hopmap generate`
+spec (halo:… or stencil:…) with `+periodic` / `+full` flags, TOPOLOGY a hopmap
+mesh/torus spec (2D or 3D, optional `:cores=K`). Without cases, the built-in
+list below (64–4,096 processes) is run. Each case runs in every ORDER: `own`
+(the generator's X-fastest numbering) and each shuffle seed S (the ranks
+relabelled by scripts/mtx_to_metis.py's seeded permutation; the same graph goes
+to gmap and to hopmap).
+
+For each case and order, one TSV row: the hop-bytes (HB) and max link load
+(ML, dimension-order routing, `hopmap eval`) of
+  * perfect: the graph's total bytes, when a face halo's grid equals the machine up to
+    axis order, one core per node, and every periodic grid direction lies on a
+    torus dimension (every byte one hop), else empty;
+  * tiling: the best embedding computed here, independently of hopmap's `grid`
+    mapper, from the grid coordinates of the own order: every split of each
+    grid direction into 1–3 factors, every assignment of the factors to the
+    machine's dimensions and to the node's cores whose products fill each
+    exactly, every order of the factors sharing a dimension (combined as a
+    reflected mixed radix: folds and node blocks), and the identity order
+    (`default`); the least hop-bytes is computed in numpy, and of the
+    candidates within 0.01% of it the least max link load by `hopmap eval`
+    (at most 12 evaluated);
+  * gmap: `scotch_gmap -b0 -Cd` (as scripts/vs_scotch.sh);
+  * each hopmap mapper (`hopmap map --mapper ID`, seed 1).
+best_vs_known = the best hopmap mapper's HB / min(perfect, tiling, gmap);
+load_vs_gmap = that mapper's ML / gmap's ML. A row is flagged (`FAIL`) when
+best_vs_known > 1.02 or load_vs_gmap > 1 (the issue's targets).
+
+Needs numpy and scotch_gmap (Debian `scotch`). Run it niced on a shared
+machine: `nice -n 10 scripts/grid_sweep.py > sweep.tsv`.
+"""
+import argparse
+import itertools
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+CASES = [
+    # same shape (perfect), 1 core
+    "halo:8x8x8:1,0.5,0.25+periodic|torus:8x8x8",
+    "halo:4x4x4:0.25,1,0.5+periodic|torus:4x4x4",
+    "halo:8x8x8:1,0.5,0.25+periodic+full|torus:8x8x8",
+    "halo:16x16x16:1,0.5,0.25+periodic|torus:16x16x16",
+    "stencil:16x16+periodic|torus:16x16",
+    "halo:16x16:1,0.3|mesh:16x16",
+    # permuted axes, shape != machine
+    "halo:16x8x4:1,0.7,0.4+periodic|torus:4x8x16",
+    "halo:16x8x4:1,0.7,0.4+periodic|torus:8x8x8",
+    "halo:4x8x16:0.3,1,0.6|torus:8x8x8",
+    "halo:16x8x4:1,0.7,0.4|mesh:8x8x8",
+    "halo:8x8x8:0.25,0.5,1+periodic|mesh:8x8x8",
+    # 2D grids folded into 3D
+    "halo:32x16:1,0.5+periodic|torus:8x8x8",
+    "halo:12x8:1,0.5+periodic|torus:4x4x6",
+    "halo:32x32:1,0.5|mesh:8x8x16",
+    "halo:64x64:1,0.5+periodic|torus:16x16x16",
+    # multicore nodes: node blocks
+    "halo:8x8x8:1,0.5,0.25+periodic|torus:4x4x8:cores=4",
+    "halo:6x6x6:1,0.5,0.25+periodic|torus:3x3x3:cores=8",
+    "halo:6x6x6:1,0.5,0.25|mesh:3x3x3:cores=8",
+    "halo:12x10x8:1,0.6,0.3|torus:4x6x10:cores=4",
+    "halo:8x4x4:1,0.5,0.25:0.02+periodic|torus:4x4x4:cores=2",
+    "halo:16x8:1,0.4+periodic|torus:4x4x4:cores=2",
+    "stencil:16x16+periodic+full|torus:8x8:cores=4",
+    "halo:16x16:0.3,1|mesh:8x8:cores=4",
+    "stencil:8x8x8+periodic|torus:4x4x4:cores=8",
+    "halo:8x8x8:1,0.5,0.25+periodic+full|torus:4x4x4:cores=8",
+    "halo:16x16x16:1,0.5,0.25+periodic|torus:8x8x16:cores=4",
+    "halo:16x16x16:0.25,1,0.5+periodic|torus:8x8x8:cores=8",
+    # light extra traffic
+    "halo:8x8x8:1,0.5,0.25:0.05+periodic|torus:4x4x8:cores=4",
+    "halo:8x8x4:1,0.5,0.25:0.03+periodic|torus:4x4x4:cores=4",
+    "halo:16x16x8:1,0.5,0.25:0.01+periodic|torus:8x8x8:cores=4",
+    "halo:16x8x4:1,0.7,0.4:0.02+periodic|torus:8x8x8",
+]
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, check=True, capture_output=True, text=True, **kw).stdout
+
+
+def parse_graph_spec(spec):
+    """(generator spec, flags) -> grid dims, periodic, generate args."""
+    parts = spec.split("+")
+    gen, flags = parts[0], set(parts[1:])
+    args = []
+    if "periodic" in flags:
+        args.append("--periodic")
+    if "full" in flags:
+        args += ["--neighbors", "full"]
+    dims = [int(x) for x in gen.split(":")[1].split("x")]
+    return gen, args, dims, "periodic" in flags, "full" in flags
+
+
+def parse_topo(spec):
+    kind, dims, *rest = spec.split(":")
+    cores = 1
+    for r in rest:
+        if r.startswith("cores="):
+            cores = int(r[6:])
+    return kind, [int(x) for x in dims.split("x")], cores
+
+
+def read_metis(path):
+    with open(path) as f:
+        lines = [l for l in f if not l.startswith("%")]
+    n = int(lines[0].split()[0])
+    us, vs, ws = [], [], []
+    for i in range(n):
+        t = lines[1 + i].split()
+        for k in range(0, len(t), 2):
+            v = int(t[k]) - 1
+            if v > i:
+                us.append(i)
+                vs.append(v)
+                ws.append(int(t[k + 1]))
+    return n, np.array(us), np.array(vs), np.array(ws, dtype=np.float64)
+
+
+def factorisations(g, kmax):
+    if g == 1:
+        return [[]]
+    out = [[g]]
+    if kmax > 1:
+        for a in range(2, g):
+            if g % a == 0:
+                for rest in factorisations(g // a, kmax - 1):
+                    out.append([a] + rest)
+    return out
+
+
+def snake_digits(x, sizes):
+    """Reflected mixed-radix digits of x (inner first), numpy arrays."""
+    out = []
+    q = x.copy()
+    for f in sizes:
+        r = q % f
+        q = q // f
+        out.append(np.where(q % 2 == 1, f - 1 - r, r))
+    return out
+
+
+def snake_combine(digs, sizes):
+    """Position from digits (inner first), reflected mixed radix."""
+    p = np.zeros_like(digs[0]) if digs else None
+    for d, f in zip(reversed(digs), reversed(sizes)):
+        p = p * f + np.where(p % 2 == 1, f - 1 - d, d)
+    return p
+
+
+def candidates(gdims, caps):
+    """Every plan: per direction an ordered factorisation; factors assigned to
+    targets (caps: machine dims then cores) filling each exactly; every order
+    of the factors on a target. Yields lists target -> [(dir, level, size)]."""
+    d = len(gdims)
+    kmax = 3
+    per_dir = [factorisations(g, kmax) for g in gdims]
+    seen = 0
+    for split in itertools.product(*per_dir):
+        factors = [(i, l, s) for i, sz in enumerate(split) for l, s in enumerate(sz)]
+        assign = [0] * len(factors)
+
+        def rec(k, used):
+            if k == len(factors):
+                if all(u == c for u, c in zip(used, caps)):
+                    yield list(assign)
+                return
+            i, _, s = factors[k]
+            for t in range(len(caps)):
+                if any(factors[j][0] == i and assign[j] == t for j in range(k)):
+                    continue
+                if used[t] * s > caps[t]:
+                    continue
+                used[t] *= s
+                assign[k] = t
+                yield from rec(k + 1, used)
+                used[t] //= s
+
+        for a in rec(0, [1] * len(caps)):
+            tg = [[factors[k] for k in range(len(factors)) if a[k] == t] for t in range(len(caps))]
+            # orders of the factors on the machine targets (not the cores)
+            orders = [list(itertools.permutations(fs)) if t < len(caps) - 1 else [tuple(fs)]
+                      for t, fs in enumerate(tg)]
+            for o in itertools.product(*orders):
+                seen += 1
+                if seen > 200000:
+                    return
+                yield list(split), [list(x) for x in o]
+
+
+def place(plan, coords, gdims):
+    split, targets = plan
+    digs = {}
+    for i, sizes in enumerate(split):
+        for l, dg in enumerate(snake_digits(coords[:, i], sizes)):
+            digs[(i, l)] = dg
+    pos = []
+    n = coords.shape[0]
+    for fs in targets:
+        if not fs:
+            pos.append(np.zeros(n, dtype=np.int64))
+        else:
+            pos.append(snake_combine([digs[(i, l)] for i, l, _ in fs], [s for _, _, s in fs]))
+    return pos
+
+
+def hop_bytes(pos, mdims, wraps, us, vs, ws):
+    h = np.zeros(len(us), dtype=np.int64)
+    for t, m in enumerate(mdims):
+        dd = np.abs(pos[t][us] - pos[t][vs])
+        if wraps:
+            dd = np.minimum(dd, m - dd)
+        h += dd
+    return float((h * ws).sum())
+
+
+def node_ids(pos, mdims):
+    node = np.zeros_like(pos[0])
+    stride = 1
+    for t, m in enumerate(mdims):
+        node += pos[t] * stride
+        stride *= m
+    return node
+
+
+def evaluate(hopmap, graph, topo, mapfile):
+    out = run([hopmap, "eval", graph, "--topology", topo, "--mapping", mapfile, "--json"])
+    m = json.loads(out)
+    m = m.get("metrics", m)
+    return m["hop_bytes"], m["max_link_load"]
+
+
+def write_nodes(path, node):
+    with open(path, "w") as f:
+        f.write("".join(f"{int(x)}\n" for x in node))
+
+
+def reference(hopmap, w, graph, topo, gdims, periodic, full, kind, mdims, cores):
+    """Best tiling: (hb, ml, description) and the perfect hop-bytes."""
+    n, us, vs, ws = read_metis(graph)
+    total = float(ws.sum())
+    coords = np.zeros((n, len(gdims)), dtype=np.int64)
+    r = np.arange(n)
+    for i, g in enumerate(gdims):
+        coords[:, i] = r % g
+        r = r // g
+    wraps = kind == "torus"
+    caps = list(mdims) + [cores]
+    scored = []
+    for plan in candidates(gdims, caps):
+        pos = place(plan, coords, gdims)
+        scored.append((hop_bytes(pos, mdims, wraps, us, vs, ws), plan))
+    # the identity order
+    slots = np.arange(n)
+    node = slots // cores
+    ident = []
+    q = node.copy()
+    for m in mdims:
+        ident.append(q % m)
+        q = q // m
+    scored.append((hop_bytes(ident, mdims, wraps, us, vs, ws), "identity"))
+    scored.sort(key=lambda s: s[0])
+    best = scored[0][0]
+    near = [s for s in scored if s[0] <= best * 1.0001][:12]
+    out = None
+    for hb, plan in near:
+        nd = node if plan == "identity" else node_ids(place(plan, coords, gdims), mdims)
+        mf = os.path.join(w, "ref.map")
+        write_nodes(mf, nd)
+        ehb, eml = evaluate(hopmap, graph, topo, mf)
+        if abs(ehb - hb) > 1e-6 * max(hb, 1):
+            raise SystemExit(f"reference hop-bytes {hb} != hopmap eval {ehb} ({plan})")
+        if out is None or eml < out[1]:
+            out = (ehb, eml, describe(plan))
+    perfect = None
+    if (cores == 1 and not full and sorted(gdims) == sorted(mdims)
+            and (not periodic or wraps or all(g <= 2 for g in gdims))):
+        perfect = total
+    return out, perfect, len(scored)
+
+
+def describe(plan):
+    if plan == "identity":
+        return "identity"
+    split, targets = plan
+    names = "XYZWV"
+    parts = []
+    for t, fs in enumerate(targets):
+        nm = "T" if t == len(targets) - 1 else names[t]
+        if fs:
+            parts.append(nm + "=" + "*".join(f"{'xyz'[i]}{s}" for i, _, s in fs))
+    return " ".join(parts)
+
+
+def gmap(hopmap, w, graph, topo, kind, mdims):
+    # Scotch's .grf from the METIS file (as vs_scotch.sh)
+    with open(graph) as f:
+        lines = [l for l in f if not l.startswith("%")]
+    n = int(lines[0].split()[0])
+    rows = []
+    for i in range(n):
+        t = lines[1 + i].split()
+        rows.append([(int(t[k]) - 1, int(t[k + 1])) for k in range(0, len(t), 2)])
+    arcs = sum(len(r) for r in rows)
+    grf = os.path.join(w, "g.grf")
+    with open(grf, "w") as f:
+        f.write(f"0\n{n} {arcs}\n0 010\n")
+        for r in rows:
+            f.write(str(len(r)) + "".join(f" {wt} {v}" for v, wt in r) + "\n")
+    tgt = os.path.join(w, "t.tgt")
+    with open(tgt, "w") as f:
+        f.write(f"{kind}{len(mdims)}D {' '.join(map(str, mdims))}\n")
+    out = os.path.join(w, "s.out")
+    run(["scotch_gmap", grf, tgt, out, "-b0", "-Cd"])
+    lines = open(out).read().split("\n")
+    node = [0] * n
+    for l in lines[1:1 + n]:
+        v, t = l.split()
+        node[int(v)] = int(t)
+    mf = os.path.join(w, "s.map")
+    write_nodes(mf, node)
+    return evaluate(hopmap, graph, topo, mf)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--hopmap", default=os.environ.get("HOPMAP", "target/release/hopmap"))
+    ap.add_argument("--mappers", default="grid,recursive+refine")
+    ap.add_argument("--orders", default="own,1,2")
+    ap.add_argument("--only", default="")
+    ap.add_argument("cases", nargs="*")
+    a = ap.parse_args()
+    cases = [c for c in (a.cases or CASES) if a.only in c]
+    mappers = a.mappers.split(",")
+    cols = ["case", "order", "n", "perfect_hb", "tiling_hb", "tiling_ml", "tiling", "gmap_hb",
+            "gmap_ml"]
+    for m in mappers:
+        cols += [f"{m}_hb", f"{m}_ml"]
+    cols += ["best", "best_vs_known", "load_vs_gmap", "flag"]
+    print("\t".join(cols), flush=True)
+    with tempfile.TemporaryDirectory() as w:
+        for case in cases:
+            gspec, topo = case.split("|")
+            gen, gargs, gdims, periodic, full = parse_graph_spec(gspec)
+            kind, mdims, cores = parse_topo(topo)
+            mtx = os.path.join(w, "src.mtx")
+            run([a.hopmap, "generate", gen, *gargs, "-o", mtx])
+            own = os.path.join(w, "own.graph")
+            run([sys.executable, os.path.join(HERE, "mtx_to_metis.py"), mtx, own, "none"])
+            (thb, tml, tdesc), perfect, _ = reference(a.hopmap, w, own, topo, gdims, periodic,
+                                                     full, kind, mdims, cores)
+            for order in a.orders.split(","):
+                g = own
+                if order != "own":
+                    g = os.path.join(w, "shuf.graph")
+                    run([sys.executable, os.path.join(HERE, "mtx_to_metis.py"), mtx, g, order])
+                ghb, gml = gmap(a.hopmap, w, g, topo, kind, mdims)
+                row = [case, order, str(int(np.prod(gdims))),
+                       "" if perfect is None else f"{perfect:.0f}", f"{thb:.0f}", f"{tml:.0f}",
+                       tdesc, f"{ghb:.0f}", f"{gml:.0f}"]
+                res = []
+                for m in mappers:
+                    mid, *params = m.split("/")
+                    pargs = [x for kv in params for x in ("--param", kv)]
+                    hm = os.path.join(w, "h.map")
+                    run([a.hopmap, "map", g, "--topology", topo, "--mapper", mid, *pargs,
+                         "--seed", "1", "-o", hm, "--format", "plain"])
+                    hb, ml = evaluate(a.hopmap, g, topo, hm)
+                    res.append((hb, ml, m))
+                    row += [f"{hb:.0f}", f"{ml:.0f}"]
+                bhb, bml, bm = min(res, key=lambda r: (r[0], r[1]))
+                known = min(x for x in [perfect, thb, ghb] if x is not None)
+                ratio = bhb / known
+                lr = bml / gml
+                flag = "FAIL" if ratio > 1.02 or lr > 1.0 + 1e-9 else ""
+                row += [bm, f"{ratio:.4f}", f"{lr:.4f}", flag]
+                print("\t".join(row), flush=True)
+
+
+if __name__ == "__main__":
+    main()
