@@ -4,7 +4,7 @@ against the perfect embedding, the best block tiling computed here, and
 Scotch's gmap.
 
 Usage: scripts/grid_sweep.py [--hopmap BIN] [--mappers grid,recursive+refine]
-                             [--orders own,1,2] [--only SUBSTR] [CASE ...]
+                             [--orders own,1,2] [--only SUBSTR] [--skip N] [CASE ...]
 
 A CASE is GRAPH|TOPOLOGY, e.g. `halo:16x8x4:1,0.7,0.4:0.02+periodic|torus:8x8x8`
 or `stencil:16x16+periodic+full|torus:8x8:cores=4`: GRAPH is a `hopmap generate`
@@ -87,6 +87,28 @@ CASES = [
     "halo:8x8x4:1,0.5,0.25:0.03+periodic|torus:4x4x4:cores=4",
     "halo:16x16x8:1,0.5,0.25:0.01+periodic|torus:8x8x8:cores=4",
     "halo:16x8x4:1,0.7,0.4:0.02+periodic|torus:8x8x8",
+    "halo:8x8x8:1,0.6,0.3:0.05+periodic+full|torus:8x8x8",
+    # more shapes: full halos on nodes, 3D grids on 2D machines, sizes 2 and
+    # 5, open grids on tori, 2-core nodes, 64 processes
+    "halo:8x8x8:1,0.5,0.25+periodic+full|torus:4x4x8:cores=4",
+    "halo:12x8x8:1,0.5,0.25+full|mesh:6x4x8:cores=4",
+    "halo:32x16:1,0.3+periodic|torus:16x16:cores=2",
+    "halo:8x8:1,0.5+periodic|torus:4x4:cores=4",
+    "halo:4x4x4:1,0.5,0.25+periodic|torus:2x2x2:cores=8",
+    "halo:6x10x4:1,0.5,0.25|torus:6x5x4:cores=2",
+    "halo:10x6x6:1,0.5,0.25+periodic|torus:5x6x6:cores=2",
+    "halo:8x8x8:1,0.5,0.25+periodic|torus:16x32",
+    "halo:8x8x4:1,0.5,0.25+periodic|mesh:16x16:cores=2",
+    "halo:8x16x8:0.25,0.5,1+periodic|torus:8x8x8:cores=2",
+    "stencil:32x32+full|mesh:16x16:cores=4",
+    "stencil:16x16x16+periodic|torus:8x8x8:cores=8",
+    "halo:24x16:1,0.5|mesh:6x8x8",
+    "halo:20x20x10:1,0.8,0.6+periodic|torus:10x10x10:cores=4",
+    "halo:64x32x2:1,0.5,0.25+periodic|torus:16x16x16",
+    "halo:4x4x16:1,0.5,0.25+periodic|torus:8x8x4:cores=2",
+    "halo:8x8x8:1,0.5,0.25+periodic|torus:4x8x8:cores=2",
+    "halo:16x12x8:1,0.5,0.25+periodic|torus:8x6x8:cores=4",
+    "halo:48x48:1,0.5+periodic|torus:12x12x16",
 ]
 
 
@@ -342,10 +364,11 @@ def main():
     ap.add_argument("--hopmap", default=os.environ.get("HOPMAP", "target/release/hopmap"))
     ap.add_argument("--mappers", default="grid,recursive+refine")
     ap.add_argument("--orders", default="own,1,2")
-    ap.add_argument("--only", default="")
+    ap.add_argument("--only", default="", help="run the cases containing this text")
+    ap.add_argument("--skip", type=int, default=0, help="skip the first SKIP cases")
     ap.add_argument("cases", nargs="*")
     a = ap.parse_args()
-    cases = [c for c in (a.cases or CASES) if a.only in c]
+    cases = [c for c in (a.cases or CASES)[a.skip:] if a.only in c]
     mappers = a.mappers.split(",")
     cols = ["case", "order", "n", "perfect_hb", "tiling_hb", "tiling_ml", "tiling", "gmap_hb",
             "gmap_ml"]
