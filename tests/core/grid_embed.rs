@@ -140,6 +140,36 @@ fn a_full_halo_is_read_under_extra_traffic_almost_as_heavy_as_its_corners() {
 }
 
 #[test]
+fn an_open_full_halo_whose_edges_outweigh_a_face_is_read_in_any_order() {
+    // Open 8×8×8 full halo, faces 0.8 : 0.6 : 0.4 (1,638, 1,229 and 819
+    // bytes a pair), edges the products: the x–y edges (983 bytes) outweigh
+    // the z faces, so no threshold keeps the faces alone, and the threshold
+    // that keeps every pair reads no grid (an open 3D full halo; see
+    // recognise.rs). Dropping the strict lightest side of every triangle
+    // leaves the faces. On the 8×8×8 mesh the grid then lands as itself:
+    // every pair travels as many hops as its coordinates differ (faces 1,
+    // edges 2, corners 3).
+    let spec = "halo:8x8x8:0.8,0.6,0.4";
+    let own = halo(spec, false, true, false, 1);
+    let coord = |p: usize| [p % 8, p / 8 % 8, p / 64];
+    let want: f64 = own
+        .pairs()
+        .map(|(u, v, c)| {
+            c * (0..3)
+                .map(|i| coord(u)[i].abs_diff(coord(v)[i]))
+                .sum::<usize>() as f64
+        })
+        .sum();
+    for shuffle in [false, true] {
+        let g = halo(spec, false, true, shuffle, 3);
+        let (hb, s) = run(&g, "mesh:8x8x8", &[("refine", "no")]);
+        let s = s.unwrap_or_default();
+        assert!(s.contains("8×8×8 mesh halo (faces + edges/corners)"), "{s}");
+        assert!((hb - want).abs() <= 1e-12 * want, "{hb} vs {want}: {s}");
+    }
+}
+
+#[test]
 fn a_2d_grid_folds_into_a_3d_torus() {
     // 16×16 mesh onto 4×8×8: x 16 = 4·4 … every grid step one hop when the
     // fold is a snake; the bound is every byte one hop.

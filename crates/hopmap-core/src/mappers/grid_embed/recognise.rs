@@ -31,6 +31,10 @@
 //!    edges reach ½ and dropping square diagonals then drops face pairs
 //!    too: an open 3D full halo with equal volumes is not recognised;
 //!    real codes' edge and corner volumes are lighter than their faces'.)
+//!    When a threshold keeps the faces and some diagonal classes but not
+//!    all (an edge heavier than another direction's face: a thin, tall
+//!    subdomain), the fifth skeleton drops every pair that is strictly the
+//!    lightest of a triangle: a diagonal spans two faces, each heavier.
 //! 3. **Directions.** On the skeleton, opposite edges of every chordless
 //!    4-cycle (a unit square) are parallel; at each process, two edges on no
 //!    common square lie on one line. Closing both relations with a
@@ -278,6 +282,31 @@ impl Adj {
                 .any(|a| (a + 1..common.len()).any(|b| !self.adjacent(common[a], common[b])))
         })
     }
+    /// The face skeleton of faces plus any classes of diagonal pairs
+    /// (edges, corners) each lighter than the faces it spans: drop every
+    /// pair that is strictly the lightest of a triangle. A diagonal pair
+    /// u–(u+a+b) is in the triangle with the faces u–(u+a) and
+    /// (u+a)–(u+a+b); in real codes a face's bytes grow with its area and
+    /// an edge's with its length, so the diagonal is the lightest. A face
+    /// pair is the strict lightest of no triangle when every diagonal is
+    /// lighter than its faces (on a ring of 3 its triangle's sides tie).
+    /// This reads halos whose heavy part holds some diagonal classes but not
+    /// all (an edge heavier than another direction's face), where neither
+    /// the Jaccard skeleton nor the square diagonals do. `vol(u, v)` is the
+    /// pair's volume. O(m · Δ).
+    fn without_light_triangle_sides(&self, vol: impl Fn(usize, usize) -> f64) -> Adj {
+        let mut marks = RowMarks::new(self.n());
+        Adj::filter(&self.off, &self.nb, |u, k| {
+            marks.mark(self, u);
+            let v = self.nb[k] as usize;
+            let c = vol(u, v) * (1.0 + 1e-9);
+            !self
+                .row(v)
+                .iter()
+                .filter(|&&x| marks.of[x as usize] == u as u32)
+                .any(|&x| vol(u, x as usize) > c && vol(v, x as usize) > c)
+        })
+    }
 }
 
 /// The neighbours of one process marked, so that the common neighbours of
@@ -381,6 +410,11 @@ pub fn recognise(g: &CommGraph) -> Result<GridHalo, String> {
             skeletons.push(Some(jaccard));
             skeletons.push(Some(both));
             skeletons.push(Some(heavy.without_square_diagonals()));
+            skeletons.push(Some(heavy.without_light_triangle_sides(|a, b| {
+                let row = &nb[off[a]..off[a + 1]];
+                row.binary_search(&(b as u32))
+                    .map_or(0.0, |i| vol[off[a] + i])
+            })));
         }
         let mut prev: Option<&Adj> = None;
         for sk in &skeletons {
