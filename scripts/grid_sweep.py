@@ -37,6 +37,12 @@ best_vs_known > 1.02 or load_vs_gmap > 1 (the issue's targets).
 
 Needs numpy and scotch_gmap (Debian `scotch`). Run it niced on a shared
 machine: `nice -n 10 scripts/grid_sweep.py > sweep.tsv`.
+
+`scripts/grid_sweep.py --summary BEFORE.tsv[,…] AFTER.tsv[,…]` prints the
+markdown table of docs/mapping-quality.md from two sweeps: per case the best
+mapper's hop-bytes over the best known in each order and the highest max load
+over gmap's, before → after (a BEFORE row without the recursive+refine
+columns takes them from the AFTER row; bold: over the issue's targets).
 """
 import argparse
 import itertools
@@ -109,6 +115,13 @@ CASES = [
     "halo:8x8x8:1,0.5,0.25+periodic|torus:4x8x8:cores=2",
     "halo:16x12x8:1,0.5,0.25+periodic|torus:8x6x8:cores=4",
     "halo:48x48:1,0.5+periodic|torus:12x12x16",
+    # open full halos whose x-y edges outweigh the z faces; full halos
+    # under extra traffic on multicore nodes; an open full halo whose x
+    # factor is 1 (its y faces and x-y edges carry the same bytes)
+    "halo:8x8x8:0.8,0.6,0.4+full|mesh:8x8x8",
+    "halo:12x8x8:0.8,0.6,0.4+full|mesh:6x4x8:cores=4",
+    "halo:8x8x8:0.8,0.6,0.4:0.05+periodic+full|torus:4x4x8:cores=4",
+    "halo:8x8x8:1,0.5,0.25+full|mesh:8x8x8",
 ]
 
 
@@ -359,7 +372,60 @@ def gmap(hopmap, w, graph, topo, kind, mdims):
     return evaluate(hopmap, graph, topo, mf)
 
 
+def read_tsv(path):
+    with open(path) as f:
+        rows = [l.rstrip("\n").split("\t") for l in f if l.strip()]
+    head = rows[0]
+    return [dict(zip(head, r)) for r in rows[1:]]
+
+
+def verdict(r, rr=None):
+    """best_vs_known and load_vs_gmap of a row; a row without the
+    recursive+refine column takes it from `rr` (the same case and order)."""
+    hbs = {k[:-3]: float(v) for k, v in r.items() if k.endswith("_hb") and v
+           and k[:-3] not in ("perfect", "tiling", "gmap")}
+    mls = {k[:-3]: float(v) for k, v in r.items() if k.endswith("_ml") and v
+           and k[:-3] not in ("tiling", "gmap")}
+    if rr is not None and "recursive+refine" not in hbs:
+        hbs["recursive+refine"] = float(rr["recursive+refine_hb"])
+        mls["recursive+refine"] = float(rr["recursive+refine_ml"])
+    best = min(hbs, key=lambda m: (hbs[m], mls[m]))
+    # (a full halo has no one-hop embedding: its diagonal pairs are 2–3 hops)
+    keys = ("tiling_hb", "gmap_hb") if "+full" in r["case"] else ("perfect_hb", "tiling_hb",
+                                                                   "gmap_hb")
+    known = min(float(r[k]) for k in keys if r[k])
+    return hbs[best] / known, mls[best] / float(r["gmap_ml"])
+
+
+def summary(before, after):
+    """Markdown rows: per case, best_vs_known in each order and the highest
+    load_vs_gmap, before -> after."""
+    b = {(r["case"], r["order"]): r for f in before for r in read_tsv(f)}
+    a = [r for f in after for r in read_tsv(f)]
+    cases = list(dict.fromkeys(r["case"] for r in a))
+    print("| case | n | hb × best known, own / shuffled (before → after) | max load × gmap (before → after) |")
+    print("|---|---|---|---|")
+    for c in cases:
+        rows = [r for r in a if r["case"] == c]
+        va = [verdict(r) for r in rows]
+        vb = [verdict(b[(c, r["order"])], r) if (c, r["order"]) in b else None for r in rows]
+        def fmt(v, i):
+            x = "%.3f" % v[i]
+            return f"**{x}**" if (i == 0 and v[i] > 1.02) or (i == 1 and v[i] > 1 + 1e-9) else x
+        hb = " / ".join((fmt(x, 0) + " → " if x and abs(x[0] - y[0]) > 5e-4 else "") + fmt(y, 0)
+                        for x, y in zip(vb, va))
+        lb = max((x for x in vb if x), key=lambda v: v[1], default=None)
+        la = max(va, key=lambda v: v[1])
+        ld = (fmt(lb, 1) + " → " if lb and abs(lb[1] - la[1]) > 5e-4 else "") + fmt(la, 1)
+        g, t = c.split("|")
+        print(f"| `{g}` on `{t}` | {rows[0]['n']} | {hb} | {ld} |")
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--summary":
+        # --summary BEFORE.tsv[,MORE.tsv] AFTER.tsv[,MORE.tsv]
+        summary(sys.argv[2].split(","), sys.argv[3].split(","))
+        return
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--hopmap", default=os.environ.get("HOPMAP", "target/release/hopmap"))
     ap.add_argument("--mappers", default="grid,recursive+refine")

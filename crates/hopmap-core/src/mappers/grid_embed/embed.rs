@@ -31,7 +31,8 @@
 //! direction on distinct targets, and every order of the factors sharing a
 //! network dimension; then the same plans with the open directions
 //! reflected — at most [`MAX_PLANS`] in all. Each plan is scored on at
-//! most [`SAMPLE`] pairs of the graph (all when fewer), and the best
+//! most [`SAMPLE`] pairs of the graph (all when fewer, else a seeded
+//! uniform sample, [`sample_pairs`]), and the best
 //! [`FINALISTS`] (and up to [`TIED`] plans tied with the best, and up to
 //! [`TIED`] more within the load budget, [`PER_LEVEL`] per sampled value)
 //! on every pair: O(plans · min(m, SAMPLE) · d + TIED · m). Plans within
