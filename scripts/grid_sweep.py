@@ -297,9 +297,29 @@ def reference(hopmap, w, graph, topo, gdims, periodic, full, kind, mdims, cores)
     wraps = kind == "torus"
     caps = list(mdims) + [cores]
     scored = []
+    # Hop-bytes add up over the machine's dimensions, and a dimension's share
+    # depends only on its factors and their directions' splits: cached.
+    cache = {}
     for plan in candidates(gdims, caps):
-        pos = place(plan, coords, gdims)
-        scored.append((hop_bytes(pos, mdims, wraps, us, vs, ws), plan))
+        split, targets = plan
+        total_hb = 0.0
+        for t, m in enumerate(mdims):
+            fs = targets[t]
+            key = (t, tuple((i, l, s, tuple(split[i])) for i, l, s in fs))
+            if key not in cache:
+                if not fs:
+                    cache[key] = 0.0
+                else:
+                    digs = []
+                    for i, l, _ in fs:
+                        digs.append(snake_digits(coords[:, i], split[i])[l])
+                    p = snake_combine(digs, [s for _, _, s in fs])
+                    dd = np.abs(p[us] - p[vs])
+                    if wraps:
+                        dd = np.minimum(dd, m - dd)
+                    cache[key] = float((dd * ws).sum())
+            total_hb += cache[key]
+        scored.append((total_hb, plan))
     # the identity order
     slots = np.arange(n)
     node = slots // cores
