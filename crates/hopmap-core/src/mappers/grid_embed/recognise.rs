@@ -58,7 +58,11 @@
 //! and the ranks' own order as a Cartesian numbering (`rank_order_grid`);
 //! the one whose face pairs carry most bytes wins, if they carry at least
 //! 90 % of all (a reading is not tried when even the 2·d heaviest pairs of
-//! every process, d its dimensions, carry less). [`GridHalo::found`] says
+//! every process, d its dimensions, carry less). When none of these finds
+//! a grid but some threshold's heavy part falls apart into components of
+//! one size that are grids of one shape (the rows of a 2D process grid,
+//! each a ring), [`super::stacked`] stacks them along one more direction
+//! by the light pairs between them (the columns). [`GridHalo::found`] says
 //! which reading gave the grid.
 //! Cost: O(m + n·Δ³ log Δ) per threshold, Δ ≤ 12 the skeleton's degree,
 //! over at most a dozen thresholds (stopping once every byte is covered):
@@ -591,7 +595,7 @@ fn rank_order_grid(g: &CommGraph, vol: &[f64], total: f64) -> Option<GridHalo> {
 
 /// The heavy part `heavy` (pairs of at least `alpha` × a process's
 /// heaviest) falls into several components: when they all have the same
-/// size and each is a face-halo grid of the same shape, stack them along
+/// size (3 or more) and each is a face-halo grid of the same shape, stack them along
 /// one more direction ([`super::stacked::stack`]). O(m log m + σ·m).
 fn stacked_grid(g: &CommGraph, vol: &[f64], heavy: &Adj, alpha: f64) -> Result<GridHalo, String> {
     let n = heavy.n();
@@ -620,8 +624,9 @@ fn stacked_grid(g: &CommGraph, vol: &[f64], heavy: &Adj, alpha: f64) -> Result<G
     }
     let k = members.len();
     let size = members[0].len();
-    if k < 2 || size < 2 || members.iter().any(|m| m.len() != size) {
-        return Err("the heavy part's components differ in size".into());
+    // Components of two (heavy pairs) say too little about a grid.
+    if k < 2 || size < 3 || members.iter().any(|m| m.len() != size) {
+        return Err("the heavy part's components are not of one size of at least 3".into());
     }
     let mut local: Vec<u32> = Vec::new();
     let mut shape: Option<(Vec<u32>, Vec<bool>)> = None;
