@@ -130,3 +130,50 @@ fn scalapack_lu_rows_fold_into_planes_in_any_order() {
         );
     }
 }
+
+/// `k` rings of `s` (rank s·r + q, 100 bytes q → q+1) whose columns are
+/// cliques of 5-byte pairs.
+fn rings(s: usize, k: usize) -> CommGraph {
+    let mut b = GraphBuilder::new(s * k, true);
+    for r in 0..k {
+        for q in 0..s {
+            b.add(s * r + q, s * r + (q + 1) % s, 100.0);
+            for r2 in r + 1..k {
+                b.add(s * r + q, s * r2 + q, 5.0);
+            }
+        }
+    }
+    b.build().unwrap()
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+    /// In any rank order, rings stacked by column cliques are read as an
+    /// s × k grid: every ring pair one step along the rings' direction,
+    /// every column pair at one position of it.
+    #[test]
+    fn stacked_rings_are_read_in_any_order(s in 3usize..9, k in 2usize..6, seed in 0u64..1000) {
+        let g = relabelled(&rings(s, k), Some(seed));
+        let h = recognise(&g).unwrap();
+        let mut dims = h.dims.clone();
+        dims.sort();
+        let mut want = vec![s as u32, k as u32];
+        want.sort();
+        proptest::prop_assert_eq!(dims, want);
+        // The direction rank 0's first ring pair moves along.
+        let (cu, cv) = (h.coord(0), h.coord(g.messages().find(|m| m.0 == 0 && m.2 == 100.0).unwrap().1));
+        let ring_dir = (0..h.ndims()).find(|&i| cu[i] != cv[i]).unwrap();
+        proptest::prop_assert_eq!(h.dims[ring_dir], s as u32);
+        for (u, v, w) in g.messages() {
+            let (cu, cv) = (h.coord(u), h.coord(v));
+            let moved: Vec<usize> = (0..h.ndims()).filter(|&i| cu[i] != cv[i]).collect();
+            if w == 100.0 {
+                proptest::prop_assert_eq!(moved.clone(), vec![ring_dir], "ring pair {}–{}", u, v);
+                let d = cu[ring_dir].abs_diff(cv[ring_dir]);
+                proptest::prop_assert!(d == 1 || d == s as u32 - 1);
+            } else {
+                proptest::prop_assert!(!moved.contains(&ring_dir), "column pair {}–{}", u, v);
+            }
+        }
+    }
+}
