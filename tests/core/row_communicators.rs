@@ -3,7 +3,9 @@
 //! (ScaLAPACK's LU). `grid` reads the rows as equal rings stacked along
 //! the column pairs, in any rank order, and embeds the stack: on a hand
 //! case to the optimum, on the real LU capture below the layout a person
-//! would write by hand (each row a ring in one plane of the torus).
+//! would write by hand (each row a ring in one plane of the torus); and,
+//! as a property, rings of any size and number are read with every ring
+//! pair one step along one direction.
 
 use crate::common::relabelled;
 use hopmap_core::mappers::grid_embed::recognise::{Found, recognise};
