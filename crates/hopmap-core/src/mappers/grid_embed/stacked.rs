@@ -28,12 +28,16 @@
 //! the whole graph, so the light pairs that are not grid neighbours
 //! (a column's all-to-all) are paid for where they land.
 //! Cost: O(m log m + σ·m), σ ≤ [`MAX_SYMMETRIES`] the symmetries of one
-//! component's grid.
+//! component's grid (σ·m at most [`MAX_ALIGN_WORK`], else no reading).
 
 use std::collections::BTreeMap;
 
 /// Most symmetries of a component's grid tried per component.
 pub const MAX_SYMMETRIES: usize = 4096;
+
+/// Most (symmetry, pair end) scores of the alignment: a few seconds at
+/// most.
+pub const MAX_ALIGN_WORK: usize = 400_000_000;
 
 /// A stacked grid: dims, periodic flags and coordinates (the component's
 /// directions first, the stacking direction last).
@@ -78,12 +82,10 @@ fn symmetries(dims: &[u32], periodic: &[bool]) -> Option<Vec<Symmetry>> {
         }
         perms = next;
     }
-    let per_perm: usize = (0..d)
+    let per_perm = (0..d)
         .map(|i| 2 * if periodic[i] { dims[i] as usize } else { 1 })
-        .product();
-    if perms.len().saturating_mul(per_perm) > MAX_SYMMETRIES {
-        return None;
-    }
+        .try_fold(1usize, |a, b| a.checked_mul(b))
+        .filter(|&p| perms.len().saturating_mul(p) <= MAX_SYMMETRIES)?;
     let mut out = Vec::with_capacity(perms.len() * per_perm);
     for perm in perms {
         for code in 0..per_perm {
@@ -188,6 +190,13 @@ pub fn stack(
     let syms = symmetries(dims, periodic).ok_or_else(|| {
         format!("a component's grid has more than {MAX_SYMMETRIES} symmetries to align")
     })?;
+    let crossing: usize = cross.iter().map(Vec::len).sum();
+    if syms.len().saturating_mul(crossing) > MAX_ALIGN_WORK {
+        return Err(format!(
+            "aligning {k} components over {crossing} pair ends in {} symmetries is too much work",
+            syms.len()
+        ));
+    }
     let mut members: Vec<Vec<u32>> = vec![Vec::new(); k];
     for p in 0..n {
         members[comp[p] as usize].push(p as u32);
