@@ -289,22 +289,38 @@ impl Adj {
     /// every pair whose ends have two common neighbours that are not
     /// adjacent — the diagonal of a unit square. A face pair of such a
     /// grid has at most one common neighbour per diagonal present.
-    fn without_square_diagonals(&self) -> Adj {
+    /// None as soon as a process keeps more pairs than a grid's
+    /// 2 · [`MAX_GRID_DIMS`] faces (no grid can be read from it then, and
+    /// the pairs inside large cliques, whose common neighbours are all
+    /// adjacent, cost O(common²) each).
+    fn without_square_diagonals(&self) -> Option<Adj> {
         let mut common = Vec::new();
         let mut marks = RowMarks::new(self.n());
-        Adj::filter(&self.off, &self.nb, |u, k| {
+        let mut off = Vec::with_capacity(self.n() + 1);
+        let mut nb = Vec::new();
+        off.push(0);
+        for u in 0..self.n() {
             marks.mark(self, u);
-            let v = self.nb[k] as usize;
-            common.clear();
-            common.extend(
-                self.row(v)
-                    .iter()
-                    .filter(|&&x| marks.of[x as usize] == u as u32)
-                    .map(|&x| x as usize),
-            );
-            !(0..common.len())
-                .any(|a| (a + 1..common.len()).any(|b| !self.adjacent(common[a], common[b])))
-        })
+            for &v in self.row(u) {
+                common.clear();
+                common.extend(
+                    self.row(v as usize)
+                        .iter()
+                        .filter(|&&x| marks.of[x as usize] == u as u32)
+                        .map(|&x| x as usize),
+                );
+                let diagonal = (0..common.len())
+                    .any(|a| (a + 1..common.len()).any(|b| !self.adjacent(common[a], common[b])));
+                if !diagonal {
+                    nb.push(v);
+                }
+            }
+            if nb.len() - off[u] > 2 * MAX_GRID_DIMS {
+                return None;
+            }
+            off.push(nb.len());
+        }
+        Some(Adj { off, nb })
     }
 }
 
@@ -415,8 +431,8 @@ pub fn recognise(g: &CommGraph) -> Result<GridHalo, String> {
             // as on a torus, it is skipped.)
             let both = jaccard.without_square_diagonals();
             skeletons.push(Some(jaccard));
-            skeletons.push(Some(both));
-            skeletons.push(Some(heavy.without_square_diagonals()));
+            skeletons.extend(both.map(Some));
+            skeletons.extend(heavy.without_square_diagonals().map(Some));
         }
         let mut prev: Option<&Adj> = None;
         for sk in &skeletons {
