@@ -403,6 +403,8 @@ pub struct Refine {
     /// The descent's budgets (tries, idle tries) are this many times
     /// [`descent::TRIES_PER_PROCESS`] and [`descent::IDLE_PER_PROCESS`].
     descent_scale: usize,
+    /// The descent's failed tries ([`descent::Memo`]), while it runs.
+    memo: Option<Box<descent::Memo>>,
 }
 
 impl Refine {
@@ -475,6 +477,7 @@ impl Refine {
             tabu_end: None,
             search_only: false,
             descent_scale: 1,
+            memo: None,
             relief: Vec::new(),
             pbs: Vec::new(),
             acc: Vec::new(),
@@ -536,7 +539,7 @@ impl Refine {
         why: RefineStop,
     ) -> Self {
         let mut r = Self::with_dist(graph, topo, dist, vol, initial, params);
-        r.descent_scale = descent::POLISH_SCALE;
+        r.descent_scale = std::env::var("HM_PS").ok().and_then(|v| v.parse().ok()).unwrap_or(descent::POLISH_SCALE); // TEMP
         // The runs' searches were followed by the tabu phase already.
         r.tabu_ran = true;
         if r.stop.is_none() {

@@ -52,6 +52,11 @@ impl Refine {
         let graph = self.graph.clone();
         let dist = self.dist.clone();
         let off = graph.offsets();
+        let slots = self.owner.len();
+        let mut memo = self
+            .memo
+            .take()
+            .unwrap_or_else(|| Box::new(Memo::new(n, slots)));
         let mut made = 0;
         while made < tries && *idle < IDLE_PER_PROCESS * self.descent_scale * n {
             made += 1;
@@ -77,6 +82,12 @@ impl Refine {
             let s = b * self.cores + self.rng.below(self.cores);
             let vol = &self.vol[off[p]..off[p] + nbrs.len()];
             let q = self.owner[s];
+            // A try that failed since nothing it reads has changed fails
+            // again: skipped (the random draws are made all the same).
+            if memo.failed_before(p, s, q) {
+                continue;
+            }
+            memo.record(p, s);
             let eps = self.hb_eps;
             // The exchange is kept when it lowers hop-bytes by more than
             // eps. Exact pruning, as in the search: q's cost falls by at
@@ -114,12 +125,115 @@ impl Refine {
                 gp + cq - self.cost[q] + 2.0 * self.pair_volume(p, q) * dab
             };
             if dhb < -self.hb_eps {
+                let sp = a * self.cores + self.core_of[p] as usize;
                 let ex = self.apply(p, s, dhb);
                 self.last.push(ex);
                 *idle = 0;
+                memo.changed(&graph, ex, [s, sp]);
             }
         }
+        self.memo = Some(memo);
         made
+    }
+}
+
+/// The descent's memory of its failed tries: a try of process `p` into
+/// slot `s` reads the nodes of `p`, of the slot's occupant `q` and of their
+/// partners (their costs, kept in [`Refine`], follow from those), so it
+/// fails again as long as no exchange since it moved `p`, `q` or one of
+/// their partners, or changed the occupant of `s`. Each exchange starts a
+/// new epoch and stamps the processes and slots it touched; a recorded try
+/// is known to fail while every stamp it depends on is older than it.
+/// The random draws go on as before, so skipping such tries changes
+/// nothing but the time (the same exchanges, in the same order).
+///
+/// Memory: one stamp per process and per slot, and an open-addressing
+/// table of the (process, slot) pairs tried, at most one entry per try.
+pub(super) struct Memo {
+    epoch: u32,
+    /// The epoch in which each process, or one of its partners, last moved.
+    moved: Vec<u32>,
+    /// The epoch in which each slot's occupant last changed.
+    slot: Vec<u32>,
+    slots: u64,
+    /// (p · slots + s + 1, epoch of the try); key 0 = empty.
+    table: Vec<(u64, u32)>,
+    len: usize,
+}
+
+impl Memo {
+    fn new(n: usize, slots: usize) -> Self {
+        Memo {
+            epoch: 1,
+            moved: vec![0; n],
+            slot: vec![0; slots],
+            slots: slots as u64,
+            table: vec![(0, 0); (4 * n).next_power_of_two().max(64)],
+            len: 0,
+        }
+    }
+
+    #[inline]
+    fn key(&self, p: usize, s: usize) -> u64 {
+        p as u64 * self.slots + s as u64 + 1
+    }
+
+    /// The table index holding `key`, or the empty one where it goes.
+    #[inline]
+    fn find(&self, key: u64) -> usize {
+        let mask = self.table.len() - 1;
+        let mut i = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as usize & mask;
+        while self.table[i].0 != 0 && self.table[i].0 != key {
+            i = (i + 1) & mask;
+        }
+        i
+    }
+
+    /// Whether moving `p` into slot `s` (occupant `q`, or [`FREE`]) was
+    /// tried, and failed, since anything it reads last changed.
+    #[inline]
+    fn failed_before(&self, p: usize, s: usize, q: u32) -> bool {
+        let (k, e) = self.table[self.find(self.key(p, s))];
+        k != 0
+            && self.moved[p] < e
+            && self.slot[s] < e
+            && (q == FREE || self.moved[q as usize] < e)
+    }
+
+    /// Record a try of `p` into `s` in the current epoch (it is recorded
+    /// before it is known to fail; one that succeeds starts a new epoch
+    /// that outdates it).
+    fn record(&mut self, p: usize, s: usize) {
+        let key = self.key(p, s);
+        let i = self.find(key);
+        if self.table[i].0 == 0 {
+            self.len += 1;
+        }
+        self.table[i] = (key, self.epoch);
+        if 2 * self.len > self.table.len() {
+            let grown = vec![(0, 0); 2 * self.table.len()];
+            let old = std::mem::replace(&mut self.table, grown);
+            for (k, e) in old.into_iter().filter(|&(k, _)| k != 0) {
+                let i = self.find(k);
+                self.table[i] = (k, e);
+            }
+        }
+    }
+
+    /// An exchange of `ex` (a move when both are the same process) between
+    /// the two `slots`: stamp them, the processes and their partners, and
+    /// start a new epoch.
+    fn changed(&mut self, graph: &crate::graph::CommGraph, ex: (usize, usize), slots: [usize; 2]) {
+        for x in [ex.0, ex.1] {
+            self.moved[x] = self.epoch;
+            for &v in graph.neighbors(x) {
+                self.moved[v as usize] = self.epoch;
+            }
+        }
+        for s in slots {
+            self.slot[s] = self.epoch;
+        }
+        self.epoch += 1;
     }
 }
 
