@@ -168,7 +168,7 @@ impl Memo {
             moved: vec![0; n],
             slot: vec![0; slots],
             slots: slots as u64,
-            table: vec![(0, 0); (4 * n).next_power_of_two().max(64)],
+            table: vec![(0, 0); (TRIES_PER_PROCESS * n).next_power_of_two().max(64)],
             len: 0,
         }
     }
