@@ -596,7 +596,7 @@ impl Refine {
         why: RefineStop,
     ) -> Self {
         let mut r = Self::with_dist(graph, topo, dist, vol, initial, params);
-        r.descent_scale = std::env::var("HM_PS").ok().and_then(|v| v.parse().ok()).unwrap_or(descent::POLISH_SCALE); // TEMP
+        r.descent_scale = descent::POLISH_SCALE;
         // The runs' searches were followed by the tabu phase already.
         r.tabu_ran = true;
         if r.stop.is_none() {

@@ -194,10 +194,7 @@ impl Memo {
     #[inline]
     fn failed_before(&self, p: usize, s: usize, q: u32) -> bool {
         let (k, e) = self.table[self.find(self.key(p, s))];
-        k != 0
-            && self.moved[p] < e
-            && self.slot[s] < e
-            && (q == FREE || self.moved[q as usize] < e)
+        k != 0 && self.moved[p] < e && self.slot[s] < e && (q == FREE || self.moved[q as usize] < e)
     }
 
     /// Record a try of `p` into `s` in the current epoch (it is recorded
