@@ -32,7 +32,10 @@
 //! `sweeps` sweeps, or at the optional time budget; during the search the
 //! objective never increases. Cost per process: O(|candidates| · cores ·
 //! deg) distance calls for hop-bytes, times the route length for the load
-//! objectives.
+//! objectives. For hop-bytes, a process whose last search found nothing is
+//! skipped while no exchange since has touched it, its partners or its
+//! candidate nodes (`SearchMemo`: O(deg) stamps per exchange, O(candidates)
+//! per check; the same exchanges in the same order).
 //!
 //! Then, with `load_budget` > 0 (objectives `hopbytes` and `maxload`), the
 //! bottleneck phase ([`bottleneck`]; beyond the seed papers and beyond
