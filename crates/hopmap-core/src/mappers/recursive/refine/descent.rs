@@ -19,7 +19,7 @@
 //! tries, each O(deg p) distance look-ups (O(1) with the distance table),
 //! plus O(deg q) when the bound of the search's pruning does not rule the
 //! swap out; a step makes 16 × `batch` tries. A try that repeats one that
-//! failed, with nothing it reads changed since ([`Memo`]), is not evaluated
+//! failed, with nothing it reads changed since (`Memo`), is not evaluated
 //! again: O(1) expected, and the same exchanges in the same order (on the
 //! METIS-made mesh of 1,024 parts about half the tries are such repeats). Only for the `hopbytes`
 //! objective (the loads are not kept during it; the bottleneck phase that
