@@ -21,9 +21,10 @@
 //! swap out; a step makes 16 × `batch` tries. A try that repeats one that
 //! failed, with nothing it reads changed since (`Memo`), is not evaluated
 //! again: O(1) expected, and the same exchanges in the same order (on the
-//! METIS-made mesh of 1,024 parts about half the tries are such repeats). Only for the `hopbytes`
-//! objective (the loads are not kept during it; the bottleneck phase that
-//! follows routes everything afresh). Hop-bytes never rise.
+//! METIS-made mesh of 1,024 parts about half the tries are such
+//! repeats). Only for the `hopbytes` objective (the loads are not kept
+//! during it; the bottleneck phase that follows routes everything
+//! afresh). Hop-bytes never rise.
 
 use super::{FREE, Refine, weighted_distance_below};
 
