@@ -19,10 +19,9 @@
 //! tries, each O(deg p) distance look-ups (O(1) with the distance table),
 //! plus O(deg q) when the bound of the search's pruning does not rule the
 //! swap out; a step makes 16 × `batch` tries. A try that repeats one that
-//! failed, with nothing it reads changed since (`Memo`), is not evaluated
-//! again: O(1) expected, and the same exchanges in the same order (on the
-//! METIS-made mesh of 1,024 parts about half the tries are such
-//! repeats). Only for the `hopbytes` objective (the loads are not kept
+//! failed, with nothing it reads changed since (`Memo`, which keeps each
+//! process's last few tries), is not evaluated again: O(1), and the same
+//! exchanges in the same order. Only for the `hopbytes` objective (the loads are not kept
 //! during it; the bottleneck phase that follows routes everything
 //! afresh). Hop-bytes never rise.
 
@@ -151,19 +150,22 @@ impl Refine {
 /// The random draws go on as before, so skipping such tries changes
 /// nothing but the time (the same exchanges, in the same order).
 ///
-/// Memory: one stamp per process and per slot, and an open-addressing
-/// table of the (process, slot) pairs tried, at most one entry per try.
+/// Each process keeps its last tries in [`MEMO_WAYS`] entries (one cache
+/// line), indexed by a hash of the slot; a try that lost its entry to
+/// another is simply evaluated again. Memory: O(n + slots).
 pub(super) struct Memo {
     epoch: u32,
     /// The epoch in which each process, or one of its partners, last moved.
     moved: Vec<u32>,
     /// The epoch in which each slot's occupant last changed.
     slot: Vec<u32>,
-    slots: u64,
-    /// (p · slots + s + 1, epoch of the try); key 0 = empty.
-    table: Vec<(u64, u32)>,
-    len: usize,
+    /// Per process, [`MEMO_WAYS`] entries (slot + 1, epoch of the try);
+    /// slot 0 = empty.
+    table: Vec<(u32, u32)>,
 }
+
+/// Entries per process in [`Memo`].
+const MEMO_WAYS: usize = 8;
 
 impl Memo {
     fn new(n: usize, slots: usize) -> Self {
@@ -171,54 +173,33 @@ impl Memo {
             epoch: 1,
             moved: vec![0; n],
             slot: vec![0; slots],
-            slots: slots as u64,
-            table: vec![(0, 0); (TRIES_PER_PROCESS * n).next_power_of_two().max(64)],
-            len: 0,
+            table: vec![(0, 0); n * MEMO_WAYS],
         }
     }
 
+    /// The entry of `p` that holds slot `s`, if any does.
     #[inline]
-    fn key(&self, p: usize, s: usize) -> u64 {
-        p as u64 * self.slots + s as u64 + 1
-    }
-
-    /// The table index holding `key`, or the empty one where it goes.
-    #[inline]
-    fn find(&self, key: u64) -> usize {
-        let mask = self.table.len() - 1;
-        let mut i = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as usize & mask;
-        while self.table[i].0 != 0 && self.table[i].0 != key {
-            i = (i + 1) & mask;
-        }
-        i
+    fn entry(p: usize, s: usize) -> usize {
+        p * MEMO_WAYS + ((s as u32).wrapping_mul(0x9E37_79B9) >> 29) as usize % MEMO_WAYS
     }
 
     /// Whether moving `p` into slot `s` (occupant `q`, or [`FREE`]) was
     /// tried, and failed, since anything it reads last changed.
     #[inline]
     fn failed_before(&self, p: usize, s: usize, q: u32) -> bool {
-        let (k, e) = self.table[self.find(self.key(p, s))];
-        k != 0 && self.moved[p] < e && self.slot[s] < e && (q == FREE || self.moved[q as usize] < e)
+        let (k, e) = self.table[Self::entry(p, s)];
+        k as usize == s + 1
+            && self.moved[p] < e
+            && self.slot[s] < e
+            && (q == FREE || self.moved[q as usize] < e)
     }
 
     /// Record a try of `p` into `s` in the current epoch (it is recorded
     /// before it is known to fail; one that succeeds starts a new epoch
     /// that outdates it).
+    #[inline]
     fn record(&mut self, p: usize, s: usize) {
-        let key = self.key(p, s);
-        let i = self.find(key);
-        if self.table[i].0 == 0 {
-            self.len += 1;
-        }
-        self.table[i] = (key, self.epoch);
-        if 2 * self.len > self.table.len() {
-            let grown = vec![(0, 0); 2 * self.table.len()];
-            let old = std::mem::replace(&mut self.table, grown);
-            for (k, e) in old.into_iter().filter(|&(k, _)| k != 0) {
-                let i = self.find(k);
-                self.table[i] = (k, e);
-            }
-        }
+        self.table[Self::entry(p, s)] = (s as u32 + 1, self.epoch);
     }
 
     /// An exchange of `ex` (a move when both are the same process) between
