@@ -1285,6 +1285,30 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_search_memo_forgets_a_failure_once_something_it_reads_changes() {
+        // A path 0–1–2 and a lone process 3, one per node of 4 nodes.
+        let mut b = crate::graph::GraphBuilder::new(4, false);
+        b.add(0, 1, 1.0);
+        b.add(1, 2, 1.0);
+        let g = b.build().unwrap();
+        let mut node_of = vec![0u32, 1, 2, 3];
+        let mut m = SearchMemo::new(4, 4);
+        assert!(!m.failed_before(0, &[1]), "nothing recorded yet");
+        m.failed[0] = m.epoch;
+        assert!(m.failed_before(0, &[1]));
+        // 2 and 3 swap: 2's partner 1 sits on candidate node 1 of 0.
+        node_of.swap(2, 3);
+        m.changed(&g, &node_of, (2, 3));
+        assert!(!m.failed_before(0, &[1]));
+        m.failed[0] = m.epoch;
+        assert!(m.failed_before(0, &[1]));
+        // 3 moves alone, next to nothing 0 reads.
+        m.changed(&g, &node_of, (3, 3));
+        assert!(m.failed_before(0, &[1]));
+        assert!(!m.failed_before(0, &[1, 2]), "3 is on node 2");
+    }
+
+    #[test]
     fn the_distance_table_matches_the_computed_distances() {
         for spec in ["torus:3x4x5", "mesh:4x3", "torus:2x6:cores=2", "mesh:7"] {
             let d = Dist::new(Arc::new(Topology::parse(spec).unwrap()));

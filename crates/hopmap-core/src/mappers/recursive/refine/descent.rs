@@ -253,6 +253,31 @@ mod tests {
     }
 
     #[test]
+    fn the_memo_forgets_a_failed_try_once_something_it_reads_changes() {
+        // A path 0–1–2 and a lone process 3; 4 slots.
+        let mut b = crate::graph::GraphBuilder::new(4, false);
+        b.add(0, 1, 1.0);
+        b.add(1, 2, 1.0);
+        let g = b.build().unwrap();
+        let mut m = super::Memo::new(4, 4);
+        assert!(!m.failed_before(0, 2, 2), "nothing recorded yet");
+        m.record(0, 2);
+        assert!(m.failed_before(0, 2, 2));
+        assert!(!m.failed_before(0, 3, 2), "another slot");
+        // 3 moves (from slot 3 to slot 1): nothing the try reads.
+        m.changed(&g, (3, 3), [1, 3]);
+        assert!(m.failed_before(0, 2, 2));
+        // 1 moves: a partner of 0 (and of the occupant 2).
+        m.changed(&g, (1, 1), [0, 1]);
+        assert!(!m.failed_before(0, 2, 2));
+        m.record(0, 2);
+        assert!(m.failed_before(0, 2, 2));
+        // The slot's occupant changes.
+        m.changed(&g, (3, 3), [2, 3]);
+        assert!(!m.failed_before(0, 2, super::FREE));
+    }
+
+    #[test]
     fn the_descent_lowers_hop_bytes_after_a_short_search() {
         // A 16 × 16 stencil from a random placement on a 4 × 4 × 16 torus:
         // one sweep of the search leaves gains, which the descent finds;
