@@ -29,4 +29,5 @@ mod own_order;
 mod real_captures;
 mod recursive_ties;
 mod routing_hand;
+mod row_communicators;
 mod tabu;

@@ -46,6 +46,7 @@
 pub mod embed;
 pub mod near_mesh;
 pub mod recognise;
+pub mod stacked;
 
 use super::recursive::refine::{Objective, Refine, RefineParams};
 use super::{MapperInfo, MapperInput, MapperRun, ParamKind, ParamSpec, StepEvent};

@@ -58,7 +58,11 @@
 //! and the ranks' own order as a Cartesian numbering (`rank_order_grid`);
 //! the one whose face pairs carry most bytes wins, if they carry at least
 //! 90 % of all (a reading is not tried when even the 2·d heaviest pairs of
-//! every process, d its dimensions, carry less). [`GridHalo::found`] says
+//! every process, d its dimensions, carry less). When none of these finds
+//! a grid but some threshold's heavy part falls apart into components of
+//! one size that are grids of one shape (the rows of a 2D process grid,
+//! each a ring), [`super::stacked`] stacks them along one more direction
+//! by the light pairs between them (the columns). [`GridHalo::found`] says
 //! which reading gave the grid.
 //! Cost: O(m + n·Δ³ log Δ) per threshold, Δ ≤ 12 the skeleton's degree,
 //! over at most a dozen thresholds (stopping once every byte is covered):
@@ -111,6 +115,10 @@ pub enum Found {
     NearMesh,
     /// The ranks' own order read as a Cartesian numbering.
     RankOrder,
+    /// The heavy pairs form several grids of one shape, stacked along one
+    /// more direction by the light pairs between them
+    /// ([`super::stacked`]).
+    Stacked,
 }
 
 impl Found {
@@ -120,6 +128,7 @@ impl Found {
             Found::Exact => "exact",
             Found::NearMesh => "near-mesh, from distances to its corners",
             Found::RankOrder => "the ranks' own order read as a grid",
+            Found::Stacked => "equal heavy grids stacked by their light pairs",
         }
     }
 }
@@ -215,6 +224,25 @@ impl Adj {
         }
         Adj { off, nb }
     }
+    /// The subgraph induced by `rows` (sorted processes), renumbered:
+    /// `index[p]` is p's position in `rows`.
+    fn filter_rows(&self, rows: &[u32], index: &[u32]) -> Adj {
+        let mut off = Vec::with_capacity(rows.len() + 1);
+        let mut nb = Vec::new();
+        off.push(0);
+        for &p in rows {
+            let start = nb.len();
+            nb.extend(
+                self.row(p as usize)
+                    .iter()
+                    .filter(|&&v| rows.binary_search(&v).is_ok())
+                    .map(|&v| index[v as usize]),
+            );
+            nb[start..].sort_unstable();
+            off.push(nb.len());
+        }
+        Adj { off, nb }
+    }
     fn connected(&self) -> bool {
         let n = self.n();
         if n == 0 {
@@ -261,22 +289,38 @@ impl Adj {
     /// every pair whose ends have two common neighbours that are not
     /// adjacent — the diagonal of a unit square. A face pair of such a
     /// grid has at most one common neighbour per diagonal present.
-    fn without_square_diagonals(&self) -> Adj {
+    /// None as soon as a process keeps more pairs than a grid's
+    /// 2 · [`MAX_GRID_DIMS`] faces (no grid can be read from it then, and
+    /// the pairs inside large cliques, whose common neighbours are all
+    /// adjacent, cost O(common²) each).
+    fn without_square_diagonals(&self) -> Option<Adj> {
         let mut common = Vec::new();
         let mut marks = RowMarks::new(self.n());
-        Adj::filter(&self.off, &self.nb, |u, k| {
+        let mut off = Vec::with_capacity(self.n() + 1);
+        let mut nb = Vec::new();
+        off.push(0);
+        for u in 0..self.n() {
             marks.mark(self, u);
-            let v = self.nb[k] as usize;
-            common.clear();
-            common.extend(
-                self.row(v)
-                    .iter()
-                    .filter(|&&x| marks.of[x as usize] == u as u32)
-                    .map(|&x| x as usize),
-            );
-            !(0..common.len())
-                .any(|a| (a + 1..common.len()).any(|b| !self.adjacent(common[a], common[b])))
-        })
+            for &v in self.row(u) {
+                common.clear();
+                common.extend(
+                    self.row(v as usize)
+                        .iter()
+                        .filter(|&&x| marks.of[x as usize] == u as u32)
+                        .map(|&x| x as usize),
+                );
+                let diagonal = (0..common.len())
+                    .any(|a| (a + 1..common.len()).any(|b| !self.adjacent(common[a], common[b])));
+                if !diagonal {
+                    nb.push(v);
+                }
+            }
+            if nb.len() - off[u] > 2 * MAX_GRID_DIMS {
+                return None;
+            }
+            off.push(nb.len());
+        }
+        Some(Adj { off, nb })
     }
 }
 
@@ -352,6 +396,9 @@ pub fn recognise(g: &CommGraph) -> Result<GridHalo, String> {
         .collect();
     let total: f64 = vol.iter().sum::<f64>() / 2.0;
     let mut best: Option<GridHalo> = None;
+    // The best stacked reading of a disconnected heavy part: kept for
+    // when no other reading is found.
+    let mut stacked: Option<GridHalo> = None;
     let mut why = String::new();
     let mut last_len = usize::MAX;
     for &alpha in &LADDER {
@@ -367,6 +414,11 @@ pub fn recognise(g: &CommGraph) -> Result<GridHalo, String> {
             why = format!(
                 "the pairs of at least {alpha} × a process's heaviest do not connect all processes"
             );
+            if let Ok(h) = stacked_grid(g, &vol, &heavy, alpha)
+                && stacked.as_ref().is_none_or(|b| better(&h, b))
+            {
+                stacked = Some(h);
+            }
             continue;
         }
         let mut skeletons = vec![None];
@@ -379,8 +431,8 @@ pub fn recognise(g: &CommGraph) -> Result<GridHalo, String> {
             // as on a torus, it is skipped.)
             let both = jaccard.without_square_diagonals();
             skeletons.push(Some(jaccard));
-            skeletons.push(Some(both));
-            skeletons.push(Some(heavy.without_square_diagonals()));
+            skeletons.extend(both.map(Some));
+            skeletons.extend(heavy.without_square_diagonals().map(Some));
         }
         let mut prev: Option<&Adj> = None;
         for sk in &skeletons {
@@ -428,6 +480,9 @@ pub fn recognise(g: &CommGraph) -> Result<GridHalo, String> {
                 best = Some(h);
             }
         }
+    }
+    if best.is_none() {
+        best = stacked;
     }
     let Some(h) = best else {
         return Err(if why.is_empty() {
@@ -552,6 +607,88 @@ fn rank_order_grid(g: &CommGraph, vol: &[f64], total: f64) -> Option<GridHalo> {
         }
     }
     best
+}
+
+/// The heavy part `heavy` (pairs of at least `alpha` × a process's
+/// heaviest) falls into several components: when they all have the same
+/// size (3 or more) and each is a face-halo grid of the same shape, stack them along
+/// one more direction ([`super::stacked::stack`]). O(m log m + σ·m).
+fn stacked_grid(g: &CommGraph, vol: &[f64], heavy: &Adj, alpha: f64) -> Result<GridHalo, String> {
+    let n = heavy.n();
+    let mut comp = vec![NONE; n];
+    let mut members: Vec<Vec<u32>> = Vec::new();
+    for s in 0..n {
+        if comp[s] != NONE {
+            continue;
+        }
+        let c = members.len() as u32;
+        let mut list = vec![s as u32];
+        comp[s] = c;
+        let mut i = 0;
+        while i < list.len() {
+            let u = list[i] as usize;
+            i += 1;
+            for &v in heavy.row(u) {
+                if comp[v as usize] == NONE {
+                    comp[v as usize] = c;
+                    list.push(v);
+                }
+            }
+        }
+        list.sort_unstable();
+        members.push(list);
+    }
+    let k = members.len();
+    let size = members[0].len();
+    // Components of two (heavy pairs) say too little about a grid.
+    if k < 2 || size < 3 || members.iter().any(|m| m.len() != size) {
+        return Err("the heavy part's components are not of one size of at least 3".into());
+    }
+    let mut local: Vec<u32> = Vec::new();
+    let mut shape: Option<(Vec<u32>, Vec<bool>)> = None;
+    let mut index = vec![0u32; n];
+    for m in &members {
+        for (i, &p) in m.iter().enumerate() {
+            index[p as usize] = i as u32;
+        }
+        let sub = Adj::filter_rows(heavy, m, &index);
+        let (dims, periodic, coords) = faces_grid(&sub)?;
+        let d = dims.len();
+        match &shape {
+            None => {
+                local = vec![0; n * d];
+                shape = Some((dims, periodic));
+            }
+            Some((sd, sp)) if *sd == dims && *sp == periodic => {}
+            Some(_) => {
+                return Err("the heavy part's components are grids of different shapes".into());
+            }
+        }
+        for (i, &p) in m.iter().enumerate() {
+            local[p as usize * d..(p as usize + 1) * d]
+                .copy_from_slice(&coords[i * d..(i + 1) * d]);
+        }
+    }
+    let Some((dims, periodic)) = shape else {
+        return Err("no component".into());
+    };
+    if dims.len() + 1 > MAX_GRID_DIMS {
+        return Err("too many directions to stack".into());
+    }
+    let off = g.offsets();
+    let mut pairs = Vec::new();
+    for u in 0..n {
+        for (k, &v) in g.neighbors(u).iter().enumerate() {
+            if (v as usize) > u {
+                pairs.push((u as u32, v, vol[off[u] + k]));
+            }
+        }
+    }
+    let (dims, periodic, coords) =
+        super::stacked::stack(&comp, k, &dims, &periodic, &local, &pairs)?;
+    let mut h = measure(g, vol, dims, periodic, coords, alpha);
+    h.found = Found::Stacked;
+    Ok(h)
 }
 
 /// Every heavy pair must be a grid neighbour (Chebyshev distance 1).

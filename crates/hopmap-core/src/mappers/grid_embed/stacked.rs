@@ -1,0 +1,313 @@
+//! Stack identical grids into one: the reading of a code whose heavy pairs
+//! form several equal process grids (the rows of a 2D process grid, each a
+//! ring of panel broadcasts, as in ScaLAPACK's LU; the planes of a 3D halo
+//! whose third direction is light) joined by lighter pairs between them
+//! (the column communicators: pivot swaps, reductions).
+//!
+//! Given every process's component and its coordinates in its component's
+//! grid (all components recognised as grids of the same shape, by
+//! [`super::recognise`]), the components become one more direction:
+//!
+//! 1. **Order.** The components are chained greedily along their heaviest
+//!    light pairs (the quotient graph), starting from a component whose
+//!    second-heaviest quotient pair is lightest (the end of a path, when
+//!    the components form one); a cycle or a clique of components makes
+//!    the new direction periodic (the pair that closes the chain carries at
+//!    least half of the lightest link of the chain).
+//! 2. **Alignment.** Each component's grid is known only up to its
+//!    symmetries (axis permutations among equal sizes, reflections, shifts
+//!    along periodic directions). In chain order, each component takes the
+//!    symmetry under which most bytes of its pairs with the components
+//!    already placed join equal coordinates (column pairs join the same
+//!    position of two rows); at least half of those bytes must, or there
+//!    is no stacked reading.
+//!
+//! The idea is the process-grid view of Bhatele & Kale (seed 000) applied
+//! to row and column communicators; the embedding then tiles and folds the
+//! stacked grid like any other ([`super::embed`]), scoring every plan on
+//! the whole graph, so the light pairs that are not grid neighbours
+//! (a column's all-to-all) are paid for where they land.
+//! Cost: O(m log m + σ·m), σ ≤ [`MAX_SYMMETRIES`] the symmetries of one
+//! component's grid (σ·m at most [`MAX_ALIGN_WORK`], else no reading).
+
+use std::collections::BTreeMap;
+
+/// Most symmetries of a component's grid tried per component.
+pub const MAX_SYMMETRIES: usize = 4096;
+
+/// Most (symmetry, pair end) scores of the alignment: a few seconds at
+/// most.
+pub const MAX_ALIGN_WORK: usize = 400_000_000;
+
+/// A stacked grid: dims, periodic flags and coordinates (the component's
+/// directions first, the stacking direction last).
+pub type Stacked = (Vec<u32>, Vec<bool>, Vec<u32>);
+
+/// One symmetry of a grid: new coordinate `i` is old axis `perm[i]`,
+/// reflected when `flip[i]`, then shifted by `shift[i]` (mod the size).
+#[derive(Clone, Debug)]
+struct Symmetry {
+    perm: Vec<usize>,
+    flip: Vec<bool>,
+    shift: Vec<u32>,
+}
+
+impl Symmetry {
+    fn apply(&self, dims: &[u32], c: &[u32], out: &mut [u32]) {
+        for i in 0..dims.len() {
+            let k = dims[i];
+            let x = c[self.perm[i]];
+            let x = if self.flip[i] { k - 1 - x } else { x };
+            out[i] = (x + self.shift[i]) % k;
+        }
+    }
+}
+
+/// Every symmetry of a grid of `dims` (identity first), or None when
+/// there are more than [`MAX_SYMMETRIES`]. Shifts are symmetries of
+/// periodic directions only.
+fn symmetries(dims: &[u32], periodic: &[bool]) -> Option<Vec<Symmetry>> {
+    let d = dims.len();
+    let mut perms: Vec<Vec<usize>> = vec![Vec::new()];
+    for i in 0..d {
+        let mut next = Vec::new();
+        for p in &perms {
+            for j in 0..d {
+                if !p.contains(&j) && dims[j] == dims[i] && periodic[j] == periodic[i] {
+                    let mut q = p.clone();
+                    q.push(j);
+                    next.push(q);
+                }
+            }
+        }
+        perms = next;
+    }
+    let per_perm = (0..d)
+        .map(|i| 2 * if periodic[i] { dims[i] as usize } else { 1 })
+        .try_fold(1usize, |a, b| a.checked_mul(b))
+        .filter(|&p| perms.len().saturating_mul(p) <= MAX_SYMMETRIES)?;
+    let mut out = Vec::with_capacity(perms.len() * per_perm);
+    for perm in perms {
+        for code in 0..per_perm {
+            let (mut flip, mut shift, mut r) = (vec![false; d], vec![0u32; d], code);
+            for i in 0..d {
+                flip[i] = r % 2 == 1;
+                r /= 2;
+                if periodic[i] {
+                    shift[i] = (r % dims[i] as usize) as u32;
+                    r /= dims[i] as usize;
+                }
+            }
+            out.push(Symmetry {
+                perm: perm.clone(),
+                flip,
+                shift,
+            });
+        }
+    }
+    Some(out)
+}
+
+/// Stack `k` components of the same grid (`dims`, `periodic`) into one
+/// grid with one more direction of size `k`. `comp[p]` is process p's
+/// component, `local[p·d..]` its coordinates in it; `pairs` lists every
+/// pair `(u, v, bytes)` once. Errors say why there is no stacked reading.
+pub fn stack(
+    comp: &[u32],
+    k: usize,
+    dims: &[u32],
+    periodic: &[bool],
+    local: &[u32],
+    pairs: &[(u32, u32, f64)],
+) -> Result<Stacked, String> {
+    let n = comp.len();
+    let d = dims.len();
+    if k < 2 {
+        return Err("one component".into());
+    }
+    // Quotient pairs and every process's pairs to other components.
+    let mut quot: BTreeMap<(u32, u32), f64> = BTreeMap::new();
+    let mut cross: Vec<Vec<(u32, u32, f64)>> = vec![Vec::new(); k];
+    for &(u, v, w) in pairs {
+        let (a, b) = (comp[u as usize], comp[v as usize]);
+        if a == b || w <= 0.0 {
+            continue;
+        }
+        *quot.entry((a.min(b), a.max(b))).or_insert(0.0) += w;
+        cross[a as usize].push((u, v, w));
+        cross[b as usize].push((v, u, w));
+    }
+    let mut qadj: Vec<Vec<(u32, f64)>> = vec![Vec::new(); k];
+    for (&(a, b), &w) in &quot {
+        qadj[a as usize].push((b, w));
+        qadj[b as usize].push((a, w));
+    }
+    let weight = |a: u32, b: u32| *quot.get(&(a.min(b), a.max(b))).unwrap_or(&0.0);
+    // 1. Order: start at a path end, then always the heaviest unplaced
+    // quotient neighbour (the lowest unplaced component when none).
+    let second = |c: usize| {
+        let mut w: Vec<f64> = qadj[c].iter().map(|x| x.1).collect();
+        w.sort_by(|a, b| b.total_cmp(a));
+        w.get(1).copied().unwrap_or(0.0)
+    };
+    let start = (0..k)
+        .min_by(|&a, &b| second(a).total_cmp(&second(b)).then(a.cmp(&b)))
+        .unwrap_or(0);
+    let mut order = Vec::with_capacity(k);
+    let mut placed = vec![false; k];
+    let mut cur = start;
+    let mut lowest = 0;
+    loop {
+        placed[cur] = true;
+        order.push(cur as u32);
+        if order.len() == k {
+            break;
+        }
+        let next = qadj[cur]
+            .iter()
+            .filter(|x| !placed[x.0 as usize])
+            .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))
+            .map(|x| x.0 as usize);
+        cur = match next {
+            Some(c) => c,
+            None => {
+                while placed[lowest] {
+                    lowest += 1;
+                }
+                lowest
+            }
+        };
+    }
+    let links: Vec<f64> = order.windows(2).map(|w| weight(w[0], w[1])).collect();
+    let weakest = links.iter().copied().fold(f64::INFINITY, f64::min);
+    let closing = weight(order[k - 1], order[0]);
+    let wraps = k > 2 && weakest > 0.0 && closing >= 0.5 * weakest;
+    let mut index = vec![0u32; k];
+    for (i, &c) in order.iter().enumerate() {
+        index[c as usize] = i as u32;
+    }
+    // 2. Alignment, in chain order.
+    let syms = symmetries(dims, periodic).ok_or_else(|| {
+        format!("a component's grid has more than {MAX_SYMMETRIES} symmetries to align")
+    })?;
+    let crossing: usize = cross.iter().map(Vec::len).sum();
+    if syms.len().saturating_mul(crossing) > MAX_ALIGN_WORK {
+        return Err(format!(
+            "aligning {k} components over {crossing} pair ends in {} symmetries is too much work",
+            syms.len()
+        ));
+    }
+    let mut members: Vec<Vec<u32>> = vec![Vec::new(); k];
+    for p in 0..n {
+        members[comp[p] as usize].push(p as u32);
+    }
+    let mut coords = vec![0u32; n * (d + 1)];
+    let mut done = vec![false; k];
+    let (mut aligned, mut across) = (0.0, 0.0);
+    let mut buf = vec![0u32; d];
+    for &c in &order {
+        let c = c as usize;
+        let mut best = (f64::NEG_INFINITY, 0usize);
+        let mut seen = 0.0;
+        for (si, s) in syms.iter().enumerate() {
+            let mut score = 0.0;
+            seen = 0.0;
+            for &(u, v, w) in &cross[c] {
+                if !done[comp[v as usize] as usize] {
+                    continue;
+                }
+                seen += w;
+                let u = u as usize;
+                s.apply(dims, &local[u * d..u * d + d], &mut buf);
+                let v = v as usize;
+                if buf[..] == coords[v * (d + 1)..v * (d + 1) + d] {
+                    score += w;
+                }
+            }
+            if score > best.0 {
+                best = (score, si);
+            }
+        }
+        aligned += best.0.max(0.0);
+        across += seen;
+        let s = &syms[best.1];
+        for &p in &members[c] {
+            let p = p as usize;
+            s.apply(dims, &local[p * d..p * d + d], &mut buf);
+            coords[p * (d + 1)..p * (d + 1) + d].copy_from_slice(&buf);
+            coords[p * (d + 1) + d] = index[c];
+        }
+        done[c] = true;
+    }
+    if across <= 0.0 || aligned < 0.5 * across {
+        return Err(format!(
+            "the pairs between the {k} components join equal positions for {:.0} % of their bytes",
+            if across > 0.0 {
+                100.0 * aligned / across
+            } else {
+                0.0
+            }
+        ));
+    }
+    let mut sdims = dims.to_vec();
+    sdims.push(k as u32);
+    let mut speriodic = periodic.to_vec();
+    speriodic.push(wraps);
+    Ok((sdims, speriodic, coords))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Three rings of 4 (local coordinates rotated and reflected per ring)
+    /// joined position by position: the stack is a 4 × 3 grid whose rings
+    /// line up, periodic in both directions (the components form a clique).
+    #[test]
+    fn rings_line_up_by_their_light_pairs() {
+        // Ring c's process at position x (the true column) is 4c + x; its
+        // local coordinate is x shifted by c and, for c = 1, reflected.
+        let local_of = |c: u32, x: u32| if c == 1 { (4 - x) % 4 } else { (x + c) % 4 };
+        let comp: Vec<u32> = (0..12).map(|p| p / 4).collect();
+        let local: Vec<u32> = (0..12).map(|p| local_of(p / 4, p % 4)).collect();
+        let mut pairs = Vec::new();
+        for c in 0..3u32 {
+            for x in 0..4u32 {
+                pairs.push((4 * c + x, 4 * c + (x + 1) % 4, 100.0));
+                for c2 in c + 1..3 {
+                    pairs.push((4 * c + x, 4 * c2 + x, 5.0));
+                }
+            }
+        }
+        let (dims, periodic, coords) = stack(&comp, 3, &[4], &[true], &local, &pairs).unwrap();
+        assert_eq!(dims, vec![4, 3]);
+        assert_eq!(periodic, vec![true, true]);
+        for x in 0..4usize {
+            let col: Vec<u32> = (0..3).map(|c| coords[(4 * c + x) * 2]).collect();
+            assert!(col.iter().all(|&y| y == col[0]), "column {x}: {col:?}");
+        }
+        let rows: Vec<u32> = (0..3).map(|c| coords[4 * c * 2 + 1]).collect();
+        let mut sorted = rows.clone();
+        sorted.sort();
+        assert_eq!(sorted, vec![0, 1, 2]);
+    }
+
+    /// Pairs between components that join unrelated positions give no
+    /// stacked reading.
+    #[test]
+    fn unrelated_cross_pairs_are_refused() {
+        let comp: Vec<u32> = (0..8).map(|p| p / 4).collect();
+        let local: Vec<u32> = (0..8).map(|p| p % 4).collect();
+        // Each process x of ring 0 talks to x, x + 1 and x + 2 of ring 1:
+        // a symmetry of the ring (x ↦ ±x + s) joins at most 4 of the 12.
+        let mut pairs = Vec::new();
+        for x in 0..4u32 {
+            pairs.push((x, (x + 1) % 4, 100.0));
+            pairs.push((4 + x, 4 + (x + 1) % 4, 100.0));
+            for t in 0..3 {
+                pairs.push((x, 4 + (x + t) % 4, 1.0));
+            }
+        }
+        assert!(stack(&comp, 2, &[4], &[true], &local, &pairs).is_err());
+    }
+}
