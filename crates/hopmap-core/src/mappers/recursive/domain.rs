@@ -191,6 +191,7 @@ impl Domain {
 }
 
 /// Distance between two domain centres (see the module doc).
+#[inline(always)]
 pub fn centre_distance(topo: &Topology, a: &Centre, b: &Centre) -> f64 {
     match (a, b, topo.as_grid()) {
         (Centre::Grid(x), Centre::Grid(y), Some(g)) => {

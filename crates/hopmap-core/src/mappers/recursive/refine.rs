@@ -32,7 +32,10 @@
 //! `sweeps` sweeps, or at the optional time budget; during the search the
 //! objective never increases. Cost per process: O(|candidates| · cores ·
 //! deg) distance calls for hop-bytes, times the route length for the load
-//! objectives.
+//! objectives. For hop-bytes, a process whose last search found nothing is
+//! skipped while no exchange since has touched it, its partners or its
+//! candidate nodes (`SearchMemo`: O(deg) stamps per exchange, O(candidates)
+//! per check; the same exchanges in the same order).
 //!
 //! Then, with `load_budget` > 0 (objectives `hopbytes` and `maxload`), the
 //! bottleneck phase ([`bottleneck`]; beyond the seed papers and beyond
@@ -403,6 +406,64 @@ pub struct Refine {
     /// The descent's budgets (tries, idle tries) are this many times
     /// [`descent::TRIES_PER_PROCESS`] and [`descent::IDLE_PER_PROCESS`].
     descent_scale: usize,
+    /// The descent's failed tries ([`descent::Memo`]), while it runs.
+    memo: Option<Box<descent::Memo>>,
+    /// The search's failed processes ([`SearchMemo`]; objective `hopbytes`).
+    search_memo: SearchMemo,
+}
+
+/// The search's memory of the processes it could not improve: `improve(p)`
+/// reads the nodes of `p` and of its partners (its candidates and its
+/// gains), and on each candidate node the occupants and their partners'
+/// nodes (their costs). So when it found no exchange, it finds none again
+/// as long as no exchange since then moved `p` or a partner of `p`
+/// (`moved`) or touched a candidate node (`node`: an occupant changed, or
+/// a partner of an occupant moved). Each exchange starts a new epoch and
+/// stamps what it touched; a process is skipped while its failure is
+/// newer than every stamp it depends on. Only for the `hopbytes`
+/// objective (the load objectives read every channel's load). O(n + nodes)
+/// memory, O(deg) per exchange.
+#[derive(Default)]
+struct SearchMemo {
+    epoch: u32,
+    /// The epoch in which each process, or one of its partners, last moved.
+    moved: Vec<u32>,
+    /// The epoch in which each node's occupants, or one of their partners,
+    /// last moved.
+    node: Vec<u32>,
+    /// The epoch of each process's last failed search (0 = none).
+    failed: Vec<u32>,
+}
+
+impl SearchMemo {
+    fn new(n: usize, nodes: usize) -> Self {
+        SearchMemo {
+            epoch: 1,
+            moved: vec![0; n],
+            node: vec![0; nodes],
+            failed: vec![0; n],
+        }
+    }
+
+    /// Whether `p` failed since anything its search (over `cand`) reads
+    /// last changed.
+    fn failed_before(&self, p: usize, cand: &[usize]) -> bool {
+        let e = self.failed[p];
+        e != 0 && self.moved[p] < e && cand.iter().all(|&b| self.node[b] < e)
+    }
+
+    /// The exchange `ex` was applied (`node_of` after it).
+    fn changed(&mut self, graph: &CommGraph, node_of: &[u32], ex: (usize, usize)) {
+        for x in [ex.0, ex.1] {
+            self.moved[x] = self.epoch;
+            self.node[node_of[x] as usize] = self.epoch;
+            for &v in graph.neighbors(x) {
+                self.moved[v as usize] = self.epoch;
+                self.node[node_of[v as usize] as usize] = self.epoch;
+            }
+        }
+        self.epoch += 1;
+    }
 }
 
 impl Refine {
@@ -475,6 +536,8 @@ impl Refine {
             tabu_end: None,
             search_only: false,
             descent_scale: 1,
+            memo: None,
+            search_memo: SearchMemo::default(),
             relief: Vec::new(),
             pbs: Vec::new(),
             acc: Vec::new(),
@@ -841,6 +904,15 @@ impl Refine {
         }
         let a = self.node_of[p] as usize;
         self.candidates(p, a, self.params.depth);
+        let contention = self.params.objective != Objective::HopBytes;
+        if !contention {
+            if self.search_memo.moved.is_empty() {
+                self.search_memo = SearchMemo::new(self.graph.n(), self.dist.nodes);
+            }
+            if self.search_memo.failed_before(p, &self.cand) {
+                return None;
+            }
+        }
         let cand = std::mem::take(&mut self.cand);
         let mut partners = std::mem::take(&mut self.partners);
         partners.clear();
@@ -853,7 +925,6 @@ impl Refine {
         let hb_eps = self.hb_eps;
         // (objective delta, hop-bytes delta, slot)
         let mut best: Option<(f64, f64, usize)> = None;
-        let contention = self.params.objective != Objective::HopBytes;
         for &b in &cand {
             let dab = self.dist.get(a, b) as f64;
             let gp = self.gain_at(&partners, b, base);
@@ -917,15 +988,17 @@ impl Refine {
         }
         self.cand = cand;
         self.partners = partners;
-        let (dobj, dhb, s) = best?;
         let eps = if contention {
             1e-12 * self.sq.max(1.0)
         } else {
             hb_eps
         };
-        if dobj >= -eps {
+        let Some((dobj, dhb, s)) = best.filter(|&(d, _, _)| d < -eps) else {
+            if !contention {
+                self.search_memo.failed[p] = self.search_memo.epoch;
+            }
             return None;
-        }
+        };
         let b = s / self.cores;
         let q = self.owner[s];
         let qo = (q != FREE).then_some(q as usize);
@@ -936,7 +1009,11 @@ impl Refine {
             }
             self.sq += dobj;
         }
-        Some(self.apply(p, s, dhb))
+        let ex = self.apply(p, s, dhb);
+        if !contention {
+            self.search_memo.changed(&self.graph, &self.node_of, ex);
+        }
+        Some(ex)
     }
 
     /// Move `p` into slot `s`, swapping with its occupant if any, and keep
@@ -982,6 +1059,7 @@ impl Refine {
 
     /// The search stopped for `why`: start the bottleneck phase, or finish.
     fn end_search(&mut self, why: RefineStop) {
+        self.search_memo = SearchMemo::default();
         if self.search_only {
             // The tabu phase is part of each run (it gains most from many
             // starts: PETSc shuffled on the 8 × 8 mesh reaches gmap's
@@ -1205,6 +1283,30 @@ impl Refine {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_search_memo_forgets_a_failure_once_something_it_reads_changes() {
+        // A path 0–1–2 and a lone process 3, one per node of 4 nodes.
+        let mut b = crate::graph::GraphBuilder::new(4, false);
+        b.add(0, 1, 1.0);
+        b.add(1, 2, 1.0);
+        let g = b.build().unwrap();
+        let mut node_of = vec![0u32, 1, 2, 3];
+        let mut m = SearchMemo::new(4, 4);
+        assert!(!m.failed_before(0, &[1]), "nothing recorded yet");
+        m.failed[0] = m.epoch;
+        assert!(m.failed_before(0, &[1]));
+        // 2 and 3 swap: 2's partner 1 sits on candidate node 1 of 0.
+        node_of.swap(2, 3);
+        m.changed(&g, &node_of, (2, 3));
+        assert!(!m.failed_before(0, &[1]));
+        m.failed[0] = m.epoch;
+        assert!(m.failed_before(0, &[1]));
+        // 3 moves alone, next to nothing 0 reads.
+        m.changed(&g, &node_of, (3, 3));
+        assert!(m.failed_before(0, &[1]));
+        assert!(!m.failed_before(0, &[1, 2]), "3 is on node 2");
+    }
 
     #[test]
     fn the_distance_table_matches_the_computed_distances() {

@@ -18,9 +18,12 @@
 //! inputs of at most [`MAX_PROCESSES`] processes. Cost: at most that many
 //! tries, each O(deg p) distance look-ups (O(1) with the distance table),
 //! plus O(deg q) when the bound of the search's pruning does not rule the
-//! swap out; a step makes 16 × `batch` tries. Only for the `hopbytes`
-//! objective (the loads are not kept during it; the bottleneck phase that
-//! follows routes everything afresh). Hop-bytes never rise.
+//! swap out; a step makes 16 × `batch` tries. A try that repeats one that
+//! failed, with nothing it reads changed since (`Memo`, which keeps each
+//! process's last few tries), is not evaluated again: O(1), and the same
+//! exchanges in the same order. Only for the `hopbytes` objective (the loads are not kept
+//! during it; the bottleneck phase that follows routes everything
+//! afresh). Hop-bytes never rise.
 
 use super::{FREE, Refine, weighted_distance_below};
 
@@ -52,6 +55,11 @@ impl Refine {
         let graph = self.graph.clone();
         let dist = self.dist.clone();
         let off = graph.offsets();
+        let slots = self.owner.len();
+        let mut memo = self
+            .memo
+            .take()
+            .unwrap_or_else(|| Box::new(Memo::new(n, slots)));
         let mut made = 0;
         while made < tries && *idle < IDLE_PER_PROCESS * self.descent_scale * n {
             made += 1;
@@ -77,6 +85,12 @@ impl Refine {
             let s = b * self.cores + self.rng.below(self.cores);
             let vol = &self.vol[off[p]..off[p] + nbrs.len()];
             let q = self.owner[s];
+            // A try that failed since nothing it reads has changed fails
+            // again: skipped (the random draws are made all the same).
+            if memo.failed_before(p, s, q) {
+                continue;
+            }
+            memo.record(p, s);
             let eps = self.hb_eps;
             // The exchange is kept when it lowers hop-bytes by more than
             // eps. Exact pruning, as in the search: q's cost falls by at
@@ -114,12 +128,94 @@ impl Refine {
                 gp + cq - self.cost[q] + 2.0 * self.pair_volume(p, q) * dab
             };
             if dhb < -self.hb_eps {
+                let sp = a * self.cores + self.core_of[p] as usize;
                 let ex = self.apply(p, s, dhb);
                 self.last.push(ex);
                 *idle = 0;
+                memo.changed(&graph, ex, [s, sp]);
             }
         }
+        self.memo = Some(memo);
         made
+    }
+}
+
+/// The descent's memory of its failed tries: a try of process `p` into
+/// slot `s` reads the nodes of `p`, of the slot's occupant `q` and of their
+/// partners (their costs, kept in [`Refine`], follow from those), so it
+/// fails again as long as no exchange since it moved `p`, `q` or one of
+/// their partners, or changed the occupant of `s`. Each exchange starts a
+/// new epoch and stamps the processes and slots it touched; a recorded try
+/// is known to fail while every stamp it depends on is older than it.
+/// The random draws go on as before, so skipping such tries changes
+/// nothing but the time (the same exchanges, in the same order).
+///
+/// Each process keeps its last tries in [`MEMO_WAYS`] entries (one cache
+/// line), indexed by a hash of the slot; a try that lost its entry to
+/// another is simply evaluated again. Memory: O(n + slots).
+pub(super) struct Memo {
+    epoch: u32,
+    /// The epoch in which each process, or one of its partners, last moved.
+    moved: Vec<u32>,
+    /// The epoch in which each slot's occupant last changed.
+    slot: Vec<u32>,
+    /// Per process, [`MEMO_WAYS`] entries (slot + 1, epoch of the try);
+    /// slot 0 = empty.
+    table: Vec<(u32, u32)>,
+}
+
+/// Entries per process in [`Memo`].
+const MEMO_WAYS: usize = 8;
+
+impl Memo {
+    fn new(n: usize, slots: usize) -> Self {
+        Memo {
+            epoch: 1,
+            moved: vec![0; n],
+            slot: vec![0; slots],
+            table: vec![(0, 0); n * MEMO_WAYS],
+        }
+    }
+
+    /// The entry of `p` that holds slot `s`, if any does.
+    #[inline]
+    fn entry(p: usize, s: usize) -> usize {
+        p * MEMO_WAYS + ((s as u32).wrapping_mul(0x9E37_79B9) >> 29) as usize % MEMO_WAYS
+    }
+
+    /// Whether moving `p` into slot `s` (occupant `q`, or [`FREE`]) was
+    /// tried, and failed, since anything it reads last changed.
+    #[inline]
+    fn failed_before(&self, p: usize, s: usize, q: u32) -> bool {
+        let (k, e) = self.table[Self::entry(p, s)];
+        k as usize == s + 1
+            && self.moved[p] < e
+            && self.slot[s] < e
+            && (q == FREE || self.moved[q as usize] < e)
+    }
+
+    /// Record a try of `p` into `s` in the current epoch (it is recorded
+    /// before it is known to fail; one that succeeds starts a new epoch
+    /// that outdates it).
+    #[inline]
+    fn record(&mut self, p: usize, s: usize) {
+        self.table[Self::entry(p, s)] = (s as u32 + 1, self.epoch);
+    }
+
+    /// An exchange of `ex` (a move when both are the same process) between
+    /// the two `slots`: stamp them, the processes and their partners, and
+    /// start a new epoch.
+    fn changed(&mut self, graph: &crate::graph::CommGraph, ex: (usize, usize), slots: [usize; 2]) {
+        for x in [ex.0, ex.1] {
+            self.moved[x] = self.epoch;
+            for &v in graph.neighbors(x) {
+                self.moved[v as usize] = self.epoch;
+            }
+        }
+        for s in slots {
+            self.slot[s] = self.epoch;
+        }
+        self.epoch += 1;
     }
 }
 
@@ -154,6 +250,31 @@ mod tests {
             tabu: 0,
         };
         (g, topo, start, params)
+    }
+
+    #[test]
+    fn the_memo_forgets_a_failed_try_once_something_it_reads_changes() {
+        // A path 0–1–2 and a lone process 3; 4 slots.
+        let mut b = crate::graph::GraphBuilder::new(4, false);
+        b.add(0, 1, 1.0);
+        b.add(1, 2, 1.0);
+        let g = b.build().unwrap();
+        let mut m = super::Memo::new(4, 4);
+        assert!(!m.failed_before(0, 2, 2), "nothing recorded yet");
+        m.record(0, 2);
+        assert!(m.failed_before(0, 2, 2));
+        assert!(!m.failed_before(0, 3, 2), "another slot");
+        // 3 moves (from slot 3 to slot 1): nothing the try reads.
+        m.changed(&g, (3, 3), [1, 3]);
+        assert!(m.failed_before(0, 2, 2));
+        // 1 moves: a partner of 0 (and of the occupant 2).
+        m.changed(&g, (1, 1), [0, 1]);
+        assert!(!m.failed_before(0, 2, 2));
+        m.record(0, 2);
+        assert!(m.failed_before(0, 2, 2));
+        // The slot's occupant changes.
+        m.changed(&g, (3, 3), [2, 3]);
+        assert!(!m.failed_before(0, 2, super::FREE));
     }
 
     #[test]
