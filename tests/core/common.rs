@@ -81,3 +81,25 @@ pub fn recursive_refine_holds(
         );
     }
 }
+
+/// `grid` through the one pipeline on `g` (`params` as `--param`): its
+/// hop-bytes and summary.
+pub fn run_grid(
+    g: &std::sync::Arc<hopmap_core::CommGraph>,
+    topo: &str,
+    params: &[(&str, &str)],
+) -> (f64, Option<String>) {
+    use hopmap_core::mappers::{self, MapperInput};
+    let t = std::sync::Arc::new(hopmap_core::topology::Topology::parse(topo).unwrap());
+    let mut input = MapperInput::new(g.clone(), t.clone(), 1);
+    input.params = params
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let info = mappers::find("grid").unwrap();
+    let mut r = mappers::prepare(&info, &input).unwrap();
+    r.run_to_end();
+    let summary = r.inspect().summary();
+    let m = mappers::finish(&info, r.as_ref(), &input).unwrap();
+    (hopmap_core::metrics::hop_bytes(g, &t, &m), summary)
+}

@@ -12,27 +12,14 @@ use hopmap_core::generate::{GenOptions, Neighbors, generate};
 use hopmap_core::mappers::grid_embed::recognise::{Found, GridHalo, recognise};
 use hopmap_core::mappers::{self, MapperInput};
 use hopmap_core::mapping::Mapping;
-use hopmap_core::metrics::{evaluate, hop_bytes};
+use hopmap_core::metrics::evaluate;
 use hopmap_core::routing::Routing;
 use hopmap_core::topology::Topology;
 use hopmap_core::{CommGraph, GraphBuilder};
 use proptest::prelude::*;
 use std::sync::Arc;
 
-fn run(g: &Arc<CommGraph>, topo: &str, params: &[(&str, &str)]) -> (f64, Option<String>) {
-    let t = Arc::new(Topology::parse(topo).unwrap());
-    let mut input = MapperInput::new(g.clone(), t.clone(), 1);
-    input.params = params
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    let info = mappers::find("grid").unwrap();
-    let mut r = mappers::prepare(&info, &input).unwrap();
-    r.run_to_end();
-    let summary = r.inspect().summary();
-    let m = mappers::finish(&info, r.as_ref(), &input).unwrap();
-    (hop_bytes(g, &t, &m), summary)
-}
+use crate::common::run_grid as run;
 
 fn halo(spec: &str, periodic: bool, full: bool, shuffle: bool, seed: u64) -> Arc<CommGraph> {
     let o = GenOptions {

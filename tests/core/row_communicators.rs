@@ -9,7 +9,6 @@
 
 use crate::common::relabelled;
 use hopmap_core::mappers::grid_embed::recognise::{Found, recognise};
-use hopmap_core::mappers::{self, MapperInput};
 use hopmap_core::mapping::Mapping;
 use hopmap_core::metrics::hop_bytes;
 use hopmap_core::topology::Topology;
@@ -18,18 +17,8 @@ use std::sync::Arc;
 
 /// `grid`'s hop-bytes and summary (`params` as `--param`).
 fn run_grid(g: &Arc<CommGraph>, topo: &str, params: &[(&str, &str)]) -> (f64, String) {
-    let t = Arc::new(Topology::parse(topo).unwrap());
-    let mut input = MapperInput::new(g.clone(), t.clone(), 1);
-    input.params = params
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    let info = mappers::find("grid").unwrap();
-    let mut r = mappers::prepare(&info, &input).unwrap();
-    r.run_to_end();
-    let summary = r.inspect().summary().unwrap_or_default();
-    let m = mappers::finish(&info, r.as_ref(), &input).unwrap();
-    (hop_bytes(g, &t, &m), summary)
+    let (hb, s) = crate::common::run_grid(g, topo, params);
+    (hb, s.unwrap_or_default())
 }
 
 /// Four rings of 6 (rank 6r + q, 100 bytes q → q+1) whose columns (the
