@@ -27,16 +27,20 @@
 //! stacked grid like any other ([`super::embed`]), scoring every plan on
 //! the whole graph, so the light pairs that are not grid neighbours
 //! (a column's all-to-all) are paid for where they land.
-//! Cost: O(m log m + σ·m), σ ≤ [`MAX_SYMMETRIES`] the symmetries of one
-//! component's grid (σ·m at most [`MAX_ALIGN_WORK`], else no reading).
+//! Cost: O(m log m + k·σ + (σ/s)·m·d), σ ≤ [`MAX_SYMMETRIES`] the
+//! symmetries of one component's grid, s of them shifts of one axis
+//! permutation and reflection (each pair votes for the one shift that
+//! joins it), d its directions, k the components (σ·m at most
+//! [`MAX_ALIGN_WORK`], else no reading).
 
 use std::collections::BTreeMap;
 
 /// Most symmetries of a component's grid tried per component.
 pub const MAX_SYMMETRIES: usize = 4096;
 
-/// Most (symmetry, pair end) scores of the alignment: a few seconds at
-/// most.
+/// Most (symmetry, pair end) combinations the alignment may weigh (the
+/// votes touch one in s of them, s the shifts per permutation and
+/// reflection).
 pub const MAX_ALIGN_WORK: usize = 400_000_000;
 
 /// A stacked grid: dims, periodic flags and coordinates (the component's
@@ -61,6 +65,75 @@ impl Symmetry {
             out[i] = (x + self.shift[i]) % k;
         }
     }
+}
+
+/// For each symmetry of `syms` (in its order), the bytes of `cross`'s
+/// pairs `(u, v, w)` with `v` placed (`placed(v)`, its coordinates in
+/// `coords`, stride d + 1) that the symmetry joins at equal coordinates
+/// (u's local coordinates moved by it equal v's); and the bytes of those
+/// pairs. Rather than trying every shift, each pair votes, for each axis
+/// permutation and reflection, for the one shift that joins it (none when
+/// a direction without shifts differs): O(σ + σ/s · p · d) for σ
+/// symmetries, s shifts per permutation and reflection, and p pairs. Each
+/// score adds its bytes in the pairs' order, as trying each symmetry in
+/// turn does.
+fn alignment_scores(
+    syms: &[Symmetry],
+    dims: &[u32],
+    periodic: &[bool],
+    local: &[u32],
+    coords: &[u32],
+    cross: &[(u32, u32, f64)],
+    placed: impl Fn(usize) -> bool,
+) -> (Vec<f64>, f64) {
+    let d = dims.len();
+    let mut scores = vec![0.0; syms.len()];
+    let seen: f64 = cross
+        .iter()
+        .filter(|x| placed(x.1 as usize))
+        .map(|x| x.2)
+        .sum();
+    let shifts: usize = (0..d)
+        .filter(|&i| periodic[i])
+        .map(|i| dims[i] as usize)
+        .product();
+    // `symmetries` lists, per permutation, every reflection and shift: the
+    // symmetries with no shift and no reflection start each permutation's
+    // block of `per_perm`.
+    let per_perm = (1usize << d) * shifts;
+    for (b, block) in syms.chunks(per_perm).enumerate() {
+        let perm = &block[0].perm;
+        for mask in 0..1usize << d {
+            for &(u, v, w) in cross {
+                let (u, v) = (u as usize, v as usize);
+                if !placed(v) {
+                    continue;
+                }
+                let (mut code, mut mult) = (0usize, 1usize);
+                let mut joins = true;
+                for i in 0..d {
+                    let k = dims[i];
+                    let x = local[u * d + perm[i]];
+                    let flip = mask >> i & 1 == 1;
+                    let x = if flip { k - 1 - x } else { x };
+                    let y = coords[v * (d + 1) + i];
+                    code += usize::from(flip) * mult;
+                    mult *= 2;
+                    if periodic[i] {
+                        code += ((y + k - x) % k) as usize * mult;
+                        mult *= k as usize;
+                    } else if x != y {
+                        joins = false;
+                        break;
+                    }
+                }
+                if joins {
+                    scores[b * per_perm + code] += w;
+                }
+            }
+        }
+    }
+    (scores, seen)
 }
 
 /// Every symmetry of a grid of `dims` (identity first), or None when
@@ -207,23 +280,12 @@ pub fn stack(
     let mut buf = vec![0u32; d];
     for &c in &order {
         let c = c as usize;
+        let (scores, seen) =
+            alignment_scores(&syms, dims, periodic, local, &coords, &cross[c], |v| {
+                done[comp[v] as usize]
+            });
         let mut best = (f64::NEG_INFINITY, 0usize);
-        let mut seen = 0.0;
-        for (si, s) in syms.iter().enumerate() {
-            let mut score = 0.0;
-            seen = 0.0;
-            for &(u, v, w) in &cross[c] {
-                if !done[comp[v as usize] as usize] {
-                    continue;
-                }
-                seen += w;
-                let u = u as usize;
-                s.apply(dims, &local[u * d..u * d + d], &mut buf);
-                let v = v as usize;
-                if buf[..] == coords[v * (d + 1)..v * (d + 1) + d] {
-                    score += w;
-                }
-            }
+        for (si, &score) in scores.iter().enumerate() {
             if score > best.0 {
                 best = (score, si);
             }
@@ -259,6 +321,48 @@ pub fn stack(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// The votes give every symmetry the bytes that applying it and
+        /// comparing coordinates gives, on a 3 × 4 grid periodic in its
+        /// second direction (2 · 2 · 4 = 16 symmetries per permutation).
+        #[test]
+        fn votes_equal_trying_every_symmetry(
+            pairs in proptest::collection::vec((0u32..12, 12u32..24, 1u32..9), 1..40),
+            placed_mask in 0u32..4096,
+        ) {
+            let (dims, periodic) = ([3u32, 4], [false, true]);
+            let syms = symmetries(&dims, &periodic).unwrap();
+            // Process p < 12 is at (p / 4, p % 4) locally; q ≥ 12 is placed
+            // at ((q − 12) % 3, (q − 12) / 3) of the stack, layer 0.
+            let local: Vec<u32> = (0..24).flat_map(|p: u32| [(p % 12) / 4, p % 4]).collect();
+            let mut coords = vec![0u32; 24 * 3];
+            for q in 12..24usize {
+                coords[q * 3] = (q as u32 - 12) % 3;
+                coords[q * 3 + 1] = (q as u32 - 12) / 3;
+            }
+            let cross: Vec<(u32, u32, f64)> =
+                pairs.iter().map(|&(u, v, w)| (u, v, w as f64)).collect();
+            let placed = |v: usize| placed_mask >> (v - 12) & 1 == 1;
+            let (scores, seen) =
+                alignment_scores(&syms, &dims, &periodic, &local, &coords, &cross, placed);
+            let mut buf = [0u32; 2];
+            for (si, sym) in syms.iter().enumerate() {
+                let mut want = 0.0;
+                for &(u, v, w) in &cross {
+                    let (u, v) = (u as usize, v as usize);
+                    sym.apply(&dims, &local[u * 2..u * 2 + 2], &mut buf);
+                    if placed(v) && buf[..] == coords[v * 3..v * 3 + 2] {
+                        want += w;
+                    }
+                }
+                proptest::prop_assert_eq!(scores[si], want, "symmetry {}", si);
+            }
+            let want_seen: f64 =
+                cross.iter().filter(|x| placed(x.1 as usize)).map(|x| x.2).sum();
+            proptest::prop_assert_eq!(seen, want_seen);
+        }
+    }
 
     /// Three rings of 4 (local coordinates rotated and reflected per ring)
     /// joined position by position: the stack is a 4 × 3 grid whose rings
