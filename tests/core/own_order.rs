@@ -4,7 +4,7 @@
 //! rival on small inputs. Real captures where it wins (PETSc + hypre on its
 //! DMDA's 3 × 5 × 7 torus), LAMMPS peptide on 200 ranks of a fat tree
 //! (which the rank order fills host by host, as the runs that fill node sets
-//! half by half now do in any order), and the property that neither mapper
+//! half by half also do, in any order), and the property that neither mapper
 //! ends above it.
 
 use hopmap_core::mappers::{self, MapperInput};

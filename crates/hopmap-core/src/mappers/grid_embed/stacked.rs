@@ -88,11 +88,12 @@ fn alignment_scores(
 ) -> (Vec<f64>, f64) {
     let d = dims.len();
     let mut scores = vec![0.0; syms.len()];
-    let seen: f64 = cross
+    let live: Vec<(u32, u32, f64)> = cross
         .iter()
+        .copied()
         .filter(|x| placed(x.1 as usize))
-        .map(|x| x.2)
-        .sum();
+        .collect();
+    let seen: f64 = live.iter().map(|x| x.2).sum();
     let shifts: usize = (0..d)
         .filter(|&i| periodic[i])
         .map(|i| dims[i] as usize)
@@ -104,11 +105,8 @@ fn alignment_scores(
     for (b, block) in syms.chunks(per_perm).enumerate() {
         let perm = &block[0].perm;
         for mask in 0..1usize << d {
-            for &(u, v, w) in cross {
+            for &(u, v, w) in &live {
                 let (u, v) = (u as usize, v as usize);
-                if !placed(v) {
-                    continue;
-                }
                 let (mut code, mut mult) = (0usize, 1usize);
                 let mut joins = true;
                 for i in 0..d {
