@@ -40,7 +40,8 @@
 //! both tie) max link load under dimension-order routing
 //! (`Recursive::offer`). Every run cuts boxes whose dimensions tie (the
 //! 2 × 2 × 2 halves of a 2 × 2 × 4 torus) across the lowest of them; up to
-//! [`TIE_RUNS_MAX`] processes the automatic runs add one run for each other
+//! [`TIE_RUNS_MAX`] processes, on machines of up to [`TIE_NODES_MAX`]
+//! nodes, the automatic runs add one run for each other
 //! order of the dimensions that changes the machine's box tree
 //! ([`tie_orders`]: the highest first, and z, x, y), so the tie's
 //! orientations are built and the comparison keeps, at equal hop-bytes,
@@ -516,7 +517,7 @@ impl Recursive {
             base,
             ..TieRuns::default()
         };
-        if auto && n <= TIE_RUNS_MAX {
+        if auto && n <= TIE_RUNS_MAX && input.topo.num_nodes() <= TIE_NODES_MAX {
             for (k, t) in tie_orders(&input.topo).into_iter().enumerate() {
                 ties.alt[k] = t;
                 ties.extra = k + 1;
@@ -917,6 +918,11 @@ impl Construct {
 /// runs rose from 0.806 to 0.838 × gmap's hop-bytes (3D) and from 0.918 to
 /// 0.930 (2D, seed 3; `docs/mapping-quality.md`).
 pub const TIE_RUNS_MAX: usize = 256;
+
+/// Largest machine (nodes) whose box trees [`tie_orders`] compares: the
+/// trees hold every box of the machine, so a small job on a huge machine
+/// would otherwise cost memory in proportion to the machine.
+pub const TIE_NODES_MAX: usize = 4096;
 
 /// What one independent run needs (owned, so it can move to a thread).
 struct RunJob {
