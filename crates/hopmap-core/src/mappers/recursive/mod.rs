@@ -142,7 +142,7 @@ pub fn info_refine() -> MapperInfo {
               measured: max link load 0.55–0.93 × Scotch's instead of up to 1.13 ×, for \
               +0–0.3 % hop-bytes and up to about 10 % more time). Small inputs are mapped `runs` \
               times with different seeds (each with its tabu search; up to 256 processes on \
-              meshes and tori, one or two more runs cut boxes whose dimensions tie in other \
+              meshes and tori of up to 4,096 nodes, one or two more runs cut boxes whose dimensions tie in other \
               orders of the dimensions; on switch fabrics with spare slots, as many again \
               fill each half's slots before the next instead of sharing the job in \
               proportion) and the one of least hop-bytes (at equal hop-bytes, of least max \
