@@ -26,7 +26,7 @@ fn superlu_on_4x6x6_holds_gmaps_max_load_in_its_own_order() {
     // SuperLU_DIST's 12 × 12 process grid (rows and columns of 12 are
     // cliques of uneven pairs) on a 4 × 6 × 6 torus: the runs of
     // `recursive+refine` end within 0.5 % of each other in hop-bytes but
-    // up to 15 % apart in max link load. Polishing the least hop-bytes
+    // up to 16 % apart in max link load. Polishing the least hop-bytes
     // kept 14,937,740 in the own order, 1.09 × gmap's 13,720,868;
     // polishing the run of least max load among those within 0.5 % of the
     // least hop-bytes: 11,964,500 (0.87 ×), at 0.93 × gmap's hop-bytes.

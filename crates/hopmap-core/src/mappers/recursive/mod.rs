@@ -782,7 +782,7 @@ impl Recursive {
     /// best run's, the one of least max link load under dimension-order
     /// routing becomes the run that is polished (the best run stays on a
     /// tie). The same rule as `grid`'s among its embeddings: runs that end
-    /// a fraction of a per cent apart in hop-bytes can be 10–15 % apart in
+    /// a fraction of a per cent apart in hop-bytes can be up to 16 % apart in
     /// max link load (SuperLU_DIST's 12 × 12 grid on a 4 × 6 × 6 torus,
     /// `docs/mapping-quality.md`). O(runs · m · route length).
     fn prefer_lower_load(&mut self) {
