@@ -779,6 +779,7 @@ mod tests {
         GridHalo {
             dims: dims.to_vec(),
             periodic: vec![periodic; d],
+            clique: vec![false; d],
             coords,
             axis_bytes: vec![1.0; d],
             diagonal_bytes: 0.0,

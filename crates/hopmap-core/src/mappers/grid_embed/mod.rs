@@ -45,6 +45,7 @@
 
 pub mod embed;
 pub mod near_mesh;
+pub mod product;
 pub mod recognise;
 pub mod stacked;
 

@@ -95,6 +95,10 @@ pub struct GridHalo {
     pub dims: Vec<u32>,
     /// Whether each direction wraps around.
     pub periodic: Vec<bool>,
+    /// Whether each direction is a clique: every two processes that differ
+    /// along it alone are neighbours, however far apart (a product of
+    /// cliques, [`super::product`]); else only unit steps are.
+    pub clique: Vec<bool>,
     /// Coordinates of process `p`: `coords[p * d .. (p + 1) * d]`.
     pub coords: Vec<u32>,
     /// Bytes between face neighbours along each direction.
@@ -126,6 +130,9 @@ pub enum Found {
     /// more direction by the light pairs between them
     /// ([`super::stacked`]).
     Stacked,
+    /// Rows and columns that each talk all-to-all: a product of two
+    /// cliques ([`super::product`]).
+    Product,
 }
 
 impl Found {
@@ -136,6 +143,7 @@ impl Found {
             Found::NearMesh => "near-mesh, from distances to its corners",
             Found::RankOrder => "the ranks' own order read as a grid",
             Found::Stacked => "equal heavy grids stacked by their light pairs",
+            Found::Product => "rows and columns all-to-all, a product of two cliques",
         }
     }
 }
@@ -165,6 +173,12 @@ impl GridHalo {
     /// `8×8×8 torus` / `16×4 mesh (periodic in x)`-style description.
     pub fn describe(&self) -> String {
         let dims: Vec<String> = self.dims.iter().map(|d| d.to_string()).collect();
+        if self.clique.iter().any(|&c| c) {
+            return format!(
+                "{} process grid, rows and columns all-to-all",
+                dims.join("×")
+            );
+        }
         let kind = if self.periodic.iter().all(|&p| p) {
             "torus".to_string()
         } else if self.periodic.iter().any(|&p| p) {
@@ -436,6 +450,9 @@ pub fn recognise(g: &CommGraph) -> Result<GridHalo, String> {
     // The best stacked reading of a disconnected heavy part: kept for
     // when no other reading is found.
     let mut stacked: Option<GridHalo> = None;
+    // The best reading as a product of two cliques: kept for when no
+    // other reading is found.
+    let mut product: Option<GridHalo> = None;
     let mut why = String::new();
     let mut last_len = usize::MAX;
     for alpha in thresholds(off, nb, &vol, &maxw) {
@@ -459,6 +476,12 @@ pub fn recognise(g: &CommGraph) -> Result<GridHalo, String> {
             continue;
         }
         let mut skeletons = vec![None];
+        if best.is_none()
+            && let Ok(h) = product_grid(g, &vol, &heavy, alpha)
+            && product.as_ref().is_none_or(|b| better(&h, b))
+        {
+            product = Some(h);
+        }
         if heavy.has_triangle() {
             let jaccard = heavy.jaccard_skeleton();
             // An open full halo with equal volumes: the diagonal pair of
@@ -528,7 +551,10 @@ pub fn recognise(g: &CommGraph) -> Result<GridHalo, String> {
         }
     }
     if best.is_none() {
-        best = stacked;
+        best = match (product, stacked) {
+            (Some(a), Some(b)) => Some(if better(&b, &a) { b } else { a }),
+            (a, b) => a.or(b),
+        };
     }
     let Some(h) = best else {
         return Err(if why.is_empty() {
@@ -539,7 +565,7 @@ pub fn recognise(g: &CommGraph) -> Result<GridHalo, String> {
     };
     let found = h.found;
     let h = merge_size_two(g, &vol, h);
-    let mut h = measure(g, &vol, h.dims, h.periodic, h.coords, h.threshold);
+    let mut h = measure_with(g, &vol, h.dims, h.periodic, h.clique, h.coords, h.threshold);
     h.found = found;
     Ok(h)
 }
@@ -780,6 +806,24 @@ fn stacked_grid(g: &CommGraph, vol: &[f64], heavy: &Adj, alpha: f64) -> Result<G
     Ok(h)
 }
 
+/// The heavy part read as a product of two cliques (rows and columns
+/// that each talk all-to-all, [`super::product`]): a 2D grid whose two
+/// directions are cliques. O(Σ deg² log Δ).
+fn product_grid(g: &CommGraph, vol: &[f64], heavy: &Adj, alpha: f64) -> Result<GridHalo, String> {
+    let p = super::product::read(&heavy.off, &heavy.nb)?;
+    let mut h = measure_with(
+        g,
+        vol,
+        p.dims.to_vec(),
+        vec![false; 2],
+        vec![true; 2],
+        p.coords,
+        alpha,
+    );
+    h.found = Found::Product;
+    Ok(h)
+}
+
 /// Every heavy pair must be a grid neighbour (Chebyshev distance 1).
 fn check_heavy(heavy: &Adj, dims: &[u32], periodic: &[bool], coords: &[u32]) -> Result<(), String> {
     let d = dims.len();
@@ -811,6 +855,21 @@ fn measure(
     coords: Vec<u32>,
     threshold: f64,
 ) -> GridHalo {
+    let clique = vec![false; dims.len()];
+    measure_with(g, vol, dims, periodic, clique, coords, threshold)
+}
+
+/// [`measure`] with clique directions: along one, any two different
+/// positions are one step apart.
+fn measure_with(
+    g: &CommGraph,
+    vol: &[f64],
+    dims: Vec<u32>,
+    periodic: Vec<bool>,
+    clique: Vec<bool>,
+    coords: Vec<u32>,
+    threshold: f64,
+) -> GridHalo {
     let d = dims.len();
     let mut axis_bytes = vec![0.0; d];
     let (mut diagonal_bytes, mut other_bytes, mut other_pairs) = (0.0, 0.0, 0);
@@ -828,7 +887,12 @@ fn measure(
             // and the first.
             let (mut moved, mut first) = (0usize, 0usize);
             for i in 0..d {
-                match axis_dist(cu[i], cv[i], dims[i], periodic[i]) {
+                let step = if clique[i] {
+                    u32::from(cu[i] != cv[i])
+                } else {
+                    axis_dist(cu[i], cv[i], dims[i], periodic[i])
+                };
+                match step {
                     0 => {}
                     1 => {
                         if moved == 0 {
@@ -839,7 +903,10 @@ fn measure(
                     _ => far = true,
                 }
             }
-            if far || moved == 0 {
+            // Along a clique only one direction may change: two processes
+            // in different rows and columns are not partners.
+            let clique_moved = moved > 1 && (0..d).any(|i| clique[i] && cu[i] != cv[i]);
+            if far || moved == 0 || clique_moved {
                 other_bytes += c;
                 other_pairs += 1;
             } else if moved == 1 {
@@ -852,6 +919,7 @@ fn measure(
     GridHalo {
         dims,
         periodic,
+        clique,
         coords,
         axis_bytes,
         diagonal_bytes,
@@ -912,7 +980,7 @@ fn merge_size_two(g: &CommGraph, vol: &[f64], h: GridHalo) -> GridHalo {
     let mut best: Option<(GridHalo, usize)> = None;
     for pairs in matchings.iter().filter(|p| !p.is_empty()) {
         let m = merged(&h, pairs);
-        let m = measure(g, vol, m.dims, m.periodic, m.coords, h.threshold);
+        let m = measure_with(g, vol, m.dims, m.periodic, m.clique, m.coords, h.threshold);
         // More pairs first: a pair of size-2 directions left apart covers
         // its 2 × 2 squares' diagonals whatever the structure.
         let wins = best.as_ref().is_none_or(|(b, np)| {
@@ -985,6 +1053,7 @@ fn merged(h: &GridHalo, pairs: &[(usize, usize)]) -> GridHalo {
             .map(|&i| if paired(i) { 4 } else { h.dims[i] })
             .collect(),
         periodic: keep.iter().map(|&i| paired(i) || h.periodic[i]).collect(),
+        clique: keep.iter().map(|&i| h.clique[i]).collect(),
         coords,
         axis_bytes: vec![0.0; nd],
         ..h.clone()
