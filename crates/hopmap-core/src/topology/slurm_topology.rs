@@ -44,7 +44,7 @@ fn logical_lines(text: &str) -> Vec<(usize, String)> {
         let mut end = raw.len();
         for (j, c) in raw.char_indices() {
             match c {
-                '#' if bs % 2 == 0 => {
+                '#' if bs.is_multiple_of(2) => {
                     end = j;
                     break;
                 }
