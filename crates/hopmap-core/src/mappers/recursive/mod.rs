@@ -38,9 +38,11 @@
 //! thread (a property test compares both). Dropping the run stops that
 //! thread. Runs are compared by objective, then hop-bytes, then (only when
 //! both tie) max link load under dimension-order routing
-//! (`Recursive::offer`). Every run cuts boxes whose dimensions tie (the
-//! 2 × 2 × 2 halves of a 2 × 2 × 4 torus) across the lowest of them; up to
-//! [`TIE_RUNS_MAX`] processes, on machines of up to [`TIE_NODES_MAX`]
+//! (`Recursive::offer`); when the best run is then polished, the run polished
+//! is, of the runs within 0.5 % of its hop-bytes (`LOAD_TIE`), the one of
+//! least max link load (`Recursive::prefer_lower_load`). Every run cuts
+//! boxes whose dimensions tie (the 2 × 2 × 2 halves of a 2 × 2 × 4 torus)
+//! across the lowest of them; up to [`TIE_RUNS_MAX`] processes, on machines of up to [`TIE_NODES_MAX`]
 //! nodes, the automatic runs add one run for each other
 //! order of the dimensions that changes the machine's box tree
 //! ([`tie_orders`]: the highest first, and z, x, y), so the tie's
@@ -145,8 +147,8 @@ pub fn info_refine() -> MapperInfo {
               meshes and tori of up to 4,096 nodes, one or two more runs cut boxes whose dimensions tie in other \
               orders of the dimensions; on switch fabrics with spare slots, as many again \
               fill each half's slots before the next instead of sharing the job in \
-              proportion) and the one of least hop-bytes (at equal hop-bytes, of least max \
-              link load) is kept and carried on through the descent and the bottleneck phase; \
+              proportion) and, of the runs within 0.5 % of the least hop-bytes, the one of least \
+              max link load is kept and carried on through the descent and the bottleneck phase; \
               the application's own rank order (process p on slot p) is kept instead when it \
               has fewer hop-bytes than that result. \
               Params: objective, depth, sweeps, batch, time_ms, tol, run_tol, load_budget, tabu, \
@@ -460,6 +462,9 @@ pub struct Recursive {
     own_order: Option<(f64, f64)>,
     /// The best run's max link load, once a tie needed it ([`Self::offer`]).
     best_load: Option<f64>,
+    /// Every finished run (objective, hop-bytes, mapping) while polishing
+    /// is on, for [`Self::prefer_lower_load`].
+    finished: Vec<(f64, f64, Mapping)>,
     trace: Vec<f64>,
     /// The best mapping's slots, once done (before: the current run's).
     placement: Vec<Option<u32>>,
@@ -588,6 +593,7 @@ impl Recursive {
             run: 0,
             best: None,
             best_load: None,
+            finished: Vec::new(),
             trace: Vec::new(),
             placement: vec![None; input.graph.n()],
             event: None,
@@ -651,6 +657,7 @@ impl Recursive {
                     self.offer(obj, hb, m);
                 }
             }
+            self.prefer_lower_load();
             if let (true, Some(rp), Some((_, _, m))) = (self.polish, self.refine_params, &self.best)
             {
                 // The best run's mapping goes through the phases after the
@@ -690,6 +697,10 @@ impl Recursive {
 /// Relative difference under which two runs' objectives and hop-bytes
 /// are tied (their sums are kept incrementally, in different orders).
 const RUN_TIE: f64 = 1e-9;
+
+/// Relative hop-bytes within which the run of least max link load is
+/// polished instead of the best run ([`Recursive::prefer_lower_load`]).
+const LOAD_TIE: f64 = 0.005;
 
 impl Recursive {
     /// The application's own rank order (process p on slot p, the
@@ -732,6 +743,9 @@ impl Recursive {
     /// on such a tie, O(m · route length)). Runs are offered in run
     /// order, so the result does not depend on which thread made them.
     fn offer(&mut self, obj: f64, hb: f64, m: Mapping) {
+        if self.polish {
+            self.finished.push((obj, hb, m.clone()));
+        }
         let tied = |a: f64, b: f64| (a - b).abs() <= RUN_TIE * a.abs().max(b.abs());
         let Some((bo, bh, bm)) = &self.best else {
             self.best = Some((obj, hb, m));
@@ -760,6 +774,43 @@ impl Recursive {
         if better {
             self.best = Some((obj, hb, m));
             self.best_load = None;
+        }
+    }
+
+    /// With polishing (several runs, objective `hopbytes`), once every run
+    /// is over: of the runs whose hop-bytes are within [`LOAD_TIE`] of the
+    /// best run's, the one of least max link load under dimension-order
+    /// routing becomes the run that is polished (the best run stays on a
+    /// tie). The same rule as `grid`'s among its embeddings: runs that end
+    /// a fraction of a per cent apart in hop-bytes can be up to 16 % apart in
+    /// max link load (SuperLU_DIST's 12 × 12 grid on a 4 × 6 × 6 torus,
+    /// `docs/mapping-quality.md`). O(runs · m · route length).
+    fn prefer_lower_load(&mut self) {
+        let runs = std::mem::take(&mut self.finished);
+        let Some((bo, _, bm)) = &self.best else {
+            return;
+        };
+        let limit = bo * (1.0 + LOAD_TIE);
+        let load = |m: &Mapping| {
+            crate::metrics::evaluate(&self.input.graph, &self.input.topo, m, &Routing::Dor)
+                .metrics
+                .max_link_load
+        };
+        let mut least = self.best_load.unwrap_or_else(|| load(bm));
+        let mut pick = None;
+        for (i, (obj, _, m)) in runs.iter().enumerate() {
+            if *obj > limit {
+                continue;
+            }
+            let l = load(m);
+            if l < least * (1.0 - RUN_TIE) {
+                least = l;
+                pick = Some(i);
+            }
+        }
+        if let Some((obj, hb, m)) = pick.and_then(|i| runs.into_iter().nth(i)) {
+            self.best = Some((obj, hb, m));
+            self.best_load = Some(least);
         }
     }
 
@@ -1451,6 +1502,56 @@ mod tests {
         // Fewer hop-bytes win whatever the loads.
         assert_eq!(kept(&[&a, &b, &c]), c);
         assert_eq!(kept(&[&c, &a]), c);
+    }
+
+    #[test]
+    fn with_polishing_a_run_within_the_load_tie_of_less_max_load_is_polished() {
+        // 6 processes on a 3 × 2 mesh (node = x + 3y), x-first routing.
+        // A has the least hop-bytes (1,001) at max load 400; B 0.2 % more
+        // (1,003) at max load 301; C 10 % more (1,102) at max load 300.
+        let mut b = GraphBuilder::new(6, true);
+        for (u, v, w) in [
+            (1, 5, 300.0),
+            (5, 2, 100.0),
+            (0, 5, 100.0),
+            (1, 0, 100.0),
+            (2, 3, 200.0),
+            (1, 3, 1.0),
+            (4, 5, 100.0),
+        ] {
+            b.add(u, v, w);
+        }
+        let inp = input(b.build().unwrap(), "mesh:3x2", 0, &[]);
+        let m = |nodes: [u32; 6]| Mapping::new(nodes.to_vec(), vec![0; 6]);
+        let (a, b, c) = (
+            m([0, 1, 5, 2, 3, 4]),
+            m([0, 3, 1, 2, 5, 4]),
+            m([1, 4, 3, 0, 2, 5]),
+        );
+        let metrics = |m: &Mapping| {
+            let e = evaluate(&inp.graph, &inp.topo, m, &Routing::Dor).metrics;
+            (e.hop_bytes, e.max_link_load)
+        };
+        assert_eq!(metrics(&a), (1001.0, 400.0));
+        assert_eq!(metrics(&b), (1003.0, 301.0));
+        assert_eq!(metrics(&c), (1102.0, 300.0));
+        let kept = |polish: bool, order: &[&Mapping]| {
+            let mut r = Recursive::new(&inp, None, 1).unwrap();
+            r.polish = polish;
+            for m in order {
+                let hb = hop_bytes(&inp.graph, &inp.topo, m);
+                r.offer(hb, hb, (*m).clone());
+            }
+            r.prefer_lower_load();
+            assert!(r.finished.is_empty());
+            r.best.unwrap().2
+        };
+        assert_eq!(kept(true, &[&a, &b, &c]), b);
+        assert_eq!(kept(true, &[&c, &b, &a]), b);
+        assert_eq!(kept(true, &[&a, &c]), a);
+        // Without polishing (one run, or another objective) the least
+        // hop-bytes stay.
+        assert_eq!(kept(false, &[&a, &b, &c]), a);
     }
 
     #[test]
