@@ -156,6 +156,42 @@ fn map_rejects_bad_input_with_a_message() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// ibnetdiscover(8)'s example names every HCA `MT23108 InfiniHost
+/// Mellanox Technologies`: the first words (the host names `map` takes from
+/// a fabric) agree, so a rankfile would have put every rank on one host
+/// `MT23108`, slot 0. Refused, with the way out; a pattern gives names.
+#[test]
+fn fabric_host_names_that_clash_are_refused() {
+    let dir = scratch("clash");
+    let g = dir.join("pair.txt");
+    std::fs::write(&g, "0 1 5\n").unwrap();
+    let topo = format!(
+        "ibnetdiscover:{}/tests/data/ibnetdiscover-man.txt",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let base = ["map", g.to_str().unwrap(), "-t", &topo, "-m", "default"];
+    for f in ["rankfile", "slurm", "hydra"] {
+        let o = hopmap(&[&base[..], &["--format", f]].concat());
+        assert_eq!(o.status.code(), Some(1), "{f}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains("the host name `MT23108` names nodes 0 and 1")
+                && err.contains("--host-pattern"),
+            "{f}: {err}"
+        );
+    }
+    let s = ok(&hopmap(
+        &[
+            &base[..],
+            &["--format", "rankfile", "--host-pattern", "h%d"],
+        ]
+        .concat(),
+    ));
+    assert_eq!(s, "rank 0=h0 slot=0\nrank 1=h1 slot=0\n");
+    ok(&hopmap(&[&base[..], &["--format", "plain"]].concat()));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn compare_json_has_the_keys_and_is_sorted() {
     let dir = scratch("compare");

@@ -371,3 +371,27 @@ fn convert_writes_every_format_and_scales_32_bit_loads() {
         "0\n2 2\n0 010\n1 7 1\n1 7 0\n"
     );
 }
+
+/// Messages of less than half a byte (weights below 1e-6 from a normalised
+/// matrix) are written as 1 byte, not 0: a line of 0 bytes reads as no
+/// message, so the pair vanished from the graph read back.
+#[test]
+fn tiny_messages_survive_the_prof_writer() {
+    use hopmap_core::graph::GraphBuilder;
+    for directed in [false, true] {
+        let mut b = GraphBuilder::new(3, directed);
+        b.add(0, 1, 1e-7);
+        b.add(1, 2, 0.4);
+        b.add(2, 0, 7.0);
+        let g = b.build().unwrap();
+        let mut out = Vec::new();
+        ompi_monitoring::write(&mut out, &g).unwrap();
+        let f = tmp_in("ompi-mon", &format!("tiny-{directed}.prof"));
+        std::fs::write(&f, &out).unwrap();
+        let h = io::read_graph(&f, &ReadOptions::default()).unwrap();
+        assert_eq!(h.n(), 3);
+        assert_eq!(h.volume(0, 1), 1.0, "directed {directed}");
+        assert_eq!(h.volume(1, 2), 1.0, "directed {directed}");
+        assert_eq!(h.volume(0, 2), 7.0, "directed {directed}");
+    }
+}

@@ -139,3 +139,40 @@ proptest! {
         }
     }
 }
+
+/// A complete graph of 24 processes, 1 byte per pair, on a 4 × 4 mesh of
+/// 2 cores (32 slots): the search comes back to its best hop-bytes again
+/// and again, and each return routed all 552 messages (more work than the
+/// iteration's 24 × 32 pair updates: the tie-break took two thirds of the
+/// time on dense graphs). Its routing is now at most a quarter of the
+/// search's pair updates, plus the start's routing and one more.
+#[test]
+fn the_load_tie_break_routes_at_most_a_quarter_of_the_search_work() {
+    let n = 24;
+    let mut b = GraphBuilder::new(n, false);
+    for u in 0..n {
+        for v in u + 1..n {
+            b.add(u, v, 1.0);
+        }
+    }
+    let g = Arc::new(b.build().unwrap());
+    let t = Arc::new(Topology::parse("mesh:4x4:cores=2").unwrap());
+    // One routing: the channels cleared, plus a channel per hop of every
+    // message; at most 552 messages of at most 6 hops.
+    let one = (t.channel_slots() + 552 * 6) as u64;
+    let vol = pair_volumes(&g);
+    let dist = Dist::new(t.clone());
+    let start: Vec<u32> = (0..n as u32).collect();
+    let mut s = Tabu::new(g, t, &vol, &dist, &start, 2000, 3);
+    let (r0, _) = s.work();
+    while !s.is_done() {
+        s.step();
+    }
+    let (routed, pairs) = s.work();
+    assert!(pairs > 0);
+    assert!(routed > r0, "the tie-break never ran");
+    assert!(
+        routed <= r0 + pairs / 4 + one,
+        "routed {routed} after {pairs} pair updates (start {r0}, one routing ≤ {one})"
+    );
+}

@@ -113,7 +113,10 @@ pub fn parse(bytes: &[u8], path: &Path, one_based: bool) -> Result<CommGraph> {
 
 /// Write `src dst bytes` lines (0-based): each pair once with its volume for
 /// a symmetric graph, each message for a directed one (reading it back sums
-/// the two directions into the pair volume).
+/// the two directions into the pair volume). When the last process sends
+/// and receives nothing (or no process does), a zero-byte self-loop
+/// `n-1 n-1 0` follows, so that reading the file back (n = largest id + 1)
+/// gives the same number of processes.
 pub fn write(w: &mut (impl Write + ?Sized), graph: &CommGraph) -> std::io::Result<()> {
     writeln!(
         w,
@@ -126,14 +129,26 @@ pub fn write(w: &mut (impl Write + ?Sized), graph: &CommGraph) -> std::io::Resul
             ""
         }
     )?;
+    // The reader takes n = largest id + 1; the last processes may send and
+    // receive nothing.
+    let mut top: Option<usize> = None;
     if graph.is_directed() {
         for (u, v, s) in graph.messages() {
             writeln!(w, "{u} {v} {}", Num(s))?;
+            top = top.max(Some(u.max(v)));
         }
     } else {
         for (u, v, c) in graph.pairs() {
             writeln!(w, "{u} {v} {}", Num(c))?;
+            top = top.max(Some(u.max(v)));
         }
+    }
+    if let Some(last) = graph.n().checked_sub(1).filter(|&l| top < Some(l)) {
+        writeln!(
+            w,
+            "# process {last} communicates with no one: a zero-byte line keeps the process count"
+        )?;
+        writeln!(w, "{last} {last} 0")?;
     }
     Ok(())
 }
@@ -183,6 +198,38 @@ mod tests {
         assert!(
             e(b"0 99999999999\n", false).starts_with("e.csv:1: expected a destination id below")
         );
+    }
+
+    /// 8 processes of which 4..7 communicate with no one, and 3 that
+    /// communicate with no one: reading the written file back gives 8 and 3
+    /// processes (it gave 4, and an unreadable empty file).
+    #[test]
+    fn silent_last_processes_survive_a_round_trip() {
+        for directed in [false, true] {
+            let mut b = GraphBuilder::new(8, directed);
+            b.add(0, 1, 10.0);
+            b.add(3, 2, 5.0);
+            let g = b.build().unwrap();
+            let mut out = Vec::new();
+            write(&mut out, &g).unwrap();
+            let text = String::from_utf8(out.clone()).unwrap();
+            assert!(text.ends_with("\n7 7 0\n"), "{text}");
+            let h = parse(&out, p(), false).unwrap();
+            assert_eq!(h.n(), 8);
+            assert_eq!(h.volume(0, 1), 10.0);
+            assert_eq!(h.volume(2, 3), 5.0);
+            assert_eq!(h.total_bytes(), g.total_bytes());
+        }
+        let g = GraphBuilder::new(3, false).build().unwrap();
+        let mut out = Vec::new();
+        write(&mut out, &g).unwrap();
+        assert_eq!(parse(&out, p(), false).unwrap().n(), 3);
+        // A graph whose last process talks writes no extra line.
+        let mut b = GraphBuilder::new(2, false);
+        b.add(0, 1, 1.0);
+        let mut out = Vec::new();
+        write(&mut out, &b.build().unwrap()).unwrap();
+        assert_eq!(String::from_utf8(out).unwrap().lines().count(), 2);
     }
 
     #[test]

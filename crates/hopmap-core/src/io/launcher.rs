@@ -165,8 +165,9 @@ impl HostNames {
     /// a rankfile's names hold no space, `=` or `#`; Slurm's start with a
     /// letter or digit and hold no space, `,`, `*` or `#` (its list
     /// separators, repeat mark and comment); Hydra's hold no space, `:`,
-    /// `,` or `#`. O(nodes) for a list, O(1) for a pattern (the digits it
-    /// adds are allowed everywhere).
+    /// `,` or `#`; and a list names each node differently. O(nodes) for a
+    /// list, O(1) for a pattern (the digits it adds are allowed everywhere,
+    /// and make every name different).
     pub fn check_for(&self, topo: &Topology, format: LauncherFormat) -> Result<()> {
         if !format.names_hosts() {
             return Ok(());
@@ -189,8 +190,8 @@ impl HostNames {
             // The digits a pattern adds are always allowed: check its ends.
             HostNames::Pattern(_) => Some(self.name(0)).filter(|n| !ok(n)),
         };
-        match first_bad {
-            Some(n) => Err(Error::Unsupported(format!(
+        if let Some(n) = first_bad {
+            return Err(Error::Unsupported(format!(
                 "the host name `{n}` cannot be written in a {} file (it holds a space or one \
                  of {:?}{})",
                 format.name(),
@@ -200,9 +201,22 @@ impl HostNames {
                 } else {
                     ""
                 }
-            ))),
-            None => Ok(()),
+            )));
         }
+        // Two nodes of one name would share that host's slots in the file.
+        if let HostNames::List(v) = self {
+            let mut seen: HashMap<&str, usize> = HashMap::with_capacity(topo.num_nodes());
+            for (i, n) in v.iter().take(topo.num_nodes()).enumerate() {
+                if let Some(j) = seen.insert(n.as_str(), i) {
+                    return Err(Error::Unsupported(format!(
+                        "the host name `{n}` names nodes {j} and {i}: a {} file needs one \
+                         name per node",
+                        format.name()
+                    )));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The name of node `i`.
@@ -950,6 +964,33 @@ mod tests {
             ))
             .starts_with("f:2:")
         );
+    }
+
+    /// Two nodes of one name (node descriptions whose first words agree,
+    /// `MT23108 InfiniHost …` on every HCA) would put their ranks on one
+    /// host: refused in the formats that name hosts.
+    #[test]
+    fn a_host_name_given_to_two_nodes_is_refused() {
+        let t = Topology::parse("mesh:3").unwrap();
+        let h = HostNames::List(vec!["a".into(), "b".into(), "a".into()]);
+        for f in [
+            LauncherFormat::Rankfile,
+            LauncherFormat::Slurm,
+            LauncherFormat::Hydra,
+        ] {
+            assert_eq!(
+                h.check_for(&t, f).unwrap_err().to_string(),
+                format!(
+                    "the host name `a` names nodes 0 and 2: a {} file needs one \
+                     name per node",
+                    f.name()
+                )
+            );
+        }
+        h.check_for(&t, LauncherFormat::Plain).unwrap();
+        // Names past the topology's nodes are not written: no clash.
+        let t = Topology::parse("mesh:2").unwrap();
+        h.check_for(&t, LauncherFormat::Rankfile).unwrap();
     }
 
     #[test]

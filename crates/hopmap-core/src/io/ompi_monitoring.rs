@@ -876,8 +876,9 @@ pub fn looks_like(bytes: &[u8]) -> bool {
 /// Write `g` as one aggregated monitoring file (`# POINT TO POINT` with an
 /// `E` line per directed message, bytes and message count): what
 /// `hopmap capture -o X.prof` keeps, readable again with its counts.
-/// Bytes are whole numbers here: a directed graph's are rounded; a
-/// symmetric graph's pair volume goes whole on the `u → v` line (`u < v`),
+/// Bytes are whole numbers here: a directed graph's are rounded (to at
+/// least 1, so that no message is lost: a line of 0 bytes reads as none);
+/// a symmetric graph's pair volume goes whole on the `u → v` line (`u < v`),
 /// so that pair volumes survive exactly.
 pub fn write(w: &mut (impl std::io::Write + ?Sized), g: &CommGraph) -> std::io::Result<()> {
     let counts = g.msg_counts();
@@ -900,7 +901,7 @@ pub fn write(w: &mut (impl std::io::Write + ?Sized), g: &CommGraph) -> std::io::
             writeln!(
                 w,
                 "E\t{u}\t{v}\t{:.0} bytes\t{:.0} msgs sent",
-                bytes.round(),
+                bytes.round().max(1.0),
                 m.round()
             )?;
         }

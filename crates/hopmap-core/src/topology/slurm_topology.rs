@@ -1,6 +1,9 @@
 //! Slurm's `topology.conf` (topology.conf(5), the tree plugin):
 //! `SwitchName=NAME [Switches=HOSTLIST] [Nodes=HOSTLIST] [LinkSpeed=N]`, one
-//! switch per line, `#` comments; keys are case-insensitive. `Switches=`
+//! switch per line, `#` comments; keys are case-insensitive. The syntax is
+//! that of Slurm's own parser: blanks may surround `=`, a value may be
+//! quoted (`Nodes="tux[0-3]"`), a line ending in `\` continues on the next
+//! one, `\#` is a `#` that starts no comment. `Switches=`
 //! names child switches (defined anywhere in the file), `Nodes=` the compute
 //! nodes attached, both as hostlist expressions (`tux[0-3,12]`,
 //! [`crate::io::hostlist`]).
@@ -27,6 +30,100 @@ fn show(s: &str) -> String {
     crate::io::text::show(s.as_bytes())
 }
 
+/// The logical lines of a Slurm configuration file, as Slurm's own parser
+/// (`parse_config.c`) reads them: `#` starts a comment unless escaped
+/// (`\#`), a line ending in an odd number of backslashes continues on the
+/// next one, and `\x` stands for `x`. Each comes with the number of its
+/// first physical line. O(bytes).
+fn logical_lines(text: &str) -> Vec<(usize, String)> {
+    let mut out: Vec<(usize, String)> = Vec::new();
+    let mut open: Option<(usize, String)> = None;
+    for (i, raw) in text.lines().enumerate() {
+        // Cut the comment at the first `#` after an even run of backslashes.
+        let mut bs = 0usize;
+        let mut end = raw.len();
+        for (j, c) in raw.char_indices() {
+            match c {
+                '#' if bs.is_multiple_of(2) => {
+                    end = j;
+                    break;
+                }
+                '\\' => bs += 1,
+                _ => bs = 0,
+            }
+        }
+        let body = raw[..end].trim_end();
+        let trailing = body.len() - body.trim_end_matches('\\').len();
+        let (body, continues) = if trailing % 2 == 1 {
+            (&body[..body.len() - 1], true)
+        } else {
+            (body, false)
+        };
+        let (_, acc) = open.get_or_insert_with(|| (i + 1, String::new()));
+        acc.push_str(body);
+        if !continues && let Some((ln, acc)) = open.take() {
+            out.push((ln, unescape(&acc)));
+        }
+    }
+    if let Some((ln, acc)) = open {
+        out.push((ln, unescape(&acc)));
+    }
+    out
+}
+
+/// `\x` → `x` (so `\\` → `\`).
+fn unescape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        out.push(if c == '\\' {
+            chars.next().unwrap_or('\\')
+        } else {
+            c
+        });
+    }
+    out
+}
+
+/// The `KEY=VALUE` pairs of a line as Slurm reads them: a key of letters,
+/// digits, `_` and `.`, blanks allowed around `=`, a value in double quotes
+/// (blanks allowed inside) or up to the next blank. A pair that does not
+/// read is the error, with the text found there.
+fn key_values(line: &str) -> impl Iterator<Item = std::result::Result<(String, String), &str>> {
+    let mut rest = line.trim_start();
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let word = rest.split_whitespace().next().unwrap_or(rest);
+        let klen = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+            .unwrap_or(rest.len());
+        let after = rest[klen..].trim_start();
+        let Some(value) = after.strip_prefix('=').filter(|_| klen > 0) else {
+            rest = "";
+            return Some(Err(word));
+        };
+        let key = rest[..klen].to_string();
+        let value = value.trim_start();
+        let (v, tail) = match value.strip_prefix('"') {
+            Some(q) => match q.find('"') {
+                Some(e) => (&q[..e], &q[e + 1..]),
+                None => {
+                    rest = "";
+                    return Some(Err(word));
+                }
+            },
+            None => {
+                let e = value.find(char::is_whitespace).unwrap_or(value.len());
+                (&value[..e], &value[e..])
+            }
+        };
+        rest = tail.trim_start();
+        Some(Ok((key, v.to_string())))
+    })
+}
+
 /// Parse a topology.conf.
 pub fn parse(path: &Path, bytes: &[u8]) -> Result<RawFabric> {
     let text = String::from_utf8_lossy(bytes);
@@ -35,23 +132,25 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<RawFabric> {
     let mut by_name: HashMap<String, usize> = HashMap::new();
     let mut hosts: Vec<Host> = Vec::new();
     let mut host_seen: HashSet<String> = HashSet::new();
-    for (i, raw) in text.lines().enumerate() {
-        let ln = i + 1;
-        let line = raw.split('#').next().unwrap_or("").trim();
+    for (ln, line) in logical_lines(&text) {
+        let line = line.trim();
         if line.is_empty() {
             continue;
         }
         let mut name: Option<String> = None;
         let mut children: Vec<String> = Vec::new();
         let mut nodes: Vec<String> = Vec::new();
-        for tok in line.split_whitespace() {
-            let Some((k, v)) = tok.split_once('=') else {
-                return Err(Error::parse(
+        for pair in key_values(line) {
+            let (k, v) = pair.map_err(|found| {
+                Error::parse(
                     path,
                     ln,
-                    format!("expected KEY=VALUE, found {}", show(tok)),
-                ));
-            };
+                    format!("expected KEY=VALUE, found {}", show(found)),
+                )
+            })?;
+            let tok = format!("{k}={v}");
+            let tok = tok.as_str();
+            let v = v.as_str();
             let expand =
                 |v: &str| crate::io::hostlist::expand(v).map_err(|m| Error::parse(path, ln, m));
             match k.to_ascii_lowercase().as_str() {
@@ -212,5 +311,47 @@ SwitchName=s3 Switches=s[0-2]
             .unwrap_err()
             .to_string();
         assert!(e.starts_with("t:1: expected"), "{e}");
+    }
+
+    /// Slurm's parser allows blanks around `=`, quoted values and lines
+    /// continued by a trailing `\` (a long `Nodes=` list): the same tree as
+    /// the plain spelling. A quoted value kept its quotes in the host names
+    /// (`"tux0`); the others were refused.
+    #[test]
+    fn reads_slurm_quoting_blanks_and_continued_lines() {
+        let plain = parse(
+            Path::new("a"),
+            b"SwitchName=s0 Nodes=tux[0-3]\nSwitchName=s1 Nodes=tux[4-5],x\nSwitchName=top Switches=s[0-1]\n",
+        )
+        .unwrap();
+        let odd = parse(
+            Path::new("b"),
+            b"SwitchName = s0 Nodes=\"tux[0-3]\"  # four\n\
+              SwitchName=s1 \\\n   Nodes=tux[4-5],\\\nx\n\
+              SwitchName=\"top\" Switches= s[0-1] LinkSpeed=1\n",
+        )
+        .unwrap();
+        let names = |f: &RawFabric| f.hosts.iter().map(|h| h.name.clone()).collect::<Vec<_>>();
+        assert_eq!(
+            names(&odd),
+            ["tux0", "tux1", "tux2", "tux3", "tux4", "tux5", "x"]
+        );
+        assert_eq!(names(&odd), names(&plain));
+        assert_eq!(odd.links, plain.links);
+        assert_eq!(odd.switches[2].name, "top");
+        // An error in a continued line names its first line; `\#` is no comment.
+        let e = parse(
+            Path::new("c"),
+            b"SwitchName=s0 Nodes=a\nSwitchName=s1 \\\n Nodes=b Foo\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert_eq!(e, "c:2: expected KEY=VALUE, found `Foo`");
+        let f = parse(Path::new("d"), b"SwitchName=s\\#1 Nodes=a # c\n").unwrap();
+        assert_eq!(f.switches[0].name, "s#1");
+        let e = parse(Path::new("e"), b"SwitchName=s0 Nodes=\"a b\n")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(e, "e:1: expected KEY=VALUE, found `Nodes=\"a`");
     }
 }

@@ -31,7 +31,11 @@
 //! never tried; and of the mappings at the best hop-bytes found the one of
 //! least max link load under dimension-order routing is kept (each time the
 //! search returns to the best hop-bytes, the mapping's loads are routed,
-//! O(m · route length)). The result replaces the phase's start only when
+//! O(m · route length), while that routing has cost at most
+//! 1/[`ROUTE_SHARE`] of the search's own pair updates so far: on a dense
+//! graph, where the search returns to its best nearly every iteration and
+//! one routing costs more than an iteration, it took two thirds of the
+//! time). The result replaces the phase's start only when
 //! its hop-bytes are lower, or equal with a lower max link load: the phase
 //! never raises hop-bytes, and never raises the max link load unless
 //! hop-bytes fall.
@@ -59,6 +63,12 @@ pub const MAX_PROCESSES: usize = 256;
 pub const MAX_SLOTS: usize = 512;
 /// The deltas are recomputed from scratch every this many × N iterations.
 pub const RESYNC: usize = 8;
+/// The load tie-break's routing (channel updates) is at most this
+/// fraction's inverse of the pair updates made: 4 lets it route at every
+/// return to the best on sparse graphs (6–26 partners: a routing costs
+/// less than a quarter of an iteration), and keeps it to a fifth of the
+/// time on a complete graph of 128 processes on 8 × 8 × 8.
+pub const ROUTE_SHARE: u64 = 4;
 /// Work (pair updates) per step, about a millisecond.
 const WORK_PER_STEP: usize = 1 << 20;
 /// `tabu=auto`: iterations per run such that they make about this many
@@ -144,6 +154,8 @@ pub struct Tabu {
     best_load: Option<f64>,
     /// New bests found (hop-bytes lower than every earlier mapping).
     pub(super) improvements: usize,
+    /// Channel updates (and channels cleared) by the load tie-break so far.
+    routed: u64,
     /// Scratch: channel loads, and the two vectors of the update.
     loads: Vec<f64>,
     f: Vec<f64>,
@@ -217,6 +229,7 @@ impl Tabu {
             best: 0.0,
             best_load: None,
             improvements: 0,
+            routed: 0,
             loads: vec![0.0; topo.channel_slots()],
             f: vec![0.0; units],
             g: vec![0.0; units],
@@ -298,10 +311,15 @@ impl Tabu {
         self.loads.iter_mut().for_each(|l| *l = 0.0);
         let c = self.cores as u32;
         let loads = &mut self.loads;
+        let mut work = loads.len() as u64;
         for (u, v, b) in self.graph.messages() {
             let (a, z) = ((loc[u] / c) as usize, (loc[v] / c) as usize);
-            Routing::Dor.route(&self.topo, a, z, b, &mut |ch, x| loads[ch] += x);
+            Routing::Dor.route(&self.topo, a, z, b, &mut |ch, x| {
+                loads[ch] += x;
+                work += 1;
+            });
         }
+        self.routed += work;
         loads.iter().cloned().fold(0.0, f64::max)
     }
 
@@ -314,6 +332,13 @@ impl Tabu {
     /// Iterations done and the budget.
     pub fn progress(&self) -> (u64, u64) {
         (self.iter, self.iters)
+    }
+
+    /// Channel updates (and channels cleared) the load tie-break has made,
+    /// and the pair updates of the search so far (iterations × n × N): the
+    /// first is at most a [`ROUTE_SHARE`]-th of the second, plus one routing.
+    pub fn work(&self) -> (u64, u64) {
+        (self.routed, self.iter * (self.n * self.units) as u64)
     }
 
     /// The best hop-bytes found so far.
@@ -398,7 +423,9 @@ impl Tabu {
                 self.best_load = None;
                 self.improvements += 1;
             }
-        } else if self.cur <= self.best + self.eps {
+        } else if self.cur <= self.best + self.eps
+            && self.routed.saturating_mul(ROUTE_SHARE) <= it * (n * units) as u64
+        {
             let best_load = match self.best_load {
                 Some(l) => l,
                 None => {
