@@ -66,8 +66,12 @@
 //! a grid but some threshold's heavy part falls apart into components of
 //! one size that are grids of one shape (the rows of a 2D process grid,
 //! each a ring), [`super::stacked`] stacks them along one more direction
-//! by the light pairs between them (the columns). [`GridHalo::found`] says
-//! which reading gave the grid.
+//! by the light pairs between them (the columns); and when some
+//! threshold's heavy part is a product of two cliques (rows and columns
+//! that each talk all-to-all), [`super::product`] gives each process its
+//! row and column, and both directions are cliques ([`GridHalo::clique`]);
+//! of these two, the reading that covers more bytes is kept.
+//! [`GridHalo::found`] says which reading gave the grid.
 //! Cost: O(m + n·Δ³ log Δ) per threshold, Δ ≤ 12 the skeleton's degree,
 //! over at most a dozen thresholds (stopping once every byte is covered):
 //! near-linear.
