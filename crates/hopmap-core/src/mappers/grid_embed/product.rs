@@ -196,6 +196,18 @@ fn union(uf: &mut [u32], a: usize, b: usize) {
 mod tests {
     use super::*;
 
+    /// CSR (sorted rows, repeats dropped) of the adjacency lists `rows`.
+    fn csr(rows: Vec<Vec<u32>>) -> (Vec<usize>, Vec<u32>) {
+        let (mut off, mut nb) = (vec![0], Vec::new());
+        for mut r in rows {
+            r.sort_unstable();
+            r.dedup();
+            nb.extend(r);
+            off.push(nb.len());
+        }
+        (off, nb)
+    }
+
     /// CSR of K_p × K_q with process (r, c) numbered by `label(r * q + c)`.
     fn product(p: usize, q: usize, label: impl Fn(usize) -> usize) -> (Vec<usize>, Vec<u32>) {
         let n = p * q;
@@ -207,14 +219,7 @@ mod tests {
                 }
             }
         }
-        let mut off = vec![0];
-        let mut nb = Vec::new();
-        for mut r in rows {
-            r.sort_unstable();
-            nb.extend(r);
-            off.push(nb.len());
-        }
-        (off, nb)
+        csr(rows)
     }
 
     #[test]
@@ -250,38 +255,43 @@ mod tests {
         if b == 0 { a } else { gcd(b, a % b) }
     }
 
+    /// The Cayley graph on Z₄ × Z₄ with steps `gens` and their negatives.
+    fn cayley_4x4(gens: &[(usize, usize)]) -> (Vec<usize>, Vec<u32>) {
+        let mut rows = vec![Vec::new(); 16];
+        for (u, row) in rows.iter_mut().enumerate() {
+            let (x, y) = (u % 4, u / 4);
+            for &(dx, dy) in gens {
+                for (sx, sy) in [(dx, dy), ((4 - dx) % 4, (4 - dy) % 4)] {
+                    row.push((((x + sx) % 4) + 4 * ((y + sy) % 4)) as u32);
+                }
+            }
+        }
+        csr(rows)
+    }
+
     #[test]
     fn other_graphs_are_refused() {
         // A 4 × 4 torus halo: 4 partners, 16 processes, p + q = 6 with
         // p · q = 16 has no solution.
-        let n = 16;
-        let mut rows = vec![Vec::new(); n];
-        for u in 0..n {
-            let (x, y) = (u % 4, u / 4);
-            for (dx, dy) in [(1, 0), (3, 0), (0, 1), (0, 3)] {
-                rows[u].push((((x + dx) % 4) + 4 * ((y + dy) % 4)) as u32);
-            }
-        }
-        let (mut off, mut nb) = (vec![0], Vec::new());
-        for mut r in rows {
-            r.sort_unstable();
-            nb.extend(r);
-            off.push(nb.len());
-        }
+        let (off, nb) = cayley_4x4(&[(1, 0), (0, 1)]);
         assert!(read(&off, &nb).is_err());
-        // K_3 × K_3 with one pair added between a row and a column: degrees
+        // The Shrikhande graph has the counts of K₄ × K₄ (16 processes, 6
+        // partners, every pair of partners with 2 common ones) but its
+        // triangles chain all pairs into one class.
+        let (off, nb) = cayley_4x4(&[(1, 0), (0, 1), (1, 1)]);
+        assert!(read(&off, &nb).is_err());
+        // K₄ × K₄ itself, the same Cayley construction with every step
+        // along one axis, is read.
+        let (off, nb) = cayley_4x4(&[(1, 0), (2, 0), (0, 1), (0, 2)]);
+        assert!(read(&off, &nb).is_ok());
+        // K₃ × K₃ with one pair added between a row and a column: degrees
         // differ.
         let (off, nb) = product(3, 3, |x| x);
         let mut rows: Vec<Vec<u32>> = (0..9).map(|u| nb[off[u]..off[u + 1]].to_vec()).collect();
         rows[0].push(4);
         rows[4].push(0);
-        let (mut off2, mut nb2) = (vec![0], Vec::new());
-        for mut r in rows {
-            r.sort_unstable();
-            nb2.extend(r);
-            off2.push(nb2.len());
-        }
-        assert!(read(&off2, &nb2).is_err());
+        let (off, nb) = csr(rows);
+        assert!(read(&off, &nb).is_err());
         // A clique of 9 (8 partners = 3 + 5 − 2, 9 ≠ 15; and 9 = 3 · 3
         // needs 4): refused.
         let (off, nb) = product(1, 9, |x| x);
