@@ -1,4 +1,4 @@
-//! MatrixMarket coordinate reader and writer.
+//! MatrixMarket reader (coordinate and array) and writer (coordinate).
 //!
 //! Reads `%%MatrixMarket matrix coordinate (real|integer|pattern)
 //! (general|symmetric)`. Entry `i j v` (1-based) of a square matrix is a
@@ -7,6 +7,13 @@
 //! §2). `pattern` means weight 1. The entry count must match the size line.
 //! Negative values are an error (bytes cannot be negative); explicit zeros
 //! and diagonal entries are passed to the builder, which drops and counts them.
+//!
+//! Also reads the dense `%%MatrixMarket matrix array (real|integer)
+//! (general|symmetric)` that `scipy.io.mmwrite` writes for a dense array:
+//! a size line `rows columns`, then the values in column-major order (every
+//! entry when general, the lower triangle with the diagonal when
+//! symmetric); zeros are pairs that do not talk, and the value count must be
+//! the matrix's.
 //!
 //! Parsing is one pass over the bytes, O(bytes), plus the CSR build
 //! O(n + nnz log d). The writer emits `general` for directed graphs (every
@@ -49,26 +56,35 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<CommGraph> {
         ));
     }
     let format = f.next();
-    if !format.is_some_and(|b| b.eq_ignore_ascii_case(b"coordinate")) {
-        return Err(Error::parse(
-            path,
-            hl,
-            format!(
-                "expected format `coordinate` (for a dense matrix use the dense format), found {}",
-                show_opt(format)
-            ),
-        ));
-    }
-    let field = f.next();
-    let pattern = match field.map(|b| b.to_ascii_lowercase()) {
-        Some(b) if b == b"real" || b == b"integer" || b == b"double" => false,
-        Some(b) if b == b"pattern" => true,
+    let array = match format.map(|b| b.to_ascii_lowercase()) {
+        Some(b) if b == b"coordinate" => false,
+        Some(b) if b == b"array" => true,
         _ => {
             return Err(Error::parse(
                 path,
                 hl,
                 format!(
-                    "expected field `real`, `integer` or `pattern`, found {}",
+                    "expected format `coordinate` or `array`, found {}",
+                    show_opt(format)
+                ),
+            ));
+        }
+    };
+    let field = f.next();
+    let pattern = match field.map(|b| b.to_ascii_lowercase()) {
+        Some(b) if b == b"real" || b == b"integer" || b == b"double" => false,
+        Some(b) if b == b"pattern" && !array => true,
+        _ => {
+            return Err(Error::parse(
+                path,
+                hl,
+                format!(
+                    "expected field {}, found {}",
+                    if array {
+                        "`real` or `integer` (an array has values)"
+                    } else {
+                        "`real`, `integer` or `pattern`"
+                    },
                     show_opt(field)
                 ),
             ));
@@ -107,13 +123,18 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<CommGraph> {
     let mut f = Fields::new(size, false);
     let rows = text::uint(path, sl, f.next(), "the row count")?;
     let cols = text::uint(path, sl, f.next(), "the column count")?;
-    let nnz = text::uint(path, sl, f.next(), "the entry count")?;
+    let nnz = if array {
+        0
+    } else {
+        text::uint(path, sl, f.next(), "the entry count")?
+    };
     if let Some(t) = f.next() {
         return Err(Error::parse(
             path,
             sl,
             format!(
-                "expected the size line `rows columns entries`, found an extra {}",
+                "expected the size line `rows columns{}`, found an extra {}",
+                if array { "" } else { " entries" },
                 show(t)
             ),
         ));
@@ -128,6 +149,9 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<CommGraph> {
         ));
     }
     let n = text::check_processes(path, sl, rows, bytes.len())?;
+    if array {
+        return parse_array(lines, bytes, path, n, directed);
+    }
     // Each entry takes at least 4 bytes ("1 1\n"): cap the preallocation.
     let cap = (nnz as usize).min(bytes.len() / 4 + 1);
     let mut b = GraphBuilder::with_capacity(n, directed, cap);
@@ -173,6 +197,68 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<CommGraph> {
             path,
             text::eof_line(bytes),
             format!("expected {nnz} entries as the size line says, found {count}"),
+        ));
+    }
+    b.build()
+}
+
+/// The values of an `array` matrix of `n` rows after its size line:
+/// column-major, every entry (`directed`, general) or the lower triangle
+/// with the diagonal (symmetric). O(bytes + nnz log d).
+fn parse_array(
+    lines: Lines,
+    bytes: &[u8],
+    path: &Path,
+    n: usize,
+    directed: bool,
+) -> Result<CommGraph> {
+    let n64 = n as u64;
+    let want = if directed {
+        n64 * n64
+    } else {
+        n64 * (n64 + 1) / 2
+    };
+    let mut b = GraphBuilder::new(n, directed);
+    // The next value's row and column.
+    let (mut i, mut j) = (0usize, 0usize);
+    let mut count: u64 = 0;
+    for (ln, l) in lines {
+        if l.first() == Some(&b'%') || text::is_blank(l) {
+            continue;
+        }
+        let mut f = Fields::new(l, false);
+        while let Some(t) = f.next() {
+            if count == want {
+                return Err(Error::parse(
+                    path,
+                    ln,
+                    format!(
+                        "expected {want} values for a {}{n} × {n} array, found more: {}",
+                        if directed { "" } else { "symmetric " },
+                        show(t)
+                    ),
+                ));
+            }
+            let w = text::weight(path, ln, Some(t), "a value")?;
+            if w > 0.0 {
+                b.add(i, j, w);
+            }
+            count += 1;
+            i += 1;
+            if i == n {
+                j += 1;
+                i = if directed { 0 } else { j };
+            }
+        }
+    }
+    if count != want {
+        return Err(Error::parse(
+            path,
+            text::eof_line(bytes),
+            format!(
+                "expected {want} values for a {}{n} × {n} array, found {count}",
+                if directed { "" } else { "symmetric " }
+            ),
         ));
     }
     b.build()
@@ -258,14 +344,55 @@ mod tests {
             "t.mtx:3: expected a value (a non-negative number of bytes), found `-1`"
         );
         assert_eq!(
-            e(b"%%MatrixMarket matrix array real general\n"),
-            "t.mtx:1: expected format `coordinate` (for a dense matrix use the dense format), found `array`"
+            e(b"%%MatrixMarket matrix vector real general\n"),
+            "t.mtx:1: expected format `coordinate` or `array`, found `vector`"
+        );
+        assert_eq!(
+            e(b"%%MatrixMarket matrix array pattern general\n"),
+            "t.mtx:1: expected field `real` or `integer` (an array has values), found `pattern`"
+        );
+        assert_eq!(
+            e(b"%%MatrixMarket matrix array real general\n2 2\n0\n1\n2\n"),
+            "t.mtx:5: expected 4 values for a 2 × 2 array, found 3"
+        );
+        assert_eq!(
+            e(b"%%MatrixMarket matrix array real symmetric\n2 2\n0\n1\n2\n3\n"),
+            "t.mtx:6: expected 3 values for a symmetric 2 × 2 array, found more: `3`"
+        );
+        assert_eq!(
+            e(b"%%MatrixMarket matrix array real general\n2 2 4\n"),
+            "t.mtx:2: expected the size line `rows columns`, found an extra `4`"
         );
         assert_eq!(
             e(b"%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 1\n2 1 1\n"),
             "t.mtx:4: expected 1 entries as the size line says, found more: `2 1 1`"
         );
         assert!(e(b"hello").starts_with("t.mtx:1: expected a `%%MatrixMarket` header"));
+    }
+
+    #[test]
+    fn a_dense_array_is_read_column_major() {
+        // scipy.io.mmwrite of [[0, 5, 0], [2, 0, 7], [0, 1.5, 0]]: columns
+        // (0, 2, 0), (5, 0, 1.5), (0, 7, 0).
+        let s = b"%%MatrixMarket matrix array real general\n%\n3 3\n0\n2\n0\n5\n0\n1.5\n0 7\n0\n";
+        let g = parse(s, p()).unwrap();
+        assert!(g.is_directed());
+        assert_eq!(g.n(), 3);
+        assert_eq!(g.sent_between(0, 1), 5.0);
+        assert_eq!(g.sent_between(1, 0), 2.0);
+        assert_eq!(g.sent_between(1, 2), 7.0);
+        assert_eq!(g.sent_between(2, 1), 1.5);
+        assert_eq!(g.num_messages(), 4);
+        // Symmetric: the lower triangle by columns, (0,0) (1,0) (2,0) (1,1)
+        // (2,1) (2,2); the diagonal is dropped and counted.
+        let s = b"%%MatrixMarket matrix array integer symmetric\n3 3\n9\n4\n0\n0\n6\n0\n";
+        let g = parse(s, p()).unwrap();
+        assert!(!g.is_directed());
+        assert_eq!(g.volume(0, 1), 4.0);
+        assert_eq!(g.volume(1, 2), 6.0);
+        assert_eq!(g.volume(0, 2), 0.0);
+        assert_eq!(g.num_edges(), 2);
+        assert_eq!(g.build_stats().self_loops_dropped, 1);
     }
 
     #[test]
