@@ -226,8 +226,7 @@ fn parse_array(
         if l.first() == Some(&b'%') || text::is_blank(l) {
             continue;
         }
-        let mut f = Fields::new(l, false);
-        while let Some(t) = f.next() {
+        for t in Fields::new(l, false) {
             if count == want {
                 return Err(Error::parse(
                     path,
