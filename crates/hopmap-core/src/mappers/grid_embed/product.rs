@@ -35,6 +35,14 @@
 /// cost the square of it per process).
 pub const MAX_DEGREE: usize = 128;
 
+/// Largest job read as a product. Above it the dense graph's embedding
+/// and swap refinement cost more than `recursive+refine` and gave more
+/// hop-bytes: K₆₄ × K₆₄ (4,096 processes, 258,048 pairs) on a 16 × 16 × 16
+/// torus took 9.1 s for 1.5 % more hop-bytes than `recursive+refine`'s 1.3
+/// s (`docs/mapping-quality.md`, "Plane-wave FFTs and sparse direct
+/// solvers").
+pub const MAX_PROCESSES: usize = 1024;
+
 /// A recognised product: `dims = [p, q]` (rows, columns) and each process's
 /// `(row, column)` at `coords[2u..2u + 2]`.
 pub struct Product {

@@ -481,6 +481,7 @@ pub fn recognise(g: &CommGraph) -> Result<GridHalo, String> {
         }
         let mut skeletons = vec![None];
         if best.is_none()
+            && n <= super::product::MAX_PROCESSES
             && let Ok(h) = product_grid(g, &vol, &heavy, alpha)
             && product.as_ref().is_none_or(|b| better(&h, b))
         {
