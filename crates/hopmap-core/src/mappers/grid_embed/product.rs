@@ -31,6 +31,8 @@
 //! the degrees differ or no p, q ≥ 3 give p · q processes with p + q − 2
 //! partners each.
 
+use super::recognise::Uf;
+
 /// Largest number of partners per process that is read (the triangles
 /// cost the square of it per process).
 pub const MAX_DEGREE: usize = 128;
@@ -71,7 +73,7 @@ pub fn read(off: &[usize], nb: &[u32]) -> Result<Product, String> {
     // Union–find over the directed entries; an entry and its twin, and two
     // entries of one process whose other ends are partners (a triangle),
     // are one clique's.
-    let mut uf: Vec<u32> = (0..nb.len() as u32).collect();
+    let mut uf = Uf::new(nb.len());
     let pos = |a: usize, b: u32| row(a).binary_search(&b).ok().map(|k| off[a] + k);
     for u in 0..n {
         let r = row(u);
@@ -80,49 +82,47 @@ pub fn read(off: &[usize], nb: &[u32]) -> Result<Product, String> {
                 let Some(t) = pos(v as usize, u as u32) else {
                     return Err("the pairs are not symmetric".into());
                 };
-                union(&mut uf, off[u] + i, t);
+                uf.union(off[u] + i, t);
             }
             for (j, &w) in r.iter().enumerate().skip(i + 1) {
                 if pos(v as usize, w).is_some() {
-                    union(&mut uf, off[u] + i, off[u] + j);
+                    uf.union(off[u] + i, off[u] + j);
                 }
             }
         }
     }
-    // Each process's two cliques.
-    let mut class = vec![[u32::MAX; 2]; n];
+    // Each process's two cliques, numbered in order of their least member
+    // (`number` maps a union–find root to its clique).
+    let mut number = vec![usize::MAX; nb.len()];
+    let mut members: Vec<Vec<u32>> = Vec::new();
+    let mut class = vec![[usize::MAX; 2]; n];
     for u in 0..n {
         for e in off[u]..off[u + 1] {
-            let c = find(&mut uf, e) as u32;
+            let root = uf.find(e);
+            if number[root] == usize::MAX {
+                number[root] = members.len();
+                members.push(Vec::new());
+            }
+            let c = number[root];
             let cu = &mut class[u];
             if cu[0] == c || cu[1] == c {
                 continue;
             }
-            if cu[0] == u32::MAX {
+            if cu[0] == usize::MAX {
                 cu[0] = c;
-            } else if cu[1] == u32::MAX {
+            } else if cu[1] == usize::MAX {
                 cu[1] = c;
             } else {
                 return Err("a process lies in more than two cliques".into());
             }
+            members[c].push(u as u32);
         }
-        if class[u][1] == u32::MAX {
+        if class[u][1] == usize::MAX {
             return Err("a process lies in one clique only".into());
         }
     }
-    // Number the cliques in order of their least member, and two-colour
-    // them: the two cliques of a process are on different sides.
-    let mut index: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
-    let mut members: Vec<Vec<u32>> = Vec::new();
-    for (u, cu) in class.iter().enumerate() {
-        for &c in cu {
-            let k = *index.entry(c).or_insert_with(|| {
-                members.push(Vec::new());
-                members.len() - 1
-            });
-            members[k].push(u as u32);
-        }
-    }
+    // Two-colour the cliques: the two cliques of a process are on
+    // different sides.
     let k = members.len();
     let mut side = vec![u8::MAX; k];
     let mut stack = vec![0usize];
@@ -130,7 +130,6 @@ pub fn read(off: &[usize], nb: &[u32]) -> Result<Product, String> {
     while let Some(c) = stack.pop() {
         for &u in &members[c] {
             for &o in &class[u as usize] {
-                let o = index[&o];
                 if o == c {
                     continue;
                 }
@@ -167,7 +166,7 @@ pub fn read(off: &[usize], nb: &[u32]) -> Result<Product, String> {
     let mut coords = vec![0u32; 2 * n];
     let mut seen = vec![false; n];
     for u in 0..n {
-        let (c0, c1) = (index[&class[u][0]], index[&class[u][1]]);
+        let [c0, c1] = class[u];
         let (r, c) = if side[c0] == 0 { (c0, c1) } else { (c1, c0) };
         let (x, y) = (at[r], at[c]);
         let cell = (x as usize) * b as usize + y as usize;
@@ -182,22 +181,6 @@ pub fn read(off: &[usize], nb: &[u32]) -> Result<Product, String> {
         dims: [a as u32, b as u32],
         coords,
     })
-}
-
-fn find(uf: &mut [u32], mut x: usize) -> usize {
-    while uf[x] as usize != x {
-        let p = uf[x] as usize;
-        uf[x] = uf[p];
-        x = p;
-    }
-    x
-}
-
-fn union(uf: &mut [u32], a: usize, b: usize) {
-    let (ra, rb) = (find(uf, a), find(uf, b));
-    if ra != rb {
-        uf[ra.max(rb)] = ra.min(rb) as u32;
-    }
 }
 
 #[cfg(test)]

@@ -412,13 +412,14 @@ impl RowMarks {
     }
 }
 
-struct Uf(Vec<u32>);
+/// Union–find with path halving (the union joins under the lower root).
+pub(super) struct Uf(Vec<u32>);
 
 impl Uf {
-    fn new(n: usize) -> Self {
+    pub(super) fn new(n: usize) -> Self {
         Uf((0..n as u32).collect())
     }
-    fn find(&mut self, mut x: usize) -> usize {
+    pub(super) fn find(&mut self, mut x: usize) -> usize {
         while self.0[x] as usize != x {
             let p = self.0[x] as usize;
             self.0[x] = self.0[p];
@@ -426,7 +427,7 @@ impl Uf {
         }
         x
     }
-    fn union(&mut self, a: usize, b: usize) {
+    pub(super) fn union(&mut self, a: usize, b: usize) {
         let (ra, rb) = (self.find(a), self.find(b));
         if ra != rb {
             self.0[ra.max(rb)] = ra.min(rb) as u32;
