@@ -29,12 +29,13 @@
 //!    skeleton, so the Jaccard skeleton without its square diagonals is the
 //!    fourth skeleton tried. (In 3D more diagonal pairs near the box's
 //!    edges reach ½ and dropping square diagonals then drops face pairs
-//!    too: an open 3D full halo with equal volumes is not recognised;
-//!    real codes' edge and corner volumes are lighter than their faces'.)
-//!    When a threshold keeps the faces and some diagonal classes but not
-//!    all (an edge heavier than another direction's face: a thin, tall
+//!    too.) When a threshold keeps the faces and some diagonal classes but
+//!    not all (an edge heavier than another direction's face: a thin, tall
 //!    subdomain), the fifth skeleton drops every pair that is strictly the
 //!    lightest of a triangle: a diagonal spans two faces, each heavier.
+//!    The sixth ranks sides of equal volume by the Jaccard index of their
+//!    ends' closed neighbourhoods (a diagonal that weighs what one of its
+//!    faces weighs, or an open 3D full halo with equal volumes).
 //! 3. **Directions.** On the skeleton, opposite edges of every chordless
 //!    4-cycle (a unit square) are parallel; at each process, two edges on no
 //!    common square lie on one line. Closing both relations with a
@@ -358,23 +359,67 @@ impl Adj {
     /// This reads halos whose heavy part holds some diagonal classes but not
     /// all (an edge heavier than another direction's face), where neither
     /// the Jaccard skeleton nor the square diagonals do. `vol(u, v)` is the
-    /// pair's volume. None when a process has more pairs than a 3D full
-    /// halo's 26 (a large clique: no grid is read from it, and its pairs
-    /// cost O(Δ) each). O(m · Δ), Δ ≤ 26.
-    fn without_light_triangle_sides(&self, vol: impl Fn(usize, usize) -> f64) -> Option<Adj> {
+    /// pair's volume.
+    ///
+    /// With `by_overlap`, sides of equal volume are ranked by the Jaccard
+    /// index of their ends' closed neighbourhoods: a diagonal that carries
+    /// the bytes of one of its faces (an x factor of 1: the x–y edges weigh
+    /// what the y faces weigh; or every volume equal, where an open 3D full
+    /// halo's Jaccard skeleton fails) ties with it. In a full halo
+    /// N[u] ∩ N[v] and N[u] ∪ N[v] are boxes: a face pair's overlap is 2
+    /// wide along its direction, a diagonal's along each it spans, and the
+    /// union is wider there, so a face has the larger index of each of its
+    /// triangles with a diagonal (checked on every open box with sides 3 to
+    /// 8 in 2D and up to 6 × 6 × 6 in 3D, and on every such torus whose
+    /// sides are 4 or more). A direction of size 2 with
+    /// equal volumes is not read: its two layers are twins, and a diagonal
+    /// across them is indistinguishable from a face.
+    ///
+    /// None when a process has more pairs than a 3D full halo's 26 (a
+    /// large clique: no grid is read from it, and its pairs cost O(Δ)
+    /// each). O(m · Δ log Δ), Δ ≤ 26.
+    fn without_light_triangle_sides(
+        &self,
+        vol: impl Fn(usize, usize) -> f64,
+        by_overlap: bool,
+    ) -> Option<Adj> {
         if (0..self.n()).any(|u| self.row(u).len() > FULL_3D) {
             return None;
         }
         let mut marks = RowMarks::new(self.n());
+        // Per entry (u, v): |N[u] ∩ N[v]| and |N[u] ∪ N[v]| (closed).
+        let overlap: Vec<(usize, usize)> = if by_overlap {
+            let mut out = Vec::with_capacity(self.nb.len());
+            for u in 0..self.n() {
+                marks.mark(self, u);
+                for &v in self.row(u) {
+                    let inter = marks.common(self, v as usize) + 2;
+                    let union = self.row(u).len() + self.row(v as usize).len() + 2 - inter;
+                    out.push((inter, union));
+                }
+            }
+            out
+        } else {
+            Vec::new()
+        };
+        let overlap_of = |a: usize, b: usize| self.pos(a, b).and_then(|k| overlap.get(k)).copied();
         Some(Adj::filter(&self.off, &self.nb, |u, k| {
             marks.mark(self, u);
             let v = self.nb[k] as usize;
-            let c = vol(u, v) * (1.0 + 1e-9);
+            let w = vol(u, v);
+            let (i0, u0) = overlap.get(k).copied().unwrap_or((0, 1));
+            // Heavier, or as heavy with a larger Jaccard index (i / u).
+            let heavier = |a: usize, b: usize| {
+                let x = vol(a, b);
+                x > w * (1.0 + 1e-9)
+                    || (x >= w * (1.0 - 1e-9)
+                        && overlap_of(a, b).is_some_and(|(i, un)| i * u0 > i0 * un))
+            };
             !self
                 .row(v)
                 .iter()
                 .filter(|&&x| marks.of[x as usize] == u as u32)
-                .any(|&x| vol(u, x as usize) > c && vol(v, x as usize) > c)
+                .any(|&x| heavier(u, x as usize) && heavier(v, x as usize))
         }))
     }
 }
@@ -499,15 +544,19 @@ pub fn recognise(g: &CommGraph) -> Result<GridHalo, String> {
             skeletons.push(Some(jaccard));
             skeletons.extend(both.map(Some));
             skeletons.extend(heavy.without_square_diagonals().map(Some));
-            skeletons.extend(
-                heavy
-                    .without_light_triangle_sides(|a, b| {
-                        let row = &nb[off[a]..off[a + 1]];
-                        row.binary_search(&(b as u32))
-                            .map_or(0.0, |i| vol[off[a] + i])
-                    })
-                    .map(Some),
-            );
+            let pair_vol = |a: usize, b: usize| {
+                let row = &nb[off[a]..off[a + 1]];
+                row.binary_search(&(b as u32))
+                    .map_or(0.0, |i| vol[off[a] + i])
+            };
+            // Strict ties first, then ties ranked by neighbourhood overlap.
+            for by_overlap in [false, true] {
+                skeletons.extend(
+                    heavy
+                        .without_light_triangle_sides(pair_vol, by_overlap)
+                        .map(Some),
+                );
+            }
         }
         let mut prev: Option<&Adj> = None;
         for sk in &skeletons {
