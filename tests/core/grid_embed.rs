@@ -166,10 +166,15 @@ fn an_open_full_halo_whose_edges_tie_with_a_face_is_read_in_any_order() {
     // the diagonals (on the 8×8×8 mesh, shuffled, 1.21× the best was
     // mapped by recursive+refine instead). On the mesh of its own shape
     // the grid lands as itself: every pair travels as many hops as its
-    // coordinates differ (faces 1, edges 2, corners 3).
+    // coordinates differ (faces 1, edges 2, corners 3). A direction of
+    // size 2 with equal volumes across it makes its two layers twins (a
+    // face and a diagonal exchanged by an automorphism): either reading is
+    // the grid.
     for (spec, dims) in [
         ("halo:6x5x4:1,0.5,0.25", [6, 5, 4]),
         ("stencil:5x4x3", [5, 4, 3]),
+        ("halo:2x5x4:1,0.5,0.25", [2, 5, 4]),
+        ("stencil:4x2x3", [4, 2, 3]),
     ] {
         let own = halo(spec, false, true, false, 1);
         let coord = |p: usize| [p % dims[0], p / dims[0] % dims[1], p / (dims[0] * dims[1])];

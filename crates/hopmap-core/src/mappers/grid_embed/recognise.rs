@@ -35,7 +35,10 @@
 //!    lightest of a triangle: a diagonal spans two faces, each heavier.
 //!    The sixth ranks sides of equal volume by the Jaccard index of their
 //!    ends' closed neighbourhoods (a diagonal that weighs what one of its
-//!    faces weighs, or an open 3D full halo with equal volumes).
+//!    faces weighs, or an open 3D full halo with equal volumes). The
+//!    seventh does so on two layers of twins (a direction of size 2 with
+//!    equal volumes across it, where a face and a diagonal are exchanged
+//!    by an automorphism: any consistent choice reads the grid).
 //! 3. **Directions.** On the skeleton, opposite edges of every chordless
 //!    4-cycle (a unit square) are parallel; at each process, two edges on no
 //!    common square lie on one line. Closing both relations with a
@@ -422,6 +425,43 @@ impl Adj {
                 .any(|&x| heavier(u, x as usize) && heavier(v, x as usize))
         }))
     }
+    /// A full halo with a direction of size 2 and equal volumes across it
+    /// is K₂ ⊠ H: the two processes of every pair along it are twins (equal
+    /// closed neighbourhoods), and exchanging any twins is an automorphism,
+    /// so no rule on the graph tells a face across that direction from a
+    /// diagonal. Any consistent choice is a grid: call the lower-numbered
+    /// process of each twin pair layer 0, and keep the twin pairs and the
+    /// pairs within a layer (two copies of H's halo, joined by the twins).
+    /// None unless every process has exactly one twin. O(m · Δ).
+    fn twin_layers(&self) -> Option<Adj> {
+        let n = self.n();
+        let mut twin = vec![NONE; n];
+        let mut marks = RowMarks::new(n);
+        for u in 0..n {
+            marks.mark(self, u);
+            for &v in self.row(u) {
+                let v = v as usize;
+                // Closed neighbourhoods equal: v sees all of u's neighbours
+                // but itself, and no other.
+                if self.row(v).len() == self.row(u).len()
+                    && marks.common(self, v) + 1 == self.row(u).len()
+                {
+                    if twin[u] != NONE {
+                        return None;
+                    }
+                    twin[u] = v as u32;
+                }
+            }
+            if twin[u] == NONE {
+                return None;
+            }
+        }
+        let layer = |u: usize| u < twin[u] as usize;
+        Some(Adj::filter(&self.off, &self.nb, |u, k| {
+            let v = self.nb[k] as usize;
+            twin[u] as usize == v || layer(u) == layer(v)
+        }))
+    }
 }
 
 /// The neighbours of one process marked, so that the common neighbours of
@@ -549,7 +589,8 @@ pub fn recognise(g: &CommGraph) -> Result<GridHalo, String> {
                 row.binary_search(&(b as u32))
                     .map_or(0.0, |i| vol[off[a] + i])
             };
-            // Strict ties first, then ties ranked by neighbourhood overlap.
+            // Strict ties first, then ties ranked by neighbourhood overlap,
+            // then the same on two twin layers (a direction of size 2).
             for by_overlap in [false, true] {
                 skeletons.extend(
                     heavy
@@ -557,6 +598,12 @@ pub fn recognise(g: &CommGraph) -> Result<GridHalo, String> {
                         .map(Some),
                 );
             }
+            skeletons.extend(
+                heavy
+                    .twin_layers()
+                    .and_then(|l| l.without_light_triangle_sides(pair_vol, true))
+                    .map(Some),
+            );
         }
         let mut prev: Option<&Adj> = None;
         for sk in &skeletons {
