@@ -26,7 +26,9 @@
 //!
 //! Candidates: the ordered factorisations of each direction into one or two
 //! factors (three when the network has more dimensions than the grid; a
-//! one-dimensional grid, a ring, into as many as there are targets), every assignment of the factors to targets whose sizes
+//! one-dimensional grid, a ring, into as many as there are targets; a
+//! direction longer than every network dimension also into three, those
+//! plans after all others), every assignment of the factors to targets whose sizes
 //! (network dimension, or cores) hold their product, factors of one
 //! direction on distinct targets, and every order of the factors sharing a
 //! network dimension; then the same plans with the open directions
@@ -261,30 +263,69 @@ pub fn plans(halo: &GridHalo, net: &Grid) -> Vec<Plan> {
     };
     let per_dir: Vec<Vec<Vec<u32>>> = halo.dims.iter().map(|&g| factorisations(g, kmax)).collect();
     let mut out = Vec::new();
+    family(halo, &per_dir, &caps, |_| true, &mut out);
+    // A direction longer than every network dimension must fold, and may
+    // fold best over three targets (a 32-ring on an 8 × 8 × 8 torus as
+    // 4 · 4 · 2, each dimension shared with another direction's factor):
+    // its splits into three factors come after every plan above (ties
+    // keep the earlier plan, and the tied finalists are the first few).
+    let longest = net.dims().iter().copied().max().unwrap_or(1);
+    if kmax < 3 && halo.dims.iter().any(|&g| g > longest) {
+        let wide: Vec<Vec<Vec<u32>>> = halo
+            .dims
+            .iter()
+            .map(|&g| factorisations(g, if g > longest { 3 } else { kmax }))
+            .collect();
+        family(
+            halo,
+            &wide,
+            &caps,
+            |split| split.iter().any(|s| s.len() > kmax),
+            &mut out,
+        );
+    }
+    out
+}
+
+/// Append to `out` (up to [`MAX_PLANS`] in all) the plans of every
+/// combination of the directions' splits `per_dir` for which `keep` holds,
+/// then the same plans with the open directions reflected.
+fn family(
+    halo: &GridHalo,
+    per_dir: &[Vec<Vec<u32>>],
+    caps: &[u64],
+    keep: impl Fn(&[Vec<u32>]) -> bool,
+    out: &mut Vec<Plan>,
+) {
+    let d = halo.ndims();
+    let nd = caps.len() - 1;
+    let start = out.len();
     let mut choice = vec![0usize; d];
     'combos: loop {
         let split: Vec<Vec<u32>> = (0..d).map(|i| per_dir[i][choice[i]].clone()).collect();
-        let factors: Vec<Factor> = split
-            .iter()
-            .enumerate()
-            .flat_map(|(dir, s)| {
-                s.iter()
-                    .enumerate()
-                    .map(move |(level, &size)| Factor { dir, level, size })
-            })
-            .collect();
-        let mut assign = vec![0usize; factors.len()];
-        let mut used = vec![1u64; nd + 1];
-        assign_rec(&factors, 0, &caps, &mut used, &mut assign, &mut |a| {
-            let mut targets: Vec<Vec<Factor>> = vec![Vec::new(); nd + 1];
-            for (k, &t) in a.iter().enumerate() {
-                targets[t].push(factors[k]);
+        if keep(&split) {
+            let factors: Vec<Factor> = split
+                .iter()
+                .enumerate()
+                .flat_map(|(dir, s)| {
+                    s.iter()
+                        .enumerate()
+                        .map(move |(level, &size)| Factor { dir, level, size })
+                })
+                .collect();
+            let mut assign = vec![0usize; factors.len()];
+            let mut used = vec![1u64; nd + 1];
+            assign_rec(&factors, 0, caps, &mut used, &mut assign, &mut |a| {
+                let mut targets: Vec<Vec<Factor>> = vec![Vec::new(); nd + 1];
+                for (k, &t) in a.iter().enumerate() {
+                    targets[t].push(factors[k]);
+                }
+                orders_rec(&split, &mut targets, 0, nd, out);
+                out.len() < MAX_PLANS
+            });
+            if out.len() >= MAX_PLANS {
+                break;
             }
-            orders_rec(&split, &mut targets, 0, nd, &mut out);
-            out.len() < MAX_PLANS
-        });
-        if out.len() >= MAX_PLANS {
-            break;
         }
         // Next combination (odometer).
         for i in 0..d {
@@ -309,7 +350,7 @@ pub fn plans(halo: &GridHalo, net: &Grid) -> Vec<Plan> {
             .enumerate()
             .filter(|(b, _)| mask >> b & 1 == 1)
             .fold(0u32, |f, (_, &i)| f | 1 << i);
-        for k in 0..base {
+        for k in start..base {
             if out.len() >= MAX_PLANS {
                 break 'flips;
             }
@@ -318,7 +359,6 @@ pub fn plans(halo: &GridHalo, net: &Grid) -> Vec<Plan> {
             out.push(p);
         }
     }
-    out
 }
 
 /// Assign factors `k..` to targets within capacity; `f` returns false to
@@ -829,6 +869,44 @@ mod tests {
         let ps = plans(&h, &net);
         assert!(ps.iter().any(|p| p.split[0].len() == 4));
         assert!(ps.iter().any(|p| unit_steps(p, &h, &net)));
+    }
+
+    #[test]
+    fn a_direction_longer_than_the_machine_folds_over_three_targets() {
+        // A periodic 4 × 4 × 32 halo (x 4, y 2, z 1 bytes a pair) on the
+        // 8 × 8 × 8 torus: z must fold; split 2 · 4 · 4 over all three
+        // dimensions, each shared with a factor of x or y, it costs less
+        // than any split into two (2,359,296 against 2,392,064 hop-bytes,
+        // 4,608 against 4,672 units of 512 bytes: scripts/grid_sweep.py's
+        // own enumeration on the generator's halo:4x4x32:1,0.5,0.25).
+        // Those plans come after every two-factor plan.
+        let h = halo(&[4, 4, 32], true);
+        let net = Grid::torus(&[8, 8, 8]);
+        let mut pairs = Vec::new();
+        for p in 0..512u32 {
+            let c = &h.coords[p as usize * 3..p as usize * 3 + 3];
+            for (i, w) in [(0, 4.0), (1, 2.0), (2, 1.0)] {
+                let mut q = [c[0], c[1], c[2]];
+                q[i] = (q[i] + 1) % h.dims[i];
+                pairs.push((p, q[0] + 4 * q[1] + 16 * q[2], w));
+            }
+        }
+        let ps = plans(&h, &net);
+        let first = ps.iter().position(|p| p.split[2].len() == 3).unwrap();
+        assert!(
+            ps[first..]
+                .iter()
+                .all(|p| p.split.iter().any(|s| s.len() == 3))
+        );
+        let mut sc = Scorer::new(512, &pairs);
+        let mut best = |three: bool| {
+            ps.iter()
+                .filter(|p| p.split.iter().any(|s| s.len() == 3) == three)
+                .map(|p| sc.score(p, &h, &net))
+                .fold(f64::INFINITY, f64::min)
+        };
+        let (two, three) = (best(false), best(true));
+        assert_eq!((two, three), (4672.0, 4608.0));
     }
 
     #[test]
