@@ -369,14 +369,15 @@ impl Adj {
     /// the bytes of one of its faces (an x factor of 1: the x–y edges weigh
     /// what the y faces weigh; or every volume equal, where an open 3D full
     /// halo's Jaccard skeleton fails) ties with it. In a full halo
-    /// N[u] ∩ N[v] and N[u] ∪ N[v] are boxes: a face pair's overlap is 2
+    /// `N[u] ∩ N[v]` and `N[u] ∪ N[v]` are boxes: a face pair's overlap is 2
     /// wide along its direction, a diagonal's along each it spans, and the
     /// union is wider there, so a face has the larger index of each of its
     /// triangles with a diagonal (checked on every open box with sides 3 to
     /// 8 in 2D and up to 6 × 6 × 6 in 3D, and on every such torus whose
-    /// sides are 4 or more). A direction of size 2 with
-    /// equal volumes is not read: its two layers are twins, and a diagonal
-    /// across them is indistinguishable from a face.
+    /// sides are 4 or more). A direction of size 2 with equal volumes
+    /// across it is not read here: its two layers are twins, and a
+    /// diagonal across them is indistinguishable from a face
+    /// ([`Adj::twin_layers`] reads it).
     ///
     /// None when a process has more pairs than a 3D full halo's 26 (a
     /// large clique: no grid is read from it, and its pairs cost O(Δ)
@@ -390,7 +391,7 @@ impl Adj {
             return None;
         }
         let mut marks = RowMarks::new(self.n());
-        // Per entry (u, v): |N[u] ∩ N[v]| and |N[u] ∪ N[v]| (closed).
+        // Per entry (u, v): the sizes of N[u] ∩ N[v] and N[u] ∪ N[v] (closed).
         let overlap: Vec<(usize, usize)> = if by_overlap {
             let mut out = Vec::with_capacity(self.nb.len());
             for u in 0..self.n() {
