@@ -77,6 +77,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 const FREE: u32 = u32::MAX;
+/// No reverse entry in [`Refine`]'s `rev`.
+const NO_REV: u32 = u32::MAX;
 
 /// Hop distance with the node coordinates of a mesh/torus tabulated (no
 /// divisions per call); other topologies ask [`Topology::distance`].
@@ -233,13 +235,91 @@ impl Dist {
     }
 }
 
+/// Largest Σ of pair volumes for which [`exact_sums`] holds: times the
+/// largest tabulated distance (< 255) it stays below 2^53, so every partial
+/// sum of `c · d` terms is an integer that f64 holds exactly.
+const EXACT_TOTAL_MAX: f64 = (1u64 << 44) as f64;
+
+/// Whether every pair volume is a non-negative integer and their total is
+/// at most [`EXACT_TOTAL_MAX`]: then every sum of `c · d` terms the search
+/// forms over a row of the distance table is exact in f64, whatever the
+/// order of its terms, so the kernels below may sum in several independent
+/// accumulators and give the same bits as the plain left-to-right sum.
+/// O(m).
+pub fn exact_sums(vol: &[f64]) -> bool {
+    let mut total = 0.0;
+    for &c in vol {
+        if !(c >= 0.0 && c.fract() == 0.0) {
+            return false;
+        }
+        total += c;
+    }
+    total <= EXACT_TOTAL_MAX
+}
+
+/// Σ_k `vol[k]` · `row[node_of[nbrs[k]]]`, in 4 accumulators (only for
+/// [`exact_sums`] inputs: then equal to the left-to-right sum). O(deg).
+#[inline]
+fn row_sum4(row: &[u8], node_of: &[u32], nbrs: &[u32], vol: &[f64]) -> f64 {
+    let mut acc = [0.0f64; 4];
+    let (nc, vc) = (nbrs.chunks_exact(4), vol.chunks_exact(4));
+    let (nr, vr) = (nc.remainder(), vc.remainder());
+    for (n4, v4) in nc.zip(vc) {
+        for j in 0..4 {
+            acc[j] += v4[j] * row[node_of[n4[j] as usize] as usize] as f64;
+        }
+    }
+    for (&v, &c) in nr.iter().zip(vr) {
+        acc[0] += c * row[node_of[v as usize] as usize] as f64;
+    }
+    (acc[0] + acc[1]) + (acc[2] + acc[3])
+}
+
+/// [`row_sum4`], or None once its running total exceeds `limit` (checked
+/// every 4 terms; the terms are never negative, so the result is None
+/// exactly when the full sum exceeds `limit`). O(deg).
+#[inline]
+fn row_sum4_below(
+    row: &[u8],
+    node_of: &[u32],
+    nbrs: &[u32],
+    vol: &[f64],
+    limit: f64,
+) -> Option<f64> {
+    let mut acc = [0.0f64; 4];
+    let (nc, vc) = (nbrs.chunks_exact(4), vol.chunks_exact(4));
+    let (nr, vr) = (nc.remainder(), vc.remainder());
+    for (n4, v4) in nc.zip(vc) {
+        for j in 0..4 {
+            acc[j] += v4[j] * row[node_of[n4[j] as usize] as usize] as f64;
+        }
+        if (acc[0] + acc[1]) + (acc[2] + acc[3]) > limit {
+            return None;
+        }
+    }
+    for (&v, &c) in nr.iter().zip(vr) {
+        acc[0] += c * row[node_of[v as usize] as usize] as f64;
+    }
+    let s = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+    if s > limit { None } else { Some(s) }
+}
+
 /// Σ_k `vol[k]` · d(`node`, φ(`nbrs[k]`)), summed in order: a process's
 /// cost were it on `node` (`nbrs`, `vol`: its partners and pair volumes;
-/// `node_of`: φ). O(deg), one table row when the network is tabulated.
+/// `node_of`: φ). O(deg), one table row when the network is tabulated;
+/// with `exact` ([`exact_sums`]) in 4 accumulators, the same value.
 #[inline]
-fn weighted_distance(dist: &Dist, node_of: &[u32], node: usize, nbrs: &[u32], vol: &[f64]) -> f64 {
+fn weighted_distance(
+    dist: &Dist,
+    node_of: &[u32],
+    node: usize,
+    nbrs: &[u32],
+    vol: &[f64],
+    exact: bool,
+) -> f64 {
     let mut s = 0.0;
     match dist.row(node) {
+        Some(row) if exact => return row_sum4(row, node_of, nbrs, vol),
         Some(row) => {
             for (&v, &c) in nbrs.iter().zip(vol) {
                 s += c * row[node_of[v as usize] as usize] as f64;
@@ -265,9 +345,11 @@ fn weighted_distance_below(
     nbrs: &[u32],
     vol: &[f64],
     limit: f64,
+    exact: bool,
 ) -> Option<f64> {
     let mut s = 0.0;
     match dist.row(node) {
+        Some(row) if exact => return row_sum4_below(row, node_of, nbrs, vol, limit),
         Some(row) => {
             for (&v, &c) in nbrs.iter().zip(vol) {
                 s += c * row[node_of[v as usize] as usize] as f64;
@@ -350,6 +432,14 @@ pub struct Refine {
     cost: Vec<f64>,
     /// W_p = Σ_v c_pv, for the pruning bound of a swap.
     wsum: Vec<f64>,
+    /// [`exact_sums`] of the pair volumes: the kernels' sums may be
+    /// reordered without changing a bit.
+    exact: bool,
+    /// For the load objectives and the bottleneck phase, built on first
+    /// use: the CSR position of each adjacency entry's reverse (entry k of
+    /// x's row, partner v: x's position in v's row; [`NO_REV`] if v does
+    /// not list x), so the bytes v sends x are one load. O(m).
+    rev: Vec<u32>,
     cores: usize,
     node_of: Vec<u32>,
     core_of: Vec<u32>,
@@ -542,6 +632,8 @@ impl Refine {
             pbs: Vec::new(),
             acc: Vec::new(),
             seen: Vec::new(),
+            exact: exact_sums(&vol),
+            rev: Vec::new(),
             dist,
             cost: Vec::new(),
             wsum: (0..n)
@@ -686,6 +778,7 @@ impl Refine {
             node,
             nbrs,
             &self.vol[off..off + nbrs.len()],
+            self.exact,
         )
     }
 
@@ -701,6 +794,7 @@ impl Refine {
             nbrs,
             &self.vol[off..off + nbrs.len()],
             limit,
+            self.exact,
         )
     }
 
@@ -719,6 +813,20 @@ impl Refine {
     fn gain_at(&self, partners: &[(usize, f64)], b: usize, base: f64) -> f64 {
         let mut s = 0.0;
         match self.dist.row(b) {
+            Some(row) if self.exact => {
+                let mut acc = [0.0f64; 4];
+                let c4 = partners.chunks_exact(4);
+                let rest = c4.remainder();
+                for p4 in c4 {
+                    for j in 0..4 {
+                        acc[j] += p4[j].1 * row[p4[j].0] as f64;
+                    }
+                }
+                for &(nv, c) in rest {
+                    acc[0] += c * row[nv] as f64;
+                }
+                s = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+            }
             Some(row) => {
                 for &(nv, c) in partners {
                     s += c * row[nv] as f64;
@@ -828,7 +936,7 @@ impl Refine {
                 }
                 let nv = self.node_of[v] as usize;
                 let out = g.sent_row(x)[k];
-                let inn = g.sent_between(v, x);
+                let inn = self.received(g.offsets()[x] + k);
                 if out > 0.0 {
                     push(from, nv, out, -1.0);
                     push(to, nv, out, 1.0);
@@ -853,10 +961,41 @@ impl Refine {
         }
     }
 
+    /// Build `rev` if it is not yet. O(m log deg).
+    fn ensure_rev(&mut self) {
+        let g = &self.graph;
+        if self.rev.len() == g.targets().len() {
+            return;
+        }
+        let off = g.offsets();
+        let mut rev = Vec::with_capacity(g.targets().len());
+        for x in 0..g.n() {
+            for &v in g.neighbors(x) {
+                let v = v as usize;
+                rev.push(match g.neighbors(v).binary_search(&(x as u32)) {
+                    Ok(k) => (off[v] + k) as u32,
+                    Err(_) => NO_REV,
+                });
+            }
+        }
+        self.rev = rev;
+    }
+
+    /// Bytes that the partner of adjacency entry `e` sends to the entry's
+    /// owner (`sent_between(v, x)` for entry (x, v)), from `rev`. O(1).
+    #[inline]
+    fn received(&self, e: usize) -> f64 {
+        match self.rev[e] {
+            NO_REV => 0.0,
+            r => self.graph.sent()[r as usize],
+        }
+    }
+
     /// Channel-load changes of moving p a→b and (if some) q b→a, merged by
     /// channel into `self.deltas` (in the order the channels are first
     /// touched; merged in a dense scratch row, no sort).
     fn load_deltas(&mut self, p: usize, a: usize, b: usize, q: Option<usize>) {
+        self.ensure_rev();
         let nc = self.topo.channel_slots();
         if self.acc.len() != nc {
             self.acc = vec![0.0; nc];
