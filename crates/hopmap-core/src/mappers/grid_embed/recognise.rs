@@ -338,10 +338,12 @@ impl Adj {
                     .any(|a| (a + 1..common.len()).any(|b| !self.adjacent(common[a], common[b])));
                 if !diagonal {
                     nb.push(v);
+                    // Too many already: the answer is None, whatever the
+                    // rest of the row (a large clique ends here).
+                    if nb.len() - off[u] > 2 * MAX_GRID_DIMS {
+                        return None;
+                    }
                 }
-            }
-            if nb.len() - off[u] > 2 * MAX_GRID_DIMS {
-                return None;
             }
             off.push(nb.len());
         }
