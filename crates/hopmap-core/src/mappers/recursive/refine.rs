@@ -1422,6 +1422,62 @@ impl Refine {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn exact_sums_needs_whole_non_negative_volumes_and_a_bounded_total() {
+        assert!(exact_sums(&[]));
+        assert!(exact_sums(&[0.0, 3.0, 2048.0]));
+        assert!(!exact_sums(&[1.0, 0.5]));
+        assert!(!exact_sums(&[-1.0]));
+        assert!(!exact_sums(&[f64::NAN]));
+        assert!(!exact_sums(&[f64::INFINITY]));
+        assert!(exact_sums(&[EXACT_TOTAL_MAX]));
+        assert!(!exact_sums(&[EXACT_TOTAL_MAX, 1.0]));
+    }
+
+    #[test]
+    fn four_accumulators_sum_a_hand_checked_row() {
+        // Partners 0..5 on nodes 4, 3, 2, 1, 0; distances 0, 1, 2, 3, 4 to
+        // them from this row; volumes 1..5: 1·4 + 2·3 + 3·2 + 4·1 + 5·0 = 20.
+        let row = [0u8, 1, 2, 3, 4];
+        let node_of = [4u32, 3, 2, 1, 0];
+        let nbrs = [0u32, 1, 2, 3, 4];
+        let vol = [1.0, 2.0, 3.0, 4.0, 5.0];
+        assert_eq!(row_sum4(&row, &node_of, &nbrs, &vol), 20.0);
+        assert_eq!(row_sum4_below(&row, &node_of, &nbrs, &vol, 20.0), Some(20.0));
+        assert_eq!(row_sum4_below(&row, &node_of, &nbrs, &vol, 19.0), None);
+        // The first 4 terms already make 20 > 15.
+        assert_eq!(row_sum4_below(&row, &node_of, &nbrs, &vol, 15.0), None);
+    }
+
+    proptest! {
+        /// On whole volumes the 4-accumulator kernels give the bits of the
+        /// plain left-to-right sum, and the cut-off answers None exactly
+        /// when the full sum exceeds the limit.
+        #[test]
+        fn four_accumulators_equal_the_plain_sum_on_whole_volumes(
+            terms in proptest::collection::vec((0u8..40, 0u32..5_000_000), 0..70),
+            cut in 0.0f64..1.0,
+        ) {
+            let row: Vec<u8> = terms.iter().map(|t| t.0).collect();
+            let node_of: Vec<u32> = (0..terms.len() as u32).collect();
+            let nbrs: Vec<u32> = (0..terms.len() as u32).rev().collect();
+            let vol: Vec<f64> = nbrs.iter().map(|&v| terms[v as usize].1 as f64).collect();
+            prop_assume!(exact_sums(&vol));
+            let mut plain = 0.0;
+            for (&v, &c) in nbrs.iter().zip(&vol) {
+                plain += c * row[node_of[v as usize] as usize] as f64;
+            }
+            let s = row_sum4(&row, &node_of, &nbrs, &vol);
+            prop_assert_eq!(s.to_bits(), plain.to_bits());
+            let limit = (plain * cut).floor();
+            let below = row_sum4_below(&row, &node_of, &nbrs, &vol, limit);
+            prop_assert_eq!(below.map(f64::to_bits), (plain <= limit).then_some(plain.to_bits()));
+            let at = row_sum4_below(&row, &node_of, &nbrs, &vol, plain);
+            prop_assert_eq!(at.map(f64::to_bits), Some(plain.to_bits()));
+        }
+    }
 
     #[test]
     fn the_search_memo_forgets_a_failure_once_something_it_reads_changes() {
