@@ -452,3 +452,34 @@ proptest! {
         }
     }
 }
+
+/// Slurm accepts a topology.conf of disjoint switch trees and runs each job
+/// within one: a job inside one tree gets that tree alone, a job across
+/// trees is refused with each tree's hosts, so the user can pick one.
+#[test]
+fn disjoint_slurm_trees_take_the_jobs_tree() {
+    let path = crate::common::tmp_in("slurm-disjoint", "topology.conf");
+    let conf = "SwitchName=a0 Nodes=n[0-3]\nSwitchName=a1 Nodes=n[4-7]\nSwitchName=top Switches=a[0-1]\n\
+                SwitchName=b0 Nodes=m[0-2]\n";
+    std::fs::write(&path, conf).unwrap();
+    let p = path.display();
+    let t = Topology::parse(&format!("slurm:{p}:job=n[2-5]")).unwrap();
+    let f = t.as_fabric().unwrap();
+    let names: Vec<&str> = f.hosts().iter().map(|h| h.name.as_str()).collect();
+    assert_eq!(names, vec!["n2", "n3", "n4", "n5"]);
+    assert_eq!(f.num_switches(), 3);
+    assert_eq!((t.distance(0, 1), t.distance(0, 2)), (0, 2));
+    let b = Topology::parse(&format!("slurm:{p}:job=m[0-2]")).unwrap();
+    let f = b.as_fabric().unwrap();
+    assert_eq!((f.num_switches(), b.num_nodes()), (1, 3));
+    for spec in [format!("slurm:{p}"), format!("slurm:{p}:job=n7,m0")] {
+        let e = Topology::parse(&spec).unwrap_err().to_string();
+        assert!(
+            e.contains("expected the job's hosts in one switch tree")
+                && e.contains("found them in 2 disjoint trees")
+                && e.contains("switch a0's tree: 8 hosts, n0 … n7")
+                && e.contains("switch b0's tree: 3 hosts, m0 … m2"),
+            "{e}"
+        );
+    }
+}

@@ -15,7 +15,10 @@
 //! (without leading zeros) is that process id; the other names are numbered
 //! after the largest such integer, in order of first appearance (so `3` is
 //! process 3 whether or not the file also has named nodes). Numerals may
-//! carry an exponent (`weight=1e6`). `pos="x,y[,z][!]"` on node statements gives coordinates
+//! carry an exponent (`weight=1e6`). Repeated edges add up, except in a
+//! `strict` graph, where a repeated edge is the same edge (in either
+//! direction in a `graph`): a later `weight`/`bytes` replaces the earlier
+//! one, as Graphviz applies a later statement's attributes to the edge. `pos="x,y[,z][!]"` on node statements gives coordinates
 //! when every process has one.
 //!
 //! The writer emits `graph`/`digraph` with `weight` attributes, a `pos` on
@@ -329,6 +332,10 @@ struct Parser<'a> {
     names: Vec<String>,
     pos: Vec<Option<([f64; 3], usize)>>,
     edges: Vec<(u32, u32, f64)>,
+    /// In a `strict` graph: each node pair's index in `edges` (ordered pair
+    /// in a digraph, unordered in a graph), so a repeated edge is the same
+    /// edge.
+    strict: Option<HashMap<(u32, u32), usize>>,
     /// Default edge weight per `{}` scope.
     defaults: Vec<Option<f64>>,
     limit: usize,
@@ -595,13 +602,7 @@ impl<'a> Parser<'a> {
                             }
                         }
                         let (w, b, _) = self.attrs()?;
-                        let w = b
-                            .or(w)
-                            .or(self.defaults.last().copied().flatten())
-                            .unwrap_or(1.0);
-                        for pair in chain.windows(2) {
-                            self.edges.push((pair[0], pair[1], w));
-                        }
+                        self.add_edges(&chain, b.or(w));
                     } else {
                         let (_, _, pos) = self.attrs()?;
                         if let (Some(p), Some(slot)) = (pos, self.pos.get_mut(first as usize)) {
@@ -620,6 +621,40 @@ impl<'a> Parser<'a> {
         self.defaults.pop();
         self.depth -= 1;
         Ok(())
+    }
+
+    /// The edges of a chain, with the weight given in its statement
+    /// (`explicit`) or else the scope's default, else 1. In a `strict`
+    /// graph an edge already seen is that edge again: an explicit weight
+    /// replaces its weight, and no weight leaves it as it was (Graphviz's
+    /// rule: later statements only apply the attributes they give).
+    fn add_edges(&mut self, chain: &[u32], explicit: Option<f64>) {
+        let fresh = explicit
+            .or(self.defaults.last().copied().flatten())
+            .unwrap_or(1.0);
+        for pair in chain.windows(2) {
+            let (u, v) = (pair[0], pair[1]);
+            let Some(seen) = self.strict.as_mut() else {
+                self.edges.push((u, v, fresh));
+                continue;
+            };
+            let key = if self.directed || u <= v {
+                (u, v)
+            } else {
+                (v, u)
+            };
+            match seen.get(&key) {
+                Some(&i) => {
+                    if let (Some(x), Some(e)) = (explicit, self.edges.get_mut(i)) {
+                        e.2 = x;
+                    }
+                }
+                None => {
+                    seen.insert(key, self.edges.len());
+                    self.edges.push((u, v, fresh));
+                }
+            }
+        }
     }
 
     /// After a `{` that opened a subgraph at `line`: its statements, and an
@@ -652,12 +687,14 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<CommGraph> {
         names: Vec::new(),
         pos: Vec::new(),
         edges: Vec::new(),
+        strict: None,
         defaults: Vec::new(),
         limit: text::process_limit(bytes.len()),
         depth: 0,
     };
     let (mut line, mut t) = p.lx.next()?;
     if t.as_ref().is_some_and(|t| is_kw(t, "strict")) {
+        p.strict = Some(HashMap::new());
         (line, t) = p.lx.next()?;
     }
     p.directed = match &t {
@@ -822,6 +859,31 @@ mod tests {
         assert_eq!(g.volume(3, 0), 5.0);
         assert_eq!(g.volume(2, 0), 5.0);
         assert!(g.coords().is_none());
+    }
+
+    #[test]
+    fn strict_graphs_merge_repeated_edges_and_others_add_them() {
+        // Without `strict` the two statements of a -- b add up (3 + 4), and
+        // b -- a is the same undirected pair.
+        let plain = parse(
+            b"graph { a -- b [weight=3]; a -- b [weight=4]; b -- a }",
+            p(),
+        )
+        .unwrap();
+        assert_eq!(plain.volume(0, 1), 8.0);
+        // `strict graph`: one edge; the later weight replaces the earlier,
+        // and a repeat without a weight (even the other way round) keeps it.
+        let s = b"strict graph { a -- b [weight=3]; a -- b [weight=4]; b -- a; b -- c }";
+        let g = parse(s, p()).unwrap();
+        assert_eq!(g.volume(0, 1), 4.0);
+        assert_eq!(g.volume(1, 2), 1.0);
+        // `strict digraph`: a -> b and b -> a are two edges; a scope
+        // default applies to new edges only.
+        let s = b"strict digraph { a -> b [weight=3]; b -> a [weight=2]; edge [weight=9]; a -> b; c -> a }";
+        let g = parse(s, p()).unwrap();
+        assert_eq!(g.sent_between(0, 1), 3.0);
+        assert_eq!(g.sent_between(1, 0), 2.0);
+        assert_eq!(g.sent_between(2, 0), 9.0);
     }
 
     #[test]

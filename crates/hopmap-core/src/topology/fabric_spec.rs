@@ -327,6 +327,7 @@ pub fn finish(mut raw: RawFabric, opts: &[(&str, &str)], spec: &str) -> Result<F
             host_order.iter().copied().filter(|&i| keep[i]).collect()
         }
     };
+    let selected = keep_jobs_tree(&mut raw, selected, spec)?;
     let mut idle = vec![0u32; raw.switches.len()];
     let mut in_job = vec![false; raw.hosts.len()];
     for &i in &selected {
@@ -362,4 +363,141 @@ pub fn finish(mut raw: RawFabric, opts: &[(&str, &str)], spec: &str) -> Result<F
         kind: raw.kind,
         ca_ports: raw.ca_ports,
     })
+}
+
+/// On a fabric of several disjoint switch trees (Slurm's topology.conf
+/// allows them; Slurm then runs a job within one tree), keep the tree of
+/// the job's hosts and drop the others; `selected` (indices into
+/// `raw.hosts`) comes back renumbered. A job across trees is refused with
+/// each tree's hosts, so the user can choose one with `:job=`. A connected
+/// fabric is left as it is. O(switches + links + hosts).
+fn keep_jobs_tree(raw: &mut RawFabric, selected: Vec<usize>, spec: &str) -> Result<Vec<usize>> {
+    let s = raw.switches.len();
+    let mut adj: Vec<Vec<usize>> = vec![Vec::new(); s];
+    for &(a, b) in &raw.links {
+        if let (Some(_), Some(_)) = (adj.get(a as usize), adj.get(b as usize)) {
+            adj[a as usize].push(b as usize);
+            adj[b as usize].push(a as usize);
+        }
+    }
+    // Tree of each switch, numbered in switch order.
+    let mut tree = vec![usize::MAX; s];
+    let mut trees = 0;
+    for start in 0..s {
+        if tree[start] != usize::MAX {
+            continue;
+        }
+        tree[start] = trees;
+        let mut stack = vec![start];
+        while let Some(v) = stack.pop() {
+            for &w in &adj[v] {
+                if tree[w] == usize::MAX {
+                    tree[w] = trees;
+                    stack.push(w);
+                }
+            }
+        }
+        trees += 1;
+    }
+    let tree_of_host = |h: usize| {
+        raw.hosts
+            .get(h)
+            .and_then(|x| tree.get(x.switch as usize))
+            .copied()
+            .unwrap_or(usize::MAX)
+    };
+    // A switch without hosts or links (a lone spare switch) is no tree a job
+    // could use; only trees with hosts count.
+    let mut used: Vec<usize> = (0..raw.hosts.len()).map(tree_of_host).collect();
+    used.sort_unstable();
+    used.dedup();
+    if used.len() <= 1 && trees <= 1 {
+        return Ok(selected);
+    }
+    let mut job_trees: Vec<usize> = selected.iter().map(|&h| tree_of_host(h)).collect();
+    job_trees.sort_unstable();
+    job_trees.dedup();
+    if job_trees.is_empty() {
+        return Ok(selected);
+    }
+    let [keep] = job_trees[..] else {
+        let listing: Vec<String> = used
+            .iter()
+            .map(|&t| {
+                let names: Vec<&str> = (0..raw.hosts.len())
+                    .filter(|&h| tree_of_host(h) == t)
+                    .map(|h| raw.hosts[h].name.as_str())
+                    .collect();
+                let first = names.first().copied().unwrap_or("");
+                let last = names.last().copied().unwrap_or("");
+                let top = tree
+                    .iter()
+                    .position(|&x| x == t)
+                    .map_or("", |i| raw.switches[i].name.as_str());
+                format!(
+                    "switch {top}'s tree: {} hosts, {first} … {last}",
+                    names.len()
+                )
+            })
+            .collect();
+        return Err(Error::spec(
+            "topology",
+            spec,
+            format!(
+                "expected the job's hosts in one switch tree (Slurm runs a job within one), found them in {} disjoint trees ({}); choose one tree's hosts with :job=HOSTLIST",
+                job_trees.len(),
+                listing.join("; ")
+            ),
+        ));
+    };
+    let mut new_switch = vec![u32::MAX; s];
+    let mut switches = Vec::new();
+    let mut ca_ports = Vec::new();
+    for (i, sw) in raw.switches.iter().enumerate() {
+        if tree[i] == keep {
+            new_switch[i] = switches.len() as u32;
+            switches.push(sw.clone());
+            if let Some(&c) = raw.ca_ports.get(i) {
+                ca_ports.push(c);
+            }
+        }
+    }
+    let mut new_host = vec![usize::MAX; raw.hosts.len()];
+    let mut hosts = Vec::new();
+    for (h, host) in raw.hosts.iter().enumerate() {
+        let sw = new_switch
+            .get(host.switch as usize)
+            .copied()
+            .unwrap_or(u32::MAX);
+        if sw != u32::MAX {
+            new_host[h] = hosts.len();
+            hosts.push(Host {
+                name: host.name.clone(),
+                switch: sw,
+            });
+        }
+    }
+    raw.links = raw
+        .links
+        .iter()
+        .filter_map(|&(a, b)| {
+            let a = new_switch.get(a as usize).copied().unwrap_or(u32::MAX);
+            let b = new_switch.get(b as usize).copied().unwrap_or(u32::MAX);
+            (a != u32::MAX && b != u32::MAX).then_some((a, b))
+        })
+        .collect();
+    if let FabricKind::FatTree { top } = &mut raw.kind {
+        *top = top
+            .iter()
+            .map(|&t| new_switch.get(t as usize).copied().unwrap_or(u32::MAX))
+            .filter(|&t| t != u32::MAX)
+            .collect();
+    }
+    if raw.ca_ports.len() == s {
+        raw.ca_ports = ca_ports;
+    }
+    raw.switches = switches;
+    raw.hosts = hosts;
+    raw.default_job = None;
+    Ok(selected.iter().map(|&h| new_host[h]).collect())
 }

@@ -15,6 +15,9 @@
 //! * Links: one per parent–child pair (a pair named from both sides is one
 //!   link). Port counts are not in the file; a switch's port count is its
 //!   number of links and nodes.
+//! * Disjoint trees (no switch above them all) are read as they are; as
+//!   Slurm runs a job within one tree, the fabric keeps the tree of the
+//!   job's hosts (`:job=`), and a job across trees is refused.
 //! * `BlockName=` lines (the block plugin) are refused: they describe no
 //!   switch tree.
 //!
