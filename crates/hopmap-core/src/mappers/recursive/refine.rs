@@ -275,30 +275,41 @@ fn row_sum4(row: &[u8], node_of: &[u32], nbrs: &[u32], vol: &[f64]) -> f64 {
     (acc[0] + acc[1]) + (acc[2] + acc[3])
 }
 
-/// [`row_sum4`], or None once its running total exceeds `limit` (checked
-/// every 4 terms; the terms are never negative, so the result is None
-/// exactly when the full sum exceeds `limit`). O(deg).
-#[inline]
-fn row_sum4_below(
-    row: &[u8],
-    node_of: &[u32],
+/// Σ_k `vol[k]` · `d(nbrs[k])`, or None once the running sum exceeds
+/// `limit`: left to right with a check per term, or with `exact`
+/// ([`exact_sums`]) in 4 accumulators checked every 4 terms (the same
+/// answer). O(deg).
+#[inline(always)]
+fn sum_below(
     nbrs: &[u32],
     vol: &[f64],
+    d: impl Fn(u32) -> f64,
     limit: f64,
+    exact: bool,
 ) -> Option<f64> {
+    if !exact {
+        let mut s = 0.0;
+        for (&v, &c) in nbrs.iter().zip(vol) {
+            s += c * d(v);
+            if s > limit {
+                return None;
+            }
+        }
+        return Some(s);
+    }
     let mut acc = [0.0f64; 4];
     let (nc, vc) = (nbrs.chunks_exact(4), vol.chunks_exact(4));
     let (nr, vr) = (nc.remainder(), vc.remainder());
     for (n4, v4) in nc.zip(vc) {
         for j in 0..4 {
-            acc[j] += v4[j] * row[node_of[n4[j] as usize] as usize] as f64;
+            acc[j] += v4[j] * d(n4[j]);
         }
         if (acc[0] + acc[1]) + (acc[2] + acc[3]) > limit {
             return None;
         }
     }
     for (&v, &c) in nr.iter().zip(vr) {
-        acc[0] += c * row[node_of[v as usize] as usize] as f64;
+        acc[0] += c * d(v);
     }
     let s = (acc[0] + acc[1]) + (acc[2] + acc[3]);
     if s > limit { None } else { Some(s) }
@@ -347,27 +358,23 @@ fn weighted_distance_below(
     limit: f64,
     exact: bool,
 ) -> Option<f64> {
-    let mut s = 0.0;
     match dist.row(node) {
-        Some(row) if exact => return row_sum4_below(row, node_of, nbrs, vol, limit),
-        Some(row) => {
-            for (&v, &c) in nbrs.iter().zip(vol) {
-                s += c * row[node_of[v as usize] as usize] as f64;
-                if s > limit {
-                    return None;
-                }
-            }
-        }
-        None => {
-            for (&v, &c) in nbrs.iter().zip(vol) {
-                s += c * dist.get(node, node_of[v as usize] as usize) as f64;
-                if s > limit {
-                    return None;
-                }
-            }
-        }
+        Some(row) => sum_below(
+            nbrs,
+            vol,
+            |v| row[node_of[v as usize] as usize] as f64,
+            limit,
+            exact,
+        ),
+        // Computed distances may pass the table's bound: summed in order.
+        None => sum_below(
+            nbrs,
+            vol,
+            |v| dist.get(node, node_of[v as usize] as usize) as f64,
+            limit,
+            false,
+        ),
     }
-    Some(s)
 }
 
 /// What the refinement minimizes.
@@ -440,6 +447,9 @@ pub struct Refine {
     /// x's row, partner v: x's position in v's row; [`NO_REV`] if v does
     /// not list x), so the bytes v sends x are one load. O(m).
     rev: Vec<u32>,
+    /// Scratch of [`Refine::improve`] on dense inputs: the distance from
+    /// the improved process's node to each process's node.
+    from_a: Vec<u8>,
     cores: usize,
     node_of: Vec<u32>,
     core_of: Vec<u32>,
@@ -634,6 +644,7 @@ impl Refine {
             seen: Vec::new(),
             exact: exact_sums(&vol),
             rev: Vec::new(),
+            from_a: Vec::new(),
             dist,
             cost: Vec::new(),
             wsum: (0..n)
@@ -1062,6 +1073,17 @@ impl Refine {
             partners.push((nv, self.vol[off + k]));
         }
         let hb_eps = self.hb_eps;
+        // When the swaps to price are many against n (dense graphs), every
+        // process's distance from a is read once into `from_a`, and q's
+        // cost at a reads it there: the same values in the same order,
+        // one look-up less per term. O(n).
+        let mut from_a = std::mem::take(&mut self.from_a);
+        from_a.clear();
+        if let Some(row) = self.dist.row(a)
+            && 4 * cand.len() * self.cores >= self.graph.n()
+        {
+            from_a.extend(self.node_of.iter().map(|&x| row[x as usize]));
+        }
         // (objective delta, hop-bytes delta, slot)
         let mut best: Option<(f64, f64, usize)> = None;
         for &b in &cand {
@@ -1097,7 +1119,15 @@ impl Refine {
                     let limit = bar - gp
                         + self.cost[q]
                         + 1e-9 * (gp.abs() + self.cost[q] + bar.abs()).max(1.0);
-                    let Some(cq) = self.cost_at_below(q, a, limit) else {
+                    let cq = if from_a.is_empty() {
+                        self.cost_at_below(q, a, limit)
+                    } else {
+                        let off = self.graph.offsets()[q];
+                        let nbrs = self.graph.neighbors(q);
+                        let vol = &self.vol[off..off + nbrs.len()];
+                        sum_below(nbrs, vol, |v| from_a[v as usize] as f64, limit, self.exact)
+                    };
+                    let Some(cq) = cq else {
                         continue;
                     };
                     (
@@ -1127,6 +1157,7 @@ impl Refine {
         }
         self.cand = cand;
         self.partners = partners;
+        self.from_a = from_a;
         let eps = if contention {
             1e-12 * self.sq.max(1.0)
         } else {
@@ -1436,6 +1467,16 @@ mod tests {
         assert!(!exact_sums(&[EXACT_TOTAL_MAX, 1.0]));
     }
 
+    fn below4(row: &[u8], node_of: &[u32], nbrs: &[u32], vol: &[f64], limit: f64) -> Option<f64> {
+        sum_below(
+            nbrs,
+            vol,
+            |v| row[node_of[v as usize] as usize] as f64,
+            limit,
+            true,
+        )
+    }
+
     #[test]
     fn four_accumulators_sum_a_hand_checked_row() {
         // Partners 0..5 on nodes 4, 3, 2, 1, 0; distances 0, 1, 2, 3, 4 to
@@ -1445,10 +1486,10 @@ mod tests {
         let nbrs = [0u32, 1, 2, 3, 4];
         let vol = [1.0, 2.0, 3.0, 4.0, 5.0];
         assert_eq!(row_sum4(&row, &node_of, &nbrs, &vol), 20.0);
-        assert_eq!(row_sum4_below(&row, &node_of, &nbrs, &vol, 20.0), Some(20.0));
-        assert_eq!(row_sum4_below(&row, &node_of, &nbrs, &vol, 19.0), None);
+        assert_eq!(below4(&row, &node_of, &nbrs, &vol, 20.0), Some(20.0));
+        assert_eq!(below4(&row, &node_of, &nbrs, &vol, 19.0), None);
         // The first 4 terms already make 20 > 15.
-        assert_eq!(row_sum4_below(&row, &node_of, &nbrs, &vol, 15.0), None);
+        assert_eq!(below4(&row, &node_of, &nbrs, &vol, 15.0), None);
     }
 
     proptest! {
@@ -1472,9 +1513,9 @@ mod tests {
             let s = row_sum4(&row, &node_of, &nbrs, &vol);
             prop_assert_eq!(s.to_bits(), plain.to_bits());
             let limit = (plain * cut).floor();
-            let below = row_sum4_below(&row, &node_of, &nbrs, &vol, limit);
+            let below = below4(&row, &node_of, &nbrs, &vol, limit);
             prop_assert_eq!(below.map(f64::to_bits), (plain <= limit).then_some(plain.to_bits()));
-            let at = row_sum4_below(&row, &node_of, &nbrs, &vol, plain);
+            let at = below4(&row, &node_of, &nbrs, &vol, plain);
             prop_assert_eq!(at.map(f64::to_bits), Some(plain.to_bits()));
         }
     }
