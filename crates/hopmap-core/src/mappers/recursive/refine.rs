@@ -238,7 +238,7 @@ impl Dist {
 /// Largest Σ of pair volumes for which [`exact_sums`] holds: times the
 /// largest tabulated distance (< 255) it stays below 2^53, so every partial
 /// sum of `c · d` terms is an integer that f64 holds exactly.
-const EXACT_TOTAL_MAX: f64 = (1u64 << 44) as f64;
+pub const EXACT_TOTAL_MAX: f64 = (1u64 << 44) as f64;
 
 /// Whether every pair volume is a non-negative integer and their total is
 /// at most [`EXACT_TOTAL_MAX`]: then every sum of `c · d` terms the search
