@@ -453,7 +453,6 @@ mod tests {
         }
     }
 
-
     /// Pairs between components that join unrelated positions give no
     /// stacked reading.
     #[test]
