@@ -64,6 +64,23 @@ fn node_blocks_keep_the_heavy_directions_inside_nodes() {
 }
 
 #[test]
+fn a_ring_on_two_cores_closes_round_a_square_of_nodes() {
+    // 8×4 torus halo, x 10× y's bytes, on an open 4×4 mesh with 2 cores.
+    // Each x ring of 8 as 2 cores × a 2×2 square of nodes is a cycle:
+    // 4 steps inside a node, 4 of one hop. The y rings of 4 then go round
+    // a square of stride 2: 4 steps of two hops. Per unit of y bytes:
+    // 4 x rings · 4 hops · 10 + 8 y rings · 8 hops = 224, of 352 bytes.
+    // With two factors per direction the x rings alone cost more
+    // (2 cores × 4 on a line: 6 hops per ring, 240).
+    let g = halo("halo:8x4:1,0.1", true, false, true, 5);
+    let want = 224.0 * g.total_bytes() / 352.0;
+    let (hb, summary) = run(&g, "mesh:4x4:cores=2", &[("refine", "no")]);
+    assert!((hb - want).abs() < 1e-9 * want, "{hb} {want} {summary:?}");
+    let s = summary.unwrap();
+    assert!(s.contains(": 2 on T 2 on X 2 on Y"), "{s}");
+}
+
+#[test]
 fn a_grid_in_its_own_order_is_ranked_on_every_direction() {
     // 16×12×8 periodic halo, x 4×, y 2×, z 1× (8,192, 4,096 and 2,048
     // bytes a pair), in the generator's own order (X-fastest) onto an 8×6×8

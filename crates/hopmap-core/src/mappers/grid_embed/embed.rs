@@ -30,7 +30,12 @@
 //! (network dimension, or cores) hold their product, factors of one
 //! direction on distinct targets, and every order of the factors sharing a
 //! network dimension; then the same plans with the open directions
-//! reflected — at most [`MAX_PLANS`] in all. Each plan is scored on at
+//! reflected — at most [`MAX_PLANS`] in all. When that allowed two factors
+//! and the network has several cores per node and two dimensions or more,
+//! at most [`MAX_PLANS`] more follow: those with three factors on
+//! some direction, and their reflections (a ring of 8 as 2 cores × a 2 × 2
+//! block of nodes is a cycle of steps of one hop or none, which two factors
+//! cannot give on a mesh). Each plan is scored on at
 //! most [`SAMPLE`] pairs of the graph (all when fewer, else a seeded
 //! uniform sample, [`sample_pairs`]), and the best
 //! [`FINALISTS`] (and up to [`TIED`] plans tied with the best, and up to
@@ -237,16 +242,14 @@ fn factorisations(g: u32, kmax: usize) -> Vec<Vec<u32>> {
     out
 }
 
-/// Every plan for `halo` on `net` (at most [`MAX_PLANS`]).
+/// Every plan for `halo` on `net`: the plans of up to two (or three)
+/// factors per direction and their reflections (at most [`MAX_PLANS`]),
+/// then, with several cores per node on two network dimensions or more,
+/// the plans with a third factor on some direction and their reflections (at most
+/// [`MAX_PLANS`] more).
 pub fn plans(halo: &GridHalo, net: &Grid) -> Vec<Plan> {
     let d = halo.ndims();
     let nd = net.ndims();
-    let caps: Vec<u64> = net
-        .dims()
-        .iter()
-        .map(|&x| x as u64)
-        .chain([net.cores() as u64])
-        .collect();
     // Three factors when the network has more dimensions than the grid
     // (a plane folded into a 3D torus), else two; a ring may need one
     // factor on every target (64 processes on a 2 × 2 × 4 torus with 4
@@ -259,32 +262,63 @@ pub fn plans(halo: &GridHalo, net: &Grid) -> Vec<Plan> {
     } else {
         2
     };
-    let per_dir: Vec<Vec<Vec<u32>>> = halo.dims.iter().map(|&g| factorisations(g, kmax)).collect();
     let mut out = Vec::new();
+    enumerate(halo, net, kmax, false, &mut out);
+    with_reflections(halo, &mut out, 0);
+    // Then a direction split over three targets: a ring of 8 on 2 cores
+    // and a 2 × 2 block of nodes (T2 · X2 · Y2) is a cycle whose steps are
+    // all one hop or none, which two factors cannot give on an open mesh.
+    if kmax == 2 && net.cores() > 1 && targets >= 3 {
+        let first = out.len();
+        enumerate(halo, net, 3, true, &mut out);
+        with_reflections(halo, &mut out, first);
+    }
+    out
+}
+
+/// Push the plans that split each direction into 1..=`kmax` factors onto
+/// `out` (at most [`MAX_PLANS`]); with `longer`, only those where some
+/// direction has exactly `kmax` factors (the shorter ones are already in).
+fn enumerate(halo: &GridHalo, net: &Grid, kmax: usize, longer: bool, out: &mut Vec<Plan>) {
+    let d = halo.ndims();
+    let nd = net.ndims();
+    let caps: Vec<u64> = net
+        .dims()
+        .iter()
+        .map(|&x| x as u64)
+        .chain([net.cores() as u64])
+        .collect();
+    let per_dir: Vec<Vec<Vec<u32>>> = halo.dims.iter().map(|&g| factorisations(g, kmax)).collect();
+    let first = out.len();
+    let full = |out: &Vec<Plan>| out.len() - first >= MAX_PLANS;
     let mut choice = vec![0usize; d];
     'combos: loop {
         let split: Vec<Vec<u32>> = (0..d).map(|i| per_dir[i][choice[i]].clone()).collect();
-        let factors: Vec<Factor> = split
-            .iter()
-            .enumerate()
-            .flat_map(|(dir, s)| {
-                s.iter()
-                    .enumerate()
-                    .map(move |(level, &size)| Factor { dir, level, size })
-            })
-            .collect();
-        let mut assign = vec![0usize; factors.len()];
-        let mut used = vec![1u64; nd + 1];
-        assign_rec(&factors, 0, &caps, &mut used, &mut assign, &mut |a| {
-            let mut targets: Vec<Vec<Factor>> = vec![Vec::new(); nd + 1];
-            for (k, &t) in a.iter().enumerate() {
-                targets[t].push(factors[k]);
+        if !longer || split.iter().any(|s| s.len() == kmax) {
+            let factors: Vec<Factor> = split
+                .iter()
+                .enumerate()
+                .flat_map(|(dir, s)| {
+                    s.iter()
+                        .enumerate()
+                        .map(move |(level, &size)| Factor { dir, level, size })
+                })
+                .collect();
+            let mut assign = vec![0usize; factors.len()];
+            let mut used = vec![1u64; nd + 1];
+            let mut mine = Vec::new();
+            assign_rec(&factors, 0, &caps, &mut used, &mut assign, &mut |a| {
+                let mut targets: Vec<Vec<Factor>> = vec![Vec::new(); nd + 1];
+                for (k, &t) in a.iter().enumerate() {
+                    targets[t].push(factors[k]);
+                }
+                orders_rec(&split, &mut targets, 0, nd, &mut mine);
+                out.len() - first + mine.len() < MAX_PLANS
+            });
+            out.append(&mut mine);
+            if full(out) {
+                break;
             }
-            orders_rec(&split, &mut targets, 0, nd, &mut out);
-            out.len() < MAX_PLANS
-        });
-        if out.len() >= MAX_PLANS {
-            break;
         }
         // Next combination (odometer).
         for i in 0..d {
@@ -296,9 +330,14 @@ pub fn plans(halo: &GridHalo, net: &Grid) -> Vec<Plan> {
         }
         break;
     }
-    out.truncate(MAX_PLANS);
-    // Then the reflections of the open directions (after every unreflected
-    // plan: ties keep the earlier plan).
+    out.truncate(first + MAX_PLANS);
+}
+
+/// Append the reflections of the open directions of the plans `first..`
+/// (after them: ties keep the earlier plan), up to [`MAX_PLANS`] plans
+/// from `first` on.
+fn with_reflections(halo: &GridHalo, out: &mut Vec<Plan>, first: usize) {
+    let d = halo.ndims();
     let open: Vec<usize> = (0..d)
         .filter(|&i| !halo.periodic[i] && halo.dims[i] > 1)
         .collect();
@@ -309,8 +348,8 @@ pub fn plans(halo: &GridHalo, net: &Grid) -> Vec<Plan> {
             .enumerate()
             .filter(|(b, _)| mask >> b & 1 == 1)
             .fold(0u32, |f, (_, &i)| f | 1 << i);
-        for k in 0..base {
-            if out.len() >= MAX_PLANS {
+        for k in first..base {
+            if out.len() - first >= MAX_PLANS {
                 break 'flips;
             }
             let mut p = out[k].clone();
@@ -318,7 +357,6 @@ pub fn plans(halo: &GridHalo, net: &Grid) -> Vec<Plan> {
             out.push(p);
         }
     }
-    out
 }
 
 /// Assign factors `k..` to targets within capacity; `f` returns false to
