@@ -82,19 +82,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         super::common::infer_coords_if_asked(graph, &args.topology, args.seed, args.infer_coords)?;
     let sel = mappers::resolve(&args.mapper)?;
     let fabric_names = args.hosts.is_none() && args.host_pattern == "node%d";
+    // A fabric names its hosts: the first word of each (an ibnetdiscover
+    // node description reads `hostname HCA-1`), unless a pattern is given.
     let hosts = match (&args.hosts, args.topology.as_fabric()) {
-        (Some(p), _) => HostNames::from_file(p)?,
-        // A fabric names its hosts: the first word of each (an ibnetdiscover
-        // node description reads `hostname HCA-1`), unless a pattern is given.
-        (None, Some(f)) if fabric_names => HostNames::List(
-            f.hosts()
-                .iter()
-                .map(|h| h.name.split_whitespace().next().unwrap_or("").to_string())
-                .collect(),
-        ),
-        (None, _) => HostNames::pattern(&args.host_pattern)?,
+        (Some(p), _) => Ok(HostNames::from_file(p)?),
+        (None, Some(f)) if fabric_names && args.format.names_hosts() => {
+            HostNames::from_descriptions(f.hosts().iter().map(|h| h.name.as_str()))
+        }
+        (None, _) => Ok(HostNames::pattern(&args.host_pattern)?),
     };
-    hosts.check_for(&args.topology, args.format).map_err(|e| {
+    let hosts = hosts.and_then(|h| h.check_for(&args.topology, args.format).map(|()| h));
+    let hosts = hosts.map_err(|e| {
         if fabric_names && args.topology.as_fabric().is_some() {
             anyhow::anyhow!(
                 "{e} (the names are the first words of the fabric's node descriptions; give \

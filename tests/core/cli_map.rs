@@ -192,6 +192,58 @@ fn fabric_host_names_that_clash_are_refused() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The same fabric with node descriptions as rdma-ndd sets them (`HOST
+/// DEVICE`), the first two HCAs in one host `n1`: that host's slots are
+/// its HCAs' cores in turn (2 cores per HCA), so the default mapping's
+/// ranks 0 and 1 (first HCA) and 2 (second HCA) get slots 0, 1 and 2 of
+/// `n1`, and Open MPI starts them on one machine.
+#[test]
+fn a_host_with_two_hcas_is_one_host_in_a_rankfile() {
+    let dir = scratch("two-hcas");
+    let man = std::fs::read_to_string(format!(
+        "{}/tests/data/ibnetdiscover-man.txt",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    // Each Ca record's description, by its GUID.
+    let mut text = String::new();
+    let mut desc = "";
+    for line in man.lines() {
+        if line.starts_with("caguid=") {
+            desc = match line {
+                "caguid=0x8f10403960984" => "n1 mlx5_0",
+                "caguid=0x5442b100004900" => "n1 mlx5_1",
+                "caguid=0x8f10403961354" => "n2 mlx5_0",
+                _ => "n3 mlx5_0",
+            };
+        }
+        let l = if line.starts_with("Ca\t") {
+            line.replace("MT23108 InfiniHost Mellanox Technologies", desc)
+        } else {
+            line.to_string()
+        };
+        text.push_str(&l);
+        text.push('\n');
+    }
+    let fabric = dir.join("two-hcas.txt");
+    std::fs::write(&fabric, text).unwrap();
+    let g = dir.join("pair.txt");
+    std::fs::write(&g, "0 2 5\n").unwrap();
+    let topo = format!("ibnetdiscover:{}:cores=2", fabric.display());
+    let s = ok(&hopmap(&[
+        "map",
+        g.to_str().unwrap(),
+        "-t",
+        &topo,
+        "-m",
+        "default",
+        "--format",
+        "rankfile",
+    ]));
+    assert_eq!(s, "rank 0=n1 slot=0\nrank 1=n1 slot=1\nrank 2=n1 slot=2\n");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn compare_json_has_the_keys_and_is_sorted() {
     let dir = scratch("compare");

@@ -27,6 +27,13 @@
 //!   with the next ranks; it merges a line into the one before only when the
 //!   host is the same, so a host may appear on several lines). Each line
 //!   carries `binding=user:c0,c1,…`, the cores of its ranks in order.
+//!
+//! Nodes that share a host name are one host: a host with several HCAs is
+//! a node of the fabric per HCA (`node7 HCA-1`, `node7 HCA-2`). Its slots
+//! are those of its nodes in node order: the k-th node named `node7` has
+//! the host's slots k·cores … k·cores + cores − 1, which is what the
+//! rankfile's `slot=` and Hydra's `binding=user:` say, and the k-th rank
+//! a Slurm or Hydra file puts on the host without a binding takes slot k.
 
 use crate::error::{Error, Result};
 use crate::mapping::Mapping;
@@ -141,6 +148,28 @@ impl HostNames {
         Ok(HostNames::List(names))
     }
 
+    /// The host names of a fabric's nodes: the first word of each node
+    /// description (`node7 HCA-1` is host `node7`). Nodes whose
+    /// descriptions differ but begin alike are one host with several HCAs;
+    /// two nodes of one whole description (firmware defaults such as
+    /// `MT23108 InfiniHost Mellanox Technologies` on every HCA) cannot be
+    /// told apart, and are refused. O(nodes).
+    pub fn from_descriptions<'a>(descs: impl IntoIterator<Item = &'a str>) -> Result<Self> {
+        let mut seen: HashMap<&str, usize> = HashMap::new();
+        let mut names = Vec::new();
+        for (i, d) in descs.into_iter().enumerate() {
+            let host = d.split_whitespace().next().unwrap_or("");
+            if let Some(j) = seen.insert(d, i) {
+                return Err(Error::Unsupported(format!(
+                    "the host name `{host}` names nodes {j} and {i}, whose node descriptions \
+                     are both `{d}`: they cannot be told apart"
+                )));
+            }
+            names.push(host.to_string());
+        }
+        Ok(HostNames::List(names))
+    }
+
     /// Check a pattern (exactly one `%d` or `%0Nd`).
     pub fn pattern(p: &str) -> Result<Self> {
         split_pattern(p)?;
@@ -202,19 +231,6 @@ impl HostNames {
                     ""
                 }
             )));
-        }
-        // Two nodes of one name would share that host's slots in the file.
-        if let HostNames::List(v) = self {
-            let mut seen: HashMap<&str, usize> = HashMap::with_capacity(topo.num_nodes());
-            for (i, n) in v.iter().take(topo.num_nodes()).enumerate() {
-                if let Some(j) = seen.insert(n.as_str(), i) {
-                    return Err(Error::Unsupported(format!(
-                        "the host name `{n}` names nodes {j} and {i}: a {} file needs one \
-                         name per node",
-                        format.name()
-                    )));
-                }
-            }
         }
         Ok(())
     }
@@ -310,12 +326,14 @@ pub fn write_mapping(
             }
         }
         LauncherFormat::Rankfile => {
+            let h = HostSlots::new(topo, hosts);
             for r in 0..mapping.len() {
+                let node = mapping.node[r] as usize;
                 writeln!(
                     w,
                     "rank {r}={} slot={}",
-                    hosts.name(mapping.node[r] as usize),
-                    mapping.core[r]
+                    hosts.name(node),
+                    h.host_slot(node, mapping.core[r])
                 )?;
             }
         }
@@ -337,8 +355,15 @@ pub fn write_mapping(
                 mapping.len(),
                 topo.spec()
             )?;
+            let h = HostSlots::new(topo, hosts);
             for run in node_runs(mapping) {
-                let cores: Vec<String> = run.clone().map(|r| mapping.core[r].to_string()).collect();
+                let cores: Vec<String> = run
+                    .clone()
+                    .map(|r| {
+                        h.host_slot(mapping.node[r] as usize, mapping.core[r])
+                            .to_string()
+                    })
+                    .collect();
                 writeln!(
                     w,
                     "{}:{} binding=user:{}",
@@ -610,7 +635,7 @@ pub fn parse_rankfile(
     topo: &Topology,
     hosts: &HostNames,
 ) -> Result<Mapping> {
-    let by_name = node_by_name(topo, hosts);
+    let h = HostSlots::new(topo, hosts);
     let mut rows: Vec<Option<(u32, u32)>> = Vec::new();
     for (ln, l) in content_lines(text) {
         let bad = || {
@@ -632,53 +657,87 @@ pub fn parse_rankfile(
         if it.next().is_some() {
             return Err(bad());
         }
-        let node = known_host(&by_name, host, path, ln)?;
-        let core: u32 = num(path, ln, "a slot number", slot)?;
+        let slot: u64 = num(path, ln, "a slot number", slot)?;
+        let (node, core) = h.resolve(host, slot, path, ln)?;
         put_row(&mut rows, r, (node, core), path, ln)?;
     }
     collect_rows(rows, path, text)
 }
 
-/// The node index of each host name of `topo` under `hosts`.
-fn node_by_name(topo: &Topology, hosts: &HostNames) -> HashMap<String, u32> {
-    (0..topo.num_nodes())
-        .map(|i| (hosts.name(i), i as u32))
-        .collect()
+/// The hosts of `topo` under `hosts`: nodes that share a name are one
+/// host, whose slots are its nodes' cores in node order.
+struct HostSlots {
+    /// Each host's nodes, in node order.
+    nodes: HashMap<String, Vec<u32>>,
+    /// Each node's rank among the nodes of its name.
+    nth: Vec<u32>,
+    cores: u32,
 }
 
-fn known_host(by_name: &HashMap<String, u32>, host: &str, path: &Path, ln: usize) -> Result<u32> {
-    by_name.get(host).copied().ok_or_else(|| {
-        Error::parse(
-            path,
-            ln,
-            format!("expected a known host name, found `{host}`"),
-        )
-    })
-}
+impl HostSlots {
+    /// O(nodes).
+    fn new(topo: &Topology, hosts: &HostNames) -> HostSlots {
+        let mut nodes: HashMap<String, Vec<u32>> = HashMap::with_capacity(topo.num_nodes());
+        let mut nth = Vec::with_capacity(topo.num_nodes());
+        for i in 0..topo.num_nodes() {
+            let v = nodes.entry(hosts.name(i)).or_default();
+            nth.push(v.len() as u32);
+            v.push(i as u32);
+        }
+        HostSlots {
+            nodes,
+            nth,
+            cores: topo.cores().max(1) as u32,
+        }
+    }
 
-/// The mapping a launcher builds from hosts listed in rank order: each
-/// node's ranks take its cores 0, 1, … in rank order (Slurm binds a
-/// node's tasks by their local id, which follows the rank order). Fails
-/// when a node gets more ranks than `topo` gives it cores.
-fn from_host_order(nodes: Vec<(u32, usize)>, path: &Path, topo: &Topology) -> Result<Mapping> {
-    let mut used: HashMap<u32, u32> = HashMap::new();
-    let mut m = Mapping::default();
-    for (r, (node, ln)) in nodes.into_iter().enumerate() {
-        let c = used.entry(node).or_insert(0);
-        if *c as usize >= topo.cores() {
-            return Err(Error::parse(
+    /// The host slot of core `core` of node `node`.
+    fn host_slot(&self, node: usize, core: u32) -> u64 {
+        self.nth.get(node).copied().unwrap_or(0) as u64 * self.cores as u64 + core as u64
+    }
+
+    /// The nodes named `host`, or a parse error.
+    fn known(&self, host: &str, path: &Path, ln: usize) -> Result<&[u32]> {
+        self.nodes.get(host).map(Vec::as_slice).ok_or_else(|| {
+            Error::parse(
+                path,
+                ln,
+                format!("expected a known host name, found `{host}`"),
+            )
+        })
+    }
+
+    /// Node and core of slot `slot` of `host`, or a parse error.
+    fn resolve(&self, host: &str, slot: u64, path: &Path, ln: usize) -> Result<(u32, u32)> {
+        let nodes = self.known(host, path, ln)?;
+        let c = self.cores as u64;
+        match nodes.get((slot / c) as usize) {
+            Some(&node) => Ok((node, (slot % c) as u32)),
+            None => Err(Error::parse(
                 path,
                 ln,
                 format!(
-                    "expected at most {} ranks on node {node} ({}), found rank {r} too",
-                    topo.cores(),
-                    topo.spec()
+                    "expected a slot of `{host}` from 0 to {}, found {slot}",
+                    nodes.len() as u64 * c - 1
                 ),
-            ));
+            )),
         }
+    }
+}
+
+/// The mapping a launcher builds from hosts listed in rank order: each
+/// host's ranks take its slots 0, 1, … in rank order (Slurm binds a
+/// node's tasks by their local id, which follows the rank order). Fails
+/// when a host gets more ranks than it has slots.
+fn from_host_order(names: Vec<(&str, usize)>, path: &Path, h: &HostSlots) -> Result<Mapping> {
+    let mut used: HashMap<&str, u64> = HashMap::new();
+    let mut m = Mapping::default();
+    for (name, ln) in names {
+        let k = used.entry(name).or_insert(0);
+        let (node, core) = h.resolve(name, *k, path, ln)?;
         m.node.push(node);
-        m.core.push(*c);
-        *c += 1;
+        m.core.push(core);
+        *k += 1;
     }
     Ok(m)
 }
@@ -688,16 +747,16 @@ fn from_host_order(nodes: Vec<(u32, usize)>, path: &Path, topo: &Topology) -> Re
 /// name K times; the i-th name is task i's host. Cores follow the rank
 /// order within each node (Slurm binds tasks by their local id).
 pub fn parse_slurm(text: &str, path: &Path, topo: &Topology, hosts: &HostNames) -> Result<Mapping> {
-    let by_name = node_by_name(topo, hosts);
-    let mut nodes: Vec<(u32, usize)> = Vec::new();
+    let h = HostSlots::new(topo, hosts);
+    let mut names: Vec<(&str, usize)> = Vec::new();
     for (ln, l) in content_lines(text) {
         for tok in l.split(',').map(str::trim).filter(|t| !t.is_empty()) {
             let (name, times) = match tok.split_once('*') {
                 Some((a, k)) => (a, num::<usize>(path, ln, "a repeat count", k.trim())?),
                 None => (tok, 1),
             };
-            let node = known_host(&by_name, name, path, ln)?;
-            if nodes.len() + times > topo.num_slots() {
+            h.known(name, path, ln)?;
+            if names.len() + times > topo.num_slots() {
                 return Err(Error::parse(
                     path,
                     ln,
@@ -708,10 +767,10 @@ pub fn parse_slurm(text: &str, path: &Path, topo: &Topology, hosts: &HostNames) 
                     ),
                 ));
             }
-            nodes.extend(std::iter::repeat_n((node, ln), times));
+            names.extend(std::iter::repeat_n((name, ln), times));
         }
     }
-    from_host_order(nodes, path, topo)
+    from_host_order(names, path, &h)
 }
 
 /// Parse a Hydra machinefile (`host[:count] [binding=user:c,…]` lines,
@@ -719,9 +778,9 @@ pub fn parse_slurm(text: &str, path: &Path, topo: &Topology, hosts: &HostNames) 
 /// a `binding=user:` list a line's ranks take those cores, else cores
 /// follow the rank order within each node.
 pub fn parse_hydra(text: &str, path: &Path, topo: &Topology, hosts: &HostNames) -> Result<Mapping> {
-    let by_name = node_by_name(topo, hosts);
-    let mut nodes: Vec<(u32, usize)> = Vec::new();
-    let mut cores: Vec<Option<u32>> = Vec::new();
+    let h = HostSlots::new(topo, hosts);
+    let mut names: Vec<(&str, usize)> = Vec::new();
+    let mut cores: Vec<Option<u64>> = Vec::new();
     for (ln, l) in content_lines(text) {
         let mut it = l.split_whitespace();
         let first = it.next().unwrap_or("");
@@ -729,8 +788,8 @@ pub fn parse_hydra(text: &str, path: &Path, topo: &Topology, hosts: &HostNames) 
             Some((h, k)) => (h, num::<usize>(path, ln, "a process count", k)?),
             None => (first, 1),
         };
-        let node = known_host(&by_name, name, path, ln)?;
-        if nodes.len() + count > topo.num_slots() {
+        h.known(name, path, ln)?;
+        if names.len() + count > topo.num_slots() {
             return Err(Error::parse(
                 path,
                 ln,
@@ -741,7 +800,7 @@ pub fn parse_hydra(text: &str, path: &Path, topo: &Topology, hosts: &HostNames) 
                 ),
             ));
         }
-        let mut bound: Option<Vec<u32>> = None;
+        let mut bound: Option<Vec<u64>> = None;
         for tok in it {
             let list = tok.strip_prefix("binding=user:").ok_or_else(|| {
                 Error::parse(
@@ -752,8 +811,8 @@ pub fn parse_hydra(text: &str, path: &Path, topo: &Topology, hosts: &HostNames) 
             })?;
             let v = list
                 .split(',')
-                .map(|c| num::<u32>(path, ln, "a core id", c))
-                .collect::<Result<Vec<u32>>>()?;
+                .map(|c| num::<u64>(path, ln, "a core id", c))
+                .collect::<Result<Vec<u64>>>()?;
             if v.len() != count {
                 return Err(Error::parse(
                     path,
@@ -763,42 +822,32 @@ pub fn parse_hydra(text: &str, path: &Path, topo: &Topology, hosts: &HostNames) 
             }
             bound = Some(v);
         }
-        nodes.extend(std::iter::repeat_n((node, ln), count));
+        names.extend(std::iter::repeat_n((name, ln), count));
         match bound {
             Some(v) => cores.extend(v.into_iter().map(Some)),
             None => cores.extend(std::iter::repeat_n(None, count)),
         }
     }
     if cores.iter().all(Option::is_none) {
-        return from_host_order(nodes, path, topo);
+        return from_host_order(names, path, &h);
     }
     let mut m = Mapping::default();
     let mut owner: HashMap<(u32, u32), usize> = HashMap::new();
-    for (r, ((node, ln), c)) in nodes.into_iter().zip(cores).enumerate() {
-        let c = c.ok_or_else(|| {
+    for (r, ((name, ln), slot)) in names.into_iter().zip(cores).enumerate() {
+        let slot = slot.ok_or_else(|| {
             Error::parse(
                 path,
                 ln,
                 format!("expected a binding for rank {r}, as the other lines have"),
             )
         })?;
-        if c as usize >= topo.cores() {
-            return Err(Error::parse(
-                path,
-                ln,
-                format!(
-                    "expected cores from 0 to {} ({}), found {c}",
-                    topo.cores() - 1,
-                    topo.spec()
-                ),
-            ));
-        }
+        let (node, c) = h.resolve(name, slot, path, ln)?;
         if let Some(q) = owner.insert((node, c), r) {
             return Err(Error::parse(
                 path,
                 ln,
                 format!(
-                    "expected one rank per core, found ranks {q} and {r} on core {c} of node {node}"
+                    "expected one rank per core, found ranks {q} and {r} on core {slot} of `{name}`"
                 ),
             ));
         }
@@ -966,31 +1015,54 @@ mod tests {
         );
     }
 
-    /// Two nodes of one name (node descriptions whose first words agree,
-    /// `MT23108 InfiniHost …` on every HCA) would put their ranks on one
-    /// host: refused in the formats that name hosts.
+    /// A host with two HCAs is two nodes of the fabric under one name: its
+    /// slots are the first node's cores, then the second's, in every
+    /// format that names hosts, and each reads back to the same mapping.
+    /// Two nodes of one whole description cannot be told apart.
     #[test]
-    fn a_host_name_given_to_two_nodes_is_refused() {
-        let t = Topology::parse("mesh:3").unwrap();
-        let h = HostNames::List(vec!["a".into(), "b".into(), "a".into()]);
-        for f in [
-            LauncherFormat::Rankfile,
-            LauncherFormat::Slurm,
-            LauncherFormat::Hydra,
-        ] {
-            assert_eq!(
-                h.check_for(&t, f).unwrap_err().to_string(),
-                format!(
-                    "the host name `a` names nodes 0 and 2: a {} file needs one \
-                     name per node",
-                    f.name()
-                )
-            );
-        }
-        h.check_for(&t, LauncherFormat::Plain).unwrap();
-        // Names past the topology's nodes are not written: no clash.
-        let t = Topology::parse("mesh:2").unwrap();
-        h.check_for(&t, LauncherFormat::Rankfile).unwrap();
+    fn nodes_of_one_host_name_share_its_slots() {
+        let t = Topology::parse("mesh:3:cores=2").unwrap();
+        let h = HostNames::from_descriptions(["a mlx5_0", "b mlx5_0", "a mlx5_1"]).unwrap();
+        assert_eq!(h, HostNames::List(vec!["a".into(), "b".into(), "a".into()]));
+        // Ranks on node 2 (host a's second HCA) take host slots 2 and 3.
+        let m = Mapping::new(vec![2, 0, 1, 2, 0], vec![1, 0, 0, 0, 1]);
+        let mut out = Vec::new();
+        write_mapping(&mut out, &m, &t, LauncherFormat::Rankfile, &h).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(
+            text,
+            "rank 0=a slot=3\nrank 1=a slot=0\nrank 2=b slot=0\nrank 3=a slot=2\nrank 4=a slot=1\n"
+        );
+        let p = Path::new("f");
+        assert_eq!(parse_rankfile(&text, p, &t, &h).unwrap(), m);
+        let mut out = Vec::new();
+        write_mapping(&mut out, &m, &t, LauncherFormat::Hydra, &h).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.ends_with("a:1 binding=user:3\na:1 binding=user:0\nb:1 binding=user:0\na:1 binding=user:2\na:1 binding=user:1\n"), "{text}");
+        assert_eq!(parse_hydra(&text, p, &t, &h).unwrap(), m);
+        // Without bindings, a host's ranks fill its slots in rank order:
+        // the first two on node 0, the third on node 2.
+        assert_eq!(
+            parse_slurm("a\nb\na\na\n", p, &t, &h).unwrap(),
+            Mapping::new(vec![0, 1, 0, 2], vec![0, 0, 1, 0])
+        );
+        let e = parse_rankfile("rank 0=a slot=4\n", p, &t, &h).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "f:1: expected a slot of `a` from 0 to 3, found 4"
+        );
+        let e = parse_slurm("b\nb\nb\n", p, &t, &h).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "f:3: expected a slot of `b` from 0 to 1, found 2"
+        );
+        let e = HostNames::from_descriptions(["MT23108 InfiniHost", "MT23108 InfiniHost"])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("the host name `MT23108` names nodes 0 and 1"),
+            "{e}"
+        );
     }
 
     #[test]
