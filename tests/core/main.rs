@@ -31,3 +31,4 @@ mod recursive_ties;
 mod routing_hand;
 mod row_communicators;
 mod tabu;
+mod unseen_codes;

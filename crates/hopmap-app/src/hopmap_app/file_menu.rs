@@ -290,7 +290,8 @@ impl HopmapApp {
             Purpose::Export(view, format) => self.request_export(view, format, p),
             Purpose::ExportMapping(f) => {
                 if let Some(m) = &self.model.mapping {
-                    match write_mapping_file(&p, m, &self.model.topo, f, &HostNames::default()) {
+                    let hosts = export_hosts(&self.model.topo);
+                    match write_mapping_file(&p, m, &self.model.topo, f, &hosts) {
                         Ok(()) => self.model.status = format!("saved {}", p.display()),
                         Err(e) => self.model.error = Some(e.to_string()),
                     }
@@ -301,9 +302,38 @@ impl HopmapApp {
     }
 }
 
+/// The host names an exported launcher file uses: a fabric's hosts by
+/// their node descriptions, as `hopmap map` names them (a host with
+/// several HCAs is one host); else, or when descriptions are wholly alike,
+/// node0, node1, ….
+fn export_hosts(topo: &hopmap_core::topology::Topology) -> HostNames {
+    topo.as_fabric()
+        .and_then(|fab| {
+            HostNames::from_descriptions(fab.hosts().iter().map(|h| h.name.as_str())).ok()
+        })
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn exports_name_a_fabrics_hosts_by_their_descriptions() {
+        use hopmap_core::topology::Topology;
+        let torus = Topology::parse("torus:4x4").unwrap();
+        assert_eq!(export_hosts(&torus), HostNames::default());
+        // Slurm's example names its hosts dev0 … dev17.
+        let conf = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/data/topology.conf"
+        );
+        let slurm = Topology::parse(conf).unwrap();
+        match export_hosts(&slurm) {
+            HostNames::List(v) => assert_eq!((v[0].as_str(), v[17].as_str()), ("dev0", "dev17")),
+            other => panic!("{other:?}"),
+        }
+    }
 
     /// One frame of `ctx` with a window `w` points wide, then auto layout.
     fn frame(ctx: &egui::Context, m: &mut Menus, w: f32) {

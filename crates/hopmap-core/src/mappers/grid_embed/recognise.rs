@@ -342,10 +342,12 @@ impl Adj {
                     .any(|a| (a + 1..common.len()).any(|b| !self.adjacent(common[a], common[b])));
                 if !diagonal {
                     nb.push(v);
+                    // Too many already: the answer is None, whatever the
+                    // rest of the row (a large clique ends here).
+                    if nb.len() - off[u] > 2 * MAX_GRID_DIMS {
+                        return None;
+                    }
                 }
-            }
-            if nb.len() - off[u] > 2 * MAX_GRID_DIMS {
-                return None;
             }
             off.push(nb.len());
         }
@@ -871,6 +873,10 @@ fn stacked_grid(g: &CommGraph, vol: &[f64], heavy: &Adj, alpha: f64) -> Result<G
         }
         let sub = Adj::filter_rows(heavy, m, &index);
         let (dims, periodic, coords) = faces_grid(&sub)?;
+        // Each component numbers its directions in its own way: put them
+        // in one order (by size, then periodicity) so equal shapes compare
+        // equal.
+        let (dims, periodic, coords) = canonical_axes(dims, periodic, coords);
         let d = dims.len();
         match &shape {
             None => {
@@ -907,6 +913,27 @@ fn stacked_grid(g: &CommGraph, vol: &[f64], heavy: &Adj, alpha: f64) -> Result<G
     let mut h = measure(g, vol, dims, periodic, coords, alpha);
     h.found = Found::Stacked;
     Ok(h)
+}
+
+/// A grid's directions sorted by size, then periodicity (open first),
+/// with every process's coordinates permuted alike. O(n·d).
+fn canonical_axes(
+    dims: Vec<u32>,
+    periodic: Vec<bool>,
+    coords: Vec<u32>,
+) -> (Vec<u32>, Vec<bool>, Vec<u32>) {
+    let d = dims.len();
+    let mut order: Vec<usize> = (0..d).collect();
+    order.sort_by_key(|&i| (dims[i], periodic[i]));
+    let coords = coords
+        .chunks(d.max(1))
+        .flat_map(|c| order.iter().map(move |&i| c[i]))
+        .collect();
+    (
+        order.iter().map(|&i| dims[i]).collect(),
+        order.iter().map(|&i| periodic[i]).collect(),
+        coords,
+    )
 }
 
 /// The heavy part read as a product of two cliques (rows and columns

@@ -22,6 +22,13 @@
 //!    position of two rows); at least half of those bytes must, or there
 //!    is no stacked reading.
 //!
+//! Components whose pairs between them carry at most [`INDEPENDENT_SHARE`]
+//! of all bytes are independent (the k-point groups of a real-space or
+//! plane-wave DFT code, each a halo of its own, joined only by a few
+//! reductions written by hand): there are no columns to line up, so the
+//! alignment is not required and each component keeps the symmetry that
+//! joins most of its few pairs (its own coordinates when none does).
+//!
 //! The idea is the process-grid view of Bhatele & Kale (seed 000) applied
 //! to row and column communicators; the embedding then tiles and folds the
 //! stacked grid like any other ([`super::embed`]), scoring every plan on
@@ -42,6 +49,11 @@ pub const MAX_SYMMETRIES: usize = 4096;
 /// votes touch one in s of them, s the shifts per permutation and
 /// reflection).
 pub const MAX_ALIGN_WORK: usize = 400_000_000;
+
+/// Share of all bytes at or below which the pairs between components do
+/// not need to join equal positions: the components are independent, and
+/// wherever the stacking puts those pairs they cost little.
+pub const INDEPENDENT_SHARE: f64 = 0.005;
 
 /// A stacked grid: dims, periodic flags and coordinates (the component's
 /// directions first, the stacking direction last).
@@ -182,7 +194,10 @@ fn symmetries(dims: &[u32], periodic: &[bool]) -> Option<Vec<Symmetry>> {
 /// Stack `k` components of the same grid (`dims`, `periodic`) into one
 /// grid with one more direction of size `k`. `comp[p]` is process p's
 /// component, `local[p·d..]` its coordinates in it; `pairs` lists every
-/// pair `(u, v, bytes)` once. Errors say why there is no stacked reading.
+/// pair `(u, v, bytes)` once. Errors say why there is no stacked reading:
+/// the pairs between components, unless the components are independent
+/// ([`INDEPENDENT_SHARE`]), must join equal positions for half their
+/// bytes.
 pub fn stack(
     comp: &[u32],
     k: usize,
@@ -208,6 +223,8 @@ pub fn stack(
         cross[a as usize].push((u, v, w));
         cross[b as usize].push((v, u, w));
     }
+    let all: f64 = pairs.iter().map(|x| x.2.max(0.0)).sum();
+    let independent = quot.values().sum::<f64>() <= INDEPENDENT_SHARE * all;
     let mut qadj: Vec<Vec<(u32, f64)>> = vec![Vec::new(); k];
     for (&(a, b), &w) in &quot {
         qadj[a as usize].push((b, w));
@@ -299,7 +316,7 @@ pub fn stack(
         }
         done[c] = true;
     }
-    if across <= 0.0 || aligned < 0.5 * across {
+    if !independent && (across <= 0.0 || aligned < 0.5 * across) {
         return Err(format!(
             "the pairs between the {k} components join equal positions for {:.0} % of their bytes",
             if across > 0.0 {
@@ -392,6 +409,48 @@ mod tests {
         let mut sorted = rows.clone();
         sorted.sort();
         assert_eq!(sorted, vec![0, 1, 2]);
+    }
+
+    /// Four rings of 6 (each numbered from its own start) with no pair
+    /// between them, or with three pairs of ¼ byte between the first two
+    /// rings, joining positions 0–3, 1–5 and 2–2 that no symmetry of the
+    /// ring joins two of (0.3 % of the bytes): independent components,
+    /// stacked in some order, each ring keeping its ring steps. With those
+    /// pairs at 10 bytes each (11 %) they must line up, and they do not.
+    #[test]
+    fn independent_rings_stack_without_aligning() {
+        let comp: Vec<u32> = (0..24).map(|p| p / 6).collect();
+        let local: Vec<u32> = (0..24).map(|p| p % 6).collect();
+        let mut ring = Vec::new();
+        for c in 0..4u32 {
+            for x in 0..6u32 {
+                ring.push((6 * c + x, 6 * c + (x + 1) % 6, 10.0));
+            }
+        }
+        for extra in [0.0, 0.25, 10.0] {
+            let mut pairs = ring.clone();
+            if extra > 0.0 {
+                pairs.push((0, 6 + 3, extra));
+                pairs.push((1, 6 + 5, extra));
+                pairs.push((2, 6 + 2, extra));
+            }
+            let got = stack(&comp, 4, &[6], &[true], &local, &pairs);
+            if extra > 5.0 {
+                assert!(got.is_err(), "{extra}: {got:?}");
+                continue;
+            }
+            let (dims, periodic, coords) = got.unwrap();
+            assert_eq!((dims, periodic), (vec![6, 4], vec![true, false]));
+            let mut layers: Vec<u32> = (0..4).map(|c| coords[6 * c * 2 + 1]).collect();
+            layers.sort();
+            assert_eq!(layers, vec![0, 1, 2, 3], "{extra}");
+            for &(u, v, _) in &ring {
+                let (u, v) = (u as usize, v as usize);
+                assert_eq!(coords[u * 2 + 1], coords[v * 2 + 1]);
+                let step = (coords[u * 2] + 6 - coords[v * 2]) % 6;
+                assert!(step == 1 || step == 5, "{extra}: {u} {v} step {step}");
+            }
+        }
     }
 
     /// Pairs between components that join unrelated positions give no

@@ -77,6 +77,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 const FREE: u32 = u32::MAX;
+/// No reverse entry in [`Refine`]'s `rev`.
+const NO_REV: u32 = u32::MAX;
 
 /// Hop distance with the node coordinates of a mesh/torus tabulated (no
 /// divisions per call); other topologies ask [`Topology::distance`].
@@ -233,13 +235,121 @@ impl Dist {
     }
 }
 
+/// Largest Σ of pair volumes for which [`exact_sums`] holds: times the
+/// largest tabulated distance (< 255) it stays below 2^53, so every partial
+/// sum of `c · d` terms is an integer that f64 holds exactly.
+pub const EXACT_TOTAL_MAX: f64 = (1u64 << 44) as f64;
+
+/// Whether every pair volume is a non-negative integer and their total is
+/// at most [`EXACT_TOTAL_MAX`]: then every sum of `c · d` terms the search
+/// forms over a row of the distance table is exact in f64, whatever the
+/// order of its terms, so the kernels below may sum in several independent
+/// accumulators and give the same bits as the plain left-to-right sum.
+/// O(m).
+pub fn exact_sums(vol: &[f64]) -> bool {
+    let mut total = 0.0;
+    for &c in vol {
+        if !(c >= 0.0 && c.fract() == 0.0) {
+            return false;
+        }
+        total += c;
+    }
+    total <= EXACT_TOTAL_MAX
+}
+
+/// Σ_k `vol[k]` · `row[node_of[nbrs[k]]]`, in 4 accumulators (only for
+/// [`exact_sums`] inputs: then equal to the left-to-right sum). O(deg).
+#[inline]
+fn row_sum4(row: &[u8], node_of: &[u32], nbrs: &[u32], vol: &[f64]) -> f64 {
+    let mut acc = [0.0f64; 4];
+    let (nc, vc) = (nbrs.chunks_exact(4), vol.chunks_exact(4));
+    let (nr, vr) = (nc.remainder(), vc.remainder());
+    for (n4, v4) in nc.zip(vc) {
+        for j in 0..4 {
+            acc[j] += v4[j] * row[node_of[n4[j] as usize] as usize] as f64;
+        }
+    }
+    for (&v, &c) in nr.iter().zip(vr) {
+        acc[0] += c * row[node_of[v as usize] as usize] as f64;
+    }
+    (acc[0] + acc[1]) + (acc[2] + acc[3])
+}
+
+/// Σ_u `row[u]` · `w[u]` over the nodes, in 8 accumulators: for
+/// [`exact_sums`] inputs, where `w` holds whole per-node volume sums, the
+/// same bits as any other order of the same terms. O(nodes), contiguous.
+#[inline]
+fn dense_dot(row: &[u8], w: &[f64]) -> f64 {
+    let mut acc = [0.0f64; 8];
+    let (rc, wc) = (row.chunks_exact(8), w.chunks_exact(8));
+    let (rr, wr) = (rc.remainder(), wc.remainder());
+    for (r8, w8) in rc.zip(wc) {
+        for j in 0..8 {
+            acc[j] += w8[j] * r8[j] as f64;
+        }
+    }
+    for (&r, &x) in rr.iter().zip(wr) {
+        acc[0] += x * r as f64;
+    }
+    ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))
+}
+
+/// Σ_k `vol[k]` · `d(nbrs[k])`, or None once the running sum exceeds
+/// `limit`: left to right with a check per term, or with `exact`
+/// ([`exact_sums`]) in 4 accumulators checked every 4 terms (the same
+/// answer). O(deg).
+#[inline(always)]
+fn sum_below(
+    nbrs: &[u32],
+    vol: &[f64],
+    d: impl Fn(u32) -> f64,
+    limit: f64,
+    exact: bool,
+) -> Option<f64> {
+    if !exact {
+        let mut s = 0.0;
+        for (&v, &c) in nbrs.iter().zip(vol) {
+            s += c * d(v);
+            if s > limit {
+                return None;
+            }
+        }
+        return Some(s);
+    }
+    let mut acc = [0.0f64; 4];
+    let (nc, vc) = (nbrs.chunks_exact(4), vol.chunks_exact(4));
+    let (nr, vr) = (nc.remainder(), vc.remainder());
+    for (n4, v4) in nc.zip(vc) {
+        for j in 0..4 {
+            acc[j] += v4[j] * d(n4[j]);
+        }
+        if (acc[0] + acc[1]) + (acc[2] + acc[3]) > limit {
+            return None;
+        }
+    }
+    for (&v, &c) in nr.iter().zip(vr) {
+        acc[0] += c * d(v);
+    }
+    let s = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+    if s > limit { None } else { Some(s) }
+}
+
 /// Σ_k `vol[k]` · d(`node`, φ(`nbrs[k]`)), summed in order: a process's
 /// cost were it on `node` (`nbrs`, `vol`: its partners and pair volumes;
-/// `node_of`: φ). O(deg), one table row when the network is tabulated.
+/// `node_of`: φ). O(deg), one table row when the network is tabulated;
+/// with `exact` ([`exact_sums`]) in 4 accumulators, the same value.
 #[inline]
-fn weighted_distance(dist: &Dist, node_of: &[u32], node: usize, nbrs: &[u32], vol: &[f64]) -> f64 {
+fn weighted_distance(
+    dist: &Dist,
+    node_of: &[u32],
+    node: usize,
+    nbrs: &[u32],
+    vol: &[f64],
+    exact: bool,
+) -> f64 {
     let mut s = 0.0;
     match dist.row(node) {
+        Some(row) if exact => return row_sum4(row, node_of, nbrs, vol),
         Some(row) => {
             for (&v, &c) in nbrs.iter().zip(vol) {
                 s += c * row[node_of[v as usize] as usize] as f64;
@@ -265,27 +375,25 @@ fn weighted_distance_below(
     nbrs: &[u32],
     vol: &[f64],
     limit: f64,
+    exact: bool,
 ) -> Option<f64> {
-    let mut s = 0.0;
     match dist.row(node) {
-        Some(row) => {
-            for (&v, &c) in nbrs.iter().zip(vol) {
-                s += c * row[node_of[v as usize] as usize] as f64;
-                if s > limit {
-                    return None;
-                }
-            }
-        }
-        None => {
-            for (&v, &c) in nbrs.iter().zip(vol) {
-                s += c * dist.get(node, node_of[v as usize] as usize) as f64;
-                if s > limit {
-                    return None;
-                }
-            }
-        }
+        Some(row) => sum_below(
+            nbrs,
+            vol,
+            |v| row[node_of[v as usize] as usize] as f64,
+            limit,
+            exact,
+        ),
+        // Computed distances may pass the table's bound: summed in order.
+        None => sum_below(
+            nbrs,
+            vol,
+            |v| dist.get(node, node_of[v as usize] as usize) as f64,
+            limit,
+            false,
+        ),
     }
-    Some(s)
 }
 
 /// What the refinement minimizes.
@@ -350,6 +458,20 @@ pub struct Refine {
     cost: Vec<f64>,
     /// W_p = Σ_v c_pv, for the pruning bound of a swap.
     wsum: Vec<f64>,
+    /// [`exact_sums`] of the pair volumes: the kernels' sums may be
+    /// reordered without changing a bit.
+    exact: bool,
+    /// For the load objectives and the bottleneck phase, built on first
+    /// use: the CSR position of each adjacency entry's reverse (entry k of
+    /// x's row, partner v: x's position in v's row; [`NO_REV`] if v does
+    /// not list x), so the bytes v sends x are one load. O(m).
+    rev: Vec<u32>,
+    /// Scratch of [`Refine::improve`] on dense inputs: the distance from
+    /// the improved process's node to each process's node.
+    from_a: Vec<u8>,
+    /// Scratch of [`Refine::improve`] on dense inputs: the improved
+    /// process's volume to the processes on each node (zero between calls).
+    node_w: Vec<f64>,
     cores: usize,
     node_of: Vec<u32>,
     core_of: Vec<u32>,
@@ -542,6 +664,10 @@ impl Refine {
             pbs: Vec::new(),
             acc: Vec::new(),
             seen: Vec::new(),
+            exact: exact_sums(&vol),
+            rev: Vec::new(),
+            from_a: Vec::new(),
+            node_w: Vec::new(),
             dist,
             cost: Vec::new(),
             wsum: (0..n)
@@ -686,6 +812,7 @@ impl Refine {
             node,
             nbrs,
             &self.vol[off..off + nbrs.len()],
+            self.exact,
         )
     }
 
@@ -701,6 +828,7 @@ impl Refine {
             nbrs,
             &self.vol[off..off + nbrs.len()],
             limit,
+            self.exact,
         )
     }
 
@@ -719,6 +847,20 @@ impl Refine {
     fn gain_at(&self, partners: &[(usize, f64)], b: usize, base: f64) -> f64 {
         let mut s = 0.0;
         match self.dist.row(b) {
+            Some(row) if self.exact => {
+                let mut acc = [0.0f64; 4];
+                let c4 = partners.chunks_exact(4);
+                let rest = c4.remainder();
+                for p4 in c4 {
+                    for j in 0..4 {
+                        acc[j] += p4[j].1 * row[p4[j].0] as f64;
+                    }
+                }
+                for &(nv, c) in rest {
+                    acc[0] += c * row[nv] as f64;
+                }
+                s = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+            }
             Some(row) => {
                 for &(nv, c) in partners {
                     s += c * row[nv] as f64;
@@ -828,7 +970,7 @@ impl Refine {
                 }
                 let nv = self.node_of[v] as usize;
                 let out = g.sent_row(x)[k];
-                let inn = g.sent_between(v, x);
+                let inn = self.received(g.offsets()[x] + k);
                 if out > 0.0 {
                     push(from, nv, out, -1.0);
                     push(to, nv, out, 1.0);
@@ -853,10 +995,41 @@ impl Refine {
         }
     }
 
+    /// Build `rev` if it is not yet. O(m log deg).
+    fn ensure_rev(&mut self) {
+        let g = &self.graph;
+        if self.rev.len() == g.targets().len() {
+            return;
+        }
+        let off = g.offsets();
+        let mut rev = Vec::with_capacity(g.targets().len());
+        for x in 0..g.n() {
+            for &v in g.neighbors(x) {
+                let v = v as usize;
+                rev.push(match g.neighbors(v).binary_search(&(x as u32)) {
+                    Ok(k) => (off[v] + k) as u32,
+                    Err(_) => NO_REV,
+                });
+            }
+        }
+        self.rev = rev;
+    }
+
+    /// Bytes that the partner of adjacency entry `e` sends to the entry's
+    /// owner (`sent_between(v, x)` for entry (x, v)), from `rev`. O(1).
+    #[inline]
+    fn received(&self, e: usize) -> f64 {
+        match self.rev[e] {
+            NO_REV => 0.0,
+            r => self.graph.sent()[r as usize],
+        }
+    }
+
     /// Channel-load changes of moving p a→b and (if some) q b→a, merged by
     /// channel into `self.deltas` (in the order the channels are first
     /// touched; merged in a dense scratch row, no sort).
     fn load_deltas(&mut self, p: usize, a: usize, b: usize, q: Option<usize>) {
+        self.ensure_rev();
         let nc = self.topo.channel_slots();
         if self.acc.len() != nc {
             self.acc = vec![0.0; nc];
@@ -923,11 +1096,38 @@ impl Refine {
             partners.push((nv, self.vol[off + k]));
         }
         let hb_eps = self.hb_eps;
+        // When the swaps to price are many against n (dense graphs), every
+        // process's distance from a is read once into `from_a`, and q's
+        // cost at a reads it there: the same values in the same order,
+        // one look-up less per term. O(n).
+        let mut from_a = std::mem::take(&mut self.from_a);
+        from_a.clear();
+        if let Some(row) = self.dist.row(a)
+            && 4 * cand.len() * self.cores >= self.graph.n()
+        {
+            from_a.extend(self.node_of.iter().map(|&x| row[x as usize]));
+        }
+        // With whole volumes and partners on at least half the nodes, p's
+        // cost at each candidate node is a contiguous product of the
+        // node's distance row with p's volume per node: the same sum
+        // ([`exact_sums`]), vectorised.
+        let nodes = self.dist.nodes;
+        let mut node_w = std::mem::take(&mut self.node_w);
+        let dense = self.exact && self.dist.row(a).is_some() && 2 * partners.len() >= nodes;
+        if dense {
+            node_w.resize(nodes, 0.0);
+            for &(nv, c) in &partners {
+                node_w[nv] += c;
+            }
+        }
         // (objective delta, hop-bytes delta, slot)
         let mut best: Option<(f64, f64, usize)> = None;
         for &b in &cand {
             let dab = self.dist.get(a, b) as f64;
-            let gp = self.gain_at(&partners, b, base);
+            let gp = match self.dist.row(b) {
+                Some(row) if dense => dense_dot(row, &node_w) - base,
+                _ => self.gain_at(&partners, b, base),
+            };
             let mut free_tried = false;
             for s in b * self.cores..(b + 1) * self.cores {
                 let q = self.owner[s];
@@ -958,7 +1158,15 @@ impl Refine {
                     let limit = bar - gp
                         + self.cost[q]
                         + 1e-9 * (gp.abs() + self.cost[q] + bar.abs()).max(1.0);
-                    let Some(cq) = self.cost_at_below(q, a, limit) else {
+                    let cq = if from_a.is_empty() {
+                        self.cost_at_below(q, a, limit)
+                    } else {
+                        let off = self.graph.offsets()[q];
+                        let nbrs = self.graph.neighbors(q);
+                        let vol = &self.vol[off..off + nbrs.len()];
+                        sum_below(nbrs, vol, |v| from_a[v as usize] as f64, limit, self.exact)
+                    };
+                    let Some(cq) = cq else {
                         continue;
                     };
                     (
@@ -986,8 +1194,15 @@ impl Refine {
                 }
             }
         }
+        if dense {
+            for &(nv, _) in &partners {
+                node_w[nv] = 0.0;
+            }
+        }
+        self.node_w = node_w;
         self.cand = cand;
         self.partners = partners;
+        self.from_a = from_a;
         let eps = if contention {
             1e-12 * self.sq.max(1.0)
         } else {
@@ -1283,6 +1498,85 @@ impl Refine {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn exact_sums_needs_whole_non_negative_volumes_and_a_bounded_total() {
+        assert!(exact_sums(&[]));
+        assert!(exact_sums(&[0.0, 3.0, 2048.0]));
+        assert!(!exact_sums(&[1.0, 0.5]));
+        assert!(!exact_sums(&[-1.0]));
+        assert!(!exact_sums(&[f64::NAN]));
+        assert!(!exact_sums(&[f64::INFINITY]));
+        assert!(exact_sums(&[EXACT_TOTAL_MAX]));
+        assert!(!exact_sums(&[EXACT_TOTAL_MAX, 1.0]));
+    }
+
+    fn below4(row: &[u8], node_of: &[u32], nbrs: &[u32], vol: &[f64], limit: f64) -> Option<f64> {
+        sum_below(
+            nbrs,
+            vol,
+            |v| row[node_of[v as usize] as usize] as f64,
+            limit,
+            true,
+        )
+    }
+
+    #[test]
+    fn the_dense_product_sums_a_hand_checked_row() {
+        // 10 nodes (8 in the accumulators, 2 in the remainder): distances
+        // 0..9, volume 1 on node 1, 2 on node 8, 5 on node 9:
+        // 1·1 + 2·8 + 5·9 = 62.
+        let row: Vec<u8> = (0..10).collect();
+        let mut w = vec![0.0; 10];
+        w[1] = 1.0;
+        w[8] = 2.0;
+        w[9] = 5.0;
+        assert_eq!(dense_dot(&row, &w), 62.0);
+    }
+
+    #[test]
+    fn four_accumulators_sum_a_hand_checked_row() {
+        // Partners 0..5 on nodes 4, 3, 2, 1, 0; distances 0, 1, 2, 3, 4 to
+        // them from this row; volumes 1..5: 1·4 + 2·3 + 3·2 + 4·1 + 5·0 = 20.
+        let row = [0u8, 1, 2, 3, 4];
+        let node_of = [4u32, 3, 2, 1, 0];
+        let nbrs = [0u32, 1, 2, 3, 4];
+        let vol = [1.0, 2.0, 3.0, 4.0, 5.0];
+        assert_eq!(row_sum4(&row, &node_of, &nbrs, &vol), 20.0);
+        assert_eq!(below4(&row, &node_of, &nbrs, &vol, 20.0), Some(20.0));
+        assert_eq!(below4(&row, &node_of, &nbrs, &vol, 19.0), None);
+        // The first 4 terms already make 20 > 15.
+        assert_eq!(below4(&row, &node_of, &nbrs, &vol, 15.0), None);
+    }
+
+    proptest! {
+        /// On whole volumes the 4-accumulator kernels give the bits of the
+        /// plain left-to-right sum, and the cut-off answers None exactly
+        /// when the full sum exceeds the limit.
+        #[test]
+        fn four_accumulators_equal_the_plain_sum_on_whole_volumes(
+            terms in proptest::collection::vec((0u8..40, 0u32..5_000_000), 0..70),
+            cut in 0.0f64..1.0,
+        ) {
+            let row: Vec<u8> = terms.iter().map(|t| t.0).collect();
+            let node_of: Vec<u32> = (0..terms.len() as u32).collect();
+            let nbrs: Vec<u32> = (0..terms.len() as u32).rev().collect();
+            let vol: Vec<f64> = nbrs.iter().map(|&v| terms[v as usize].1 as f64).collect();
+            prop_assume!(exact_sums(&vol));
+            let mut plain = 0.0;
+            for (&v, &c) in nbrs.iter().zip(&vol) {
+                plain += c * row[node_of[v as usize] as usize] as f64;
+            }
+            let s = row_sum4(&row, &node_of, &nbrs, &vol);
+            prop_assert_eq!(s.to_bits(), plain.to_bits());
+            let limit = (plain * cut).floor();
+            let below = below4(&row, &node_of, &nbrs, &vol, limit);
+            prop_assert_eq!(below.map(f64::to_bits), (plain <= limit).then_some(plain.to_bits()));
+            let at = below4(&row, &node_of, &nbrs, &vol, plain);
+            prop_assert_eq!(at.map(f64::to_bits), Some(plain.to_bits()));
+        }
+    }
 
     #[test]
     fn the_search_memo_forgets_a_failure_once_something_it_reads_changes() {

@@ -119,6 +119,7 @@ impl Refine {
     fn hot_setup(&mut self, h: &mut Hot) {
         let g = self.graph.clone();
         if h.routed == 0 {
+            self.ensure_rev();
             let nc = self.topo.channel_slots();
             self.load = vec![0.0; nc];
             h.lists = vec![Vec::new(); nc];
@@ -197,7 +198,7 @@ impl Refine {
             if out > 0.0 && self.route_crosses(n, nv, c, ends) {
                 t += out;
             }
-            let inn = g.sent_between(v, x);
+            let inn = self.received(g.offsets()[x] + k);
             if inn > 0.0 && self.route_crosses(nv, n, c, ends) {
                 t += inn;
             }
@@ -215,8 +216,8 @@ impl Refine {
             let nv = self.node_of[v] as usize;
             let out = off[x] + k;
             let mut ids = [(out, nx, nv), (usize::MAX, nv, nx)];
-            if let Ok(j) = g.neighbors(v).binary_search(&(x as u32)) {
-                ids[1].0 = off[v] + j;
+            if self.rev[out] != super::NO_REV {
+                ids[1].0 = self.rev[out] as usize;
             }
             for (e, s, t) in ids {
                 if e == usize::MAX || g.sent()[e] <= 0.0 {

@@ -113,6 +113,7 @@ impl Refine {
                 nbrs,
                 vol,
                 cp + fall - eps + margin,
+                self.exact,
             ) else {
                 continue;
             };
