@@ -36,6 +36,19 @@ fn halo(spec: &str, periodic: bool, full: bool, shuffle: bool, seed: u64) -> Arc
     Arc::new(generate(spec, &o).unwrap())
 }
 
+/// Hop-bytes of a 3D grid in its own (x fastest) order on the open mesh of
+/// its shape: every pair travels as many hops as its coordinates differ.
+fn as_itself_on_a_mesh(own: &CommGraph, dims: [usize; 3]) -> f64 {
+    let coord = |p: usize| [p % dims[0], p / dims[0] % dims[1], p / (dims[0] * dims[1])];
+    own.pairs()
+        .map(|(u, v, c)| {
+            c * (0..3)
+                .map(|i| coord(u)[i].abs_diff(coord(v)[i]))
+                .sum::<usize>() as f64
+        })
+        .sum()
+}
+
 #[test]
 fn a_shuffled_torus_halo_lands_one_hop_per_byte() {
     // 8×8×8 periodic halo, volumes 4:2:1 per direction, ranks shuffled:
@@ -154,16 +167,7 @@ fn an_open_full_halo_whose_edges_outweigh_a_face_is_read_in_any_order() {
     // every pair travels as many hops as its coordinates differ (faces 1,
     // edges 2, corners 3).
     let spec = "halo:8x8x8:0.8,0.6,0.4";
-    let own = halo(spec, false, true, false, 1);
-    let coord = |p: usize| [p % 8, p / 8 % 8, p / 64];
-    let want: f64 = own
-        .pairs()
-        .map(|(u, v, c)| {
-            c * (0..3)
-                .map(|i| coord(u)[i].abs_diff(coord(v)[i]))
-                .sum::<usize>() as f64
-        })
-        .sum();
+    let want = as_itself_on_a_mesh(&halo(spec, false, true, false, 1), [8, 8, 8]);
     for shuffle in [false, true] {
         let g = halo(spec, false, true, shuffle, 3);
         let (hb, s) = run(&g, "mesh:8x8x8", &[("refine", "no")]);
@@ -193,16 +197,7 @@ fn an_open_full_halo_whose_edges_tie_with_a_face_is_read_in_any_order() {
         ("halo:2x5x4:1,0.5,0.25", [2, 5, 4]),
         ("stencil:4x2x3", [4, 2, 3]),
     ] {
-        let own = halo(spec, false, true, false, 1);
-        let coord = |p: usize| [p % dims[0], p / dims[0] % dims[1], p / (dims[0] * dims[1])];
-        let want: f64 = own
-            .pairs()
-            .map(|(u, v, c)| {
-                c * (0..3)
-                    .map(|i| coord(u)[i].abs_diff(coord(v)[i]))
-                    .sum::<usize>() as f64
-            })
-            .sum();
+        let want = as_itself_on_a_mesh(&halo(spec, false, true, false, 1), dims);
         let topo = format!("mesh:{}x{}x{}", dims[0], dims[1], dims[2]);
         for seed in [1, 2, 3] {
             let g = halo(spec, false, true, true, seed);
