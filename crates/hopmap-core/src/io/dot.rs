@@ -18,8 +18,9 @@
 //! carry an exponent (`weight=1e6`). Repeated edges add up, except in a
 //! `strict` graph, where a repeated edge is the same edge (in either
 //! direction in a `graph`): a later `weight`/`bytes` replaces the earlier
-//! one, as Graphviz applies a later statement's attributes to the edge. `pos="x,y[,z][!]"` on node statements gives coordinates
-//! when every process has one.
+//! one, as Graphviz applies a later statement's attributes to the edge.
+//! `pos="x,y[,z][!]"` on node statements gives coordinates when every
+//! process has one.
 //!
 //! The writer emits `graph`/`digraph` with `weight` attributes, a `pos` on
 //! every node when coordinates exist, and a node statement for each process
