@@ -406,12 +406,7 @@ fn keep_jobs_tree(raw: &mut RawFabric, selected: Vec<usize>, spec: &str) -> Resu
             .copied()
             .unwrap_or(usize::MAX)
     };
-    // A switch without hosts or links (a lone spare switch) is no tree a job
-    // could use; only trees with hosts count.
-    let mut used: Vec<usize> = (0..raw.hosts.len()).map(tree_of_host).collect();
-    used.sort_unstable();
-    used.dedup();
-    if used.len() <= 1 && trees <= 1 {
+    if trees <= 1 {
         return Ok(selected);
     }
     let mut job_trees: Vec<usize> = selected.iter().map(|&h| tree_of_host(h)).collect();
@@ -421,6 +416,11 @@ fn keep_jobs_tree(raw: &mut RawFabric, selected: Vec<usize>, spec: &str) -> Resu
         return Ok(selected);
     }
     let [keep] = job_trees[..] else {
+        // A switch without hosts (a lone spare switch) is no tree a job
+        // could use: the listing names the trees with hosts.
+        let mut used: Vec<usize> = (0..raw.hosts.len()).map(tree_of_host).collect();
+        used.sort_unstable();
+        used.dedup();
         let listing: Vec<String> = used
             .iter()
             .map(|&t| {
