@@ -65,6 +65,7 @@
 //! stops; its polish ([`Refine::polish`]) does not.
 
 pub mod bottleneck;
+pub mod chain;
 pub mod descent;
 pub mod tabu;
 
