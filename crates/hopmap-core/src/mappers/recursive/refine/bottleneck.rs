@@ -25,16 +25,21 @@
 //!    then the exact change of every channel's load (re-routing only p's
 //!    and q's messages); the first exchange that raises no other channel to
 //!    `M` or above and lowers Σ load² is kept;
-//! 4. apply it, or end the phase when none of the processes has one: then
-//!    `c` cannot be relieved by one exchange and the largest load cannot
-//!    fall.
+//! 4. apply it; when none of the processes has one, try two exchanges in
+//!    a row, the first raising another channel to `M` and the second
+//!    bringing it back ([`chain`](super::chain), an ejection chain), and
+//!    apply the first pair found; when there is none either, end the
+//!    phase: `c` cannot be relieved by one or two such exchanges.
 //!
 //! Invariants: the largest channel load never rises (a raised channel stays
-//! below `M`), Σ load² falls with every exchange (so the phase ends), and
-//! hop-bytes rise by at most `load_budget` × the hop-bytes at the phase's
-//! start over the whole phase. Deterministic: no randomness, ties broken by
-//! index. One step routes the messages of 2,048 processes (set-up) or tries
-//! up to 2 × `batch` exchanges (a round may span steps).
+//! below `M`); every kept move takes `c` below `M` and raises no channel to
+//! it, so the loads sorted in decreasing order fall lexicographically and
+//! the phase ends; a single exchange also lowers Σ load². Hop-bytes rise by
+//! at most `load_budget` × the hop-bytes at the phase's start over the
+//! whole phase. Deterministic: no randomness, ties broken by index. One
+//! step routes the messages of 2,048 processes (set-up) or tries up to 2 ×
+//! `batch` exchanges (a round may span steps; a pair search runs within
+//! one step, bounded by [`chain`](super::chain)'s caps).
 //!
 //! Cost: the set-up routes every message once, O(m · L) time and memory
 //! for the lists (L = mean route length, small after the search). A round
