@@ -53,20 +53,21 @@
 use super::bottleneck::Hot;
 use super::{FREE, NO_REV, Refine};
 
-/// First links kept per round, in all and per process.
-pub(super) const BLOCKED_MAX: usize = 64;
-pub(super) const BLOCKED_PER_PROCESS: usize = 8;
+/// First links kept per pair search, in all.
+pub const BLOCKED_MAX: usize = 64;
+/// First links kept per pair search, per process.
+pub const BLOCKED_PER_PROCESS: usize = 8;
 /// A first link raising more channels than this to the maximum is not
 /// tried (one second exchange rarely brings several back).
-pub(super) const RAISED_MAX: usize = 2;
+pub const RAISED_MAX: usize = 2;
 /// First links may cost up to this many times what is left of the budget
 /// (the second link must then give hop-bytes back).
-pub(super) const FIRST_SPAN: f64 = 2.0;
+pub const FIRST_SPAN: f64 = 2.0;
 /// Processes whose exchanges are tried around the second channel.
-pub(super) const SECOND_PROCESSES: usize = 8;
+pub const SECOND_PROCESSES: usize = 8;
 /// Exchanges the chains evaluate over a whole phase, per adjacency entry
 /// and process of the graph.
-pub(super) const WORK_PER_ENTRY: usize = 64;
+pub const WORK_PER_ENTRY: usize = 64;
 
 /// A first link: `p` into slot `s`, changing hop-bytes by `dhb`.
 #[derive(Clone, Copy, Debug)]
