@@ -27,7 +27,9 @@
 //!    `M` or above and lowers Σ load² is kept;
 //! 4. apply it; when none of the processes has one, try two exchanges in
 //!    a row, the first raising another channel to `M` and the second
-//!    bringing it back ([`chain`](super::chain), an ejection chain), and
+//!    bringing it back ([`chain`](super::chain), an ejection chain; on
+//!    graphs of fewer than [`PAIRS_BELOW`](super::chain::PAIRS_BELOW)
+//!    processes), and
 //!    apply the first pair found; when there is none either, end the
 //!    phase: `c` cannot be relieved by one or two such exchanges.
 //!
@@ -500,7 +502,9 @@ impl Refine {
                 // No process around c can relieve it by one exchange: try
                 // two (an ejection chain); if none, the largest load cannot
                 // fall by one or two exchanges.
-                if self.hot_chain(h, r.c, r.m, &r.procs, &mut work) {
+                if self.graph.n() < super::chain::PAIRS_BELOW
+                    && self.hot_chain(h, r.c, r.m, &r.procs, &mut work)
+                {
                     continue;
                 }
                 return true;
