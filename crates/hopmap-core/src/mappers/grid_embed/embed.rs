@@ -664,22 +664,35 @@ impl Scorer {
 /// grid in its own order, every 4th pair: the sample ranked a 6 % worse
 /// fold first). O(m).
 pub fn sample_pairs(g: &crate::graph::CommGraph, k: usize, seed: u64) -> Vec<(u32, u32, f64)> {
-    let m = g.num_edges();
-    let keep: Option<Vec<bool>> = (m > k).then(|| {
-        let mut idx: Vec<u32> = (0..m as u32).collect();
-        let mut rng = crate::rng::Rng::new(seed ^ 0x5A4D_504C_4553);
-        let mut keep = vec![false; m];
-        for i in 0..k {
-            let j = i + rng.below(m - i);
-            idx.swap(i, j);
-            keep[idx[i] as usize] = true;
-        }
-        keep
-    });
-    g.pairs()
-        .enumerate()
-        .filter(|(i, _)| keep.as_ref().is_none_or(|kp| kp[*i]))
-        .map(|(_, (u, v, c))| (u as u32, v as u32, c))
+    sample_of(
+        g.pairs().map(|(u, v, c)| (u as u32, v as u32, c)).collect(),
+        k,
+        seed,
+    )
+}
+
+/// `k` of `pairs` drawn uniformly without replacement (seeded), in their
+/// given order, or all of them when there are at most `k` (as
+/// [`sample_pairs`] draws from a graph's pairs; `grid` passes them in the
+/// grid's canonical order, [`super::canonical::pairs_in_order`]). O(m).
+pub fn sample_of(pairs: Vec<(u32, u32, f64)>, k: usize, seed: u64) -> Vec<(u32, u32, f64)> {
+    let m = pairs.len();
+    if m <= k {
+        return pairs;
+    }
+    let mut idx: Vec<u32> = (0..m as u32).collect();
+    let mut rng = crate::rng::Rng::new(seed ^ 0x5A4D_504C_4553);
+    let mut keep = vec![false; m];
+    for i in 0..k {
+        let j = i + rng.below(m - i);
+        idx.swap(i, j);
+        keep[idx[i] as usize] = true;
+    }
+    pairs
+        .into_iter()
+        .zip(keep)
+        .filter(|(_, kp)| *kp)
+        .map(|(p, _)| p)
         .collect()
 }
 
