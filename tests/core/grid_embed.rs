@@ -530,6 +530,41 @@ fn the_choice_is_the_grids_not_the_numberings() {
 }
 
 #[test]
+fn a_wide_load_budget_spreads_over_the_spare_cores() {
+    // A periodic 4 × 4 halo (x pairs 2,048 bytes, y pairs 1,024) on a 4 × 4
+    // torus with 2 cores a node, twice the cores it needs. Packed two to a
+    // node, x split 2 (cores) × 2 (X): half the x pairs inside nodes, the
+    // rest and every y pair one hop: 8 · 2,048 + 16 · 1,024 = 32,768
+    // hop-bytes; but the two x pairs a row cuts run between the same two
+    // nodes, 2 · 1,024 bytes on one channel each way: max load 2,048.
+    // Spread one to a node, the grid is the torus: every pair one hop
+    // (49,152, 1.5 times as much) and one x pair's 1,024 bytes a channel.
+    let g = halo("halo:4x4:1,0.5", true, false, true, 2);
+    let no = ("refine", "no");
+    let packed = run_metrics("grid", &g, "torus:4x4:cores=2", &[no]);
+    assert_eq!(packed, (32768.0, 2048.0));
+    let budget = [no, ("load_budget", "0.49")];
+    assert_eq!(
+        run_metrics("grid", &g, "torus:4x4:cores=2", &budget),
+        packed
+    );
+    let budget = [no, ("load_budget", "0.5")];
+    let spread = run_metrics("grid", &g, "torus:4x4:cores=2", &budget);
+    assert_eq!(spread, (49152.0, 1024.0));
+    // A periodic 4 × 4 × 16 halo on an 8 × 8 × 4 torus with 2 cores: the
+    // plans of each occupancy compete, so a budget of 0.6 reaches the
+    // spread (one process a node; 1.56 × the packing's hop-bytes) however
+    // many plans lie between: half the max load (before, the 48 plans
+    // nearest the least hop-bytes were all packed, and the packing stayed).
+    let g = halo("halo:4x4x16:1,0.5,0.25", true, false, true, 1);
+    let topo = "torus:8x8x4:cores=2";
+    let packed = run_metrics("grid", &g, topo, &[no]);
+    let spread = run_metrics("grid", &g, topo, &[no, ("load_budget", "0.6")]);
+    assert!(spread.0 <= packed.0 * 1.6, "{packed:?} {spread:?}");
+    assert_eq!(spread.1 * 2.0, packed.1, "{packed:?} {spread:?}");
+}
+
+#[test]
 fn the_pick_is_the_least_load_within_the_budget() {
     use hopmap_core::mappers::grid_embed::pick;
     let c = [(100.0, 50.0), (100.5, 40.0), (102.0, 10.0), (100.0, 45.0)];

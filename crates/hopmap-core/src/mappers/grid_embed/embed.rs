@@ -186,6 +186,14 @@ impl Plan {
         (node, core)
     }
 
+    /// Processes on each node it uses: the product of the factors on the
+    /// node's cores (1 when it spreads one process to a node).
+    pub fn occupancy(&self) -> u32 {
+        self.targets
+            .last()
+            .map_or(1, |fs| fs.iter().map(|f| f.size).product())
+    }
+
     /// `x: 8 on X, y: 2 on T 4 on Y, …` (the GUI font has no arrow glyph)
     pub fn describe(&self, net: &Grid) -> String {
         let name = |t: usize| {
@@ -712,6 +720,36 @@ pub fn score(plan: &Plan, halo: &GridHalo, net: &Grid, pairs: &[(u32, u32, f64)]
         total += c * hops as f64;
     }
     total
+}
+
+/// The finalists each node occupancy ([`Plan::occupancy`]) adds: of the
+/// plans that use that many cores a node, the best [`FINALISTS`] on the
+/// sample and up to [`PER_LEVEL`] in all tied with the best of them, those
+/// not in `taken` already. With spare cores a spread over more nodes shares
+/// the load over more links at more hop-bytes, so each occupancy's best
+/// plans compete (within the load budget, by max link load) even when
+/// their hop-bytes are far from the least. `scored` is (sampled hop-bytes,
+/// plan index), sorted. O(plans + finalists).
+pub fn occupancy_finalists(plans: &[Plan], scored: &[(f64, usize)], taken: &[usize]) -> Vec<usize> {
+    let mut seen = vec![false; plans.len()];
+    for &k in taken {
+        seen[k] = true;
+    }
+    // Per occupancy: (plans taken, the best sampled hop-bytes).
+    let mut class: HashMap<u32, (usize, f64)> = HashMap::new();
+    let mut out = Vec::new();
+    for &(s, k) in scored {
+        let e = class.entry(plans[k].occupancy()).or_insert((0, s));
+        let take = e.0 < FINALISTS || (e.0 < PER_LEVEL && s <= e.1 * (1.0 + 1e-9));
+        if take {
+            e.0 += 1;
+            if !seen[k] {
+                seen[k] = true;
+                out.push(k);
+            }
+        }
+    }
+    out
 }
 
 /// Max link load of `plan`'s mapping of the whole graph under

@@ -401,6 +401,11 @@ impl GridEmbed {
                 finalists.push(k);
             }
         }
+        finalists.extend(embed::occupancy_finalists(
+            &self.plans,
+            &self.scored,
+            &finalists,
+        ));
         // Each finalist's periodic directions are shifted so that its seams
         // (block and fold boundaries) cut the lightest pairs.
         let full: Vec<(f64, usize)> = finalists
