@@ -38,9 +38,10 @@
 //! block of nodes is a cycle of steps of one hop or none, which two factors
 //! cannot give on a mesh). Each plan is scored on at
 //! most [`SAMPLE`] pairs of the graph (all when fewer, else a seeded
-//! uniform sample, [`sample_pairs`]), and the best
+//! uniform sample, [`sample_of`]), and the best
 //! [`FINALISTS`] (and up to [`TIED`] plans tied with the best, and up to
-//! [`TIED`] more within the load budget, [`PER_LEVEL`] per sampled value)
+//! [`TIED`] more within the load budget, [`PER_LEVEL`] per sampled value,
+//! and the best of each node occupancy, [`occupancy_finalists`])
 //! on every pair: O(plans · min(m, SAMPLE) · d + TIED · m). Plans within
 //! the budget of the least hop-bytes (symmetries of the grid, which do not
 //! change hop-bytes but do change which channels dimension-order routes
@@ -663,26 +664,15 @@ impl Scorer {
     }
 }
 
-/// The pairs on which every plan is scored: all of `g`'s pairs when there
-/// are at most `k`, else `k` of them drawn uniformly without replacement
-/// (seeded), in the graph's order. Not an even stride: in a rank order that
-/// follows the grid, pair k's direction and position repeat with a period
-/// of a few pairs, and a stride that shares a factor with that period
-/// samples some directions or some phases of a fold only (a 64 × 64 ring
-/// grid in its own order, every 4th pair: the sample ranked a 6 % worse
-/// fold first). O(m).
-pub fn sample_pairs(g: &crate::graph::CommGraph, k: usize, seed: u64) -> Vec<(u32, u32, f64)> {
-    sample_of(
-        g.pairs().map(|(u, v, c)| (u as u32, v as u32, c)).collect(),
-        k,
-        seed,
-    )
-}
-
-/// `k` of `pairs` drawn uniformly without replacement (seeded), in their
-/// given order, or all of them when there are at most `k` (as
-/// [`sample_pairs`] draws from a graph's pairs; `grid` passes them in the
-/// grid's canonical order, [`super::canonical::pairs_in_order`]). O(m).
+/// The pairs on which every plan is scored: all of `pairs` (u, v, bytes)
+/// when there are at most `k`, else `k` of them drawn uniformly without
+/// replacement (seeded), in their given order (`grid` passes them in the
+/// grid's canonical order, [`super::canonical::pairs_in_order`]). Not an
+/// even stride: in a rank order that follows the grid, pair k's direction
+/// and position repeat with a period of a few pairs, and a stride that
+/// shares a factor with that period samples some directions or some phases
+/// of a fold only (a 64 × 64 ring grid in its own order, every 4th pair:
+/// the sample ranked a 6 % worse fold first). O(m).
 pub fn sample_of(pairs: Vec<(u32, u32, f64)>, k: usize, seed: u64) -> Vec<(u32, u32, f64)> {
     let m = pairs.len();
     if m <= k {

@@ -17,6 +17,15 @@
 //! then gets what is left of the budget; `load_budget=0` keeps exact ties
 //! only).
 //!
+//! What is chosen depends on the recognised grid, not on the ranks'
+//! numbering ([`canonical`]): the directions are put in one order
+//! (heaviest first), the pairs are sampled in the grid's order, and the
+//! rival `recursive+refine` (below) runs on the graph renumbered along the
+//! grid. With spare cores, the best plans of every node occupancy (one
+//! process a node, two, …) are finalists too, so a wide `load_budget`
+//! reaches a spread over more nodes, whose max load is lower at more
+//! hop-bytes.
+//!
 //! As a stepper: step 1 recognises the grid; the next steps score the
 //! embedding plans, [`PLANS_PER_STEP`] at a time; one step places the
 //! processes. When the grid leaves bytes out (a halo plus light extra
