@@ -400,6 +400,7 @@ impl GraphView {
             changed |= ui
                 .add(egui::Slider::new(&mut p.rep_power, 0.5..=4.0).text("repulsion power p"))
                 .changed();
+            changed |= weak_cut_ui(ui, &mut p.weak_cut);
             ui.add(
                 egui::Slider::new(&mut p.max_iterations, 50..=5000)
                     .logarithmic(true)
@@ -433,6 +434,19 @@ impl GraphView {
                     .map(|v| format!(", stop value {v:.4}"))
                     .unwrap_or_default()
             ));
+            if l.parts > 1 {
+                ui.weak(format!(
+                    "{} groups laid out apart and packed side by side: {}",
+                    l.parts,
+                    match self.params.weak_cut {
+                        Some(t) => format!(
+                            "components, or joined by at most {} % of their bytes",
+                            t * 100.0
+                        ),
+                        None => "the connected components".into(),
+                    }
+                ));
+            }
         }
     }
 
@@ -804,6 +818,39 @@ impl View for GraphView {
             hover_ui(resp, model, h);
         }
     }
+}
+
+/// The weak-cut control of the layout parameters: whether groups joined by
+/// at most a fraction of their bytes are laid out apart, and the fraction
+/// (in %). Returns whether it changed.
+fn weak_cut_ui(ui: &mut egui::Ui, weak_cut: &mut Option<f64>) -> bool {
+    let mut on = weak_cut.is_some();
+    let mut pct = weak_cut.unwrap_or(hopmap_core::layout::weak_parts::DEFAULT_WEAK_CUT) * 100.0;
+    let mut changed = false;
+    ui.horizontal(|ui| {
+        changed |= ui
+            .checkbox(&mut on, "lay out apart groups joined by at most")
+            .on_hover_text(
+                "Groups that send at most this share of their bytes to the rest are laid out \
+                 on their own and packed side by side, as components are: otherwise their weak \
+                 attraction leaves them so far apart that each shrinks to a dot.",
+            )
+            .changed();
+        changed |= ui
+            .add_enabled(
+                on,
+                egui::DragValue::new(&mut pct)
+                    .range(0.0..=50.0)
+                    .speed(0.1)
+                    .suffix(" %"),
+            )
+            .changed();
+        ui.label("of their bytes");
+    });
+    if changed {
+        *weak_cut = on.then_some(pct / 100.0);
+    }
+    changed
 }
 
 #[cfg(test)]

@@ -51,6 +51,9 @@ pub struct LayoutSnapshot {
     pub level: (usize, usize),
     pub state: StepState,
     pub stop_value: Option<f64>,
+    /// How many groups are laid out apart and packed side by side (the
+    /// connected components, split at weak cuts; see [`Layout::components`]).
+    pub parts: usize,
     /// Whether the worker is stepping.
     pub playing: bool,
     /// Once stopped: each process's cluster and the number of clusters.
@@ -201,6 +204,7 @@ impl Stepping {
             level: self.layout.level(),
             state: self.layout.state(),
             stop_value: self.layout.stop_value(),
+            parts: self.layout.components(),
             playing: self.playing,
             clusters: self.clusters.clone(),
             commands_read: self.commands_read,
