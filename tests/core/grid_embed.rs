@@ -562,6 +562,18 @@ fn a_wide_load_budget_spreads_over_the_spare_cores() {
     let spread = run_metrics("grid", &g, topo, &[no, ("load_budget", "0.6")]);
     assert!(spread.0 <= packed.0 * 1.6, "{packed:?} {spread:?}");
     assert_eq!(spread.1 * 2.0, packed.1, "{packed:?} {spread:?}");
+    // A periodic 8 × 8 × 4 halo on the open 16 × 16 mesh with 2 cores,
+    // with the refinement: the spread plan (1.42 × the packing's hop-bytes,
+    // 3,072 against 5,120) has grid steps over one hop, so the swap
+    // refinement runs; it lowers hop-bytes by 2–3 % and raises the max
+    // load past the packing's, and is kept only when it wins by the same
+    // rule as the plans (before, it was kept: 5,376 or more).
+    let g = halo("halo:8x8x4:1,0.5,0.25", true, false, true, 3);
+    let topo = "mesh:16x16:cores=2";
+    let packed = run_metrics("grid", &g, topo, &[]);
+    let spread = run_metrics("grid", &g, topo, &[("load_budget", "0.45")]);
+    assert!(spread.0 <= packed.0 * 1.45, "{packed:?} {spread:?}");
+    assert_eq!((packed.1, spread.1), (5120.0, 3072.0));
 }
 
 #[test]

@@ -198,7 +198,9 @@ enum Phase {
         next: usize,
     },
     Place,
-    Refine(Box<Refine>),
+    /// The swap refinement of the placed plan (kept too: the refinement
+    /// must beat it by [`pick`]).
+    Refine(Box<Refine>, Mapping),
     Fallback(Box<dyn MapperRun>),
     /// The grid's mapping is made; `recursive+refine` runs as its rival.
     Rival(Mapping, Box<dyn MapperRun>),
@@ -650,11 +652,11 @@ impl GridEmbed {
             self.input.graph.clone(),
             self.input.topo.clone(),
             Arc::new(pair_volumes(&self.input.graph)),
-            m,
+            m.clone(),
             params,
         );
         self.note.push_str("; then swap refinement");
-        self.phase = Phase::Refine(Box::new(r));
+        self.phase = Phase::Refine(Box::new(r), m);
     }
 }
 
@@ -667,17 +669,20 @@ impl Stepper for GridEmbed {
             Phase::Recognise => self.recognise_step(),
             Phase::Choose { next } => self.choose_step(next),
             Phase::Place => self.place_step(),
-            Phase::Refine(mut r) => {
+            Phase::Refine(mut r, placed) => {
                 r.step();
                 self.event = Some(StepEvent::Swaps {
                     swapped: r.last_swaps().to_vec(),
                     hop_bytes: r.hop_bytes(),
                 });
                 if r.is_done() {
-                    self.grid_done(r.mapping());
+                    // The refinement lowers hop-bytes and may raise the max
+                    // load: it is kept by the same rule as the plans.
+                    let kept = self.keep_better(placed, r.mapping(), "the refined mapping");
+                    self.grid_done(kept);
                 } else {
                     self.placement = r.placement().to_vec();
-                    self.phase = Phase::Refine(r);
+                    self.phase = Phase::Refine(r, placed);
                 }
             }
             Phase::Rival(mine, run) => self.rival_step(mine, run),
@@ -721,7 +726,7 @@ impl Stepper for GridEmbed {
             Phase::Recognise => (0, Some(1), "recognise"),
             Phase::Choose { next } => (*next, Some(self.plans.len()), "choose embedding"),
             Phase::Place => (0, Some(1), "place"),
-            Phase::Refine(r) => {
+            Phase::Refine(r, _) => {
                 let (d, t) = r.progress();
                 (d, Some(t), "refine")
             }
@@ -778,7 +783,7 @@ impl GridEmbed {
                 plans: self.plans.len(),
             },
             Phase::Place => GridStep::Chosen,
-            Phase::Refine(r) | Phase::Order(_, _, r) => GridStep::Refining {
+            Phase::Refine(r, _) | Phase::Order(_, _, r) => GridStep::Refining {
                 hop_bytes: r.hop_bytes(),
             },
             Phase::Fallback(run) => GridStep::Fallback(run.inspect()),
