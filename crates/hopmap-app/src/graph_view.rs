@@ -139,24 +139,27 @@ impl GraphView {
 
     /// (Re)start the layout from the current parameters.
     pub fn restart_layout(&mut self, model: &mut Model) {
-        match Layout::new(&model.graph, self.params.clone()) {
-            Ok(l) => {
-                self.start(l, model);
-                self.pinned.iter_mut().for_each(|p| *p = false);
-            }
+        match self.start(model) {
+            Ok(()) => self.pinned.iter_mut().for_each(|p| *p = false),
             Err(e) => model.error = Some(e.to_string()),
         }
     }
 
-    /// Hand `l` to a new worker (the old one stops) and play it.
-    fn start(&mut self, l: Layout, model: &Model) {
-        let mut w = LayoutWorker::spawn(l, model.waker.clone());
-        self.snap = w.take();
+    /// Check the parameters, then hand the layout to a new worker (the old
+    /// one stops), which builds it and plays it; the positions shown stay
+    /// until its first snapshot.
+    fn start(&mut self, model: &Model) -> hopmap_core::Result<()> {
+        let g = Arc::clone(&model.graph);
+        Layout::check(g.n(), &self.params)?;
+        let params = self.params.clone();
+        let w = LayoutWorker::build(move || Layout::new(&g, params), model.waker.clone());
+        self.snap = None;
         self.layout = Some(w);
         // Playing from the next `advance`, framed, clusters to come.
         (self.playing, self.sent_playing, self.use_coords) = (true, false, false);
         (self.auto_fit, self.clusters_done) = (true, false);
         self.pull_positions();
+        Ok(())
     }
 
     /// The last snapshot's positions (O(1): they are shared).
@@ -241,9 +244,8 @@ impl GraphView {
         self.layout = None;
         self.snap = None;
         self.params.seed = 1;
-        match Layout::new(g, self.params.clone()) {
-            Ok(l) => self.start(l, model),
-            Err(_) => self.use_coords = true,
+        if self.start(model).is_err() {
+            self.use_coords = true;
         }
         self.pinned = vec![false; n];
         self.zoom = 1.0;
@@ -867,10 +869,10 @@ mod tests {
         let mut model = Model::new(g, &name, Topology::parse("torus:8x8x8").expect("torus"));
         let mut view = GraphView::default();
         view.ensure(&model);
+        // The worker builds the layout: no snapshot until it is built.
         let first = view.pos.clone();
-        assert_eq!(view.snap.as_ref().map(|s| s.iterations), Some(0));
         let t0 = Instant::now();
-        while view.snap.as_ref().is_some_and(|s| s.iterations < 3)
+        while view.snap.as_ref().is_none_or(|s| s.iterations < 3)
             && t0.elapsed() < Duration::from_secs(20)
         {
             view.advance(&mut model);

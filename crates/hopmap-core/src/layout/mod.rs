@@ -283,35 +283,44 @@ struct Part {
 }
 
 impl Layout {
+    /// Whether [`Layout::new`] accepts `params` for a graph of `n`
+    /// processes: the errors it can give, without its work. O(n) for given
+    /// initial positions, else O(1). Callers that build the layout on
+    /// another thread check first, so the error reaches the user at once.
+    pub fn check(n: usize, params: &LayoutParams) -> Result<()> {
+        params.check()?;
+        if let Init::Given(xyz) = &params.init {
+            if xyz.len() != n {
+                return Err(Error::Unsupported(format!(
+                    "{} initial positions given for {n} processes",
+                    xyz.len()
+                )));
+            }
+            // The layout computes in f32: a start beyond its range would
+            // be infinite.
+            if let Some(i) = xyz
+                .iter()
+                .position(|p| p.iter().any(|&x| !(x as f32).is_finite()))
+            {
+                return Err(Error::Unsupported(format!(
+                    "expected initial positions within ±{:e} (the layout computes in f32), \
+                     found process {i} at ({}, {}, {})",
+                    f32::MAX,
+                    xyz[i][0],
+                    xyz[i][1],
+                    xyz[i][2]
+                )));
+            }
+        }
+        Ok(())
+    }
+
     /// Start a layout of `graph`.
     pub fn new(graph: &CommGraph, params: LayoutParams) -> Result<Self> {
-        params.check()?;
+        Self::check(graph.n(), &params)?;
         let n = graph.n();
         let given = match &params.init {
-            Init::Given(xyz) => {
-                if xyz.len() != n {
-                    return Err(Error::Unsupported(format!(
-                        "{} initial positions given for {n} processes",
-                        xyz.len()
-                    )));
-                }
-                // The layout computes in f32: a start beyond its range would
-                // be infinite.
-                if let Some(i) = xyz
-                    .iter()
-                    .position(|p| p.iter().any(|&x| !(x as f32).is_finite()))
-                {
-                    return Err(Error::Unsupported(format!(
-                        "expected initial positions within ±{:e} (the layout computes in f32), \
-                         found process {i} at ({}, {}, {})",
-                        f32::MAX,
-                        xyz[i][0],
-                        xyz[i][1],
-                        xyz[i][2]
-                    )));
-                }
-                Some(xyz)
-            }
+            Init::Given(xyz) => Some(xyz),
             _ => None,
         };
         let fg = ForceGraph::from_comm(graph, params.norm);

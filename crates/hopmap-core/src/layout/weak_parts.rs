@@ -11,22 +11,34 @@
 //!
 //! A *part* is a set of processes whose bytes to all other processes are at
 //! most `τ` times its volume (`cut(P) ≤ τ · vol(P)`, where `vol(P)` is the
-//! sum of its members' weighted degrees). The parts are found in two phases:
+//! sum of its members' weighted degrees) and at most [`BISECTION_SHARE`] of
+//! the bytes it takes to cut the part itself in two halves. The second test
+//! makes the rule independent of size: a block of a large mesh has a
+//! boundary small against its volume, but no smaller than a line across it,
+//! so a mesh stays one piece however large it is. The parts are found in
+//! three phases:
 //!
 //! 1. **Communities** by the Louvain method (Blondel, Guillaume, Lambiotte &
 //!    Lefebvre, "Fast unfolding of communities in large networks", J. Stat.
 //!    Mech. 2008): local moves of single vertices to the neighbouring
-//!    community of the largest modularity gain, in vertex order, until no
-//!    move gains; then the communities become the vertices of a smaller
-//!    graph and the moves repeat, until a level moves nothing. No seed is
+//!    community of the largest modularity gain, in vertex order, until a
+//!    pass moves at most 1 % of the vertices; then the communities become
+//!    the vertices of a smaller graph and the moves repeat, until a level
+//!    merges nothing. No seed is
 //!    needed: the order is the vertex order and ties keep the current (or
 //!    the first) community, so the result is a function of the graph.
 //! 2. **Merging** communities back until every part is weakly cut: the part
 //!    with the largest ratio `cut / vol` above `τ` joins the neighbouring
 //!    part it exchanges most bytes with (ties: the smaller id), until no
 //!    ratio exceeds `τ`. Communities never join across connected components,
-//!    so each part lies inside one component; a component none of whose
-//!    splits is weak ends as one part.
+//!    so each part lies inside one component.
+//! 3. **The bisection test**: each part that still has a cut is bisected
+//!    (the multilevel bisection of [`crate::partition`], halves of equal
+//!    size, seed 0); a part whose cut exceeds [`BISECTION_SHARE`] of its
+//!    bisection's joins its heaviest neighbour, and the merged part is
+//!    tested again, until every part passes. A component none of whose
+//!    splits is weak ends as one part; a part of one process (whose
+//!    bisection cuts nothing) is never laid out apart from its partners.
 //!
 //! Modularity communities are a finer split than needed (a grid falls into
 //! many); the merging undoes every split whose cut is not weak, so the
@@ -36,9 +48,12 @@
 //! aggregation sorts the level's edges, O(m log m); levels and passes are
 //! few in practice (at most [`MAX_PASSES`] per level). Merging is
 //! O(k log k + Σ deg) over the k communities with ordered maps and a lazy
-//! heap. Memory O(n + m).
+//! heap. Each bisection test is O(m_P log n_P) on its part, and a part is
+//! tested again only after a merge, so at most k times. Memory O(n + m).
 
 use super::gravity::ForceGraph;
+use crate::partition::{BisectParams, WGraph, bisect};
+use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 
 /// Local-moving passes per Louvain level at most.
@@ -47,6 +62,10 @@ pub const MAX_PASSES: usize = 32;
 /// The default `τ` of the layout: a group is laid out apart when at most 1 %
 /// of its bytes leave it.
 pub const DEFAULT_WEAK_CUT: f64 = 0.01;
+
+/// A part is laid out apart only if its bytes to the rest are at most this
+/// share of the bytes cut by its own bisection.
+pub const BISECTION_SHARE: f64 = 0.1;
 
 /// One level of the Louvain hierarchy: a symmetric weighted graph (each
 /// pair stored in both directions, no self entries) with a self weight per
@@ -151,7 +170,7 @@ fn local_moves(l: &Level) -> (Vec<u32>, usize) {
     let mut w_to = vec![0.0f64; n];
     let mut touched: Vec<u32> = Vec::new();
     for _ in 0..MAX_PASSES {
-        let mut moved = false;
+        let mut moved = 0usize;
         for u in 0..n {
             let cu = comm[u];
             touched.clear();
@@ -179,13 +198,16 @@ fn local_moves(l: &Level) -> (Vec<u32>, usize) {
             tot[best as usize] += deg[u];
             if best != cu {
                 comm[u] = best;
-                moved = true;
+                moved += 1;
             }
             for &c in &touched {
                 w_to[c as usize] = 0.0;
             }
         }
-        if !moved {
+        // The communities need not be exact (the merging undoes every split
+        // that is not weak): stop once a pass moves at most 1 % of the
+        // vertices.
+        if moved * 100 <= n {
             break;
         }
     }
@@ -266,38 +288,10 @@ pub fn weak_parts(g: &ForceGraph, tau: f64) -> (Vec<u32>, usize) {
         if r <= tau {
             break;
         }
-        // The neighbour `a` exchanges most with (ties: the smaller id).
-        let Some((&b, _)) = nb[a]
-            .iter()
-            .fold(None, |best: Option<(&u32, &f64)>, e| match best {
-                Some(x) if x.1 >= e.1 => Some(x),
-                _ => Some(e),
-            })
-        else {
+        let Some(b) = heaviest(&nb[a]) else {
             continue;
         };
-        let b = b as usize;
-        // Merge the smaller map into the larger; the survivor keeps the id
-        // of the larger map.
-        let (keep, gone) = if nb[a].len() >= nb[b].len() {
-            (a, b)
-        } else {
-            (b, a)
-        };
-        let moved = std::mem::take(&mut nb[gone]);
-        for (&d, &w) in &moved {
-            let d = d as usize;
-            if d == keep {
-                continue;
-            }
-            *nb[keep].entry(d as u32).or_insert(0.0) += w;
-            if let Some(x) = nb[d].remove(&(gone as u32)) {
-                *nb[d].entry(keep as u32).or_insert(0.0) += x;
-            }
-        }
-        nb[keep].remove(&(gone as u32));
-        vol[keep] += vol[gone];
-        owner[gone] = keep as u32;
+        let keep = merge(&mut nb, &mut vol, &mut owner, a, b);
         version[keep] += 1;
         heap.push(Entry(
             ratio(&nb[keep], vol[keep]),
@@ -305,18 +299,113 @@ pub fn weak_parts(g: &ForceGraph, tau: f64) -> (Vec<u32>, usize) {
             version[keep],
         ));
     }
-    // Resolve each community to its surviving part.
-    let root = |mut c: usize| {
+    // The bisection test, until every part with a cut passes it.
+    let root = |owner: &[u32], mut c: usize| {
         while owner[c] as usize != c {
             c = owner[c] as usize;
         }
-        c as u32
+        c
     };
-    let part: Vec<u32> = (0..k).map(root).collect();
+    let mut members: Vec<Vec<u32>> = vec![Vec::new(); k];
+    for (u, &c) in labels.iter().enumerate() {
+        members[root(&owner, c as usize)].push(u as u32);
+    }
+    // Smallest part first, so that a large part is bisected only once the
+    // small parts around it have failed and joined it.
+    let mut todo: BinaryHeap<Reverse<(usize, usize)>> = (0..k)
+        .filter(|&c| owner[c] as usize == c && !nb[c].is_empty())
+        .map(|c| Reverse((members[c].len(), c)))
+        .collect();
+    while let Some(Reverse((size, a))) = todo.pop() {
+        if owner[a] as usize != a || nb[a].is_empty() || members[a].len() != size {
+            continue;
+        }
+        let cut: f64 = nb[a].values().sum();
+        if cut <= BISECTION_SHARE * bisection_cut(g, &members[a]) {
+            continue;
+        }
+        let Some(b) = heaviest(&nb[a]) else {
+            continue;
+        };
+        let keep = merge(&mut nb, &mut vol, &mut owner, a, b);
+        let gone = if keep == a { b } else { a };
+        let moved = std::mem::take(&mut members[gone]);
+        members[keep].extend(moved);
+        members[keep].sort_unstable();
+        todo.push(Reverse((members[keep].len(), keep)));
+    }
+    let part: Vec<u32> = (0..k).map(|c| root(&owner, c) as u32).collect();
     for x in labels.iter_mut() {
         *x = part[*x as usize];
     }
     renumber(&mut labels)
+}
+
+/// The neighbour part exchanging most with a part (ties: the smaller id).
+fn heaviest(nb: &BTreeMap<u32, f64>) -> Option<usize> {
+    nb.iter()
+        .fold(None, |best: Option<(u32, f64)>, (&d, &w)| match best {
+            Some(x) if x.1 >= w => Some(x),
+            _ => Some((d, w)),
+        })
+        .map(|(d, _)| d as usize)
+}
+
+/// Merge parts `a` and `b`: the smaller neighbour map goes into the larger,
+/// whose id survives (returned). O(size of the smaller map · log k).
+fn merge(
+    nb: &mut [BTreeMap<u32, f64>],
+    vol: &mut [f64],
+    owner: &mut [u32],
+    a: usize,
+    b: usize,
+) -> usize {
+    let (keep, gone) = if nb[a].len() >= nb[b].len() {
+        (a, b)
+    } else {
+        (b, a)
+    };
+    let moved = std::mem::take(&mut nb[gone]);
+    for (&d, &w) in &moved {
+        let d = d as usize;
+        if d == keep {
+            continue;
+        }
+        *nb[keep].entry(d as u32).or_insert(0.0) += w;
+        if let Some(x) = nb[d].remove(&(gone as u32)) {
+            *nb[d].entry(keep as u32).or_insert(0.0) += x;
+        }
+    }
+    nb[keep].remove(&(gone as u32));
+    vol[keep] += vol[gone];
+    owner[gone] = keep as u32;
+    keep
+}
+
+/// The weight cut by a bisection of `g` restricted to `members` (ascending)
+/// into halves of equal size (one more on one side when odd).
+fn bisection_cut(g: &ForceGraph, members: &[u32]) -> f64 {
+    if members.len() < 2 {
+        return 0.0;
+    }
+    let mut local = std::collections::HashMap::with_capacity(members.len());
+    for (i, &u) in members.iter().enumerate() {
+        local.insert(u, i as u32);
+    }
+    let mut edges = Vec::new();
+    for (i, &u) in members.iter().enumerate() {
+        let u = u as usize;
+        for k in g.offsets[u] as usize..g.offsets[u + 1] as usize {
+            if let Some(&j) = local.get(&g.targets[k])
+                && (i as u32) < j
+            {
+                edges.push((i as u32, j, g.weights[k] as f64));
+            }
+        }
+    }
+    let wg = WGraph::from_edges(vec![1.0; members.len()], &edges);
+    let half = members.len().div_ceil(2) as f64;
+    bisect(&wg, [half, half], None, &BisectParams::default(), 0).cost
 }
 
 #[cfg(test)]
@@ -386,6 +475,28 @@ mod tests {
         let (l, k) = parts_of(7, &q, 1.0);
         assert_eq!(k, 3);
         assert_eq!(l, vec![0, 0, 0, 1, 2, 2, 2]);
+    }
+
+    /// A 60 × 60 mesh with τ = 5 %: a block of side L has cut 4L and
+    /// volume 4L², a ratio of 1/L, so blocks of side 20 or more pass the
+    /// volume test; but their cut is about 4 times a line across them (the
+    /// bisection), so the mesh stays one piece.
+    #[test]
+    fn a_large_mesh_stays_one_part_by_the_bisection_test() {
+        let side = 60;
+        let mut p = Vec::new();
+        for y in 0..side {
+            for x in 0..side {
+                let i = y * side + x;
+                if x + 1 < side {
+                    p.push((i, i + 1, 1.0));
+                }
+                if y + 1 < side {
+                    p.push((i, i + side, 1.0));
+                }
+            }
+        }
+        assert_eq!(parts_of(side * side, &p, 0.05).1, 1);
     }
 
     #[test]
