@@ -38,9 +38,10 @@
 //! block of nodes is a cycle of steps of one hop or none, which two factors
 //! cannot give on a mesh). Each plan is scored on at
 //! most [`SAMPLE`] pairs of the graph (all when fewer, else a seeded
-//! uniform sample, [`sample_pairs`]), and the best
+//! uniform sample, [`sample_of`]), and the best
 //! [`FINALISTS`] (and up to [`TIED`] plans tied with the best, and up to
-//! [`TIED`] more within the load budget, [`PER_LEVEL`] per sampled value)
+//! [`TIED`] more within the load budget, [`PER_LEVEL`] per sampled value,
+//! and the best of each node occupancy, [`occupancy_finalists`])
 //! on every pair: O(plans · min(m, SAMPLE) · d + TIED · m). Plans within
 //! the budget of the least hop-bytes (symmetries of the grid, which do not
 //! change hop-bytes but do change which channels dimension-order routes
@@ -184,6 +185,14 @@ impl Plan {
             core.push(pos[nd]);
         }
         (node, core)
+    }
+
+    /// Processes on each node it uses: the product of the factors on the
+    /// node's cores (1 when it spreads one process to a node).
+    pub fn occupancy(&self) -> u32 {
+        self.targets
+            .last()
+            .map_or(1, |fs| fs.iter().map(|f| f.size).product())
     }
 
     /// `x: 8 on X, y: 2 on T 4 on Y, …` (the GUI font has no arrow glyph)
@@ -655,31 +664,33 @@ impl Scorer {
     }
 }
 
-/// The pairs on which every plan is scored: all of `g`'s pairs when there
-/// are at most `k`, else `k` of them drawn uniformly without replacement
-/// (seeded), in the graph's order. Not an even stride: in a rank order that
-/// follows the grid, pair k's direction and position repeat with a period
-/// of a few pairs, and a stride that shares a factor with that period
-/// samples some directions or some phases of a fold only (a 64 × 64 ring
-/// grid in its own order, every 4th pair: the sample ranked a 6 % worse
-/// fold first). O(m).
-pub fn sample_pairs(g: &crate::graph::CommGraph, k: usize, seed: u64) -> Vec<(u32, u32, f64)> {
-    let m = g.num_edges();
-    let keep: Option<Vec<bool>> = (m > k).then(|| {
-        let mut idx: Vec<u32> = (0..m as u32).collect();
-        let mut rng = crate::rng::Rng::new(seed ^ 0x5A4D_504C_4553);
-        let mut keep = vec![false; m];
-        for i in 0..k {
-            let j = i + rng.below(m - i);
-            idx.swap(i, j);
-            keep[idx[i] as usize] = true;
-        }
-        keep
-    });
-    g.pairs()
-        .enumerate()
-        .filter(|(i, _)| keep.as_ref().is_none_or(|kp| kp[*i]))
-        .map(|(_, (u, v, c))| (u as u32, v as u32, c))
+/// The pairs on which every plan is scored: all of `pairs` (u, v, bytes)
+/// when there are at most `k`, else `k` of them drawn uniformly without
+/// replacement (seeded), in their given order (`grid` passes them in the
+/// grid's canonical order, [`super::canonical::pairs_in_order`]). Not an
+/// even stride: in a rank order that follows the grid, pair k's direction
+/// and position repeat with a period of a few pairs, and a stride that
+/// shares a factor with that period samples some directions or some phases
+/// of a fold only (a 64 × 64 ring grid in its own order, every 4th pair:
+/// the sample ranked a 6 % worse fold first). O(m).
+pub fn sample_of(pairs: Vec<(u32, u32, f64)>, k: usize, seed: u64) -> Vec<(u32, u32, f64)> {
+    let m = pairs.len();
+    if m <= k {
+        return pairs;
+    }
+    let mut idx: Vec<u32> = (0..m as u32).collect();
+    let mut rng = crate::rng::Rng::new(seed ^ 0x5A4D_504C_4553);
+    let mut keep = vec![false; m];
+    for i in 0..k {
+        let j = i + rng.below(m - i);
+        idx.swap(i, j);
+        keep[idx[i] as usize] = true;
+    }
+    pairs
+        .into_iter()
+        .zip(keep)
+        .filter(|(_, kp)| *kp)
+        .map(|(p, _)| p)
         .collect()
 }
 
@@ -699,6 +710,36 @@ pub fn score(plan: &Plan, halo: &GridHalo, net: &Grid, pairs: &[(u32, u32, f64)]
         total += c * hops as f64;
     }
     total
+}
+
+/// The finalists each node occupancy ([`Plan::occupancy`]) adds: of the
+/// plans that use that many cores a node, the best [`FINALISTS`] on the
+/// sample and up to [`PER_LEVEL`] in all tied with the best of them, those
+/// not in `taken` already. With spare cores a spread over more nodes shares
+/// the load over more links at more hop-bytes, so each occupancy's best
+/// plans compete (within the load budget, by max link load) even when
+/// their hop-bytes are far from the least. `scored` is (sampled hop-bytes,
+/// plan index), sorted. O(plans + finalists).
+pub fn occupancy_finalists(plans: &[Plan], scored: &[(f64, usize)], taken: &[usize]) -> Vec<usize> {
+    let mut seen = vec![false; plans.len()];
+    for &k in taken {
+        seen[k] = true;
+    }
+    // Per occupancy: (plans taken, the best sampled hop-bytes).
+    let mut class: HashMap<u32, (usize, f64)> = HashMap::new();
+    let mut out = Vec::new();
+    for &(s, k) in scored {
+        let e = class.entry(plans[k].occupancy()).or_insert((0, s));
+        let take = e.0 < FINALISTS || (e.0 < PER_LEVEL && s <= e.1 * (1.0 + 1e-9));
+        if take {
+            e.0 += 1;
+            if !seen[k] {
+                seen[k] = true;
+                out.push(k);
+            }
+        }
+    }
+    out
 }
 
 /// Max link load of `plan`'s mapping of the whole graph under

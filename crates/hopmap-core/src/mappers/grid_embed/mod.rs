@@ -17,6 +17,15 @@
 //! then gets what is left of the budget; `load_budget=0` keeps exact ties
 //! only).
 //!
+//! What is chosen depends on the recognised grid, not on the ranks'
+//! numbering ([`canonical`]): the directions are put in one order
+//! (heaviest first), the pairs are sampled in the grid's order, and the
+//! rival `recursive+refine` (below) runs on the graph renumbered along the
+//! grid. With spare cores, the best plans of every node occupancy (one
+//! process a node, two, …) are finalists too, so a wide `load_budget`
+//! reaches a spread over more nodes, whose max load is lower at more
+//! hop-bytes.
+//!
 //! As a stepper: step 1 recognises the grid; the next steps score the
 //! embedding plans, [`PLANS_PER_STEP`] at a time; one step places the
 //! processes. When the grid leaves bytes out (a halo plus light extra
@@ -43,6 +52,7 @@
 //! gives the recognised grid and its coordinates (the GUI lays the graph
 //! out on them).
 
+pub mod canonical;
 pub mod embed;
 pub mod near_mesh;
 pub mod product;
@@ -172,6 +182,7 @@ fn start(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
         chosen: None,
         best_hb: 0.0,
         load_tie: None,
+        canon: None,
         note: String::new(),
         placement: vec![None; input.graph.n()],
         mapping: None,
@@ -187,7 +198,9 @@ enum Phase {
         next: usize,
     },
     Place,
-    Refine(Box<Refine>),
+    /// The swap refinement of the placed plan (kept too: the refinement
+    /// must beat it by [`pick`]).
+    Refine(Box<Refine>, Mapping),
     Fallback(Box<dyn MapperRun>),
     /// The grid's mapping is made; `recursive+refine` runs as its rival.
     Rival(Mapping, Box<dyn MapperRun>),
@@ -217,6 +230,9 @@ pub struct GridEmbed {
     /// Plans within `load_budget` of the least hop-bytes and the max link
     /// load of the one kept, when more than one.
     load_tie: Option<(usize, f64)>,
+    /// The grid's canonical number of every process and its inverse
+    /// ([`canonical::grid_order`]).
+    canon: Option<(Vec<u32>, Vec<u32>)>,
     note: String,
     placement: Vec<Option<u32>>,
     mapping: Option<Mapping>,
@@ -285,6 +301,7 @@ impl GridEmbed {
         match recognise::recognise(&self.input.graph) {
             Err(why) => self.fall_back(why),
             Ok(h) => {
+                let h = canonical::axes(h);
                 let share = 1.0 - h.left_out_share();
                 if share < self.min_share {
                     self.fall_back(format!(
@@ -305,8 +322,15 @@ impl GridEmbed {
                     return;
                 }
                 let g = &self.input.graph;
-                let sample = embed::sample_pairs(g, embed::SAMPLE, self.input.seed);
+                let rank = canonical::grid_order(&h);
+                let mut inv = vec![0u32; rank.len()];
+                for (p, &q) in rank.iter().enumerate() {
+                    inv[q as usize] = p as u32;
+                }
+                let pairs = canonical::pairs_in_order(g, &rank);
+                let sample = embed::sample_of(pairs, embed::SAMPLE, self.input.seed);
                 self.sample = Some(embed::Scorer::new(g.n(), &sample));
+                self.canon = Some((rank, inv));
                 self.note = format!(
                     "recognised a {} ({} left out: {} pairs, {:.2}% of the bytes; {})",
                     h.describe(),
@@ -353,8 +377,10 @@ impl GridEmbed {
         }
         .unwrap_or_else(|| {
             let g = &self.input.graph;
-            let pairs: Vec<(u32, u32, f64)> =
-                g.pairs().map(|(u, v, c)| (u as u32, v as u32, c)).collect();
+            let pairs = match &self.canon {
+                Some((rank, _)) => canonical::pairs_in_order(g, rank),
+                None => g.pairs().map(|(u, v, c)| (u as u32, v as u32, c)).collect(),
+            };
             embed::Scorer::new(g.n(), &pairs)
         });
         let top = self.scored.first().map_or(0.0, |b| b.0);
@@ -386,6 +412,11 @@ impl GridEmbed {
                 finalists.push(k);
             }
         }
+        finalists.extend(embed::occupancy_finalists(
+            &self.plans,
+            &self.scored,
+            &finalists,
+        ));
         // Each finalist's periodic directions are shifted so that its seams
         // (block and fold boundaries) cut the lightest pairs.
         let full: Vec<(f64, usize)> = finalists
@@ -447,6 +478,17 @@ impl GridEmbed {
         let info = super::recursive::info_refine();
         let mut input = self.input.clone();
         input.params = info.own_params(&self.input.params);
+        // The rival runs on the graph in the grid's canonical numbering, so
+        // that its mapping too depends on the grid, not on the ranks' order.
+        if let Some((rank, _)) = &self.canon {
+            match canonical::relabel(&self.input.graph, rank) {
+                Ok(g) => input.graph = Arc::new(g),
+                Err(_) => {
+                    self.finish(m, Stop::Complete);
+                    return;
+                }
+            }
+        }
         match super::prepare(&info, &input) {
             Ok(run) => {
                 let cores = self.input.topo.cores();
@@ -465,6 +507,9 @@ impl GridEmbed {
     fn rival_step(&mut self, mine: Mapping, mut run: Box<dyn MapperRun>) {
         let s = run.step();
         self.event = run.inspect().last_event().cloned();
+        if let (Some(e), Some((_, inv))) = (self.event.as_mut(), &self.canon) {
+            back_event(e, inv);
+        }
         if s == StepState::Running {
             self.phase = Phase::Rival(mine, run);
             return;
@@ -472,6 +517,14 @@ impl GridEmbed {
         let theirs = match s {
             StepState::Stopped(Stop::Failed) => None,
             _ => run.result(),
+        };
+        // Back from the canonical numbering.
+        let theirs = match (theirs, &self.canon) {
+            (Some(t), Some((rank, _))) => Some(Mapping::new(
+                rank.iter().map(|&q| t.node[q as usize]).collect(),
+                rank.iter().map(|&q| t.core[q as usize]).collect(),
+            )),
+            (t, _) => t,
         };
         let Some(theirs) = theirs else {
             self.order_rival(mine, Stop::Complete);
@@ -599,11 +652,11 @@ impl GridEmbed {
             self.input.graph.clone(),
             self.input.topo.clone(),
             Arc::new(pair_volumes(&self.input.graph)),
-            m,
+            m.clone(),
             params,
         );
         self.note.push_str("; then swap refinement");
-        self.phase = Phase::Refine(Box::new(r));
+        self.phase = Phase::Refine(Box::new(r), m);
     }
 }
 
@@ -616,17 +669,20 @@ impl Stepper for GridEmbed {
             Phase::Recognise => self.recognise_step(),
             Phase::Choose { next } => self.choose_step(next),
             Phase::Place => self.place_step(),
-            Phase::Refine(mut r) => {
+            Phase::Refine(mut r, placed) => {
                 r.step();
                 self.event = Some(StepEvent::Swaps {
                     swapped: r.last_swaps().to_vec(),
                     hop_bytes: r.hop_bytes(),
                 });
                 if r.is_done() {
-                    self.grid_done(r.mapping());
+                    // The refinement lowers hop-bytes and may raise the max
+                    // load: it is kept by the same rule as the plans.
+                    let kept = self.keep_better(placed, r.mapping(), "the refined mapping");
+                    self.grid_done(kept);
                 } else {
                     self.placement = r.placement().to_vec();
-                    self.phase = Phase::Refine(r);
+                    self.phase = Phase::Refine(r, placed);
                 }
             }
             Phase::Rival(mine, run) => self.rival_step(mine, run),
@@ -670,7 +726,7 @@ impl Stepper for GridEmbed {
             Phase::Recognise => (0, Some(1), "recognise"),
             Phase::Choose { next } => (*next, Some(self.plans.len()), "choose embedding"),
             Phase::Place => (0, Some(1), "place"),
-            Phase::Refine(r) => {
+            Phase::Refine(r, _) => {
                 let (d, t) = r.progress();
                 (d, Some(t), "refine")
             }
@@ -727,7 +783,7 @@ impl GridEmbed {
                 plans: self.plans.len(),
             },
             Phase::Place => GridStep::Chosen,
-            Phase::Refine(r) | Phase::Order(_, _, r) => GridStep::Refining {
+            Phase::Refine(r, _) | Phase::Order(_, _, r) => GridStep::Refining {
                 hop_bytes: r.hop_bytes(),
             },
             Phase::Fallback(run) => GridStep::Fallback(run.inspect()),
@@ -739,6 +795,27 @@ impl GridEmbed {
     /// words it (empty before recognition).
     pub fn note(&self) -> &str {
         &self.note
+    }
+}
+
+/// Renumber the processes an event names from the canonical numbering
+/// back to the ranks' (`inv[q]` = the rank numbered q). O(event size).
+fn back_event(e: &mut StepEvent, inv: &[u32]) {
+    let back = |q: &mut usize| {
+        if let Some(&p) = inv.get(*q) {
+            *q = p as usize;
+        }
+    };
+    match e {
+        StepEvent::Placed { process, .. } => back(process),
+        StepEvent::Swaps { swapped, .. } => {
+            for (p, q) in swapped.iter_mut() {
+                back(p);
+                back(q);
+            }
+        }
+        StepEvent::Group { processes } => processes.iter_mut().for_each(back),
+        StepEvent::Whole => {}
     }
 }
 
