@@ -4,7 +4,7 @@
 //! (`tests/data/scotch/`).
 
 use crate::common::{recursive_refine_holds, relabelled, run_grid};
-use hopmap_core::mappers::grid_embed::recognise::{Found, recognise};
+use hopmap_core::mappers::grid_embed::recognise::{Found, recognise, recognise_beside};
 use hopmap_core::metrics::hop_bytes;
 use hopmap_core::{Topology, io};
 use std::path::Path;
@@ -96,12 +96,14 @@ fn gromacs_pme_split_holds_gmap_with_4_cores_in_any_order() {
 /// 3 × 3 × 7 grid (worker w = rank − 1 at (w mod 3, ⌊w/3⌋ mod 3, ⌊w/9⌋)),
 /// with volumes that differ 3-fold between grid pairs (the particles are
 /// not spread evenly), and the master's broadcast tree through the
-/// workers. Without the master, the workers are read as an open 3 × 3 × 7
-/// grid in any order: every two workers are as far apart in the read
-/// coordinates as in the code's (Manhattan distance, which no axis
-/// permutation or reflection changes).
+/// workers. In the own order and shuffled, the whole run is read as the
+/// master beside a 3 × 3 × 7 grid (before `recognise_beside`: no reading
+/// at all); and the workers alone are read as an open 3 × 3 × 7 grid in
+/// which every two workers are as far apart in the read coordinates as
+/// in the code's (Manhattan distance, which no axis permutation or
+/// reflection changes).
 #[test]
-fn esys_workers_read_as_their_3x3x7_grid_in_any_order() {
+fn esys_master_beside_its_3x3x7_workers_in_any_order() {
     let path = Path::new("tests/data/captures/esys-cube-64.mtx");
     let g = io::read_graph(path, &Default::default()).unwrap();
     let mut b = hopmap_core::GraphBuilder::new(g.n() - 1, true);
@@ -117,6 +119,16 @@ fn esys_workers_read_as_their_3x3x7_grid_in_any_order() {
         if let Some(s) = seed {
             hopmap_core::rng::Rng::new(s).shuffle(&mut perm);
         }
+        // The whole run: the master stands beside the workers' grid.
+        let mut whole: Vec<usize> = (0..g.n()).collect();
+        if let Some(s) = seed {
+            hopmap_core::rng::Rng::new(s).shuffle(&mut whole);
+        }
+        let b = recognise_beside(&relabelled(&g, seed)).unwrap();
+        assert_eq!(b.outside, vec![whole[0]], "{seed:?}");
+        let mut dims = b.grid.dims.clone();
+        dims.sort_unstable();
+        assert_eq!(dims, vec![3, 3, 7], "{seed:?}");
         let r = recognise(&relabelled(&workers, seed)).unwrap();
         assert_eq!(r.found, Found::Exact, "{seed:?}");
         let mut dims = r.dims.clone();
