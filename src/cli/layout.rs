@@ -41,6 +41,10 @@ pub struct Args {
     /// Barnes–Hut opening angle θ.
     #[arg(long)]
     pub theta: Option<f32>,
+    /// Lay out apart, and pack side by side, the groups that send at most this percentage of their
+    /// bytes to the rest (default 1; 0 = only connected components; --single-level: 0).
+    #[arg(long, value_name = "PERCENT")]
+    pub weak_cut: Option<f64>,
     /// Pack the clusters into groups of G processes (multi-core nodes) and print them.
     #[arg(long, value_name = "G")]
     pub group_size: Option<usize>,
@@ -111,6 +115,12 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     if a.single_level {
         p.multilevel = MultilevelMode::Off;
     }
+    if let Some(pct) = a.weak_cut {
+        if !(0.0..100.0).contains(&pct) {
+            bail!("--weak-cut must be a percentage from 0 to below 100, not {pct}");
+        }
+        p.weak_cut = (pct > 0.0).then_some(pct / 100.0);
+    }
     let t0 = Instant::now();
     let mut l = Layout::new(&g, p)?;
     let levels = l.level().1;
@@ -132,6 +142,19 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         fine_iters,
         l.state()
     );
+    if l.components() > 1 {
+        crate::outln!(
+            "{} groups laid out apart and packed side by side ({})",
+            l.components(),
+            match l.params().weak_cut {
+                Some(t) => format!(
+                    "components, or joined by at most {} % of their bytes",
+                    t * 100.0
+                ),
+                None => "the connected components".into(),
+            }
+        );
+    }
     crate::outln!(
         "stopping-rule value {} (ε = {})",
         l.stop_value().map_or("n/a".into(), |v| format!("{v:.4}")),

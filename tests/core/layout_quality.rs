@@ -136,3 +136,67 @@ fn pinned_points_do_not_move_and_state_is_exposed() {
     assert_ne!(l.positions()[0], [100.0, 100.0, 0.0]);
     assert!(l.stop_value().is_some());
 }
+
+/// GPAW's four k-point groups of 24 ranks exchange 0.007 % of the bytes
+/// between them. Laid out as one piece, their weak attraction leaves them so
+/// far apart that, drawn to fit, each group is a dot; split at the weak cut
+/// ([`hopmap_core::layout::weak_parts`]), each is laid out on its own and
+/// the four are packed side by side. The groups are found in any rank
+/// order, and each spans at least a fifth of the picture.
+#[test]
+fn weakly_joined_groups_are_laid_out_apart_in_any_order() {
+    use hopmap_core::layout::gravity::ForceGraph;
+    use hopmap_core::layout::weak_parts::{DEFAULT_WEAK_CUT, weak_parts};
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/captures/gpaw-si-96.mtx");
+    let g = hopmap_core::io::read_graph(&path, &Default::default()).unwrap();
+    let mut reference: Option<Vec<u32>> = None;
+    for seed in [None, Some(1), Some(2)] {
+        let mut perm: Vec<usize> = (0..g.n()).collect();
+        if let Some(s) = seed {
+            Rng::new(s).shuffle(&mut perm);
+        }
+        let gs = crate::common::relabelled(&g, seed);
+        let (part, k) = weak_parts(
+            &ForceGraph::from_comm(&gs, Default::default()),
+            DEFAULT_WEAK_CUT,
+        );
+        assert_eq!(k, 4, "order {seed:?}");
+        // The part of each rank in the application's numbering.
+        let own: Vec<u32> = (0..g.n()).map(|u| part[perm[u]]).collect();
+        let mut sizes = cluster_sizes(&own);
+        sizes.sort_unstable();
+        assert_eq!(sizes, vec![24; 4], "order {seed:?}");
+        match &reference {
+            None => reference = Some(own),
+            Some(r) => {
+                for u in 0..g.n() {
+                    for v in 0..g.n() {
+                        assert_eq!(r[u] == r[v], own[u] == own[v], "order {seed:?}: {u}, {v}");
+                    }
+                }
+            }
+        }
+        let l = run(&gs, LayoutParams::default()).unwrap();
+        assert_eq!(l.components(), 4);
+        let pos = l.positions();
+        let extent = |members: &mut dyn Iterator<Item = usize>| {
+            let (mut lo, mut hi) = ([f32::INFINITY; 2], [f32::NEG_INFINITY; 2]);
+            for i in members {
+                for a in 0..2 {
+                    lo[a] = lo[a].min(pos[i][a]);
+                    hi[a] = hi[a].max(pos[i][a]);
+                }
+            }
+            (hi[0] - lo[0]).max(hi[1] - lo[1])
+        };
+        let whole = extent(&mut (0..g.n()));
+        for c in 0..4 {
+            let e = extent(&mut (0..g.n()).filter(|&i| part[i] == c));
+            assert!(
+                e >= 0.2 * whole,
+                "order {seed:?}: group {c} spans {e} of {whole}"
+            );
+        }
+    }
+}

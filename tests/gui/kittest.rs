@@ -396,3 +396,43 @@ fn hottest_links_list_selects_and_frames_the_busiest_link() {
     assert_eq!(view.selected_link, Some(first));
     assert!(view.cam.zoom2d >= 3.0);
 }
+
+/// Step frames until a label containing `text` is shown (`present`) or
+/// gone (`!present`), at most 60 s.
+fn wait_for_label(h: &mut Harness<'static, HopmapApp>, text: &str, present: bool) {
+    let t0 = std::time::Instant::now();
+    while h.query_by_label_contains(text).is_some() != present {
+        assert!(
+            t0.elapsed() < std::time::Duration::from_secs(60),
+            "timed out waiting for {text:?} to be {}",
+            if present { "shown" } else { "gone" }
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        h.step();
+    }
+}
+
+/// GPAW's k-point groups barely talk to each other: the graph view lays
+/// them out apart, packed side by side, and says so under the layout's
+/// status; unticking the control in Layout parameters lays the graph out
+/// as one piece again.
+#[test]
+fn weakly_joined_groups_are_laid_out_apart_until_the_control_is_unticked() {
+    let mut h = harness();
+    let gpaw =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/captures/gpaw-si-96.mtx");
+    drop_file(&mut h, &gpaw);
+    assert_eq!(h.state().model.graph.n(), 96);
+    h.state_mut().tab = Tab::Graph;
+    h.run_steps(2);
+    h.get_by_label("Play layout").click();
+    wait_for_label(&mut h, "4 groups laid out apart", true);
+    h.get_by_label_contains("joined by at most 1 % of their bytes");
+    h.get_by_label("Layout parameters").click();
+    h.run_steps(2);
+    h.get_by_label("lay out apart groups joined by at most")
+        .click();
+    h.run_steps(1);
+    assert_eq!(h.state().graph_view.params.weak_cut, None);
+    wait_for_label(&mut h, "groups laid out apart", false);
+}

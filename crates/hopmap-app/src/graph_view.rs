@@ -139,24 +139,27 @@ impl GraphView {
 
     /// (Re)start the layout from the current parameters.
     pub fn restart_layout(&mut self, model: &mut Model) {
-        match Layout::new(&model.graph, self.params.clone()) {
-            Ok(l) => {
-                self.start(l, model);
-                self.pinned.iter_mut().for_each(|p| *p = false);
-            }
+        match self.start(model) {
+            Ok(()) => self.pinned.iter_mut().for_each(|p| *p = false),
             Err(e) => model.error = Some(e.to_string()),
         }
     }
 
-    /// Hand `l` to a new worker (the old one stops) and play it.
-    fn start(&mut self, l: Layout, model: &Model) {
-        let mut w = LayoutWorker::spawn(l, model.waker.clone());
-        self.snap = w.take();
+    /// Check the parameters, then hand the layout to a new worker (the old
+    /// one stops), which builds it and plays it; the positions shown stay
+    /// until its first snapshot.
+    fn start(&mut self, model: &Model) -> hopmap_core::Result<()> {
+        let g = Arc::clone(&model.graph);
+        Layout::check(g.n(), &self.params)?;
+        let params = self.params.clone();
+        let w = LayoutWorker::build(move || Layout::new(&g, params), model.waker.clone());
+        self.snap = None;
         self.layout = Some(w);
         // Playing from the next `advance`, framed, clusters to come.
         (self.playing, self.sent_playing, self.use_coords) = (true, false, false);
         (self.auto_fit, self.clusters_done) = (true, false);
         self.pull_positions();
+        Ok(())
     }
 
     /// The last snapshot's positions (O(1): they are shared).
@@ -241,9 +244,8 @@ impl GraphView {
         self.layout = None;
         self.snap = None;
         self.params.seed = 1;
-        match Layout::new(g, self.params.clone()) {
-            Ok(l) => self.start(l, model),
-            Err(_) => self.use_coords = true,
+        if self.start(model).is_err() {
+            self.use_coords = true;
         }
         self.pinned = vec![false; n];
         self.zoom = 1.0;
@@ -400,6 +402,7 @@ impl GraphView {
             changed |= ui
                 .add(egui::Slider::new(&mut p.rep_power, 0.5..=4.0).text("repulsion power p"))
                 .changed();
+            changed |= weak_cut_ui(ui, &mut p.weak_cut);
             ui.add(
                 egui::Slider::new(&mut p.max_iterations, 50..=5000)
                     .logarithmic(true)
@@ -433,6 +436,19 @@ impl GraphView {
                     .map(|v| format!(", stop value {v:.4}"))
                     .unwrap_or_default()
             ));
+            if l.parts > 1 {
+                ui.weak(format!(
+                    "{} groups laid out apart and packed side by side: {}",
+                    l.parts,
+                    match self.params.weak_cut {
+                        Some(t) => format!(
+                            "components, or joined by at most {} % of their bytes",
+                            t * 100.0
+                        ),
+                        None => "the connected components".into(),
+                    }
+                ));
+            }
         }
     }
 
@@ -806,6 +822,39 @@ impl View for GraphView {
     }
 }
 
+/// The weak-cut control of the layout parameters: whether groups joined by
+/// at most a fraction of their bytes are laid out apart, and the fraction
+/// (in %). Returns whether it changed.
+fn weak_cut_ui(ui: &mut egui::Ui, weak_cut: &mut Option<f64>) -> bool {
+    let mut on = weak_cut.is_some();
+    let mut pct = weak_cut.unwrap_or(hopmap_core::layout::weak_parts::DEFAULT_WEAK_CUT) * 100.0;
+    let mut changed = false;
+    ui.horizontal(|ui| {
+        changed |= ui
+            .checkbox(&mut on, "lay out apart groups joined by at most")
+            .on_hover_text(
+                "Groups that send at most this share of their bytes to the rest are laid out \
+                 on their own and packed side by side, as components are: otherwise their weak \
+                 attraction leaves them so far apart that each shrinks to a dot.",
+            )
+            .changed();
+        changed |= ui
+            .add_enabled(
+                on,
+                egui::DragValue::new(&mut pct)
+                    .range(0.0..=50.0)
+                    .speed(0.1)
+                    .suffix(" %"),
+            )
+            .changed();
+        ui.label("of their bytes");
+    });
+    if changed {
+        *weak_cut = on.then_some(pct / 100.0);
+    }
+    changed
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -820,10 +869,10 @@ mod tests {
         let mut model = Model::new(g, &name, Topology::parse("torus:8x8x8").expect("torus"));
         let mut view = GraphView::default();
         view.ensure(&model);
+        // The worker builds the layout: no snapshot until it is built.
         let first = view.pos.clone();
-        assert_eq!(view.snap.as_ref().map(|s| s.iterations), Some(0));
         let t0 = Instant::now();
-        while view.snap.as_ref().is_some_and(|s| s.iterations < 3)
+        while view.snap.as_ref().is_none_or(|s| s.iterations < 3)
             && t0.elapsed() < Duration::from_secs(20)
         {
             view.advance(&mut model);

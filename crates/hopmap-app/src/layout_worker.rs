@@ -1,7 +1,9 @@
 //! The graph view's gravitational layout ([`hopmap_core::layout::Layout`])
 //! stepped on a worker thread, so that the UI thread never runs it.
 //!
-//! The worker owns the layout and reads [`LayoutCommand`]s: play or pause,
+//! The worker builds the layout ([`LayoutWorker::build`]: its coarsening,
+//! first positions and split into parts are O(m log n) and more on large
+//! graphs), owns it and reads [`LayoutCommand`]s: play or pause,
 //! one step, pin or unpin a process, stop. While playing it steps in slices
 //! of at most [`crate::background::SLICE`] and after each slice publishes a
 //! [`LayoutSnapshot`]: the positions and their bounding box (shared, so that
@@ -51,6 +53,9 @@ pub struct LayoutSnapshot {
     pub level: (usize, usize),
     pub state: StepState,
     pub stop_value: Option<f64>,
+    /// How many groups are laid out apart and packed side by side (the
+    /// connected components, split at weak cuts; see [`Layout::components`]).
+    pub parts: usize,
     /// Whether the worker is stepping.
     pub playing: bool,
     /// Once stopped: each process's cluster and the number of clusters.
@@ -74,22 +79,50 @@ impl LayoutWorker {
     /// Move `layout` to a new worker thread, paused. `on_snapshot` is
     /// called after each published snapshot (the front end's repaint).
     pub fn spawn(layout: Layout, on_snapshot: Option<Arc<dyn Fn() + Send + Sync>>) -> Self {
+        Self::launch(Ok(layout), on_snapshot)
+    }
+
+    /// Like [`LayoutWorker::spawn`], but the layout is built on the worker
+    /// too (the coarsening, the first positions and the split into parts
+    /// cost O(m log n) and more on large graphs): the first snapshot comes
+    /// once it is built. A build that fails (which [`Layout::check`] run
+    /// first rules out) ends the worker without a snapshot, with a line on
+    /// stderr.
+    pub fn build(
+        build: impl FnOnce() -> hopmap_core::Result<Layout> + Send + 'static,
+        on_snapshot: Option<Arc<dyn Fn() + Send + Sync>>,
+    ) -> Self {
+        Self::launch(Err(Box::new(build)), on_snapshot)
+    }
+
+    /// A built layout (published at once) or its builder (run on the worker).
+    fn launch(
+        layout: Result<Layout, Builder>,
+        on_snapshot: Option<Arc<dyn Fn() + Send + Sync>>,
+    ) -> Self {
         let (tx, rx) = Outbox::new();
         let latest = Arc::new(Mutex::new(None));
-        let mut w = Stepping {
-            layout,
-            shared: latest.clone(),
-            notify: on_snapshot,
-            generation: 0,
-            playing: false,
-            clusters: None,
-            commands_read: 0,
+        let (shared, notify) = (latest.clone(), on_snapshot);
+        let work: Box<dyn FnOnce() + Send> = match layout {
+            Ok(layout) => {
+                let mut w = Stepping::new(layout, shared, notify);
+                // The first snapshot before the thread runs: the view can
+                // draw at once.
+                w.publish();
+                Box::new(move || w.main(rx))
+            }
+            Err(build) => Box::new(move || match build() {
+                Ok(layout) => {
+                    let mut w = Stepping::new(layout, shared, notify);
+                    w.publish();
+                    w.main(rx)
+                }
+                Err(e) => eprintln!("hopmap: the layout could not start: {e}"),
+            }),
         };
-        // The first snapshot before the thread runs: the view can draw at once.
-        w.publish();
         if let Err(e) = std::thread::Builder::new()
             .name("hopmap-layout".into())
-            .spawn(move || w.main(rx))
+            .spawn(work)
         {
             eprintln!("hopmap: cannot start the layout's worker thread: {e}");
         }
@@ -115,6 +148,9 @@ impl Drop for LayoutWorker {
     }
 }
 
+/// Builds a layout on the worker.
+type Builder = Box<dyn FnOnce() -> hopmap_core::Result<Layout> + Send>;
+
 /// The worker's side.
 struct Stepping {
     layout: Layout,
@@ -127,6 +163,22 @@ struct Stepping {
 }
 
 impl Stepping {
+    fn new(
+        layout: Layout,
+        shared: Arc<Mutex<Option<LayoutSnapshot>>>,
+        notify: Option<Arc<dyn Fn() + Send + Sync>>,
+    ) -> Self {
+        Stepping {
+            layout,
+            shared,
+            notify,
+            generation: 0,
+            playing: false,
+            clusters: None,
+            commands_read: 0,
+        }
+    }
+
     fn main(mut self, rx: Receiver<LayoutCommand>) {
         loop {
             // Block while paused; while playing, only look.
@@ -201,6 +253,7 @@ impl Stepping {
             level: self.layout.level(),
             state: self.layout.state(),
             stop_value: self.layout.stop_value(),
+            parts: self.layout.components(),
             playing: self.playing,
             clusters: self.clusters.clone(),
             commands_read: self.commands_read,

@@ -12,6 +12,8 @@
 //! * [`init`]: random, circle (Fig. 1) or given starts.
 //! * [`mod@clusters`]: grouping final positions into communication clusters (§7).
 //! * [`quality`]: Spearman correlation with hop distance, cluster ratios.
+//! * [`pack`] and [`weak_parts`]: connected components, and groups joined by
+//!   a tiny share of their bytes, laid out apart and packed side by side.
 //!
 //! [`Layout`] is the one [`Stepper`] callers use: it runs the hierarchy from
 //! the coarsest level to the finest (or the single level), one iteration per
@@ -26,6 +28,7 @@ pub mod multilevel;
 pub mod pack;
 pub mod quality;
 pub mod stopping;
+pub mod weak_parts;
 
 pub use clusters::{ClusterParams, clusters, pack_groups};
 pub use gravity::{ForceGraph, GravityLayout};
@@ -126,6 +129,10 @@ pub struct LayoutParams {
     /// measured), while the multilevel path starts its coarsest level from
     /// classical MDS.
     pub multilevel_above: usize,
+    /// Lay out apart, and pack side by side, the groups whose bytes to the
+    /// rest are at most this fraction of their volume ([`weak_parts`]);
+    /// `None` splits only into connected components. Default 1 %.
+    pub weak_cut: Option<f64>,
     pub init: Init,
     pub seed: u64,
 }
@@ -157,6 +164,7 @@ impl Default for LayoutParams {
             level_iterations: 100,
             multilevel: MultilevelMode::Auto,
             multilevel_above: 16,
+            weak_cut: Some(weak_parts::DEFAULT_WEAK_CUT),
             init: Init::Random,
             seed: 0,
         }
@@ -196,6 +204,7 @@ impl LayoutParams {
         LayoutParams {
             adaptive: false,
             multilevel: MultilevelMode::Off,
+            weak_cut: None,
             ..Default::default()
         }
     }
@@ -218,15 +227,22 @@ impl LayoutParams {
         if self.stop_n == 0 || self.stop_m <= self.stop_n {
             return bad("the stopping rule needs 0 < n < m");
         }
+        if let Some(t) = self.weak_cut
+            && !(0.0..1.0).contains(&t)
+        {
+            return bad("the weak-cut fraction must be from 0 to below 1");
+        }
         Ok(())
     }
 }
 
 /// The layout run: a [`Stepper`], one iteration per step.
 ///
-/// Each connected component of the graph is laid out on its own (a
-/// part: the hierarchy from its coarsest level to its finest, or the
-/// single level), and the components are then packed side by side
+/// Each connected component of the graph, split further where a group
+/// sends at most [`LayoutParams::weak_cut`] of its bytes to the rest
+/// ([`weak_parts`]), is laid out on its own (a part: the hierarchy from its
+/// coarsest level to its finest, or the single level; the pairs between
+/// parts exert no force), and the components are then packed side by side
 /// ([`pack`]), largest first, so that all of them stay visible and a
 /// disconnected graph costs no quadratic repulsion between its pieces.
 /// Components of one or two points need no forces: a point, or a segment of
@@ -267,39 +283,51 @@ struct Part {
 }
 
 impl Layout {
+    /// Whether [`Layout::new`] accepts `params` for a graph of `n`
+    /// processes: the errors it can give, without its work. O(n) for given
+    /// initial positions, else O(1). Callers that build the layout on
+    /// another thread check first, so the error reaches the user at once.
+    pub fn check(n: usize, params: &LayoutParams) -> Result<()> {
+        params.check()?;
+        if let Init::Given(xyz) = &params.init {
+            if xyz.len() != n {
+                return Err(Error::Unsupported(format!(
+                    "{} initial positions given for {n} processes",
+                    xyz.len()
+                )));
+            }
+            // The layout computes in f32: a start beyond its range would
+            // be infinite.
+            if let Some(i) = xyz
+                .iter()
+                .position(|p| p.iter().any(|&x| !(x as f32).is_finite()))
+            {
+                return Err(Error::Unsupported(format!(
+                    "expected initial positions within ±{:e} (the layout computes in f32), \
+                     found process {i} at ({}, {}, {})",
+                    f32::MAX,
+                    xyz[i][0],
+                    xyz[i][1],
+                    xyz[i][2]
+                )));
+            }
+        }
+        Ok(())
+    }
+
     /// Start a layout of `graph`.
     pub fn new(graph: &CommGraph, params: LayoutParams) -> Result<Self> {
-        params.check()?;
+        Self::check(graph.n(), &params)?;
         let n = graph.n();
         let given = match &params.init {
-            Init::Given(xyz) => {
-                if xyz.len() != n {
-                    return Err(Error::Unsupported(format!(
-                        "{} initial positions given for {n} processes",
-                        xyz.len()
-                    )));
-                }
-                // The layout computes in f32: a start beyond its range would
-                // be infinite.
-                if let Some(i) = xyz
-                    .iter()
-                    .position(|p| p.iter().any(|&x| !(x as f32).is_finite()))
-                {
-                    return Err(Error::Unsupported(format!(
-                        "expected initial positions within ±{:e} (the layout computes in f32), \
-                         found process {i} at ({}, {}, {})",
-                        f32::MAX,
-                        xyz[i][0],
-                        xyz[i][1],
-                        xyz[i][2]
-                    )));
-                }
-                Some(xyz)
-            }
+            Init::Given(xyz) => Some(xyz),
             _ => None,
         };
         let fg = ForceGraph::from_comm(graph, params.norm);
-        let (comp, ncomp) = graph.components();
+        let (comp, ncomp) = match params.weak_cut {
+            Some(tau) => weak_parts::weak_parts(&fg, tau),
+            None => graph.components(),
+        };
         let mut members: Vec<Vec<u32>> = vec![Vec::new(); ncomp];
         let mut local = vec![0u32; n];
         for (i, &c) in comp.iter().enumerate() {
@@ -317,7 +345,7 @@ impl Layout {
                 if m.len() < 3 {
                     continue;
                 }
-                let sub = pack::subgraph(&fg, m, &local);
+                let sub = pack::subgraph(&fg, m, &local, &comp);
                 let mut p = params.clone();
                 // A different seed per component, same for a given input.
                 p.seed = params.seed ^ (c as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
@@ -356,7 +384,8 @@ impl Layout {
     pub fn n(&self) -> usize {
         self.n
     }
-    /// Number of connected components (each laid out on its own).
+    /// Number of components laid out on their own: the connected
+    /// components, split at weak cuts unless `weak_cut` is `None`.
     pub fn components(&self) -> usize {
         self.ncomp
     }

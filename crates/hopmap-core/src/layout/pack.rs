@@ -117,9 +117,10 @@ pub fn component_offsets(pos: &[[f32; 3]], comp: &[u32], k: usize, margin: f32) 
 
 /// The sub-graph of `g` on `members` (ascending global ids), renumbered by
 /// `local` (global id → index in `members`): the CSR rows of the members,
-/// with their weights and masses. Every neighbour of a member must be a
-/// member (a connected component). O(size of the component).
-pub fn subgraph(g: &ForceGraph, members: &[u32], local: &[u32]) -> ForceGraph {
+/// with their weights and masses, keeping the neighbours in the members'
+/// part (`part`: the part of every process; the members are one part).
+/// O(size of the part's rows).
+pub fn subgraph(g: &ForceGraph, members: &[u32], local: &[u32], part: &[u32]) -> ForceGraph {
     let mut offsets = Vec::with_capacity(members.len() + 1);
     let mut targets = Vec::new();
     let mut weights = Vec::new();
@@ -128,7 +129,11 @@ pub fn subgraph(g: &ForceGraph, members: &[u32], local: &[u32]) -> ForceGraph {
     for &u in members {
         let u = u as usize;
         for k in g.offsets[u] as usize..g.offsets[u + 1] as usize {
-            targets.push(local[g.targets[k] as usize]);
+            let v = g.targets[k] as usize;
+            if part[v] != part[u] {
+                continue;
+            }
+            targets.push(local[v]);
             weights.push(g.weights[k]);
         }
         offsets.push(targets.len() as u32);
