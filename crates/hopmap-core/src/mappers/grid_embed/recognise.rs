@@ -76,6 +76,9 @@
 //! row and column, and both directions are cliques ([`GridHalo::clique`]);
 //! of these two, the reading that covers more bytes is kept.
 //! [`GridHalo::found`] says which reading gave the grid.
+//! When nothing is read, [`recognise_beside`] looks for a grid of all
+//! processes but a few that stand beside it (a master whose pairs are
+//! light for its partners) and the failure names it.
 //! Cost: O(m + n·Δ³ log Δ) per threshold, Δ ≤ 12 the skeleton's degree,
 //! over at most a dozen thresholds (stopping once every byte is covered):
 //! near-linear.
