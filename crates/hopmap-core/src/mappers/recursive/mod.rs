@@ -23,7 +23,8 @@
 //!   then a bottleneck
 //!   phase (beyond VieM too)
 //!   relieves the busiest channel under dimension-order routing, exchange by
-//!   exchange, never raising the largest load and letting hop-bytes rise by
+//!   exchange (or, where no single exchange helps, by a pair of them:
+//!   [`refine::chain`]), never raising the largest load and letting hop-bytes rise by
 //!   at most `load_budget` (1 % by default) — see [`refine`] for its cost.
 //!
 //! As steppers: one construction step = one bisection of one subproblem;
@@ -140,7 +141,8 @@ pub fn info_refine() -> MapperInfo {
               Then (beyond the seeds and VieM) a bottleneck phase relieves the busiest channel under dimension-order \
               routing: it re-routes only the messages of the processes whose traffic crosses \
               that channel, keeps exchanges that lower its load without raising another channel \
-              to the maximum, and lets hop-bytes rise by at most `load_budget` (default 1 %; \
+              to the maximum (where no single one does, a pair: the second brings back the \
+              channel the first raised; Glover's ejection chains), and lets hop-bytes rise by at most `load_budget` (default 1 %; \
               measured: max link load 0.55–0.93 × Scotch's instead of up to 1.13 ×, for \
               +0–0.3 % hop-bytes and up to about 10 % more time). Small inputs are mapped `runs` \
               times with different seeds (each with its tabu search; up to 256 processes on \

@@ -46,8 +46,12 @@
 //! through the channel first) that has one, the exchange cheapest in
 //! hop-bytes that lowers that channel's load and Σ load² without raising
 //! any other channel to the largest load; hop-bytes may rise by at most
-//! `load_budget` × their value over the whole phase. The largest load never rises; the phase ends
-//! when the busiest channel cannot be relieved by one exchange. On the
+//! `load_budget` × their value over the whole phase. When no single
+//! exchange relieves the busiest channel, two in a row are tried, the
+//! second bringing back below the maximum the channel the first raised to
+//! it ([`chain`]: Glover's ejection chains, the depth-2 step of Lin and
+//! Kernighan). The largest load never rises; the phase ends when the
+//! busiest channel cannot be relieved by one or two exchanges. On the
 //! measured meshes it lowered the max link load below Scotch's at a
 //! fraction of a per cent more hop-bytes, and the 1 % budget was never the
 //! limit (`docs/benchmarks.md`, "The bottleneck phase").
@@ -65,6 +69,7 @@
 //! stops; its polish ([`Refine::polish`]) does not.
 
 pub mod bottleneck;
+pub mod chain;
 pub mod descent;
 pub mod tabu;
 
@@ -1347,6 +1352,12 @@ impl Refine {
             (None, Some((d, b))) => Some((d, d, b)),
             _ => None,
         }
+    }
+
+    /// Pairs of exchanges ([`chain`]) the bottleneck phase kept (for tests).
+    #[cfg(test)]
+    pub(crate) fn chains_kept(&self) -> usize {
+        self.hot.as_ref().map_or(0, |h| h.chains)
     }
 
     /// Whether the last step of the bottleneck phase routed messages (its

@@ -25,16 +25,21 @@
 //!    then the exact change of every channel's load (re-routing only p's
 //!    and q's messages); the first exchange that raises no other channel to
 //!    `M` or above and lowers Σ load² is kept;
-//! 4. apply it, or end the phase when none of the processes has one: then
-//!    `c` cannot be relieved by one exchange and the largest load cannot
-//!    fall.
+//! 4. apply it; when none of the processes has one, try two exchanges in
+//!    a row, the first raising another channel to `M` and the second
+//!    bringing it back ([`chain`](super::chain), an ejection chain), and
+//!    apply the first pair found; when there is none either, end the
+//!    phase: `c` cannot be relieved by one or two such exchanges.
 //!
 //! Invariants: the largest channel load never rises (a raised channel stays
-//! below `M`), Σ load² falls with every exchange (so the phase ends), and
-//! hop-bytes rise by at most `load_budget` × the hop-bytes at the phase's
-//! start over the whole phase. Deterministic: no randomness, ties broken by
-//! index. One step routes the messages of 2,048 processes (set-up) or tries
-//! up to 2 × `batch` exchanges (a round may span steps).
+//! below `M`); every kept move takes `c` below `M` and raises no channel to
+//! it, so the loads sorted in decreasing order fall lexicographically and
+//! the phase ends; a single exchange also lowers Σ load². Hop-bytes rise by
+//! at most `load_budget` × the hop-bytes at the phase's start over the
+//! whole phase. Deterministic: no randomness, ties broken by index. One
+//! step routes the messages of 2,048 processes (set-up) or tries up to 2 ×
+//! `batch` exchanges (a round may span steps; a pair search runs within
+//! one step, bounded by [`chain`](super::chain)'s caps).
 //!
 //! Cost: the set-up routes every message once, O(m · L) time and memory
 //! for the lists (L = mean route length, small after the search). A round
@@ -44,6 +49,7 @@
 //! processes around one channel are touched, which is what makes it cheap
 //! (against re-routing every process's exchanges: `docs/benchmarks.md`).
 
+use super::chain::{Accept, Chain};
 use super::{FREE, Refine, RefineStop};
 use crate::routing::Routing;
 
@@ -63,16 +69,20 @@ pub(super) struct Hot {
     routed: usize,
     /// Per channel: ids (CSR positions) of the messages routed through it,
     /// possibly stale or repeated.
-    lists: Vec<Vec<u32>>,
+    pub(super) lists: Vec<Vec<u32>>,
     /// Sender of each message id.
-    src: Vec<u32>,
+    pub(super) src: Vec<u32>,
     /// Hop-bytes that the phase may still add.
-    budget: f64,
+    pub(super) budget: f64,
     /// The largest load at the phase's start and now.
     pub(super) start_max: f64,
     pub(super) max: f64,
-    /// Exchanges kept so far.
+    /// Exchanges kept so far (a pair counts two).
     pub(super) exchanges: usize,
+    /// Pairs ([`chain`]) kept so far.
+    pub(super) chains: usize,
+    /// The pair search's scratch and work.
+    pub(super) chain: Chain,
     /// Whether the last step routed messages (set-up) rather than ran rounds.
     pub(super) setting_up: bool,
     /// The round in progress: its channel, the channel's load, and the
@@ -99,6 +109,8 @@ impl Hot {
             start_max: 0.0,
             max: 0.0,
             exchanges: 0,
+            chains: 0,
+            chain: Chain::default(),
             setting_up: true,
             round: None,
         }
@@ -107,6 +119,25 @@ impl Hot {
 
 /// The best exchange of a process: (Δ Σ load², Δ hop-bytes, slot).
 type Best = Option<(f64, f64, usize)>;
+
+/// Merge `procs` (process, bytes through a channel) by process, summing
+/// the bytes, and keep the `k` heaviest, heaviest first (ties by index).
+/// O(len log len).
+pub(super) fn heaviest(procs: &mut Vec<(u32, f64)>, k: usize) {
+    procs.sort_unstable_by_key(|&(p, _)| p);
+    let mut w = 0;
+    for i in 0..procs.len() {
+        if w > 0 && procs[w - 1].0 == procs[i].0 {
+            procs[w - 1].1 += procs[i].1;
+        } else {
+            procs[w] = procs[i];
+            w += 1;
+        }
+    }
+    procs.truncate(w);
+    procs.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
+    procs.truncate(k);
+}
 
 /// The phase runs only on networks with at most this many channels per
 /// adjacency entry (plus one per process) of the graph: its per-channel
@@ -157,7 +188,7 @@ impl Refine {
     }
 
     /// Whether message `e` is routed through channel `c` now. O(L).
-    fn crosses(&self, h: &Hot, e: usize, c: usize) -> bool {
+    pub(super) fn crosses(&self, h: &Hot, e: usize, c: usize) -> bool {
         let a = self.node_of[h.src[e] as usize] as usize;
         let b = self.node_of[self.graph.targets()[e] as usize] as usize;
         let mut hit = false;
@@ -207,7 +238,7 @@ impl Refine {
     }
 
     /// Append the current routes of every message of `x` to the lists.
-    fn hot_relist(&self, h: &mut Hot, x: usize) {
+    pub(super) fn hot_relist(&self, h: &mut Hot, x: usize) {
         let g = &self.graph;
         let off = g.offsets();
         let nx = self.node_of[x] as usize;
@@ -259,21 +290,7 @@ impl Refine {
             procs.push((g.targets()[e], bytes));
         }
         h.lists[c] = list;
-        // Merge by process, summing the bytes each has through c; the
-        // heaviest are tried first.
-        procs.sort_unstable_by_key(|&(p, _)| p);
-        let mut w = 0;
-        for i in 0..procs.len() {
-            if w > 0 && procs[w - 1].0 == procs[i].0 {
-                procs[w - 1].1 += procs[i].1;
-            } else {
-                procs[w] = procs[i];
-                w += 1;
-            }
-        }
-        procs.truncate(w);
-        procs.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
-        procs.truncate(ROUND_PROCS);
+        heaviest(&mut procs, ROUND_PROCS);
         h.round = Some(Round {
             c,
             m,
@@ -303,10 +320,21 @@ impl Refine {
         self.last.push(ex);
     }
 
-    /// The exchanges of `p` that relieve channel `c` (load `m`): keep the
-    /// one lowering Σ load² most in `best`.
+    /// The exchanges of `p` that lower channel `c`'s load (the largest
+    /// load is `m`), cheapest in hop-bytes first, within `budget`: the
+    /// first that `accept` takes (for [`Accept::Single`]: raises no other
+    /// channel to `m` and lowers Σ load²; [`Accept::First`] takes none and
+    /// records the ones that raise another channel to `m`).
     /// Adds the exchanges evaluated to `work`.
-    fn hot_try(&mut self, p: usize, c: usize, m: f64, budget: f64, work: &mut usize) -> Best {
+    pub(super) fn hot_try(
+        &mut self,
+        p: usize,
+        c: usize,
+        m: f64,
+        budget: f64,
+        mut accept: Accept<'_>,
+        work: &mut usize,
+    ) -> Best {
         let mut best: Best = None;
         if self.graph.degree(p) == 0 {
             return None;
@@ -388,25 +416,17 @@ impl Refine {
             if dc >= -tol {
                 continue;
             }
-            // The exact change of every channel: the first exchange that
-            // raises no other channel to the maximum and lowers Σ load² is
-            // kept.
+            // The exact change of every channel.
             self.load_deltas(p, a, s / self.cores, qo);
-            let mut dsq = 0.0;
-            let mut relieved = false;
-            let mut ok = true;
-            for &(ch, x) in &self.deltas {
-                let l = self.load[ch];
-                let nl = l + x;
-                dsq += nl * nl - l * l;
-                if ch == c {
-                    relieved = x < -tol;
-                } else if x > 1e-12 * m && nl >= m - tol {
-                    ok = false;
-                    break;
+            let found = match &mut accept {
+                Accept::Single => self.single_ok(c, m, eps),
+                Accept::First(blocked) => {
+                    self.record_first(p, c, m, dhb, s, blocked);
+                    None
                 }
-            }
-            if ok && relieved && dsq < -eps {
+                Accept::Second(first) => self.second_ok(first, m, eps),
+            };
+            if let Some(dsq) = found {
                 best = Some((dsq, dhb, s));
                 break;
             }
@@ -416,6 +436,26 @@ impl Refine {
         self.cand = cand;
         self.partners = partners;
         best
+    }
+
+    /// Whether the exchange whose channel changes are in `self.deltas` is
+    /// kept alone: it lowers `c`, raises no other channel to the maximum
+    /// `m`, and lowers Σ load² (the change, returned). O(|deltas|).
+    fn single_ok(&self, c: usize, m: f64, eps: f64) -> Option<f64> {
+        let tol = 1e-9 * m;
+        let mut dsq = 0.0;
+        let mut relieved = false;
+        for &(ch, x) in &self.deltas {
+            let l = self.load[ch];
+            let nl = l + x;
+            dsq += nl * nl - l * l;
+            if ch == c {
+                relieved = x < -tol;
+            } else if x > 1e-12 * m && nl >= m - tol {
+                return None;
+            }
+        }
+        (relieved && dsq < -eps).then_some(dsq)
     }
 
     /// One step of the phase: a set-up chunk, or rounds until about
@@ -446,7 +486,7 @@ impl Refine {
             while r.next < r.procs.len() && work < limit {
                 let p = r.procs[r.next].0 as usize;
                 r.next += 1;
-                if let Some(b) = self.hot_try(p, r.c, r.m, h.budget, &mut work) {
+                if let Some(b) = self.hot_try(p, r.c, r.m, h.budget, Accept::Single, &mut work) {
                     self.hot_apply(h, p, b);
                     // The next round picks the busiest channel anew.
                     r.next = usize::MAX;
@@ -457,8 +497,12 @@ impl Refine {
                 continue;
             }
             if r.next == r.procs.len() {
-                // No process around c can relieve it: the largest load
-                // cannot fall by one exchange.
+                // No process around c can relieve it by one exchange: try
+                // two (an ejection chain); if none, the largest load cannot
+                // fall by one or two exchanges.
+                if self.hot_chain(h, r.c, r.m, &r.procs, &mut work) {
+                    continue;
+                }
                 return true;
             }
             h.round = Some(r);
