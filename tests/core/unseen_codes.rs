@@ -1,9 +1,10 @@
-//! Real runs of codes the mappers were not tuned on (GPAW, Gerris; see
-//! `tests/data/captures/README.md`), checked against their structure and
-//! against Scotch's stored mappings (`tests/data/scotch/`).
+//! Real runs of codes the mappers were not tuned on (GPAW, Gerris,
+//! GROMACS, ESyS-Particle, mplrs; see `tests/data/captures/README.md`),
+//! checked against their structure and against Scotch's stored mappings
+//! (`tests/data/scotch/`).
 
 use crate::common::{recursive_refine_holds, relabelled, run_grid};
-use hopmap_core::mappers::grid_embed::recognise::{Found, recognise};
+use hopmap_core::mappers::grid_embed::recognise::{Found, recognise, recognise_beside};
 use hopmap_core::metrics::hop_bytes;
 use hopmap_core::{Topology, io};
 use std::path::Path;
@@ -69,6 +70,160 @@ fn gerris_adaptive_boxes_hold_gmap_on_4x4x4_in_any_order() {
         "gerris-chan-64.mtx",
         "torus:4x4x4",
         "tests/data/scotch/gerris-chan-64@torus-4x4x4.map",
+        "gmap",
+        &[1],
+    );
+}
+
+/// GROMACS on 64 ranks: a 4 × 4 × 3 domain decomposition of 48 PP ranks
+/// interleaved with 16 PME ranks (every fourth rank) whose 4 × 4 pencil
+/// FFT transposes are the heaviest pairs, plus the PP↔PME coordinate and
+/// force messages. `recursive+refine` on a 2 × 2 × 4 torus with 4 cores
+/// per node, in the own order and shuffled, has at most the hop-bytes and
+/// the max link load of gmap's mapping of the own order.
+#[test]
+fn gromacs_pme_split_holds_gmap_with_4_cores_in_any_order() {
+    recursive_refine_holds(
+        "gromacs-spce-64.mtx",
+        "torus:2x2x4:cores=4",
+        "tests/data/scotch/gromacs-spce-64@torus-2x2x4-cores4.map",
+        "gmap",
+        &[1],
+    );
+}
+
+/// ESyS-Particle on 64 ranks: a master (rank 0) and 63 workers on a
+/// 3 × 3 × 7 grid (worker w = rank − 1 at (w mod 3, ⌊w/3⌋ mod 3, ⌊w/9⌋)),
+/// with volumes that differ 3-fold between grid pairs (the particles are
+/// not spread evenly), and the master's broadcast tree through the
+/// workers. In the own order and shuffled, the whole run is read as the
+/// master beside a 3 × 3 × 7 grid (before `recognise_beside`: no reading
+/// at all); and the workers alone are read as an open 3 × 3 × 7 grid in
+/// which every two workers are as far apart in the read coordinates as
+/// in the code's (Manhattan distance, which no axis permutation or
+/// reflection changes).
+#[test]
+fn esys_master_beside_its_3x3x7_workers_in_any_order() {
+    let path = Path::new("tests/data/captures/esys-cube-64.mtx");
+    let g = io::read_graph(path, &Default::default()).unwrap();
+    let mut b = hopmap_core::GraphBuilder::new(g.n() - 1, true);
+    for (u, v, w) in g.messages() {
+        if u > 0 && v > 0 {
+            b.add(u - 1, v - 1, w);
+        }
+    }
+    let workers = b.build().unwrap();
+    let code = |w: usize| [w % 3, w / 3 % 3, w / 9];
+    for seed in [None, Some(1)] {
+        let mut perm: Vec<usize> = (0..workers.n()).collect();
+        if let Some(s) = seed {
+            hopmap_core::rng::Rng::new(s).shuffle(&mut perm);
+        }
+        // The whole run: the master stands beside the workers' grid.
+        let mut whole: Vec<usize> = (0..g.n()).collect();
+        if let Some(s) = seed {
+            hopmap_core::rng::Rng::new(s).shuffle(&mut whole);
+        }
+        let b = recognise_beside(&relabelled(&g, seed)).unwrap();
+        assert_eq!(b.outside, vec![whole[0]], "{seed:?}");
+        let mut dims = b.grid.dims.clone();
+        dims.sort_unstable();
+        assert_eq!(dims, vec![3, 3, 7], "{seed:?}");
+        let r = recognise(&relabelled(&workers, seed)).unwrap();
+        assert_eq!(r.found, Found::Exact, "{seed:?}");
+        let mut dims = r.dims.clone();
+        dims.sort_unstable();
+        assert_eq!(dims, vec![3, 3, 7], "{seed:?}");
+        assert!(r.periodic.iter().all(|&p| !p), "{seed:?}");
+        for u in 0..workers.n() {
+            for v in 0..workers.n() {
+                let (a, b) = (r.coord(perm[u]), r.coord(perm[v]));
+                let read: u32 = a.iter().zip(b).map(|(x, y)| x.abs_diff(*y)).sum();
+                let own: usize = code(u)
+                    .iter()
+                    .zip(code(v))
+                    .map(|(x, y)| x.abs_diff(y))
+                    .sum();
+                assert_eq!(read as usize, own, "{seed:?}: workers {u} {v}");
+            }
+        }
+    }
+}
+
+/// ESyS-Particle on 64 ranks (master and 3 × 3 × 7 workers) on a
+/// 4 × 4 × 4 torus: `recursive+refine`, in the own order and shuffled,
+/// has at most the hop-bytes and the max link load of gmap's mapping.
+#[test]
+fn esys_master_and_workers_hold_gmap_on_4x4x4_in_any_order() {
+    recursive_refine_holds(
+        "esys-cube-64.mtx",
+        "torus:4x4x4",
+        "tests/data/scotch/esys-cube-64@torus-4x4x4.map",
+        "gmap",
+        &[1],
+    );
+}
+
+/// mplrs on 128 ranks: a master handing out subtrees of the reverse
+/// search (rank 0, light pairs with every worker) and a consumer
+/// collecting the output (rank 1, 95 % of the bytes, 126 partners): a
+/// star. On a 16 × 8 mesh `recursive+refine`, in the own order and
+/// shuffled, has at most the hop-bytes and the max link load of gmap's
+/// mapping; and its hop-bytes are within 10 % of a bound: the star's
+/// pairs, heaviest first, on the nodes nearest the consumer's node (the
+/// best node for that), plus every other pair at one hop.
+#[test]
+fn mplrs_star_holds_gmap_on_a_mesh_and_nears_its_bound() {
+    recursive_refine_holds(
+        "mplrs-r9-128.mtx",
+        "mesh:16x8",
+        "tests/data/scotch/mplrs-r9-128@mesh-16x8.map",
+        "gmap",
+        &[1],
+    );
+    let path = Path::new("tests/data/captures/mplrs-r9-128.mtx");
+    let g = io::read_graph(path, &Default::default()).unwrap();
+    let t = Arc::new(Topology::parse("mesh:16x8").unwrap());
+    let mut star: Vec<f64> = vec![0.0; g.n()];
+    let mut other = 0.0;
+    for (u, v, w) in g.messages() {
+        match (u, v) {
+            (1, x) | (x, 1) => star[x] += w,
+            _ => other += w,
+        }
+    }
+    star.sort_by(|a, b| b.total_cmp(a));
+    let (x, y) = (16i64, 8i64);
+    let bound = (0..x * y)
+        .map(|c| {
+            let mut d: Vec<i64> = (0..x * y)
+                .filter(|&o| o != c)
+                .map(|o| (o % x - c % x).abs() + (o / x - c / x).abs())
+                .collect();
+            d.sort_unstable();
+            star.iter().zip(&d).map(|(w, &h)| w * h as f64).sum::<f64>()
+        })
+        .fold(f64::INFINITY, f64::min)
+        + other;
+    let input = hopmap_core::mappers::MapperInput::new(Arc::new(g), t.clone(), 0);
+    let info = hopmap_core::mappers::find("recursive+refine").unwrap();
+    let m = hopmap_core::mappers::run(&info, &input).unwrap();
+    let hb = hop_bytes(&input.graph, &t, &m);
+    assert!(hb >= bound * (1.0 - 1e-9), "{hb} under the bound {bound}");
+    assert!(hb <= 1.10 * bound, "{hb} against the bound {bound}");
+}
+
+/// GROMACS on 128 ranks: 96 PP ranks on a 4 × 4 × 6 grid (two pulses
+/// along z) interleaved with 32 PME ranks on 4 × 8 pencils. On a
+/// 2 × 4 × 4 torus with 4 cores per node `recursive+refine`, in the own
+/// order and shuffled, has at most the hop-bytes and the max link load of
+/// gmap's mapping.
+#[test]
+fn gromacs_128_holds_gmap_with_4_cores_in_any_order() {
+    recursive_refine_holds(
+        "gromacs-spce-128.mtx",
+        "torus:2x4x4:cores=4",
+        "tests/data/scotch/gromacs-spce-128@torus-2x4x4-cores4.map",
         "gmap",
         &[1],
     );

@@ -76,6 +76,9 @@
 //! row and column, and both directions are cliques ([`GridHalo::clique`]);
 //! of these two, the reading that covers more bytes is kept.
 //! [`GridHalo::found`] says which reading gave the grid.
+//! When nothing is read, [`recognise_beside`] looks for a grid of all
+//! processes but a few that stand beside it (a master whose pairs are
+//! light for its partners) and the failure names it.
 //! Cost: O(m + n·Δ³ log Δ) per threshold, Δ ≤ 12 the skeleton's degree,
 //! over at most a dozen thresholds (stopping once every byte is covered):
 //! near-linear.
@@ -291,6 +294,28 @@ impl Adj {
             }
         }
         count == n
+    }
+    /// Whether the processes not in `skip` (ascending, none of them
+    /// adjacent to the others) are connected.
+    fn connected_but(&self, skip: &[usize]) -> bool {
+        let n = self.n();
+        let Some(start) = (0..n).find(|u| skip.binary_search(u).is_err()) else {
+            return true;
+        };
+        let mut seen = vec![false; n];
+        let mut stack = vec![start];
+        seen[start] = true;
+        let mut count = 1;
+        while let Some(u) = stack.pop() {
+            for &v in self.row(u) {
+                if !seen[v as usize] {
+                    seen[v as usize] = true;
+                    count += 1;
+                    stack.push(v as usize);
+                }
+            }
+        }
+        count == n - skip.len()
     }
     fn has_triangle(&self) -> bool {
         let mut marks = RowMarks::new(self.n());
@@ -525,6 +550,12 @@ impl Uf {
 
 /// Recognise the graph as a grid halo, or say why not.
 pub fn recognise(g: &CommGraph) -> Result<GridHalo, String> {
+    recognise_inner(g, true)
+}
+
+/// [`recognise`]; with `beside`, a failure also says whether the processes
+/// but a few that no heavy pair reaches form a grid ([`recognise_beside`]).
+fn recognise_inner(g: &CommGraph, beside: bool) -> Result<GridHalo, String> {
     let n = g.n();
     if n < 2 {
         return Err("fewer than two processes".into());
@@ -662,17 +693,114 @@ pub fn recognise(g: &CommGraph) -> Result<GridHalo, String> {
         };
     }
     let Some(h) = best else {
-        return Err(if why.is_empty() {
-            "no pair carries bytes".into()
-        } else {
-            format!("no grid found ({why})")
-        });
+        if why.is_empty() {
+            return Err("no pair carries bytes".into());
+        }
+        let rest = beside
+            .then(|| recognise_beside(g))
+            .flatten()
+            .map(|b| {
+                let who: Vec<String> = b.outside.iter().map(|p| p.to_string()).collect();
+                format!(
+                    "; without process{} {} ({:.1}% of the bytes), the others are a {} ({})",
+                    if who.len() > 1 { "es" } else { "" },
+                    who.join(", "),
+                    b.outside_share * 100.0,
+                    b.grid.describe(),
+                    b.grid.found.describe()
+                )
+            })
+            .unwrap_or_default();
+        return Err(format!("no grid found ({why}){rest}"));
     };
     let found = h.found;
     let h = merge_size_two(g, &vol, h);
     let mut h = measure_with(g, &vol, h.dims, h.periodic, h.clique, h.coords, h.threshold);
     h.found = found;
     Ok(h)
+}
+
+/// Most processes left outside a grid by [`recognise_beside`]: one per
+/// this many processes (at least one).
+pub const BESIDE_PER: usize = 16;
+
+/// A grid of all processes but a few (a master, an I/O rank): what
+/// [`recognise_beside`] finds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Beside {
+    /// The processes outside the grid, ascending.
+    pub outside: Vec<usize>,
+    /// The grid of the others, numbered in their order with the outside
+    /// processes left out (process `p` of the graph is `p` minus the
+    /// number of outside processes before it).
+    pub grid: GridHalo,
+    /// Share of all bytes on the outside processes' pairs.
+    pub outside_share: f64,
+}
+
+/// A grid halo of all processes but a few that stand beside it: a master
+/// that hands out work or broadcasts through the workers' own pairs, an
+/// I/O rank. Its pairs are light for the processes it talks to, so at
+/// some threshold of [`recognise`]'s ladder the heavy part is one
+/// component plus these processes alone (at most one per [`BESIDE_PER`]
+/// processes); the component is read as a grid (an exact reading only)
+/// with the outside processes removed. Their own pairs, light for their
+/// partners, can break the reading of the whole graph at every threshold
+/// (ESyS-Particle's master broadcasts along a binomial tree through its
+/// 3 × 3 × 7 workers: `tests/data/captures/esys-cube-64.mtx`). The idea
+/// is the master-worker split of real codes; the grid reading is
+/// [`recognise`]'s. Cost: one connectivity test per threshold, O(m) each,
+/// then one [`recognise`] of the rest.
+pub fn recognise_beside(g: &CommGraph) -> Option<Beside> {
+    let n = g.n();
+    let most = (n / BESIDE_PER).max(1);
+    if n < 2 * BESIDE_PER {
+        return None;
+    }
+    let vol = pair_volumes(g);
+    let (off, nb) = (g.offsets(), g.targets());
+    let maxw: Vec<f64> = (0..n)
+        .map(|u| {
+            vol[off[u]..off[u + 1]]
+                .iter()
+                .fold(0.0f64, |a, &b| a.max(b))
+        })
+        .collect();
+    let outside = thresholds(off, nb, &vol, &maxw)
+        .into_iter()
+        .find_map(|alpha| {
+            let heavy = Adj::filter(off, nb, |u, k| {
+                let v = nb[k] as usize;
+                vol[k] > 0.0 && vol[k] >= alpha * maxw[u].max(maxw[v])
+            });
+            let alone: Vec<usize> = (0..n).filter(|&u| heavy.row(u).is_empty()).collect();
+            (!alone.is_empty() && alone.len() <= most && heavy.connected_but(&alone))
+                .then_some(alone)
+        })?;
+    let mut index = vec![usize::MAX; n];
+    let mut k = 0;
+    for (u, slot) in index.iter_mut().enumerate() {
+        if outside.binary_search(&u).is_err() {
+            *slot = k;
+            k += 1;
+        }
+    }
+    let mut b = crate::graph::GraphBuilder::new(k, g.is_directed());
+    let (mut total, mut out_bytes) = (0.0, 0.0);
+    for (u, v, w) in g.messages() {
+        total += w;
+        if index[u] == usize::MAX || index[v] == usize::MAX {
+            out_bytes += w;
+        } else {
+            b.add(index[u], index[v], w);
+        }
+    }
+    let grid = recognise_inner(&b.build().ok()?, false).ok()?;
+    (grid.found == Found::Exact).then(|| Beside {
+        outside,
+        grid,
+        outside_share: if total > 0.0 { out_bytes / total } else { 0.0 },
+    })
 }
 
 /// Most thresholds added at gaps of the pairs' relative volumes.
@@ -1505,6 +1633,77 @@ mod tests {
         assert_eq!(h.other_bytes, 0.0, "{spec}");
         let (a, b) = (h.covered_bytes(), g.total_bytes());
         assert!((a - b).abs() <= 1e-12 * b, "{spec}: {a} vs {b}");
+    }
+
+    /// A master beside a grid: process 0 broadcasts 4 bytes along a
+    /// binomial tree (r → r + 2^k for r < 2^k) to workers 1..=32, each
+    /// worker w + 1 at (w mod 4, ⌊w/4⌋ mod 4, ⌊w/16⌋) of an open 4 × 4 × 2
+    /// grid whose face pairs exchange 10 bytes each way. The tree's pairs
+    /// between workers two or more steps apart (1 → 3, 2 → 6, …) break
+    /// every reading of the whole graph; at threshold ½ the master is
+    /// alone (4 < ½ × 10) and the workers are exactly the grid. Shuffled,
+    /// the master is found wherever it is numbered, and the workers' read
+    /// coordinates keep their Manhattan distances.
+    #[test]
+    fn a_master_beside_a_grid_is_left_outside() {
+        let n = 33;
+        let at = |p: usize| {
+            let w = p - 1;
+            [w % 4, w / 4 % 4, w / 16]
+        };
+        for seed in [None, Some(3)] {
+            let mut perm: Vec<usize> = (0..n).collect();
+            if let Some(s) = seed {
+                crate::rng::Rng::new(s).shuffle(&mut perm);
+            }
+            let mut b = crate::graph::GraphBuilder::new(n, true);
+            for u in 1..n {
+                for v in 1..n {
+                    let (a, c) = (at(u), at(v));
+                    let dist: usize = a.iter().zip(c).map(|(x, y)| x.abs_diff(y)).sum();
+                    if dist == 1 {
+                        b.add(perm[u], perm[v], 10.0);
+                    }
+                }
+            }
+            let mut k = 1;
+            while k < n {
+                for r in 0..k.min(n - k) {
+                    b.add(perm[r], perm[r + k], 4.0);
+                }
+                k *= 2;
+            }
+            let g = b.build().unwrap();
+            let e = recognise(&g).unwrap_err();
+            let master = perm[0];
+            assert!(
+                e.contains(&format!("without process {master} (")) && e.contains("mesh halo"),
+                "{seed:?}: {e}"
+            );
+            let r = recognise_beside(&g).unwrap();
+            assert_eq!(r.outside, vec![master], "{seed:?}");
+            assert_eq!(r.grid.found, Found::Exact);
+            let mut dims = r.grid.dims.clone();
+            dims.sort_unstable();
+            assert_eq!(dims, vec![2, 4, 4], "{seed:?}");
+            let index = |p: usize| p - usize::from(p > master);
+            for u in 1..n {
+                for v in 1..n {
+                    let (a, c) = (r.grid.coord(index(perm[u])), r.grid.coord(index(perm[v])));
+                    let read: u32 = a.iter().zip(c).map(|(x, y)| x.abs_diff(*y)).sum();
+                    let own: usize = at(u).iter().zip(at(v)).map(|(x, y)| x.abs_diff(y)).sum();
+                    assert_eq!(read as usize, own, "{seed:?}: {u} {v}");
+                }
+            }
+            // The master's own tree pairs go to 1, 2, 4, 8, 16 and 32:
+            // 6 × 4 bytes.
+            let total = g.total_bytes();
+            assert!(
+                (r.outside_share - 24.0 / total).abs() < 1e-12,
+                "{}",
+                r.outside_share
+            );
+        }
     }
 
     #[test]
