@@ -553,6 +553,14 @@ pub fn recognise(g: &CommGraph) -> Result<GridHalo, String> {
     recognise_inner(g, true)
 }
 
+/// Each process's heaviest pair volume (`vol` aligned with the CSR
+/// `off`). O(m).
+fn heaviest_pairs(off: &[usize], vol: &[f64]) -> Vec<f64> {
+    off.windows(2)
+        .map(|w| vol[w[0]..w[1]].iter().fold(0.0f64, |a, &b| a.max(b)))
+        .collect()
+}
+
 /// [`recognise`]; with `beside`, a failure also says whether the processes
 /// but a few that no heavy pair reaches form a grid ([`recognise_beside`]).
 fn recognise_inner(g: &CommGraph, beside: bool) -> Result<GridHalo, String> {
@@ -562,13 +570,7 @@ fn recognise_inner(g: &CommGraph, beside: bool) -> Result<GridHalo, String> {
     }
     let vol = pair_volumes(g);
     let (off, nb) = (g.offsets(), g.targets());
-    let maxw: Vec<f64> = (0..n)
-        .map(|u| {
-            vol[off[u]..off[u + 1]]
-                .iter()
-                .fold(0.0f64, |a, &b| a.max(b))
-        })
-        .collect();
+    let maxw = heaviest_pairs(off, &vol);
     let total: f64 = vol.iter().sum::<f64>() / 2.0;
     let mut best: Option<GridHalo> = None;
     // The best stacked reading of a disconnected heavy part: kept for
@@ -759,13 +761,7 @@ pub fn recognise_beside(g: &CommGraph) -> Option<Beside> {
     }
     let vol = pair_volumes(g);
     let (off, nb) = (g.offsets(), g.targets());
-    let maxw: Vec<f64> = (0..n)
-        .map(|u| {
-            vol[off[u]..off[u + 1]]
-                .iter()
-                .fold(0.0f64, |a, &b| a.max(b))
-        })
-        .collect();
+    let maxw = heaviest_pairs(off, &vol);
     let outside = thresholds(off, nb, &vol, &maxw)
         .into_iter()
         .find_map(|alpha| {
