@@ -40,12 +40,34 @@ pub fn add_dashed(mesh: &mut Mesh, a: Pos2, b: Pos2, w: f32, col: Color32) {
 }
 
 /// A metric value as the panels print it: integers with space digit
-/// groups (`1 234 567`), other values with three decimals.
+/// groups (`1 234 567`), other values with up to three decimals, their
+/// integer part grouped too from 1,000 on (`310 383 015.5`: a bound with a
+/// half byte lines up with the integers above and below it).
 pub fn fmt_num(v: f64) -> String {
+    use hopmap_core::units::group_digits;
     if !v.is_finite() {
         return format!("{v}");
     }
-    hopmap_core::units::group_digits(v).unwrap_or_else(|| format!("{v:.3}"))
+    if let Some(s) = group_digits(v) {
+        return s;
+    }
+    let s = format!("{v:.3}");
+    match s.split_once('.') {
+        Some((int, frac)) if v.abs() >= 1e3 => {
+            let frac = frac.trim_end_matches('0');
+            let int = int
+                .parse::<f64>()
+                .ok()
+                .and_then(group_digits)
+                .unwrap_or_else(|| int.to_string());
+            if frac.is_empty() {
+                int
+            } else {
+                format!("{int}.{frac}")
+            }
+        }
+        _ => s,
+    }
 }
 
 /// Paint a large cached mesh as a clipped primitive of its own. egui's
@@ -139,6 +161,17 @@ fn add_ring_with(mesh: &mut Mesh, dirs: &[egui::Vec2], c: Pos2, r: f32, w: f32, 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numbers_are_grouped_with_or_without_a_fraction() {
+        assert_eq!(fmt_num(1_234_567.0), "1 234 567");
+        assert_eq!(fmt_num(310_383_015.5), "310 383 015.5");
+        assert_eq!(fmt_num(-1234.25), "-1 234.25");
+        assert_eq!(fmt_num(1234.0004), "1 234");
+        assert_eq!(fmt_num(0.5), "0.500");
+        assert_eq!(fmt_num(-0.25), "-0.250");
+        assert_eq!(fmt_num(f64::INFINITY), "inf");
+    }
 
     /// Each ring is a band of 12 quads between radius r − w/2 and r + w/2
     /// around its centre.
