@@ -276,24 +276,7 @@ impl Adj {
         Adj { off, nb }
     }
     fn connected(&self) -> bool {
-        let n = self.n();
-        if n == 0 {
-            return true;
-        }
-        let mut seen = vec![false; n];
-        let mut stack = vec![0usize];
-        seen[0] = true;
-        let mut count = 1;
-        while let Some(u) = stack.pop() {
-            for &v in self.row(u) {
-                if !seen[v as usize] {
-                    seen[v as usize] = true;
-                    count += 1;
-                    stack.push(v as usize);
-                }
-            }
-        }
-        count == n
+        self.connected_but(&[])
     }
     /// Whether the processes not in `skip` (ascending, none of them
     /// adjacent to the others) are connected.
