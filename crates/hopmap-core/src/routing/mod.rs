@@ -39,6 +39,7 @@
 //! over them = hop-bytes.
 
 pub mod adaptive;
+pub mod cache;
 pub mod dor;
 pub mod fabric_route;
 pub mod opensm_roots;

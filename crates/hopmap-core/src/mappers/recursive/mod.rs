@@ -132,12 +132,13 @@ pub fn info_refine() -> MapperInfo {
               local optimum or when a sweep gains less than `tol`. Up to 1,024 processes a \
               seeded first-improvement descent then samples the same neighbourhood at random \
               (64 tries per process at most) and keeps every exchange that lowers hop-bytes. \
-              Up to 256 processes on meshes and tori a robust tabu search (Taillard 1991) also \
+              Up to 256 processes on meshes and tori of up to 512 slots (and on switch \
+              fabrics the job fills at least half of) a robust tabu search (Taillard 1991) also \
               runs, after each \
               run's search (after the descent with one run): `tabu` iterations per process, \
-              each the best swap of two processes (or a process and a free core) on different \
-              nodes that is not tabu; its best mapping is kept if it lowers hop-bytes (or keeps \
-              them with a lower max link load). \
+              each the best swap of two processes (or a process and a free core) on nodes \
+              some hops apart that is not tabu; its best mapping is kept if it lowers hop-bytes \
+              (or, on meshes and tori, keeps them with a lower max link load). \
               Then (beyond the seeds and VieM) a bottleneck phase relieves the busiest channel under dimension-order \
               routing: it re-routes only the messages of the processes whose traffic crosses \
               that channel, keeps exchanges that lower its load without raising another channel \
@@ -313,13 +314,14 @@ const REFINE_PARAMS: &[ParamSpec] = &[
         key: "tabu",
         kind: ParamKind::Text,
         default: "auto",
-        help: "on inputs of at most 256 processes on meshes and tori of at most 512 slots (not \
-               on switch fabrics), after \
+        help: "on inputs of at most 256 processes on meshes and tori of at most 512 slots, and \
+               on switch fabrics of at most 512 slots the job fills at least half of, after \
                each run's search (after the descent with one run): a robust tabu search \
                (Taillard 1991) over swaps of two processes, or a process and a free core, on \
-               different nodes, this many iterations per process (auto: about 2^26 pair updates of its delta matrix per run, at most 64 \
+               nodes some hops apart, this many iterations per process (auto: about 2^26 pair updates of its delta matrix per run, at most 64 \
                per process: 64 at 64 processes, 4 at 256); it keeps its best mapping only when \
-               that lowers hop-bytes, or keeps them with a lower max link load (0 = off)",
+               that lowers hop-bytes, or (meshes and tori) keeps them with a lower max link load \
+               (0 = off)",
     },
     ParamSpec {
         key: "runs",

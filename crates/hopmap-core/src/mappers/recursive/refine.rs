@@ -77,11 +77,15 @@ use crate::graph::CommGraph;
 use crate::mapping::Mapping;
 use crate::rng::Rng;
 use crate::routing::Routing;
+use crate::routing::cache::RouteCache;
 use crate::topology::Topology;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 const FREE: u32 = u32::MAX;
+/// Switch pairs whose routes [`RouteCache`] keeps, per adjacency entry and
+/// process of the graph (memory follows the input).
+const ROUTE_PAIRS_PER_ENTRY: usize = 4;
 /// No reverse entry in [`Refine`]'s `rev`.
 const NO_REV: u32 = u32::MAX;
 
@@ -455,6 +459,9 @@ pub enum RefineStop {
 pub struct Refine {
     graph: Arc<CommGraph>,
     topo: Arc<Topology>,
+    /// Dimension-order routes (on fabrics, their switch-to-switch part
+    /// memoised) for the load objectives and the bottleneck phase.
+    routes: RouteCache,
     dist: Arc<Dist>,
     vol: Arc<Vec<f64>>,
     /// cost[p] = Σ_v c_pv · d(φp, φv), kept up to date by every exchange
@@ -681,6 +688,11 @@ impl Refine {
                     vol[off..off + graph.degree(p)].iter().sum()
                 })
                 .collect(),
+            routes: RouteCache::new(
+                topo.clone(),
+                Routing::Dor,
+                ROUTE_PAIRS_PER_ENTRY * (graph.targets().len() + n),
+            ),
             graph,
             topo,
             vol,
@@ -693,7 +705,7 @@ impl Refine {
             for (u, v, b) in me.graph.messages() {
                 let (a, c) = (me.node_of[u] as usize, me.node_of[v] as usize);
                 let load = &mut me.load;
-                Routing::Dor.route(&me.topo, a, c, b, &mut |ch, x| load[ch] += x);
+                me.routes.route(a, c, b, &mut |ch, x| load[ch] += x);
             }
             me.sq = me.load.iter().map(|l| l * l).sum();
         }
@@ -948,9 +960,9 @@ impl Refine {
         q: Option<usize>,
         sink: &mut impl FnMut(usize, f64),
     ) {
-        let topo = &self.topo;
+        let routes = &self.routes;
         self.moved_messages(p, a, b, q, &mut |src, dst, bytes, sign| {
-            Routing::Dor.route(topo, src, dst, bytes, &mut |ch, x| sink(ch, sign * x));
+            routes.route(src, dst, bytes, &mut |ch, x| sink(ch, sign * x));
         });
     }
 

@@ -1,6 +1,6 @@
 //! The bottleneck phase of [`Refine`]: after the swap/move search has
 //! stopped, relieve the busiest channel under dimension-order routing
-//! ([`Routing::Dor`]) at a small, bounded price in hop-bytes. Beyond the
+//! ([`crate::routing::Routing::Dor`]) at a small, bounded price in hop-bytes. Beyond the
 //! seed papers and beyond VieM (whose search only knows hop-bytes); seeds
 //! 002 (Balaji) and 003 (Wu et al.) discuss link contention as the second
 //! objective.
@@ -53,7 +53,6 @@
 
 use super::chain::{Accept, Chain};
 use super::{FREE, Refine, RefineStop};
-use crate::routing::Routing;
 
 /// The processes tried around the busiest channel: the ones with the most
 /// bytes through it. (16 gave the same loads as trying all of them on the
@@ -168,7 +167,7 @@ impl Refine {
                 if bytes > 0.0 {
                     let b = self.node_of[g.targets()[e] as usize] as usize;
                     let (load, lists) = (&mut self.load, &mut h.lists);
-                    Routing::Dor.route(&self.topo, a, b, bytes, &mut |ch, x| {
+                    self.routes.route(a, b, bytes, &mut |ch, x| {
                         load[ch] += x;
                         lists[ch].push(e as u32);
                     });
@@ -194,7 +193,7 @@ impl Refine {
         let a = self.node_of[h.src[e] as usize] as usize;
         let b = self.node_of[self.graph.targets()[e] as usize] as usize;
         let mut hit = false;
-        Routing::Dor.route(&self.topo, a, b, 1.0, &mut |ch, _| hit |= ch == c);
+        self.routes.route(a, b, 1.0, &mut |ch, _| hit |= ch == c);
         hit
     }
 
@@ -211,7 +210,7 @@ impl Refine {
             return false;
         }
         let mut hit = false;
-        Routing::Dor.route(&self.topo, s, t, 1.0, &mut |ch, _| hit |= ch == c);
+        self.routes.route(s, t, 1.0, &mut |ch, _| hit |= ch == c);
         hit
     }
 
@@ -257,7 +256,7 @@ impl Refine {
                     continue;
                 }
                 let lists = &mut h.lists;
-                Routing::Dor.route(&self.topo, s, t, 1.0, &mut |ch, _| lists[ch].push(e as u32));
+                self.routes.route(s, t, 1.0, &mut |ch, _| lists[ch].push(e as u32));
             }
         }
     }
