@@ -71,6 +71,7 @@
 pub mod bottleneck;
 pub mod chain;
 pub mod descent;
+pub mod keep_best;
 pub mod tabu;
 
 use crate::graph::CommGraph;
@@ -1360,6 +1361,13 @@ impl Refine {
         self.hot.as_ref().map_or(0, |h| h.chains)
     }
 
+    /// Exchanges the bottleneck phase undid to go back to its best state
+    /// ([`keep_best`]; for tests).
+    #[cfg(test)]
+    pub(crate) fn exchanges_undone(&self) -> usize {
+        self.hot.as_ref().map_or(0, |h| h.best.undone)
+    }
+
     /// Whether the last step of the bottleneck phase routed messages (its
     /// set-up) rather than relieved channels.
     pub fn load_phase_setting_up(&self) -> bool {
@@ -1459,6 +1467,10 @@ impl Refine {
             if over {
                 self.finish(why);
             } else if self.deadline.is_some_and(|d| Instant::now() >= d) {
+                if let Some(mut h) = self.hot.take() {
+                    self.best_restore(&mut h);
+                    self.hot = Some(h);
+                }
                 self.finish(RefineStop::TimeLimit);
             }
             return;

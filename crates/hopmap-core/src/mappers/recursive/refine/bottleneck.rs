@@ -52,6 +52,7 @@
 //! (against re-routing every process's exchanges: `docs/benchmarks.md`).
 
 use super::chain::{Accept, Chain};
+use super::keep_best::KeepBest;
 use super::{FREE, Refine, RefineStop};
 use crate::routing::Routing;
 
@@ -87,6 +88,8 @@ pub(super) struct Hot {
     pub(super) chain: Chain,
     /// Whether the last step routed messages (set-up) rather than ran rounds.
     pub(super) setting_up: bool,
+    /// The best state seen and the way back to it ([`super::keep_best`]).
+    pub(super) best: KeepBest,
     /// The round in progress: its channel, the channel's load, and the
     /// processes around it (with their bytes through it, heaviest first)
     /// still to be tried from `next` on.
@@ -114,6 +117,7 @@ impl Hot {
             chains: 0,
             chain: Chain::default(),
             setting_up: true,
+            best: KeepBest::default(),
             round: None,
         }
     }
@@ -183,6 +187,7 @@ impl Refine {
         h.budget = self.params.load_budget * self.hb;
         h.max = self.max_load();
         h.start_max = h.max;
+        h.best.start(h.max, self.hb);
     }
     /// The largest channel load. O(channels).
     pub fn max_load(&self) -> f64 {
@@ -277,6 +282,11 @@ impl Refine {
         if m <= 0.0 {
             return false;
         }
+        let beta = self.params.load_budget;
+        h.best.see(beta, h.start_max, m, self.hb, self.hb_eps);
+        if h.best.ahead {
+            h.budget = h.best.ahead_budget(beta, h.start_max, self.hb);
+        }
         // Finding c costs about one exchange tested per 1,024 channels.
         *work += self.load.len() / 1024;
         let mut list = std::mem::take(&mut h.lists[c]);
@@ -312,6 +322,7 @@ impl Refine {
             self.load[ch] += x;
         }
         self.sq += dsq;
+        self.best_log(h, p);
         let ex = self.apply(p, s, dhb);
         h.budget -= dhb;
         h.exchanges += 1;
@@ -472,6 +483,9 @@ impl Refine {
         }
         let over = self.hot_rounds(h);
         h.max = self.max_load();
+        if over {
+            self.best_restore(h);
+        }
         over
     }
 
@@ -502,9 +516,14 @@ impl Refine {
                 // No process around c can relieve it by one exchange: try
                 // two (an ejection chain); if none, the largest load cannot
                 // fall by one or two exchanges.
-                if self.graph.n() < super::chain::PAIRS_BELOW
-                    && self.hot_chain(h, r.c, r.m, &r.procs, &mut work)
-                {
+                let pairs = self.graph.n() < super::chain::PAIRS_BELOW;
+                if pairs && self.hot_chain(h, r.c, r.m, &r.procs, &mut work) {
+                    continue;
+                }
+                // Stuck within the flat budget: look ahead once with the
+                // priced one ([`super::keep_best`]).
+                if pairs && !h.best.ahead {
+                    h.best.ahead = true;
                     continue;
                 }
                 return true;
