@@ -141,7 +141,8 @@ pub fn info() -> MapperInfo {
               summary gives their share) and a swap refinement then takes them into account. \
               Up to 256 processes (unless refine=no), recursive+refine's mapping and the \
               application's own rank order, refined, are rivals, kept when they win by the \
-              same rule. Without a grid it says why and runs recursive+refine. Params: \
+              same rule or pay for more hop-bytes by a lower max load at the bottleneck \
+              phase's price (0.1: one per cent of hop-bytes for ten per cent of max load). Without a grid it says why and runs recursive+refine. Params: \
               min_share, refine, load_budget.",
         needs_coords: false,
         randomized: true,
@@ -174,7 +175,8 @@ const PARAMS: &[ParamSpec] = &[
         default: "0.01",
         help: "hop-bytes given up, at most, as a fraction of the least, for a lower max link load \
                (dimension-order routing): of the plans (and, up to 256 processes, of the grid's \
-               and recursive+refine's mappings) within it the least max load is kept, and the \
+               and recursive+refine's mappings) within it the least max load is kept (a rival \
+               beyond it when its lower max load pays for it at the price 0.1), and the \
                refinement's bottleneck phase gets what is left (0 = exact ties only)",
     },
 ];

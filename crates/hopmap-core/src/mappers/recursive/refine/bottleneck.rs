@@ -30,15 +30,25 @@
 //!    bringing it back ([`chain`](super::chain), an ejection chain; on
 //!    graphs of fewer than [`PAIRS_BELOW`](super::chain::PAIRS_BELOW)
 //!    processes), and
-//!    apply the first pair found; when there is none either, end the
-//!    phase: `c` cannot be relieved by one or two such exchanges.
+//!    apply the first pair found; when there is none either, `c` cannot be
+//!    relieved by one or two such exchanges within the budget: on graphs
+//!    of fewer than [`PAIRS_BELOW`](super::chain::PAIRS_BELOW) processes
+//!    the phase goes on once with a priced budget (the look-ahead of
+//!    [`keep_best`](super::keep_best)), else it ends;
+//! 5. at its end, go back to the best state seen at the start of a round
+//!    ([`keep_best`](super::keep_best): the least largest load, where
+//!    hop-bytes beyond `load_budget` are paid for by the load's fall, then
+//!    the least hop-bytes).
 //!
-//! Invariants: the largest channel load never rises (a raised channel stays
-//! below `M`); every kept move takes `c` below `M` and raises no channel to
-//! it, so the loads sorted in decreasing order fall lexicographically and
-//! the phase ends; a single exchange also lowers Σ load². Hop-bytes rise by
-//! at most `load_budget` × the hop-bytes at the phase's start over the
-//! whole phase. Deterministic: no randomness, ties broken by index. One
+//! Invariants: until the end, the largest channel load never rises (a
+//! raised channel stays below `M`); every kept move takes `c` below `M` and
+//! raises no channel to it, so the loads sorted in decreasing order fall
+//! lexicographically and the phase ends; a single exchange also lowers Σ
+//! load². The end state is the best seen, so the largest load is at most
+//! the start's, and no higher than where the flat budget stopped. Hop-bytes
+//! rise by at most (`load_budget` + 0.1 × the relative fall of the largest
+//! load) × their value at the phase's start. Deterministic: no randomness,
+//! ties broken by index. One
 //! step routes the messages of 2,048 processes (set-up) or tries up to 2 ×
 //! `batch` exchanges (a round may span steps; a pair search runs within
 //! one step, bounded by [`chain`](super::chain)'s caps).
