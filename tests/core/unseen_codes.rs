@@ -375,3 +375,22 @@ fn lammps_eam_384_is_perfect_on_8x8x6_in_any_order() {
     );
     assert!(hb <= 0.90 * gmap_hb, "{hb} against gmap's {gmap_hb}");
 }
+
+/// MPB on 64 ranks: FFTW's MPI transposes of a 64 × 16 × 16 grid, one
+/// x-plane per rank before and 16 y-planes on ranks 0–15 after, so ranks
+/// 0–15 talk to every rank and the others only to them (equal volumes per
+/// pair). On a torus every placement has the same hop-bytes (each hub's
+/// distances to all nodes sum to the same); on an 8 × 8 mesh, where the
+/// hubs belong in the middle, `recursive+refine`, in the own order and
+/// shuffled, has at most the hop-bytes and the max link load of gmap's
+/// mapping.
+#[test]
+fn mpb_transpose_hubs_hold_gmap_on_a_mesh_in_any_order() {
+    recursive_refine_holds(
+        "mpb-sc-64.mtx",
+        "mesh:8x8",
+        "tests/data/scotch/mpb-sc-64@mesh-8x8.map",
+        "gmap",
+        &[1],
+    );
+}
