@@ -394,3 +394,19 @@ fn mpb_transpose_hubs_hold_gmap_on_a_mesh_in_any_order() {
         &[1],
     );
 }
+
+/// Code_Saturne on 96 ranks: the same box as on 128, but 96 Morton parts
+/// of 288 cells are no grid (7–35 partners per rank, no reading).
+/// `recursive+refine` on a 4 × 4 × 6 torus, in the own order and
+/// shuffled, has at most the hop-bytes and the max link load of gmap's
+/// mapping of the own order.
+#[test]
+fn saturne_irregular_morton_parts_hold_gmap_on_4x4x6_in_any_order() {
+    recursive_refine_holds(
+        "saturne-box-96.mtx",
+        "torus:4x4x6",
+        "tests/data/scotch/saturne-box-96@torus-4x4x6.map",
+        "gmap",
+        &[1],
+    );
+}
