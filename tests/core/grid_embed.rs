@@ -592,6 +592,27 @@ fn the_pick_is_the_least_load_within_the_budget() {
 }
 
 #[test]
+fn a_priced_pick_pays_hop_bytes_beyond_the_budget_for_a_lower_max_load() {
+    use hopmap_core::mappers::grid_embed::pick_priced;
+    let c = [(100.0, 50.0), (100.5, 40.0), (102.0, 10.0), (100.0, 45.0)];
+    // Against (100, 50), value = price × (1 − load/50) − max(0, hb/100 − 1 − 0.01):
+    // price 0.1: 0, 0.02, 0.08 − 0.01 = 0.07, 0.01: index 2.
+    assert_eq!(pick_priced(&c, 0.01, 0.1), Some(2));
+    // price 0.01: 0, 0.002, 0.008 − 0.01 < 0 (left out), 0.001: index 1.
+    assert_eq!(pick_priced(&c, 0.01, 0.01), Some(1));
+    // price 0 is `pick`: the least load within the budget.
+    assert_eq!(pick_priced(&c, 0.01, 0.0), Some(1));
+    // A higher load is never bought: (99, 60) against (100, 50) at price 0.1
+    // has value −0.02 from (99, 60)'s side, so (99, 60) is the reference and
+    // (100, 50) has 0.1 × 1/6 = 0.0167 > 0: kept.
+    assert_eq!(
+        pick_priced(&[(99.0, 60.0), (100.0, 50.0)], 0.0, 0.1),
+        Some(1)
+    );
+    assert_eq!(pick_priced(&[], 0.01, 0.1), None);
+}
+
+#[test]
 fn petsc_trades_a_little_hop_bytes_for_a_lower_max_load_on_the_8x8_mesh() {
     // PETSc ex45 on the 8×8 mesh: the plan of least hop-bytes (z reflected)
     // and the same plan with z unreflected are 0.62% apart in hop-bytes,

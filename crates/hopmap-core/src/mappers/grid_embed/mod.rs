@@ -37,8 +37,10 @@
 //! same pipeline. On small inputs (at most [`RIVAL_MAX`] processes, and
 //! unless `refine=no` asks for the embedding alone) a grid's mapping then
 //! meets `recursive+refine`'s as a rival, stepped the
-//! same way: of the two, the least max link load among those within
-//! `load_budget` of the least hop-bytes is kept ([`pick`]; a portfolio:
+//! same way: of the two, the one kept is the least max link load among
+//! those within `load_budget` of the least hop-bytes, or one beyond it
+//! whose lower max load pays for the hop-bytes at the bottleneck phase's
+//! price ([`pick_priced`]; a portfolio:
 //! the swap search can land on a different optimal embedding, e.g. among
 //! the many of a 4-ary torus onto a 4-ary torus, whose light edges load
 //! the links differently). On the same small inputs the application's own
@@ -82,16 +84,38 @@ pub const RIVAL_MAX: usize = 256;
 /// Of candidate mappings `(hop-bytes, max link load)`, the index of the one
 /// kept: the least max load among those whose hop-bytes are within
 /// `budget` (a fraction) of the least, then the least hop-bytes, then the
-/// first. None when empty. O(candidates).
+/// first. None when empty. O(candidates). [`pick_priced`] with price 0.
 pub fn pick(cands: &[(f64, f64)], budget: f64) -> Option<usize> {
-    let least = cands.iter().map(|c| c.0).fold(f64::INFINITY, f64::min);
-    let cap = least * (1.0 + budget.max(TIE));
+    pick_priced(cands, budget, 0.0)
+}
+
+/// Of candidate mappings `(hop-bytes, max link load)`, the index of the one
+/// of highest value by the bottleneck phase's rule
+/// ([`keep_best`](super::recursive::refine::keep_best)): against the
+/// candidate of least hop-bytes (the first such), `price` × the relative
+/// fall of the max load minus the relative rise of hop-bytes beyond
+/// `budget`; only candidates of value ≥ 0 count (that one's is 0). Ties:
+/// the least max load, then the least hop-bytes, then the first. With
+/// price 0: the least max load within `budget` of the least hop-bytes.
+/// None when empty. O(candidates).
+pub fn pick_priced(cands: &[(f64, f64)], budget: f64, price: f64) -> Option<usize> {
+    let (hb0, ml0) = cands
+        .iter()
+        .copied()
+        .reduce(|a, b| if b.0 < a.0 { b } else { a })?;
+    let budget = budget.max(TIE);
+    let value = |(hb, ml): (f64, f64)| {
+        let g = if ml0 > 0.0 { 1.0 - ml / ml0 } else { 0.0 };
+        let r = if hb0 > 0.0 { hb / hb0 - 1.0 } else { 0.0 };
+        let v = price * g - (r - budget).max(0.0);
+        // Differences below rounding are ties.
+        if v.abs() <= TIE { 0.0 } else { v }
+    };
     (0..cands.len())
-        .filter(|&i| cands[i].0 <= cap)
+        .filter(|&i| value(cands[i]) >= 0.0)
         .min_by(|&a, &b| {
-            cands[a]
-                .1
-                .total_cmp(&cands[b].1)
+            (value(cands[b]).total_cmp(&value(cands[a])))
+                .then(cands[a].1.total_cmp(&cands[b].1))
                 .then(cands[a].0.total_cmp(&cands[b].0))
                 .then(a.cmp(&b))
         })
@@ -117,7 +141,8 @@ pub fn info() -> MapperInfo {
               summary gives their share) and a swap refinement then takes them into account. \
               Up to 256 processes (unless refine=no), recursive+refine's mapping and the \
               application's own rank order, refined, are rivals, kept when they win by the \
-              same rule. Without a grid it says why and runs recursive+refine. Params: \
+              same rule or pay for more hop-bytes by a lower max load at the bottleneck \
+              phase's price (0.1: one per cent of hop-bytes for ten per cent of max load). Without a grid it says why and runs recursive+refine. Params: \
               min_share, refine, load_budget.",
         needs_coords: false,
         randomized: true,
@@ -150,7 +175,8 @@ const PARAMS: &[ParamSpec] = &[
         default: "0.01",
         help: "hop-bytes given up, at most, as a fraction of the least, for a lower max link load \
                (dimension-order routing): of the plans (and, up to 256 processes, of the grid's \
-               and recursive+refine's mappings) within it the least max load is kept, and the \
+               and recursive+refine's mappings) within it the least max load is kept (a rival \
+               beyond it when its lower max load pays for it at the price 0.1), and the \
                refinement's bottleneck phase gets what is left (0 = exact ties only)",
     },
 ];
@@ -534,7 +560,7 @@ impl GridEmbed {
         self.order_rival(kept, Stop::Complete);
     }
 
-    /// The better of `mine` and a rival's mapping `theirs` by [`pick`]
+    /// The better of `mine` and a rival's mapping `theirs` by [`pick_priced`]
     /// (hop-bytes and max link load under dimension-order routing); the note
     /// says which was kept, naming the rival `who`.
     fn keep_better(&mut self, mine: Mapping, theirs: Mapping, who: &str) -> Mapping {
@@ -545,7 +571,8 @@ impl GridEmbed {
         };
         let cands = [score(&mine), score(&theirs)];
         let sep = if self.note.is_empty() { "" } else { "; " };
-        if pick(&cands, self.load_budget) == Some(1) {
+        let price = super::recursive::refine::keep_best::LOAD_PRICE;
+        if pick_priced(&cands, self.load_budget, price) == Some(1) {
             self.note.push_str(&format!(
                 "{sep}{who} kept instead (hop-bytes {:.6e}, max link load {:.6e}, against \
                  {:.6e} and {:.6e})",

@@ -145,7 +145,10 @@ pub fn info_refine() -> MapperInfo {
               to the maximum (where no single one does, a pair: the second brings back the \
               channel the first raised; Glover's ejection chains), and lets hop-bytes rise by at most `load_budget` (default 1 %; \
               measured: max link load 0.55–0.93 × Scotch's instead of up to 1.13 ×, for \
-              +0–0.3 % hop-bytes and up to about 10 % more time). Small inputs are mapped `runs` \
+              +0–0.3 % hop-bytes and up to about 10 % more time); below 1,024 processes, once \
+              stuck within it, it looks further and may spend one more per cent of hop-bytes \
+              beyond the budget for each ten per cent less max load, and it ends at the best \
+              state it saw (least max load at that price, then least hop-bytes). Small inputs are mapped `runs` \
               times with different seeds (each with its tabu search; up to 256 processes on \
               meshes and tori of up to 4,096 nodes, one or two more runs cut boxes whose dimensions tie in other \
               orders of the dimensions; on switch fabrics with spare slots, as many again \
@@ -305,7 +308,8 @@ const REFINE_PARAMS: &[ParamSpec] = &[
         kind: ParamKind::Float { min: 0.0, max: 1.0 },
         default: "0.01",
         help: "after the search, relieve the busiest channel (dimension-order routing) by \
-               exchanges around it, letting hop-bytes rise by at most this fraction; the \
+               exchanges around it, letting hop-bytes rise by at most this fraction (below \
+               1,024 processes, plus 0.1 × the max load's relative fall); the \
                largest load never rises (0 = off, the search's result as before; not run for \
                sqload, nor on a network with over 64 channels per communicating pair of the \
                graph, to keep memory proportional to the input)",

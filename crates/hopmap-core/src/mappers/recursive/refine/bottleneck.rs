@@ -30,15 +30,25 @@
 //!    bringing it back ([`chain`](super::chain), an ejection chain; on
 //!    graphs of fewer than [`PAIRS_BELOW`](super::chain::PAIRS_BELOW)
 //!    processes), and
-//!    apply the first pair found; when there is none either, end the
-//!    phase: `c` cannot be relieved by one or two such exchanges.
+//!    apply the first pair found; when there is none either, `c` cannot be
+//!    relieved by one or two such exchanges within the budget: on graphs
+//!    of fewer than [`PAIRS_BELOW`](super::chain::PAIRS_BELOW) processes
+//!    the phase goes on once with a priced budget (the look-ahead of
+//!    [`keep_best`](super::keep_best)), else it ends;
+//! 5. at its end, go back to the best state seen at the start of a round
+//!    ([`keep_best`](super::keep_best): the least largest load, where
+//!    hop-bytes beyond `load_budget` are paid for by the load's fall, then
+//!    the least hop-bytes).
 //!
-//! Invariants: the largest channel load never rises (a raised channel stays
-//! below `M`); every kept move takes `c` below `M` and raises no channel to
-//! it, so the loads sorted in decreasing order fall lexicographically and
-//! the phase ends; a single exchange also lowers Σ load². Hop-bytes rise by
-//! at most `load_budget` × the hop-bytes at the phase's start over the
-//! whole phase. Deterministic: no randomness, ties broken by index. One
+//! Invariants: until the end, the largest channel load never rises (a
+//! raised channel stays below `M`); every kept move takes `c` below `M` and
+//! raises no channel to it, so the loads sorted in decreasing order fall
+//! lexicographically and the phase ends; a single exchange also lowers Σ
+//! load². The end state is the best seen, so the largest load is at most
+//! the start's, and no higher than where the flat budget stopped. Hop-bytes
+//! rise by at most (`load_budget` + 0.1 × the relative fall of the largest
+//! load) × their value at the phase's start. Deterministic: no randomness,
+//! ties broken by index. One
 //! step routes the messages of 2,048 processes (set-up) or tries up to 2 ×
 //! `batch` exchanges (a round may span steps; a pair search runs within
 //! one step, bounded by [`chain`](super::chain)'s caps).
@@ -52,6 +62,7 @@
 //! (against re-routing every process's exchanges: `docs/benchmarks.md`).
 
 use super::chain::{Accept, Chain};
+use super::keep_best::KeepBest;
 use super::{FREE, Refine, RefineStop};
 
 /// The processes tried around the busiest channel: the ones with the most
@@ -86,6 +97,8 @@ pub(super) struct Hot {
     pub(super) chain: Chain,
     /// Whether the last step routed messages (set-up) rather than ran rounds.
     pub(super) setting_up: bool,
+    /// The best state seen and the way back to it ([`super::keep_best`]).
+    pub(super) best: KeepBest,
     /// The round in progress: its channel, the channel's load, and the
     /// processes around it (with their bytes through it, heaviest first)
     /// still to be tried from `next` on.
@@ -113,6 +126,7 @@ impl Hot {
             chains: 0,
             chain: Chain::default(),
             setting_up: true,
+            best: KeepBest::default(),
             round: None,
         }
     }
@@ -182,6 +196,7 @@ impl Refine {
         h.budget = self.params.load_budget * self.hb;
         h.max = self.max_load();
         h.start_max = h.max;
+        h.best.start(h.max, self.hb);
     }
     /// The largest channel load. O(channels).
     pub fn max_load(&self) -> f64 {
@@ -276,6 +291,11 @@ impl Refine {
         if m <= 0.0 {
             return false;
         }
+        let beta = self.params.load_budget;
+        h.best.see(beta, h.start_max, m, self.hb, self.hb_eps);
+        if h.best.ahead {
+            h.budget = h.best.ahead_budget(beta, h.start_max, self.hb);
+        }
         // Finding c costs about one exchange tested per 1,024 channels.
         *work += self.load.len() / 1024;
         let mut list = std::mem::take(&mut h.lists[c]);
@@ -311,6 +331,7 @@ impl Refine {
             self.load[ch] += x;
         }
         self.sq += dsq;
+        self.best_log(h, p);
         let ex = self.apply(p, s, dhb);
         h.budget -= dhb;
         h.exchanges += 1;
@@ -471,6 +492,9 @@ impl Refine {
         }
         let over = self.hot_rounds(h);
         h.max = self.max_load();
+        if over {
+            self.best_restore(h);
+        }
         over
     }
 
@@ -501,9 +525,14 @@ impl Refine {
                 // No process around c can relieve it by one exchange: try
                 // two (an ejection chain); if none, the largest load cannot
                 // fall by one or two exchanges.
-                if self.graph.n() < super::chain::PAIRS_BELOW
-                    && self.hot_chain(h, r.c, r.m, &r.procs, &mut work)
-                {
+                let pairs = self.graph.n() < super::chain::PAIRS_BELOW;
+                if pairs && self.hot_chain(h, r.c, r.m, &r.procs, &mut work) {
+                    continue;
+                }
+                // Stuck within the flat budget: look ahead once with the
+                // priced one ([`super::keep_best`]).
+                if pairs && !h.best.ahead {
+                    h.best.ahead = true;
                     continue;
                 }
                 return true;
