@@ -801,7 +801,9 @@ impl Recursive {
         let mut least = self.best_load.unwrap_or_else(|| load(bm));
         let mut pick = None;
         for (i, (obj, _, m)) in runs.iter().enumerate() {
-            if *obj > limit {
+            // The best run is among the runs: its load is `least` already
+            // (a mapping's evaluation is a function of the mapping).
+            if *obj > limit || m == bm {
                 continue;
             }
             let l = load(m);
