@@ -804,21 +804,26 @@ impl Recursive {
                 .metrics
                 .max_link_load
         };
-        let mut least = self.best_load.unwrap_or_else(|| load(bm));
+        // The best run's load is the bar, evaluated only once another run
+        // is within the window (a mapping's evaluation is a function of
+        // the mapping, so when it is made does not matter).
+        let mut least = self.best_load;
         let mut pick = None;
         for (i, (obj, _, m)) in runs.iter().enumerate() {
-            if *obj > limit {
+            // The best run is among the runs: it is the bar.
+            if *obj > limit || m == bm {
                 continue;
             }
+            let bar = *least.get_or_insert_with(|| load(bm));
             let l = load(m);
-            if l < least * (1.0 - RUN_TIE) {
-                least = l;
+            if l < bar * (1.0 - RUN_TIE) {
+                least = Some(l);
                 pick = Some(i);
             }
         }
         if let Some((obj, hb, m)) = pick.and_then(|i| runs.into_iter().nth(i)) {
             self.best = Some((obj, hb, m));
-            self.best_load = Some(least);
+            self.best_load = least;
         }
     }
 
