@@ -34,7 +34,12 @@ impl RouteCache {
     /// A cache of `routing`'s routes on `topo`, keeping at most `max_pairs`
     /// switch pairs (at least one).
     pub fn new(topo: Arc<Topology>, routing: Routing, max_pairs: usize) -> Self {
-        RouteCache { topo, routing, max_pairs: max_pairs.max(1), routes: RefCell::default() }
+        RouteCache {
+            topo,
+            routing,
+            max_pairs: max_pairs.max(1),
+            routes: RefCell::default(),
+        }
     }
 
     /// Route `bytes` from node `src` to node `dst` as [`Routing::route`]
@@ -86,7 +91,7 @@ mod tests {
     /// the same channels with the same bytes as the routing itself.
     #[test]
     fn cached_routes_are_the_routings_own() {
-        for spec in ["fattree:4:3", "fabric:6,12,4,3,7"] {
+        for spec in ["fattree:4:3", "fabric:6,12,4,0.5,7"] {
             let topo = Arc::new(Topology::parse(spec).unwrap());
             for routing in [Routing::Dor, Routing::Adaptive] {
                 let cache = RouteCache::new(topo.clone(), routing.clone(), 5);

@@ -271,7 +271,8 @@ impl Refine {
                     continue;
                 }
                 let lists = &mut h.lists;
-                self.routes.route(s, t, 1.0, &mut |ch, _| lists[ch].push(e as u32));
+                self.routes
+                    .route(s, t, 1.0, &mut |ch, _| lists[ch].push(e as u32));
             }
         }
     }

@@ -583,7 +583,7 @@ mod tests {
     use crate::graph::GraphBuilder;
 
     #[test]
-    fn the_phase_runs_on_small_meshes_and_tori_only() {
+    fn the_phase_runs_on_small_meshes_tori_and_filled_fabrics_only() {
         let t = |s: &str| Topology::parse(s).unwrap();
         assert!(applies(64, &t("torus:4x4x4")));
         assert!(applies(64, &t("torus:2x2x4:cores=4")));
@@ -592,8 +592,11 @@ mod tests {
         assert!(!applies(257, &t("torus:8x8x8")));
         // 64 processes, but 1,024 slots.
         assert!(!applies(64, &t("torus:8x8x16")));
-        // A fat tree of 64 slots: not a mesh or torus.
-        assert!(!applies(64, &t("fattree:4:3:cores=4")));
+        // A fat tree of 64 slots: filled, or at least half filled.
+        assert!(applies(64, &t("fattree:4:3:cores=4")));
+        assert!(applies(32, &t("fattree:4:3:cores=4")));
+        // Less than half: the free slots would be most of the units.
+        assert!(!applies(31, &t("fattree:4:3:cores=4")));
     }
 
     fn graph(n: usize, seed: u64) -> Arc<CommGraph> {
