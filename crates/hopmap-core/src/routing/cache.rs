@@ -21,13 +21,17 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+/// The channels of a switch-to-switch route and each one's share of the
+/// bytes.
+type Hops = Box<[(u32, f64)]>;
+
 /// Memoised switch-to-switch routes of one routing on one network.
 pub struct RouteCache {
     topo: Arc<Topology>,
     routing: Routing,
     max_pairs: usize,
     /// (source switch, destination switch) → (channel, share of the bytes).
-    routes: RefCell<HashMap<(u32, u32), Box<[(u32, f64)]>>>,
+    routes: RefCell<HashMap<(u32, u32), Hops>>,
 }
 
 impl RouteCache {
