@@ -5,7 +5,7 @@
 //! (`tests/data/scotch/`).
 
 use crate::common::{recursive_refine_holds, relabelled, run_grid};
-use hopmap_core::mappers::grid_embed::recognise::{Found, recognise, recognise_beside};
+use hopmap_core::mappers::grid_embed::recognise::{Found, GridHalo, recognise, recognise_beside};
 use hopmap_core::metrics::hop_bytes;
 use hopmap_core::{Topology, io};
 use std::path::Path;
@@ -136,18 +136,13 @@ fn esys_master_beside_its_3x3x7_workers_in_any_order() {
         dims.sort_unstable();
         assert_eq!(dims, vec![3, 3, 7], "{seed:?}");
         assert!(r.periodic.iter().all(|&p| !p), "{seed:?}");
-        for u in 0..workers.n() {
-            for v in 0..workers.n() {
-                let (a, b) = (r.coord(perm[u]), r.coord(perm[v]));
-                let read: u32 = a.iter().zip(b).map(|(x, y)| x.abs_diff(*y)).sum();
-                let own: usize = code(u)
-                    .iter()
-                    .zip(code(v))
-                    .map(|(x, y)| x.abs_diff(y))
-                    .sum();
-                assert_eq!(read as usize, own, "{seed:?}: workers {u} {v}");
-            }
-        }
+        distances_are_the_codes(
+            &r,
+            &perm,
+            workers.n(),
+            |w| code(w).to_vec(),
+            &format!("{seed:?}"),
+        );
     }
 }
 
@@ -235,6 +230,30 @@ fn gromacs_128_holds_gmap_with_4_cores_in_any_order() {
 /// summary, and the hop-bytes and max link load of Scotch's stored
 /// mapping `reference` of the own order (same bytes: a relabelling moves
 /// no byte).
+/// Every pair of the `n` processes is as far apart on the read grid `r`
+/// (process u relabelled to `perm[u]`) as on the code's own grid, where u
+/// sits at `code(u)` (Manhattan distances, open grids).
+fn distances_are_the_codes(
+    r: &GridHalo,
+    perm: &[usize],
+    n: usize,
+    code: impl Fn(usize) -> Vec<usize>,
+    what: &str,
+) {
+    for u in 0..n {
+        for v in 0..n {
+            let (a, b) = (r.coord(perm[u]), r.coord(perm[v]));
+            let read: u32 = a.iter().zip(b).map(|(x, y)| x.abs_diff(*y)).sum();
+            let own: usize = code(u)
+                .iter()
+                .zip(code(v))
+                .map(|(x, y)| x.abs_diff(y))
+                .sum();
+            assert_eq!(read as usize, own, "{what}: processes {u} {v}");
+        }
+    }
+}
+
 fn grid_against_gmap(
     capture: &str,
     topo: &str,
@@ -317,18 +336,7 @@ fn sundials_pfmg_grid_is_read_and_embedded_in_any_order() {
     assert_eq!(dims, vec![8, 16]);
     assert!(r.periodic.iter().all(|&p| !p));
     let code = |p: usize| [p / 8, p % 8];
-    for u in 0..g.n() {
-        for v in 0..g.n() {
-            let (a, b) = (r.coord(perm[u]), r.coord(perm[v]));
-            let read: u32 = a.iter().zip(b).map(|(x, y)| x.abs_diff(*y)).sum();
-            let own: usize = code(u)
-                .iter()
-                .zip(code(v))
-                .map(|(x, y)| x.abs_diff(y))
-                .sum();
-            assert_eq!(read as usize, own, "{u} {v}");
-        }
-    }
+    distances_are_the_codes(&r, &perm, g.n(), |p| code(p).to_vec(), "sundials");
     let mesh = Arc::new(Topology::parse("mesh:16x8").unwrap());
     let own = hopmap_core::Mapping::from_nodes(
         (0..g.n())

@@ -61,6 +61,7 @@ pub mod product;
 pub mod recognise;
 pub mod stacked;
 
+use super::recursive::refine::keep_best::KeepBest;
 use super::recursive::refine::{Objective, Refine, RefineParams};
 use super::{MapperInfo, MapperInput, MapperRun, ParamKind, ParamSpec, StepEvent};
 use crate::error::{Error, Result};
@@ -107,7 +108,7 @@ pub fn pick_priced(cands: &[(f64, f64)], budget: f64, price: f64) -> Option<usiz
     let value = |(hb, ml): (f64, f64)| {
         let g = if ml0 > 0.0 { 1.0 - ml / ml0 } else { 0.0 };
         let r = if hb0 > 0.0 { hb / hb0 - 1.0 } else { 0.0 };
-        let v = price * g - (r - budget).max(0.0);
+        let v = KeepBest::value(price, g, r, budget);
         // Differences below rounding are ties.
         if v.abs() <= TIE { 0.0 } else { v }
     };

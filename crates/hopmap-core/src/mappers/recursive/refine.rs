@@ -705,13 +705,7 @@ impl Refine {
         me.cost = (0..n).map(|p| me.cost_of(p)).collect();
         me.hb_eps = 1e-12 * me.graph.total_bytes().max(1.0);
         if params.objective != Objective::HopBytes {
-            me.load = vec![0.0; me.topo.channel_slots()];
-            for (u, v, b) in me.graph.messages() {
-                let (a, c) = (me.node_of[u] as usize, me.node_of[v] as usize);
-                let load = &mut me.load;
-                me.routes.route(a, c, b, &mut |ch, x| load[ch] += x);
-            }
-            me.sq = me.load.iter().map(|l| l * l).sum();
+            me.route_all();
         }
         me.trace.push(me.hb);
         let o = me.objective();
@@ -1283,6 +1277,19 @@ impl Refine {
         };
         self.cost[p] = self.cost_of(p);
         r
+    }
+
+    /// Every channel's load (and Σ load²) from scratch: every message
+    /// routed where its ends are now. O(channels + m · L).
+    fn route_all(&mut self) {
+        self.load.clear();
+        self.load.resize(self.topo.channel_slots(), 0.0);
+        let load = &mut self.load;
+        for (u, v, b) in self.graph.messages() {
+            let (a, c) = (self.node_of[u] as usize, self.node_of[v] as usize);
+            self.routes.route(a, c, b, &mut |ch, x| load[ch] += x);
+        }
+        self.sq = self.load.iter().map(|l| l * l).sum();
     }
 
     /// Whether the tabu phase is still to run.

@@ -43,7 +43,6 @@
 
 use super::Refine;
 use super::bottleneck::Hot;
-use crate::routing::Routing;
 
 /// Hop-bytes (as a fraction of their value at the phase's start) that one
 /// unit of relative fall of the largest load may buy: 0.1, one per cent of
@@ -52,7 +51,7 @@ pub const LOAD_PRICE: f64 = 0.1;
 
 /// The best state of the phase and the way back to it.
 #[derive(Default)]
-pub(super) struct KeepBest {
+pub struct KeepBest {
     /// Hop-bytes at the phase's start.
     pub(super) hb0: f64,
     /// The best state's value, largest load and hop-bytes.
@@ -79,6 +78,13 @@ impl KeepBest {
         self.ahead = false;
     }
 
+    /// A state's value: `price · g − max(0, r − budget)` for a relative
+    /// fall `g` of the largest load and a relative rise `r` of hop-bytes
+    /// (also how `grid` weighs its rivals).
+    pub fn value(price: f64, g: f64, r: f64, budget: f64) -> f64 {
+        price * g - (r - budget).max(0.0)
+    }
+
     /// The relative fall of the largest load from `start_max` to `m`.
     fn gain(start_max: f64, m: f64) -> f64 {
         if start_max > 0.0 {
@@ -101,7 +107,7 @@ impl KeepBest {
     pub(super) fn see(&mut self, beta: f64, start_max: f64, m: f64, hb: f64, eps: f64) {
         let tol = 1e-9 * start_max;
         let r = (hb - self.hb0) / self.hb0.max(f64::MIN_POSITIVE);
-        let value = LOAD_PRICE * Self::gain(start_max, m) - (r - beta).max(0.0);
+        let value = Self::value(LOAD_PRICE, Self::gain(start_max, m), r, beta);
         let veps = 1e-12 + eps / self.hb0.max(f64::MIN_POSITIVE);
         if value < -veps {
             return;
@@ -151,20 +157,7 @@ impl Refine {
         h.exchanges = h.exchanges.saturating_sub(undo.len());
         h.best.undone = undo.len();
         self.hb = self.total_hop_bytes();
-        self.load.iter_mut().for_each(|l| *l = 0.0);
-        let g = self.graph.clone();
-        for u in 0..g.n() {
-            let a = self.node_of[u] as usize;
-            for (k, &v) in g.neighbors(u).iter().enumerate() {
-                let bytes = g.sent_row(u)[k];
-                if bytes > 0.0 {
-                    let b = self.node_of[v as usize] as usize;
-                    let load = &mut self.load;
-                    Routing::Dor.route(&self.topo, a, b, bytes, &mut |ch, x| load[ch] += x);
-                }
-            }
-        }
-        self.sq = self.load.iter().map(|l| l * l).sum();
+        self.route_all();
         h.max = self.max_load();
     }
 }
