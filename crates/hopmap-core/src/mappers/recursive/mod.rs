@@ -34,8 +34,9 @@
 //! pair updates of its delta matrix. `start()` only allocates.
 //! With several runs (`runs`, automatic below 4,096 processes, from the
 //! size and the pairs: [`auto_runs`]), the first half are stepped (and
-//! animated) and the rest run meanwhile on a background thread, seeded the same way; the best is kept with the same
-//! tie-break as running them in turn, so the result does not depend on the
+//! animated) and the rest run meanwhile on a background thread, seeded
+//! the same way; the best is kept with the same tie-break as running them
+//! in turn, so the result does not depend on the
 //! thread (a property test compares both). Dropping the run stops that
 //! thread. Runs are compared by objective, then hop-bytes, then (only when
 //! both tie) max link load under dimension-order routing
