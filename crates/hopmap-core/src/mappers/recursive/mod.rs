@@ -32,10 +32,11 @@
 //! routes of a chunk of processes (set-up) or the exchanges tried around the
 //! busiest channels, up to 2 × `batch` of them; one tabu step = about 2^20
 //! pair updates of its delta matrix. `start()` only allocates.
-//! With several runs (`runs`, automatic below 4,096 processes), the first
-//! half are stepped (and animated) and the rest run meanwhile on a
-//! background thread, seeded the same way; the best is kept with the same
-//! tie-break as running them in turn, so the result does not depend on the
+//! With several runs (`runs`, automatic below 4,096 processes, from the
+//! size and the pairs: [`auto_runs`]), the first half are stepped (and
+//! animated) and the rest run meanwhile on a background thread, seeded
+//! the same way; the best is kept with the same tie-break as running them
+//! in turn, so the result does not depend on the
 //! thread (a property test compares both). Dropping the run stops that
 //! thread. Runs are compared by objective, then hop-bytes, then (only when
 //! both tie) max link load under dimension-order routing
@@ -332,7 +333,8 @@ const REFINE_PARAMS: &[ParamSpec] = &[
         kind: ParamKind::Int { min: 0, max: 64 },
         default: "0",
         help: "independent construction + refinement runs with different seeds, the best kept \
-               (0 = automatic: 4096 / processes, between 1 and 4, and up to 256 processes on \
+               (0 = automatic: 4096 / processes, at most 16384 / communicating pairs but at \
+               least 2048 / processes, between 1 and 4, and up to 256 processes on \
                meshes and tori one or two more that cut tied box dimensions in other orders)",
     },
     PACK,
@@ -514,7 +516,7 @@ fn run_seed(seed: u64, run: usize) -> u64 {
 
 impl Recursive {
     /// Cheap: the pair volumes (O(m)) and empty state. `runs` = 0 picks
-    /// the number of runs from the size (see [`auto_runs`]).
+    /// the number of runs from the size and the pairs (see [`auto_runs`]).
     pub fn new(input: &MapperInput, refine: Option<RefineParams>, runs: usize) -> Result<Self> {
         let vol = Arc::new(pair_volumes(&input.graph));
         let contention = refine.is_some_and(|r| r.objective != Objective::HopBytes);
@@ -525,7 +527,11 @@ impl Recursive {
         };
         let n = input.graph.n();
         let auto = runs == 0;
-        let base = if auto { auto_runs(n) } else { runs };
+        let base = if auto {
+            auto_runs(n, input.graph.num_edges())
+        } else {
+            runs
+        };
         let mut ties = TieRuns {
             base,
             ..TieRuns::default()
@@ -1066,13 +1072,31 @@ impl Drop for Background {
     }
 }
 
-/// Runs by default: 4096 / n, between 1 and 4 (so small inputs, where one
-/// run is cheap and local optima are many, get several tries, and the time
-/// stays within that of Scotch's gmap on the same input; measured in
-/// `scripts/vs_scotch.sh`).
-pub fn auto_runs(n: usize) -> usize {
-    (4096 / n.max(1)).clamp(1, 4)
+/// Runs by default, for `n` processes and `pairs` communicating pairs:
+/// `4096 / n`, at most `RUN_PAIRS / pairs` ([`RUN_PAIRS`] = 16,384, so
+/// runs × pairs ≤ 16,384: the pairs of 4 runs on 1,024 processes of mean
+/// degree 8), but never fewer than `2048 / n`; then between 1 and 4.
+///
+/// Why: each run's construction costs O(m log N) and its search
+/// O(m · candidates), so the runs' total work follows runs × pairs, not
+/// runs × n; small inputs, where one run is cheap and local optima are
+/// many, get several tries, and from 1,024 processes up the total stays
+/// within the time of Scotch's gmap on the same input (the speed target,
+/// measured with `scripts/vs_scotch.sh`). The floor `2048 / n` keeps 4 runs
+/// on every input of at most 512 processes, whatever its density (a few
+/// tens of milliseconds there), and at least 2 at 1,024. On the METIS-made
+/// meshes of 1,024 parts the 3D ones (mean degree about 13) get 2 runs and
+/// the 2D ones (about 6) 4; from 2,048 processes the 3D ones get 1
+/// (`docs/mapping-quality.md`, "Runs by the work"). O(1).
+pub fn auto_runs(n: usize, pairs: usize) -> usize {
+    let n = n.max(1);
+    let by_size = 4096 / n;
+    let by_work = RUN_PAIRS / pairs.max(1);
+    by_size.min(by_work).max(2048 / n).clamp(1, 4)
 }
+
+/// The pairs the automatic runs may cover together ([`auto_runs`]).
+pub const RUN_PAIRS: usize = 16_384;
 
 impl Stepper for Recursive {
     fn step(&mut self) -> StepState {
@@ -1307,6 +1331,54 @@ mod tests {
             b.add(i, (i + 1) % n, 3.0);
         }
         b.build().unwrap()
+    }
+
+    #[test]
+    fn automatic_runs_follow_the_size_and_the_pairs() {
+        // 4096 / n, at most 16384 / pairs, at least 2048 / n, within 1..=4.
+        assert_eq!(
+            auto_runs(64, 20_000),
+            4,
+            "≤ 512 processes: 4 whatever the pairs"
+        );
+        assert_eq!(auto_runs(512, 1_000_000), 4);
+        assert_eq!(auto_runs(1024, 2900), 4, "16384 / 2900 = 5");
+        assert_eq!(auto_runs(1024, 4096), 4, "16384 / 4096 = 4");
+        assert_eq!(auto_runs(1024, 4097), 3);
+        assert_eq!(auto_runs(1024, 6616), 2, "16384 / 6616 = 2");
+        assert_eq!(auto_runs(1024, 1_000_000), 2, "floor 2048 / 1024 = 2");
+        assert_eq!(auto_runs(1200, 3000), 3, "4096 / 1200 = 3");
+        assert_eq!(
+            auto_runs(2048, 5890),
+            2,
+            "4096 / 2048 = 2, 16384 / 5890 = 2"
+        );
+        assert_eq!(auto_runs(2048, 13_743), 1, "16384 / 13743 = 1");
+        assert_eq!(auto_runs(4096, 10), 1);
+        assert_eq!(auto_runs(0, 0), 4);
+    }
+
+    /// A circulant graph: process i talks to i ± 1 … i ± k (mod n), so
+    /// n · k pairs.
+    fn circulant(n: usize, k: usize) -> CommGraph {
+        let mut b = GraphBuilder::new(n, false);
+        for i in 0..n {
+            for d in 1..=k {
+                b.add(i, (i + d) % n, 1.0);
+            }
+        }
+        b.build().unwrap()
+    }
+
+    #[test]
+    fn denser_graphs_of_1024_processes_get_fewer_automatic_runs() {
+        // 1,024 processes on 1,024 nodes (no tied orders, no fill runs):
+        // 3 × 1024 pairs → 4 runs, 6 × 1024 → 2 (16384 / 6144).
+        for (k, want) in [(3, 4), (6, 2)] {
+            let i = input(circulant(1024, k), "torus:8x8x16", 1, &[]);
+            let r = Recursive::new(&i, None, 0).unwrap();
+            assert_eq!(r.runs().1, want, "{k} partners each side");
+        }
     }
 
     #[test]
