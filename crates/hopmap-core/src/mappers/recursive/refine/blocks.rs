@@ -464,17 +464,69 @@ mod tests {
     }
 
     #[test]
-    fn exchanging_two_leaves_then_two_hosts_reaches_the_best_pairing() {
-        // fattree:4:3 with one core per host: hosts 0..16, leaves of 2,
-        // pods of 4 (0, 2 and 4 switch hops). Eight pairs of processes
-        // (2i, 2i + 1) exchange 100 bytes: each pair wants one leaf. The
-        // pairs (0, 1) … (6, 7) also exchange 10 bytes with the next pair
-        // in a ring of four, and so do (8, 9) … (14, 15): each ring wants
-        // one pod's two leaves... with the weights below, the best mapping
-        // puts ring A's pairs 0 & 1 in one pod and 2 & 3 in another.
+    fn exchanging_leaves_across_pods_pairs_the_pairs_that_talk() {
+        // fattree:4:3 with one core per host: 16 hosts, 2 per leaf switch
+        // (0 switch hops apart), 2 leaves per pod (2 hops), 4 pods (4 hops
+        // apart). Process p starts on host p. Pairs P_i = {2i, 2i + 1}
+        // exchange 100 bytes each and fill one leaf; P0–P2, P1–P3, P4–P6
+        // and P5–P7 exchange 10 bytes on each of two edges (2i–2j and
+        // 2i+1–2j+1), but start in different pods: 4 × 2 × 10 × 4 = 320
+        // hop-bytes. Any exchange of two processes on different leaves
+        // splits a pair (+200 at least, for at most 80 saved), so the
+        // search and the descent keep the start. Exchanging two leaves'
+        // contents across pods (P1 with P2, then P5 with P6, or the like)
+        // brings each talking pair of pairs into one pod: 4 × 2 × 10 × 2 =
+        // 160, the least possible (a leaf holds only one pair).
         let t = Arc::new(Topology::parse("fattree:4:3").unwrap());
-        let d = Dist::new(t.clone());
-        let h = Hierarchy::of(&t, &d).unwrap();
-        let _ = h;
+        for p in 0..16 {
+            for q in 0..16 {
+                let want = if p / 2 == q / 2 {
+                    0
+                } else if p / 4 == q / 4 {
+                    2
+                } else {
+                    4
+                };
+                assert_eq!(t.distance(p, q), want, "hosts {p}, {q}");
+            }
+        }
+        let mut b = crate::graph::GraphBuilder::new(16, false);
+        for i in 0..8 {
+            b.add(2 * i, 2 * i + 1, 100.0);
+        }
+        for (i, j) in [(0, 2), (1, 3), (4, 6), (5, 7)] {
+            b.add(2 * i, 2 * j, 10.0);
+            b.add(2 * i + 1, 2 * j + 1, 10.0);
+        }
+        let g = Arc::new(b.build().unwrap());
+        let vol = Arc::new(crate::partition::pair_volumes(&g));
+        let params = super::super::RefineParams {
+            objective: super::super::Objective::HopBytes,
+            sweeps: 100,
+            batch: 16,
+            depth: 2,
+            time: None,
+            seed: 1,
+            tol: 0.0,
+            load_budget: 0.0,
+            tabu: 0,
+        };
+        let start = crate::mapping::Mapping::new((0..16).collect(), vec![0; 16]);
+        let mut r = Refine::new(g, t, vol, start, params);
+        assert_eq!(r.hop_bytes(), 320.0);
+        while !r.is_done() {
+            r.step();
+        }
+        assert_eq!(r.total_hop_bytes(), 160.0);
+        assert_eq!(r.hop_bytes(), 160.0);
+        assert_eq!(r.blocks_phase(), Some(2), "two leaf exchanges");
+        // Every pair still shares a leaf; each talking pair of pairs a pod.
+        let m = r.mapping();
+        for i in 0..8 {
+            assert_eq!(m.node[2 * i] / 2, m.node[2 * i + 1] / 2);
+        }
+        for (i, j) in [(0, 2), (1, 3), (4, 6), (5, 7)] {
+            assert_eq!(m.node[2 * i] / 4, m.node[2 * j] / 4);
+        }
     }
 }
