@@ -193,6 +193,8 @@ pub struct Blocks {
     /// The host each unit is on now, and the unit on each host.
     at: Vec<u32>,
     unit_on: Vec<u32>,
+    /// The hosts' distances, `dist[a * hosts + b]` (hosts ≤ [`MAX_HOSTS`]).
+    dist: Vec<u16>,
     /// Scratch: where each host's contents go in the move being
     /// evaluated (itself for hosts outside it), and whether it is in it.
     perm: Vec<u32>,
@@ -208,8 +210,9 @@ pub struct Blocks {
 
 impl Blocks {
     /// The phase for `graph` (pair volumes `vol`) placed with `node_of`
-    /// on the hosts of `hier`. O(m log m).
+    /// on the hosts of `hier`, distances `dist`. O(m log m + hosts²).
     pub fn new(
+        dist: &Dist,
         graph: &CommGraph,
         vol: &[f64],
         node_of: &[u32],
@@ -250,8 +253,13 @@ impl Blocks {
         for u in 0..h {
             uoff[u + 1] += uoff[u];
         }
+        let mut table = Vec::with_capacity(h * h);
+        for a in 0..h {
+            table.extend((0..h).map(|b| dist.get(a, b).min(u16::MAX as u32) as u16));
+        }
         Blocks {
             hier,
+            dist: table,
             uoff,
             unbr,
             uw,
@@ -277,38 +285,50 @@ impl Blocks {
     }
 
     /// The change of hop-bytes of exchanging the contents of hosts `x[i]`
-    /// and `y[i]` for every i. O(Σ degree of the units on them).
-    fn delta(&mut self, dist: &Dist, x: &[u32], y: &[u32]) -> f64 {
+    /// and `y[i]` for every i (`perm`, `inside`: the scratch rows, left as
+    /// they were found). O(Σ degree of the units on them).
+    fn delta(&self, perm: &mut [u32], inside: &mut [bool], x: &[u32], y: &[u32]) -> f64 {
+        let h = self.unit_on.len();
         for (&a, &b) in x.iter().zip(y) {
-            self.perm[a as usize] = b;
-            self.perm[b as usize] = a;
-            self.inside[a as usize] = true;
-            self.inside[b as usize] = true;
+            perm[a as usize] = b;
+            perm[b as usize] = a;
+            inside[a as usize] = true;
+            inside[b as usize] = true;
         }
         let mut s = 0.0;
         for &a in x.iter().chain(y) {
             let a = a as usize;
             let u = self.unit_on[a] as usize;
-            let pa = self.perm[a] as usize;
+            let pa = perm[a] as usize;
             for k in self.uoff[u] as usize..self.uoff[u + 1] as usize {
                 let b = self.at[self.unbr[k] as usize] as usize;
-                if self.inside[b] && b < a {
+                if inside[b] && b < a {
                     continue;
                 }
-                let pb = self.perm[b] as usize;
-                s += self.uw[k] * (dist.get(pa, pb) as f64 - dist.get(a, b) as f64);
+                let pb = perm[b] as usize;
+                s += self.uw[k] * (self.dist[pa * h + pb] as f64 - self.dist[a * h + b] as f64);
             }
         }
         for &a in x.iter().chain(y) {
-            self.perm[a as usize] = a;
-            self.inside[a as usize] = false;
+            perm[a as usize] = a;
+            inside[a as usize] = false;
         }
         s
     }
 
+    /// Whether no unit on the hosts `c` has a partner.
+    fn silent(&self, c: &[u32]) -> bool {
+        c.iter().all(|&a| {
+            let u = self.unit_on[a as usize] as usize;
+            self.uoff[u] == self.uoff[u + 1]
+        })
+    }
+
     /// The best move of every level: (Δ hop-bytes, level, cluster, cluster),
     /// when one lowers hop-bytes.
-    fn best_move(&mut self, dist: &Dist) -> Option<(f64, usize, usize, usize)> {
+    fn best_move(&mut self) -> Option<(f64, usize, usize, usize)> {
+        let mut perm = std::mem::take(&mut self.perm);
+        let mut inside = std::mem::take(&mut self.inside);
         let mut best: Option<(f64, usize, usize, usize)> = None;
         for l in 0..self.hier.start.len() {
             let k = self.hier.start[l].len() - 1;
@@ -318,37 +338,29 @@ impl Blocks {
                         continue;
                     }
                     let (x, y) = (self.hier.cluster(l, i), self.hier.cluster(l, j));
-                    if x.len() != y.len() {
+                    if x.len() != y.len() || (self.silent(x) && self.silent(y)) {
                         continue;
                     }
-                    let empty = |c: &[u32], me: &Blocks| {
-                        c.iter().all(|&a| {
-                            let u = me.unit_on[a as usize] as usize;
-                            me.uoff[u] == me.uoff[u + 1]
-                        })
-                    };
-                    if empty(x, self) && empty(y, self) {
-                        continue;
-                    }
-                    let (x, y) = (x.to_vec(), y.to_vec());
-                    let d = self.delta(dist, &x, &y);
+                    let d = self.delta(&mut perm, &mut inside, x, y);
                     if d < -self.eps && best.is_none_or(|b| d < b.0) {
                         best = Some((d, l, i, j));
                     }
                 }
             }
         }
+        self.perm = perm;
+        self.inside = inside;
         best
     }
 
     /// One step: find the best move and, if it lowers hop-bytes, return
     /// the host pairs whose contents are to be exchanged (and record the
     /// move); otherwise the phase is done.
-    pub fn step(&mut self, dist: &Dist) -> Option<Vec<(u32, u32)>> {
+    pub fn step(&mut self) -> Option<Vec<(u32, u32)>> {
         if self.done {
             return None;
         }
-        let Some((_, l, i, j)) = self.best_move(dist) else {
+        let Some((_, l, i, j)) = self.best_move() else {
             self.done = true;
             return None;
         };
@@ -380,6 +392,7 @@ impl Refine {
     pub(super) fn start_blocks(&self, why: RefineStop) -> Option<Blocks> {
         let hier = Hierarchy::of(&self.topo, &self.dist)?;
         Some(Blocks::new(
+            &self.dist,
             &self.graph,
             &self.vol,
             &self.node_of,
@@ -391,7 +404,7 @@ impl Refine {
     /// One step of the block phase: apply its move, if any (the processes
     /// exchanged go to `last`); whether the phase is over.
     pub(super) fn blocks_step(&mut self, b: &mut Blocks) -> bool {
-        let Some(pairs) = b.step(&self.dist) else {
+        let Some(pairs) = b.step() else {
             return true;
         };
         let c = self.cores;
