@@ -70,6 +70,13 @@
 //! hop-bytes, or keeps them with a lower max link load. A run stopped with
 //! its search ([`Refine::search_only`]) makes the tabu phase before it
 //! stops; its polish ([`Refine::polish`]) does not.
+//!
+//! On switch fabrics whose host distances nest (an ultrametric: fat
+//! trees), the block phase ([`blocks`]) comes next, before the bottleneck
+//! phase: it exchanges the whole contents of two hosts, two leaf
+//! switches' hosts or two pods under different parents, each time the
+//! exchange that lowers hop-bytes most, while one does. A run stopped with
+//! its search makes it after its tabu phase; its polish after the descent.
 
 pub mod blocks;
 pub mod bottleneck;
@@ -1393,6 +1400,11 @@ impl Refine {
     /// exchanges it kept.
     pub fn load_phase(&self) -> Option<(f64, f64, usize)> {
         self.hot.as_ref().map(|h| (h.start_max, h.max, h.exchanges))
+    }
+
+    /// Whether the block phase is running now.
+    pub fn blocks_running(&self) -> bool {
+        self.blocks.is_some()
     }
 
     /// Whether the tabu phase is running now.

@@ -29,20 +29,20 @@
 //! deterministic; it stops when no move lowers hop-bytes, or after
 //! [`MAX_MOVES_PER_HOST`] × hosts moves. A step costs O(Σ_levels
 //! (clusters²) · cluster size · unit degree), at most O(hosts² · unit
-//! degree) per level: on `fattree:4:3:cores=4` (16 hosts) a few thousand
-//! distance calls.
+//! degree) per level, against a table of the hosts' distances built at the
+//! start (hosts² entries of 2 bytes, at most 512 KiB at [`MAX_HOSTS`]): on
+//! `fattree:4:3:cores=4` (16 hosts) a few thousand look-ups. Each move
+//! then recomputes hop-bytes and the search's cost cache, O(m).
 //!
 //! Beyond the seeds: the process-level search moves one or two processes
-//! at a time, and its local optima on a fat tree can differ from a better
-//! mapping by which pairs of leaves share a pod. NWChem's 64-rank capture
-//! on `fattree:4:3:cores=4` ends 1.023 × SharedMap-strong's hop-bytes
-//! after the search and the tabu phase; no exchange of two processes nor
-//! of two hosts' contents lowers it, but the exchange of two leaf
-//! switches' contents across pods, then of two hosts' contents, reaches
-//! SharedMap's mapping (`docs/mapping-quality.md`, "Exchanges of whole
-//! subtrees on fat trees"). SharedMap (Schulz & Woydt) builds its mapping
-//! top-down by hierarchical multisection; these moves let a bottom-up
-//! mapping revise its coarse levels afterwards.
+//! at a time, and on a fat tree its local optima can differ from a better
+//! mapping only by which leaves share a pod, which no exchange of two
+//! processes, nor of two hosts' contents, improves, while the exchange of
+//! two leaves' contents across pods, then of two hosts', does (NWChem's
+//! 64-rank capture on `fattree:4:3:cores=4`: `docs/mapping-quality.md`,
+//! "Exchanges of whole subtrees on fat trees"). SharedMap (Schulz &
+//! Woydt) builds its mapping top-down by hierarchical multisection; these
+//! moves let a bottom-up mapping revise its coarse levels afterwards.
 
 use super::{Dist, FREE, Refine, RefineStop};
 use crate::graph::CommGraph;
@@ -122,7 +122,12 @@ impl Hierarchy {
                 size[x as usize] += 1;
             }
             // Ultrametric at r: every two hosts of a component are within r.
-            if size.iter().map(|&s| s * s.saturating_sub(1) / 2).sum::<usize>() != within {
+            if size
+                .iter()
+                .map(|&s| s * s.saturating_sub(1) / 2)
+                .sum::<usize>()
+                != within
+            {
                 return None;
             }
             if *ids.last()? != root {
