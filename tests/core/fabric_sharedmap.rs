@@ -8,11 +8,14 @@ use crate::common::recursive_refine_holds;
 fn recursive_refine_holds_sharedmaps_hop_bytes_and_max_load_on_a_fat_tree() {
     // ESyS-Particle and Gerris: below SharedMap's hop-bytes only with the
     // tabu phase on the fat tree (1.007 and 1.002–1.009 × without it).
+    // NWChem: at SharedMap's only with the block phase (exchanges of two
+    // leaves' contents across pods; 1.023 × without it).
     for f in [
         "lammps-lj-64",
         "lammps-peptide-64",
         "esys-cube-64",
         "gerris-chan-64",
+        "nwchem-h2o-64",
     ] {
         recursive_refine_holds(
             &format!("{f}.mtx"),

@@ -3,7 +3,8 @@
 //! VieM's N_C^d swap local search, Schulz & Träff): each bisection with its
 //! cut, each refinement batch with its change in hop-bytes, the bottleneck
 //! phase with its channel loads, the tabu phase with the best hop-bytes it
-//! has found. O(1) per sentence.
+//! has found, the block phase with its exchanges of subtrees. O(1) per
+//! sentence.
 
 use hopmap_core::mappers::recursive::drb::DrbStep;
 use hopmap_core::mappers::recursive::{LastStep, Recursive};
@@ -39,6 +40,7 @@ pub fn explain(r: &Recursive) -> Option<String> {
             stopped,
             load,
             tabu,
+            blocks,
         } => {
             let change = if *before > 0.0 {
                 let pct = (after - before) / before * 100.0;
@@ -69,6 +71,25 @@ pub fn explain(r: &Recursive) -> Option<String> {
                      swap of two processes on different nodes that is not tabu: best hop-bytes \
                      found {best} (the refinement's mapping: {before}){kept}{end} {CITE_TABU}"
                 ));
+            }
+            if let Some(made) = blocks {
+                const CITE_BLOCKS: &str = "(beyond the seeds: exchanges of whole subtrees of \
+                                           the machine, the levels SharedMap's hierarchical \
+                                           multisection maps top-down, Schulz & Woydt)";
+                return Some(if after < before {
+                    format!(
+                        "{who} exchanged the whole contents of two subtrees of the network \
+                         (hosts, leaf switches or pods){of_runs}, the exchange that lowers \
+                         hop-bytes most ({made} so far): hop-bytes {change} (from {before} to \
+                         {after}){end} {CITE_BLOCKS}"
+                    )
+                } else {
+                    format!(
+                        "{who} found no exchange of two subtrees' contents (hosts, leaf \
+                         switches or pods) that lowers hop-bytes{of_runs} after {made}{end} \
+                         {CITE_BLOCKS}"
+                    )
+                });
             }
             match load {
                 Some((_, _, true)) => {

@@ -573,6 +573,34 @@ fn the_tabu_phase_is_stepped_and_explained() {
     assert!(phase && said, "{phase} {said}");
 }
 
+#[test]
+fn the_block_phase_is_stepped_and_explained() {
+    // NWChem's 64 ranks on a fat tree of 16 hosts of 4 cores: the block
+    // phase exchanges two leaves' contents across pods, then two hosts'.
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/data/captures/nwchem-h2o-64.mtx");
+    let g = hopmap_core::io::read_graph(&path, &Default::default()).unwrap();
+    let t = Arc::new(Topology::parse("fattree:4:3:cores=4").unwrap());
+    let mut inp = MapperInput::new(Arc::new(g), t, 0);
+    inp.params = vec![("runs".to_string(), "1".to_string())];
+    let mut r = prepare(&find("recursive+refine").unwrap(), &inp).unwrap();
+    let (mut phase, mut moved, mut ended) = (false, false, false);
+    while r.state().is_running() {
+        r.step();
+        phase |= r.progress().phase == "block exchanges";
+        let s = explain_last_step(r.inspect()).unwrap();
+        if s.starts_with("recursive+refine exchanged the whole contents of two subtrees") {
+            assert!(
+                s.contains("hop-bytes \u{2212}") && s.contains("SharedMap"),
+                "{s}"
+            );
+            moved = true;
+        }
+        ended |= s.starts_with("recursive+refine found no exchange of two subtrees' contents");
+    }
+    assert!(phase && moved && ended, "{phase} {moved} {ended}");
+}
+
 /// A seeded random graph (the recursive mapper's own test graph).
 fn random_graph(n: usize, seed: u64) -> CommGraph {
     let mut rng = hopmap_core::rng::Rng::new(seed);

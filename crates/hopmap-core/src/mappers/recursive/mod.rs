@@ -20,6 +20,8 @@
 //!   first-improvement descent over the same neighbourhood
 //!   ([`refine::descent`]); up to 256 processes on meshes and tori a
 //!   robust tabu search over swaps (Taillard 1991, [`refine::tabu`]);
+//!   on fat trees (host distances that nest) exchanges of the whole
+//!   contents of two hosts, leaf switches or pods ([`refine::blocks`]);
 //!   then a bottleneck
 //!   phase (beyond VieM too)
 //!   relieves the busiest channel under dimension-order routing, exchange by
@@ -140,6 +142,11 @@ pub fn info_refine() -> MapperInfo {
               each the best swap of two processes (or a process and a free core) on nodes \
               some hops apart that is not tabu; its best mapping is kept if it lowers hop-bytes \
               (or, on meshes and tori, keeps them with a lower max link load). \
+              On switch fabrics whose host distances nest (fat trees: hosts, leaf switches, \
+              pods), a block phase then exchanges the whole contents of two hosts, two leaves' \
+              hosts or two pods of as many hosts under different parents, each time the \
+              exchange that lowers hop-bytes most, while one does (after each run's search and \
+              tabu search, and after the descent). \
               Then (beyond the seeds and VieM) a bottleneck phase relieves the busiest channel under dimension-order \
               routing: it re-routes only the messages of the processes whose traffic crosses \
               that channel, keeps exchanges that lower its load without raising another channel \
@@ -498,7 +505,9 @@ pub enum LastStep {
     /// bottleneck phase the largest channel load at its start and now, and
     /// whether the step was its set-up; for a step of the tabu phase its
     /// iterations so far, its budget and the best hop-bytes it has found
-    /// (the mapping is the refinement's until the phase ends).
+    /// (the mapping is the refinement's until the phase ends); for a step
+    /// of the block phase ([`refine::blocks`]) the exchanges of two
+    /// subtrees' contents it has made.
     Refine {
         swaps: usize,
         moves: usize,
@@ -507,6 +516,7 @@ pub enum LastStep {
         stopped: bool,
         load: Option<(f64, f64, bool)>,
         tabu: Option<(u64, u64, f64)>,
+        blocks: Option<usize>,
     },
 }
 
@@ -1111,6 +1121,7 @@ impl Stepper for Recursive {
             let before = r.hop_bytes();
             let bottleneck = r.load_phase().is_some();
             let tabu = r.tabu_running();
+            let blocks = r.blocks_running();
             r.step();
             self.trace.push(r.hop_bytes());
             let sw = r.last_swaps();
@@ -1128,6 +1139,7 @@ impl Stepper for Recursive {
                         .filter(|_| bottleneck)
                         .map(|(start, now, _)| (start, now, r.load_phase_setting_up())),
                     tabu: r.tabu_phase().filter(|_| tabu),
+                    blocks: r.blocks_phase().filter(|_| blocks),
                 },
             ));
             self.event = Some(StepEvent::Swaps {
@@ -1245,6 +1257,8 @@ impl Stepper for Recursive {
                 "bottleneck"
             } else if self.refine.as_ref().is_some_and(|r| r.tabu_running()) {
                 "tabu search"
+            } else if self.refine.as_ref().is_some_and(|r| r.blocks_running()) {
+                "block exchanges"
             } else if self.refine.is_some() {
                 "refinement"
             } else {

@@ -70,7 +70,15 @@
 //! hop-bytes, or keeps them with a lower max link load. A run stopped with
 //! its search ([`Refine::search_only`]) makes the tabu phase before it
 //! stops; its polish ([`Refine::polish`]) does not.
+//!
+//! On switch fabrics whose host distances nest (an ultrametric: fat
+//! trees), the block phase ([`blocks`]) comes next, before the bottleneck
+//! phase: it exchanges the whole contents of two hosts, two leaf
+//! switches' hosts or two pods under different parents, each time the
+//! exchange that lowers hop-bytes most, while one does. A run stopped with
+//! its search makes it after its tabu phase; its polish after the descent.
 
+pub mod blocks;
 pub mod bottleneck;
 pub mod chain;
 pub mod descent;
@@ -538,6 +546,11 @@ pub struct Refine {
     tabu_ran: bool,
     /// The finished tabu phase: iterations made, and its best hop-bytes.
     tabu_end: Option<(u64, f64)>,
+    /// The block phase in progress ([`blocks`]), whether it has run, and
+    /// the moves it made once finished.
+    blocks: Option<Box<blocks::Blocks>>,
+    blocks_ran: bool,
+    blocks_end: Option<usize>,
     /// Stop when the search stops: no descent or bottleneck phase
     /// ([`Refine::search_only`]).
     search_only: bool,
@@ -672,6 +685,9 @@ impl Refine {
             tabu: None,
             tabu_ran: false,
             tabu_end: None,
+            blocks: None,
+            blocks_ran: false,
+            blocks_end: None,
             search_only: false,
             descent_scale: 1,
             memo: None,
@@ -1300,6 +1316,31 @@ impl Refine {
             && tabu::applies(self.graph.n(), &self.topo)
     }
 
+    /// Start the block phase ([`blocks`]) if it is still to run and the
+    /// network has a hierarchy; whether it started.
+    fn start_blocks_phase(&mut self, why: RefineStop) -> bool {
+        if self.blocks_ran
+            || self.params.objective != Objective::HopBytes
+            || self.topo.as_fabric().is_none()
+        {
+            return false;
+        }
+        self.blocks_ran = true;
+        match self.start_blocks(why) {
+            Some(b) => {
+                self.blocks = Some(Box::new(b));
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The block phase, running or finished: the moves it has made; None
+    /// when it has not started.
+    pub fn blocks_phase(&self) -> Option<usize> {
+        self.blocks.as_ref().map(|b| b.moves()).or(self.blocks_end)
+    }
+
     /// The search stopped for `why`: start the bottleneck phase, or finish.
     fn end_search(&mut self, why: RefineStop) {
         self.search_memo = SearchMemo::default();
@@ -1312,7 +1353,7 @@ impl Refine {
             if self.tabu_due() {
                 self.tabu_ran = true;
                 self.tabu = Some(Box::new(self.start_tabu(why)));
-            } else {
+            } else if !self.start_blocks_phase(why) {
                 self.finish(why);
             }
             return;
@@ -1332,6 +1373,9 @@ impl Refine {
         if self.tabu_due() {
             self.tabu_ran = true;
             self.tabu = Some(Box::new(self.start_tabu(why)));
+            return;
+        }
+        if self.start_blocks_phase(why) {
             return;
         }
         // The phase keeps a load and a message list per channel: on a
@@ -1356,6 +1400,11 @@ impl Refine {
     /// exchanges it kept.
     pub fn load_phase(&self) -> Option<(f64, f64, usize)> {
         self.hot.as_ref().map(|h| (h.start_max, h.max, h.exchanges))
+    }
+
+    /// Whether the block phase is running now.
+    pub fn blocks_running(&self) -> bool {
+        self.blocks.is_some()
     }
 
     /// Whether the tabu phase is running now.
@@ -1449,6 +1498,24 @@ impl Refine {
                 }
             } else {
                 self.end_search(why);
+            }
+            return;
+        }
+        if let Some(mut b) = self.blocks.take() {
+            self.last.clear();
+            let over = self.blocks_step(&mut b);
+            self.trace.push(self.hb);
+            let o = self.objective();
+            self.obj_trace.push(o);
+            if over {
+                self.blocks_end = Some(b.moves());
+                self.end_search(b.why);
+            } else {
+                self.blocks = Some(b);
+                if self.deadline.is_some_and(|d| Instant::now() >= d) {
+                    self.blocks_end = self.blocks.take().map(|b| b.moves());
+                    self.finish(RefineStop::TimeLimit);
+                }
             }
             return;
         }
