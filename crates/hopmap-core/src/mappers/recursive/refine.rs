@@ -75,6 +75,7 @@ pub mod bottleneck;
 pub mod chain;
 pub mod descent;
 pub mod keep_best;
+pub mod node_swap;
 pub mod tabu;
 
 use crate::graph::CommGraph;
@@ -1381,6 +1382,13 @@ impl Refine {
     #[cfg(test)]
     pub(crate) fn chains_kept(&self) -> usize {
         self.hot.as_ref().map_or(0, |h| h.chains)
+    }
+
+    /// Whole-node moves ([`node_swap`]) the bottleneck phase kept (for
+    /// tests).
+    #[cfg(test)]
+    pub(crate) fn node_moves_kept(&self) -> usize {
+        self.hot.as_ref().map_or(0, |h| h.nodes.kept)
     }
 
     /// Exchanges the bottleneck phase undid to go back to its best state
