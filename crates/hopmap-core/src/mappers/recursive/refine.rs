@@ -50,7 +50,10 @@
 //! exchange relieves the busiest channel, two in a row are tried, the
 //! second bringing back below the maximum the channel the first raised to
 //! it ([`chain`]: Glover's ejection chains, the depth-2 step of Lin and
-//! Kernighan). The largest load never rises; when the busiest channel
+//! Kernighan); with several cores per node, whole-node moves
+//! ([`node_swap`]); and, when the busiest channel is alone at the maximum,
+//! a single exchange that lowers the largest load though Σ load² rises.
+//! The largest load never rises; when the busiest channel
 //! cannot be relieved by one or two exchanges, the phase (below 1,024
 //! processes) looks further once, paying for hop-bytes beyond the budget
 //! with the largest load's fall, and ends at the best state it saw

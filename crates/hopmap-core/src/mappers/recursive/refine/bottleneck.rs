@@ -30,8 +30,15 @@
 //!    bringing it back ([`chain`](super::chain), an ejection chain; on
 //!    graphs of fewer than [`PAIRS_BELOW`](super::chain::PAIRS_BELOW)
 //!    processes), and
-//!    apply the first pair found; when there is none either, `c` cannot be
-//!    relieved by one or two such exchanges within the budget: on graphs
+//!    apply the first pair found; when there is none either, with several
+//!    cores per node try whole-node moves ([`node_swap`](super::node_swap):
+//!    two nodes' contents exchanged, or a node's moved to an empty node);
+//!    when there is none either and no other channel is at `M`, apply the
+//!    first exchange met in step 3 that lowered `c` and raised no channel
+//!    to `M` though Σ load² rose (the largest load itself falls: the pairs'
+//!    rule); these on graphs of fewer than
+//!    [`PAIRS_BELOW`](super::chain::PAIRS_BELOW) processes too. When none
+//!    applies, `c` cannot be relieved by such moves within the budget: on graphs
 //!    of fewer than [`PAIRS_BELOW`](super::chain::PAIRS_BELOW) processes
 //!    the phase goes on once with a priced budget (the look-ahead of
 //!    [`keep_best`](super::keep_best)), else it ends;
@@ -44,7 +51,8 @@
 //! raised channel stays below `M`); every kept move takes `c` below `M` and
 //! raises no channel to it, so the loads sorted in decreasing order fall
 //! lexicographically and the phase ends; a single exchange also lowers Σ
-//! load². The end state is the best seen, so the largest load is at most
+//! load², unless no other channel is at `M` and no exchange that does was
+//! found (then the largest load itself falls). The end state is the best seen, so the largest load is at most
 //! the start's, and no higher than where the flat budget stopped. Hop-bytes
 //! rise by at most (`load_budget` + 0.1 × the relative fall of the largest
 //! load) × their value at the phase's start. Deterministic: no randomness,

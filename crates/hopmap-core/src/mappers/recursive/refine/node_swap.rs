@@ -22,13 +22,14 @@
 //! what is left of the budget are then evaluated exactly, cheapest in
 //! hop-bytes first: every channel's change by re-routing the moved
 //! processes' messages (a message between `A` and `B` turns around, one
-//! inside a node stays off the network). The first that lowers `c`,
-//! raises no other channel to `M` and lowers Σ load² (the single
-//! exchange's rule, [`Refine::single_ok`]) is kept: the loads sorted in
-//! decreasing order fall lexicographically, so the largest load never
-//! rises and the phase ends, and hop-bytes stay within the budget (the
-//! phase's best state and price, [`super::keep_best`], apply unchanged:
-//! the move is logged as its per-core exchanges and undone the same way).
+//! inside a node stays off the network). The first that lowers `c` and
+//! raises no other channel to `M`, and lowers Σ load² when another channel
+//! ties at `M` (the pairs' rule, [`super::chain`]; without a tie the
+//! largest load itself falls), is kept: the loads sorted in decreasing
+//! order fall lexicographically, so the largest load never rises and the
+//! phase ends, and hop-bytes stay within the budget (the phase's best
+//! state and price, [`super::keep_best`], apply unchanged: the move is
+//! logged as its per-core exchanges and undone the same way).
 //!
 //! With one core per node a whole-node move is a single exchange, which
 //! the round has tried: the move runs only with several cores per node,
@@ -45,10 +46,11 @@
 //! processes), so their time stays proportional to the graph.
 //!
 //! Beyond the seeds: the seed papers' and VieM's local searches exchange
-//! single processes; moving a whole node's group is the coarse level of a
-//! multilevel refinement (Walshaw & Cross's multilevel mapping refines the
-//! coarse graph's vertices, here the nodes' groups) used as one move of the
-//! bottleneck phase, judged by the routed channel loads.
+//! single processes; moving a whole node's group is the move of a coarse
+//! level in multilevel refinement (as in multilevel graph partitioning,
+//! Hendrickson & Leland 1995, Karypis & Kumar 1998: a coarse vertex, here
+//! a node's group, moves as one), used as one move of the bottleneck phase
+//! and judged by the routed channel loads.
 
 use super::bottleneck::Hot;
 use super::chain::WORK_PER_ENTRY;
@@ -215,8 +217,9 @@ impl Refine {
     /// After a round on channel `c` (load `m`) where neither one exchange
     /// nor a pair helped: try whole-node moves between the nodes of the
     /// round's processes `procs` and their neighbourhoods; keep the first,
-    /// cheapest in hop-bytes, that [`Refine::single_ok`] accepts within
-    /// what is left of the budget. True when one was kept.
+    /// cheapest in hop-bytes, within what is left of the budget, that
+    /// [`Refine::single_ok`] accepts or, when no other channel is at `m`
+    /// (`tied` false), [`Refine::lowers_max`]. True when one was kept.
     pub(super) fn hot_nodes(
         &mut self,
         h: &mut Hot,
