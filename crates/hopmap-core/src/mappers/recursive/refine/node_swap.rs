@@ -42,7 +42,7 @@
 //! [`NODE_PAIRS_MAX`] pairs within the budget O(k · deg · L) to re-route
 //! (L = route length); each pair evaluated counts as `k` exchanges of the
 //! step's work, and over the whole phase the node moves' are capped at
-//! [`WORK_PER_ENTRY`](super::chain::WORK_PER_ENTRY) × (adjacency entries +
+//! [`WORK_PER_ENTRY`] × (adjacency entries +
 //! processes), so their time stays proportional to the graph.
 //!
 //! Beyond the seeds: the seed papers' and VieM's local searches exchange
