@@ -50,7 +50,10 @@
 //! exchange relieves the busiest channel, two in a row are tried, the
 //! second bringing back below the maximum the channel the first raised to
 //! it ([`chain`]: Glover's ejection chains, the depth-2 step of Lin and
-//! Kernighan). The largest load never rises; when the busiest channel
+//! Kernighan); with several cores per node, whole-node moves
+//! ([`node_swap`]); and, when the busiest channel is alone at the maximum,
+//! a single exchange that lowers the largest load though Σ load² rises.
+//! The largest load never rises; when the busiest channel
 //! cannot be relieved by one or two exchanges, the phase (below 1,024
 //! processes) looks further once, paying for hop-bytes beyond the budget
 //! with the largest load's fall, and ends at the best state it saw
@@ -83,6 +86,7 @@ pub mod bottleneck;
 pub mod chain;
 pub mod descent;
 pub mod keep_best;
+pub mod node_swap;
 pub mod tabu;
 
 use crate::graph::CommGraph;
@@ -1430,6 +1434,13 @@ impl Refine {
     #[cfg(test)]
     pub(crate) fn chains_kept(&self) -> usize {
         self.hot.as_ref().map_or(0, |h| h.chains)
+    }
+
+    /// Whole-node moves ([`node_swap`]) the bottleneck phase kept (for
+    /// tests).
+    #[cfg(test)]
+    pub(crate) fn node_moves_kept(&self) -> usize {
+        self.hot.as_ref().map_or(0, |h| h.nodes.kept)
     }
 
     /// Exchanges the bottleneck phase undid to go back to its best state

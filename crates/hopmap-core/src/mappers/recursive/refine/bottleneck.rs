@@ -30,8 +30,15 @@
 //!    bringing it back ([`chain`](super::chain), an ejection chain; on
 //!    graphs of fewer than [`PAIRS_BELOW`](super::chain::PAIRS_BELOW)
 //!    processes), and
-//!    apply the first pair found; when there is none either, `c` cannot be
-//!    relieved by one or two such exchanges within the budget: on graphs
+//!    apply the first pair found; when there is none either, with several
+//!    cores per node try whole-node moves ([`node_swap`](super::node_swap):
+//!    two nodes' contents exchanged, or a node's moved to an empty node);
+//!    when there is none either and no other channel is at `M`, apply the
+//!    first exchange met in step 3 that lowered `c` and raised no channel
+//!    to `M` though Σ load² rose (the largest load itself falls: the pairs'
+//!    rule); these on graphs of fewer than
+//!    [`PAIRS_BELOW`](super::chain::PAIRS_BELOW) processes too. When none
+//!    applies, `c` cannot be relieved by such moves within the budget: on graphs
 //!    of fewer than [`PAIRS_BELOW`](super::chain::PAIRS_BELOW) processes
 //!    the phase goes on once with a priced budget (the look-ahead of
 //!    [`keep_best`](super::keep_best)), else it ends;
@@ -44,7 +51,8 @@
 //! raised channel stays below `M`); every kept move takes `c` below `M` and
 //! raises no channel to it, so the loads sorted in decreasing order fall
 //! lexicographically and the phase ends; a single exchange also lowers Σ
-//! load². The end state is the best seen, so the largest load is at most
+//! load², unless no other channel is at `M` and no exchange that does was
+//! found (then the largest load itself falls). The end state is the best seen, so the largest load is at most
 //! the start's, and no higher than where the flat budget stopped. Hop-bytes
 //! rise by at most (`load_budget` + 0.1 × the relative fall of the largest
 //! load) × their value at the phase's start. Deterministic: no randomness,
@@ -63,6 +71,7 @@
 
 use super::chain::{Accept, Chain};
 use super::keep_best::KeepBest;
+use super::node_swap::NodeMoves;
 use super::{FREE, Refine, RefineStop};
 
 /// The processes tried around the busiest channel: the ones with the most
@@ -95,6 +104,8 @@ pub(super) struct Hot {
     pub(super) chains: usize,
     /// The pair search's scratch and work.
     pub(super) chain: Chain,
+    /// The whole-node moves' scratch and work ([`super::node_swap`]).
+    pub(super) nodes: NodeMoves,
     /// Whether the last step routed messages (set-up) rather than ran rounds.
     pub(super) setting_up: bool,
     /// The best state seen and the way back to it ([`super::keep_best`]).
@@ -110,6 +121,11 @@ struct Round {
     m: f64,
     procs: Vec<(u32, f64)>,
     next: usize,
+    /// Whether another channel than `c` is at `m` too.
+    tied: bool,
+    /// The first process tried with an exchange that lowers the largest
+    /// load but raises Σ load² ([`Refine::lowers_max`]), and that exchange.
+    fallback: Option<(usize, (f64, f64, usize))>,
 }
 
 impl Hot {
@@ -125,6 +141,7 @@ impl Hot {
             exchanges: 0,
             chains: 0,
             chain: Chain::default(),
+            nodes: NodeMoves::default(),
             setting_up: true,
             best: KeepBest::default(),
             round: None,
@@ -313,11 +330,15 @@ impl Refine {
         }
         h.lists[c] = list;
         heaviest(&mut procs, ROUND_PROCS);
+        let tol = 1e-9 * m;
+        let tied = (self.load.iter().enumerate()).any(|(ch, &l)| ch != c && l >= m - tol);
         h.round = Some(Round {
             c,
             m,
             procs,
             next: 0,
+            tied,
+            fallback: None,
         });
         true
     }
@@ -442,7 +463,17 @@ impl Refine {
             // The exact change of every channel.
             self.load_deltas(p, a, s / self.cores, qo);
             let found = match &mut accept {
-                Accept::Single => self.single_ok(c, m, eps),
+                Accept::Single(fallback) => {
+                    let ok = self.single_ok(c, m, eps);
+                    if ok.is_none()
+                        && let Some(fb) = fallback
+                        && fb.is_none()
+                        && let Some(dsq) = self.lowers_max(c, m)
+                    {
+                        **fb = Some((dsq, dhb, s));
+                    }
+                    ok
+                }
                 Accept::First(blocked) => {
                     self.record_first(p, c, m, dhb, s, blocked);
                     None
@@ -464,7 +495,7 @@ impl Refine {
     /// Whether the exchange whose channel changes are in `self.deltas` is
     /// kept alone: it lowers `c`, raises no other channel to the maximum
     /// `m`, and lowers Σ load² (the change, returned). O(|deltas|).
-    fn single_ok(&self, c: usize, m: f64, eps: f64) -> Option<f64> {
+    pub(super) fn single_ok(&self, c: usize, m: f64, eps: f64) -> Option<f64> {
         let tol = 1e-9 * m;
         let mut dsq = 0.0;
         let mut relieved = false;
@@ -479,6 +510,28 @@ impl Refine {
             }
         }
         (relieved && dsq < -eps).then_some(dsq)
+    }
+
+    /// Whether the exchange whose channel changes are in `self.deltas`
+    /// lowers `c` and raises no other channel to the maximum `m` (the
+    /// pairs' rule, [`super::chain`], when no other channel is at `m`: the
+    /// largest load itself falls, whatever Σ load² does); its change of
+    /// Σ load² when it does. O(|deltas|).
+    pub(super) fn lowers_max(&self, c: usize, m: f64) -> Option<f64> {
+        let tol = 1e-9 * m;
+        let mut dsq = 0.0;
+        let mut relieved = false;
+        for &(ch, x) in &self.deltas {
+            let l = self.load[ch];
+            let nl = l + x;
+            dsq += nl * nl - l * l;
+            if ch == c {
+                relieved = x < -tol;
+            } else if x > 1e-12 * m && nl >= m - tol {
+                return None;
+            }
+        }
+        relieved.then_some(dsq)
     }
 
     /// One step of the phase: a set-up chunk, or rounds until about
@@ -512,7 +565,13 @@ impl Refine {
             while r.next < r.procs.len() && work < limit {
                 let p = r.procs[r.next].0 as usize;
                 r.next += 1;
-                if let Some(b) = self.hot_try(p, r.c, r.m, h.budget, Accept::Single, &mut work) {
+                let mut fb = None;
+                let want = (!r.tied && r.fallback.is_none()).then_some(&mut fb);
+                let found = self.hot_try(p, r.c, r.m, h.budget, Accept::Single(want), &mut work);
+                if let (None, Some(b)) = (r.fallback, fb) {
+                    r.fallback = Some((p, b));
+                }
+                if let Some(b) = found {
                     self.hot_apply(h, p, b);
                     // The next round picks the busiest channel anew.
                     r.next = usize::MAX;
@@ -530,6 +589,16 @@ impl Refine {
                 if pairs && self.hot_chain(h, r.c, r.m, &r.procs, &mut work) {
                     continue;
                 }
+                // With several cores per node: move whole nodes' contents.
+                if pairs && self.hot_nodes(h, r.c, r.m, r.tied, &r.procs, &mut work) {
+                    continue;
+                }
+                // An exchange that lowers the largest load itself though
+                // Σ load² rises (no other channel ties at the maximum).
+                if pairs && let Some((p, b)) = r.fallback {
+                    self.hot_apply(h, p, b);
+                    continue;
+                }
                 // Stuck within the flat budget: look ahead once with the
                 // priced one ([`super::keep_best`]).
                 if pairs && !h.best.ahead {
@@ -541,5 +610,73 @@ impl Refine {
             h.round = Some(r);
         }
         false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Objective, Refine, RefineParams};
+    use crate::graph::GraphBuilder;
+    use crate::mapping::Mapping;
+    use crate::metrics::evaluate;
+    use crate::routing::Routing;
+    use crate::topology::Topology;
+    use std::sync::Arc;
+
+    #[test]
+    fn an_exchange_that_lowers_the_largest_load_is_kept_though_the_sum_of_squares_rises() {
+        // mesh 2×2, node = x + 2y, dimension-order routing x first; one
+        // core per node. Processes 0, 1, 2 on nodes 0, 1, 2; node 3 free.
+        // Messages: 0→2: 10, 2→0: 7, 0→1: 6, 1→2: 1, 2→1: 1. Routes: 0→2
+        // up (0→2: 10), 2→0 down (2→0: 7), 0→1 right (0→1: 6), 1→2 left
+        // then up (1→0: 1, 0→2: 1), 2→1 right then down (2→3: 1, 3→1:
+        // 1). Loads 0→2 11 (the largest, alone), 2→0 7, 0→1 6, and 1 on
+        // 1→0, 2→3, 3→1: Σ load² 121 + 49 + 36 + 3 = 209; hop-bytes 10 +
+        // 7 + 6 + 2 + 2 = 27.
+        //
+        // Swapping 1 and 2 (1 on node 2, 2 on node 1): 0→2 goes right
+        // (0→1: 10), 2→0 left (1→0: 7), 0→1 up (0→2: 6), 1→2 right then
+        // down (2→3, 3→1: 1 each), 2→1 left then up (1→0, 0→2: 1 each).
+        // Loads 0→1 10, 1→0 8, 0→2 7, 2→3 1, 3→1 1: the largest load falls
+        // from 11 to 10 at the same hop-bytes (27), but Σ load² rises to
+        // 100 + 64 + 49 + 2 = 215, so the single exchanges' rule (Σ load²
+        // must fall) refuses it. No other channel is at 11, so the
+        // exchange lowers the largest load itself, and it is kept. Then
+        // the busiest channel is 0→1 (10, alone) and no exchange within
+        // the budget relieves it without raising another channel to 10.
+        let mut gb = GraphBuilder::new(3, true);
+        gb.add(0, 2, 10.0);
+        gb.add(2, 0, 7.0);
+        gb.add(0, 1, 6.0);
+        gb.add(1, 2, 1.0);
+        gb.add(2, 1, 1.0);
+        let g = Arc::new(gb.build().unwrap());
+        let topo = Arc::new(Topology::parse("mesh:2x2").unwrap());
+        let vol = Arc::new(crate::partition::pair_volumes(&g));
+        let start = Mapping::new(vec![0, 1, 2], vec![0; 3]);
+        let eval = |m: &Mapping| {
+            let e = evaluate(&g, &topo, m, &Routing::Dor).metrics;
+            (e.hop_bytes, e.max_link_load)
+        };
+        assert_eq!(eval(&start), (27.0, 11.0));
+        let params = RefineParams {
+            objective: Objective::HopBytes,
+            sweeps: 10,
+            batch: 8,
+            depth: 1,
+            time: None,
+            seed: 1,
+            tol: 0.0,
+            load_budget: 0.01,
+            tabu: 0,
+        };
+        let mut r = Refine::new(g.clone(), topo.clone(), vol, start, params);
+        while !r.is_done() {
+            r.step();
+        }
+        let end = r.mapping();
+        assert_eq!(end.node, vec![0, 2, 1]);
+        assert_eq!(eval(&end), (27.0, 10.0));
+        assert_eq!(r.load_phase(), Some((11.0, 10.0, 1)));
     }
 }

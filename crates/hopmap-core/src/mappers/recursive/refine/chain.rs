@@ -87,8 +87,11 @@ pub(super) struct Blocked {
 
 /// What an exchange must do to be kept ([`Refine::hot_try`]).
 pub(super) enum Accept<'a> {
-    /// Alone.
-    Single,
+    /// Alone; when given a place, also record there the first exchange
+    /// (cheapest) that lowers the largest load itself though it raises
+    /// Σ load² ([`Refine::lowers_max`]: the caller knows no other channel
+    /// ties at the maximum).
+    Single(Option<&'a mut Option<(f64, f64, usize)>>),
     /// None is kept: the ones that would be first links are recorded.
     First(&'a mut Vec<Blocked>),
     /// As the second link after `First`.
