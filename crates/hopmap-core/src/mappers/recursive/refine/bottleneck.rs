@@ -30,18 +30,19 @@
 //!    bringing it back ([`chain`](super::chain), an ejection chain; on
 //!    graphs of fewer than [`PAIRS_BELOW`](super::chain::PAIRS_BELOW)
 //!    processes), and
-//!    apply the first pair found; when there is none either, with several
-//!    cores per node try whole-node moves ([`node_swap`](super::node_swap):
-//!    two nodes' contents exchanged, or a node's moved to an empty node);
-//!    when there is none either and no other channel is at `M`, apply the
-//!    first exchange met in step 3 that lowered `c` and raised no channel
-//!    to `M` though Σ load² rose (the largest load itself falls: the pairs'
-//!    rule); these on graphs of fewer than
-//!    [`PAIRS_BELOW`](super::chain::PAIRS_BELOW) processes too. When none
-//!    applies, `c` cannot be relieved by such moves within the budget: on graphs
+//!    apply the first pair found; when there is none either, `c` cannot be
+//!    relieved by one or two such exchanges within the budget: on graphs
 //!    of fewer than [`PAIRS_BELOW`](super::chain::PAIRS_BELOW) processes
 //!    the phase goes on once with a priced budget (the look-ahead of
-//!    [`keep_best`](super::keep_best)), else it ends;
+//!    [`keep_best`](super::keep_best)); when that is stuck too, it goes on
+//!    with the extension (on the same graphs): with several cores per node
+//!    whole-node moves ([`node_swap`](super::node_swap): two nodes'
+//!    contents exchanged, or a node's moved to an empty node), else, when
+//!    no other channel is at `M`, the first exchange met in step 3 that
+//!    lowered `c` and raised no channel to `M` though Σ load² rose (the
+//!    largest load itself falls: the pairs' rule); the extension's states
+//!    must pay for their hop-bytes against the best state
+//!    ([`keep_best`](super::keep_best)). When none applies, the phase ends;
 //! 5. at its end, go back to the best state seen at the start of a round
 //!    ([`keep_best`](super::keep_best): the least largest load, where
 //!    hop-bytes beyond `load_budget` are paid for by the load's fall, then
@@ -51,8 +52,8 @@
 //! raised channel stays below `M`); every kept move takes `c` below `M` and
 //! raises no channel to it, so the loads sorted in decreasing order fall
 //! lexicographically and the phase ends; a single exchange also lowers Σ
-//! load², unless no other channel is at `M` and no exchange that does was
-//! found (then the largest load itself falls). The end state is the best seen, so the largest load is at most
+//! load², except in the extension (where the largest load itself falls).
+//! The end state is the best seen, so the largest load is at most
 //! the start's, and no higher than where the flat budget stopped. Hop-bytes
 //! rise by at most (`load_budget` + 0.1 × the relative fall of the largest
 //! load) × their value at the phase's start. Deterministic: no randomness,
@@ -589,21 +590,27 @@ impl Refine {
                 if pairs && self.hot_chain(h, r.c, r.m, &r.procs, &mut work) {
                     continue;
                 }
-                // With several cores per node: move whole nodes' contents.
-                if pairs && self.hot_nodes(h, r.c, r.m, r.tied, &r.procs, &mut work) {
-                    continue;
-                }
-                // An exchange that lowers the largest load itself though
-                // Σ load² rises (no other channel ties at the maximum).
-                if pairs && let Some((p, b)) = r.fallback {
-                    self.hot_apply(h, p, b);
-                    continue;
-                }
                 // Stuck within the flat budget: look ahead once with the
                 // priced one ([`super::keep_best`]).
                 if pairs && !h.best.ahead {
                     h.best.ahead = true;
                     continue;
+                }
+                // Stuck after the look-ahead too: the extension, whose
+                // states must pay for their hop-bytes against the best
+                // state ([`super::keep_best`]). With several cores per
+                // node, move whole nodes' contents; else an exchange that
+                // lowers the largest load itself though Σ load² rises (no
+                // other channel ties at the maximum).
+                if pairs {
+                    h.best.extending = true;
+                    if self.hot_nodes(h, r.c, r.m, r.tied, &r.procs, &mut work) {
+                        continue;
+                    }
+                    if let Some((p, b)) = r.fallback {
+                        self.hot_apply(h, p, b);
+                        continue;
+                    }
                 }
                 return true;
             }

@@ -35,6 +35,16 @@
 //! than the flat phase's by value, and hop-bytes never rise by more than
 //! `β + ρ · g` × their start.
 //!
+//! **The extension.** Once the look-ahead is stuck too, the bottleneck
+//! phase tries moves that its rounds otherwise leave out (whole nodes'
+//! contents, and exchanges that lower the largest load though Σ load²
+//! rises). Their states must also pay for the hop-bytes they add to the
+//! best state's with the fall of the largest load below the best's, at the
+//! price `ρ` and with no flat budget: `(hb − hb*) / hb₀ ≤ ρ · (M* − M) /
+//! M₀`. So the extension never spends what the flat budget left unspent on
+//! nothing, and the phase's result is at least the one it had without the
+//! extension, by value.
+//!
 //! Cost: O(1) per round to compare, O(1) per kept exchange to log; the log
 //! is cleared at each new best, so it holds only the exchanges since. Going
 //! back costs O(deg) per undone exchange, then O(m · L) once to route
@@ -63,6 +73,9 @@ pub struct KeepBest {
     pub(super) undo: Vec<(u32, u32)>,
     /// Whether the look-ahead has begun.
     pub(super) ahead: bool,
+    /// Whether the extension (moves tried once the look-ahead is stuck)
+    /// has begun: its states must pay for their hop-bytes against the best.
+    pub(super) extending: bool,
     /// Exchanges undone when the phase went back to its best state.
     pub(super) undone: usize,
 }
@@ -76,6 +89,7 @@ impl KeepBest {
         self.hb = hb;
         self.undo.clear();
         self.ahead = false;
+        self.extending = false;
     }
 
     /// A state's value: `price · g − max(0, r − budget)` for a relative
@@ -119,7 +133,14 @@ impl KeepBest {
         } else {
             hb < self.hb - eps
         };
-        if better {
+        // In the extension a state must also pay for the hop-bytes it adds
+        // to the best state's with the fall of the largest load below the
+        // best's, at the price `ρ`, with no flat budget: what the flat
+        // budget left unspent is not spent on nothing.
+        let pays = !self.extending
+            || (hb - self.hb) / self.hb0.max(f64::MIN_POSITIVE)
+                <= LOAD_PRICE * (self.max - m) / start_max.max(f64::MIN_POSITIVE) + veps;
+        if better && pays {
             self.value = value;
             self.max = m;
             self.hb = hb;
@@ -171,6 +192,32 @@ mod tests {
     use crate::routing::Routing;
     use crate::topology::Topology;
     use std::sync::Arc;
+
+    #[test]
+    fn in_the_extension_a_state_pays_for_its_hop_bytes_against_the_best() {
+        // Start: largest load 100, hop-bytes 1,000; flat budget 1 %. A state
+        // at 99.9 and 1,005 hop-bytes spends 0.5 % (within the budget, so
+        // free) for 0.1 % less load: value 0.1 · 0.001 = 0.0001 > 0, the best.
+        let mut k = super::KeepBest::default();
+        k.start(100.0, 1000.0);
+        k.see(0.01, 100.0, 99.9, 1005.0, 0.0);
+        assert_eq!((k.max, k.hb), (99.9, 1005.0));
+        // 99.8 at 1,009.9 is still within the flat budget (0.99 %) and of
+        // higher value (0.0002), so before the extension it would be the
+        // best; in the extension it adds 0.49 % of hop-bytes to the best's
+        // for 0.1 % less load, and 0.0049 > 0.1 · 0.001: refused.
+        let mut before = super::KeepBest::default();
+        before.start(100.0, 1000.0);
+        before.see(0.01, 100.0, 99.9, 1005.0, 0.0);
+        before.see(0.01, 100.0, 99.8, 1009.9, 0.0);
+        assert_eq!((before.max, before.hb), (99.8, 1009.9));
+        k.extending = true;
+        k.see(0.01, 100.0, 99.8, 1009.9, 0.0);
+        assert_eq!((k.max, k.hb), (99.9, 1005.0));
+        // 94.9 at 1,006 adds 0.1 % for 5 % less load: 0.001 ≤ 0.005, kept.
+        k.see(0.01, 100.0, 94.9, 1006.0, 0.0);
+        assert_eq!((k.max, k.hb), (94.9, 1006.0));
+    }
 
     #[test]
     fn the_phase_gives_back_hop_bytes_spent_on_a_tie_that_cannot_fall() {
