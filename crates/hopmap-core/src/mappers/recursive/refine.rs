@@ -50,13 +50,14 @@
 //! exchange relieves the busiest channel, two in a row are tried, the
 //! second bringing back below the maximum the channel the first raised to
 //! it ([`chain`]: Glover's ejection chains, the depth-2 step of Lin and
-//! Kernighan); with several cores per node, whole-node moves
-//! ([`node_swap`]); and, when the busiest channel is alone at the maximum,
-//! a single exchange that lowers the largest load though Σ load² rises.
-//! The largest load never rises; when the busiest channel
+//! Kernighan). The largest load never rises; when the busiest channel
 //! cannot be relieved by one or two exchanges, the phase (below 1,024
 //! processes) looks further once, paying for hop-bytes beyond the budget
-//! with the largest load's fall, and ends at the best state it saw
+//! with the largest load's fall; when that is stuck too, an extension
+//! tries whole-node moves with several cores per node ([`node_swap`]) and,
+//! when the busiest channel is alone at the maximum, a single exchange that
+//! lowers the largest load though Σ load² rises, each state paying for its
+//! hop-bytes against the best; and it ends at the best state it saw
 //! ([`keep_best`]). On the
 //! measured meshes it lowered the max link load below Scotch's at a
 //! fraction of a per cent more hop-bytes, and the 1 % budget was never the

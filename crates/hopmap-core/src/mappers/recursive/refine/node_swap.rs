@@ -8,8 +8,9 @@
 //! whole-node move keeps each node's group together and moves its traffic
 //! as a block.
 //!
-//! Tried after a round where no single exchange around `c` (load `M`)
-//! helped and no pair of exchanges ([`super::chain`]) did either. The
+//! Tried in the phase's extension: after a round where no single exchange
+//! around `c` (load `M`) helped and no pair of exchanges ([`super::chain`])
+//! did either, once the look-ahead of [`super::keep_best`] is stuck too. The
 //! first nodes `A` are those of the round's processes (the 16 heaviest
 //! through `c`, in that order, each node once); the second nodes `B` are
 //! the nodes of the partners of A's processes and every node one hop from
@@ -28,7 +29,8 @@
 //! largest load itself falls), is kept: the loads sorted in decreasing
 //! order fall lexicographically, so the largest load never rises and the
 //! phase ends, and hop-bytes stay within the budget (the phase's best
-//! state and price, [`super::keep_best`], apply unchanged: the move is
+//! state and price, [`super::keep_best`], apply, with the extension's rule
+//! that a state pays for its hop-bytes against the best: the move is
 //! logged as its per-core exchanges and undone the same way).
 //!
 //! With one core per node a whole-node move is a single exchange, which
