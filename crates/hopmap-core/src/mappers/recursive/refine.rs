@@ -1065,6 +1065,14 @@ impl Refine {
     /// channel into `self.deltas` (in the order the channels are first
     /// touched; merged in a dense scratch row, no sort).
     fn load_deltas(&mut self, p: usize, a: usize, b: usize, q: Option<usize>) {
+        self.merge_deltas(|r, sink| r.route_changes(p, a, b, q, &mut |ch, x| sink(ch, x)));
+    }
+
+    /// Run `produce`, which gives channel-load changes `(channel, Δ)` to its
+    /// sink, and merge them by channel into `self.deltas`, in the order the
+    /// channels are first touched, through a dense scratch row (no sort).
+    /// O(changes) besides `produce`.
+    pub(super) fn merge_deltas(&mut self, produce: impl FnOnce(&Self, &mut dyn FnMut(usize, f64))) {
         self.ensure_rev();
         let nc = self.topo.channel_slots();
         if self.acc.len() != nc {
@@ -1075,7 +1083,7 @@ impl Refine {
         let mut acc = std::mem::take(&mut self.acc);
         let mut seen = std::mem::take(&mut self.seen);
         d.clear();
-        self.route_changes(p, a, b, q, &mut |ch, x| {
+        produce(self, &mut |ch, x| {
             if !seen[ch] {
                 seen[ch] = true;
                 d.push((ch, 0.0));

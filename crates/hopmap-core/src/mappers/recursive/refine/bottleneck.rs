@@ -497,20 +497,7 @@ impl Refine {
     /// kept alone: it lowers `c`, raises no other channel to the maximum
     /// `m`, and lowers Σ load² (the change, returned). O(|deltas|).
     pub(super) fn single_ok(&self, c: usize, m: f64, eps: f64) -> Option<f64> {
-        let tol = 1e-9 * m;
-        let mut dsq = 0.0;
-        let mut relieved = false;
-        for &(ch, x) in &self.deltas {
-            let l = self.load[ch];
-            let nl = l + x;
-            dsq += nl * nl - l * l;
-            if ch == c {
-                relieved = x < -tol;
-            } else if x > 1e-12 * m && nl >= m - tol {
-                return None;
-            }
-        }
-        (relieved && dsq < -eps).then_some(dsq)
+        self.lowers_max(c, m).filter(|&dsq| dsq < -eps)
     }
 
     /// Whether the exchange whose channel changes are in `self.deltas`

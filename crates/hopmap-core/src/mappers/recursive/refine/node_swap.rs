@@ -111,68 +111,45 @@ impl Refine {
     /// Every channel-load change of exchanging the contents of nodes `a`
     /// and `b`, merged by channel into `self.deltas`. O(k · deg · L).
     pub(super) fn node_swap_deltas(&mut self, a: usize, b: usize) {
-        self.ensure_rev();
-        let nc = self.topo.channel_slots();
-        if self.acc.len() != nc {
-            self.acc = vec![0.0; nc];
-            self.seen = vec![false; nc];
-        }
-        let mut d = std::mem::take(&mut self.deltas);
-        let mut acc = std::mem::take(&mut self.acc);
-        let mut seen = std::mem::take(&mut self.seen);
-        d.clear();
-        let g = &self.graph;
-        let routes = &self.routes;
-        let mut add = |s: usize, t: usize, bytes: f64, sign: f64| {
-            routes.route(s, t, bytes, &mut |ch, x| {
-                if !seen[ch] {
-                    seen[ch] = true;
-                    d.push((ch, 0.0));
-                }
-                acc[ch] += sign * x;
-            });
-        };
-        for (from, to) in [(a, b), (b, a)] {
-            for &x in &self.owner[from * self.cores..(from + 1) * self.cores] {
-                if x == FREE {
-                    continue;
-                }
-                let x = x as usize;
-                for (k, &v) in g.neighbors(x).iter().enumerate() {
-                    let nv = self.node_of[v as usize] as usize;
-                    if nv == from {
+        self.merge_deltas(|r, sink| {
+            let g = &r.graph;
+            let mut add = |s: usize, t: usize, bytes: f64, sign: f64| {
+                r.routes.route(s, t, bytes, &mut |ch, x| sink(ch, sign * x));
+            };
+            for (from, to) in [(a, b), (b, a)] {
+                for &x in &r.owner[from * r.cores..(from + 1) * r.cores] {
+                    if x == FREE {
                         continue;
                     }
-                    let out = g.sent_row(x)[k];
-                    if nv == to {
-                        // Between the two nodes: it turns around (each such
-                        // message counted once, from its sender).
-                        if out > 0.0 {
-                            add(from, to, out, -1.0);
-                            add(to, from, out, 1.0);
+                    let x = x as usize;
+                    for (k, &v) in g.neighbors(x).iter().enumerate() {
+                        let nv = r.node_of[v as usize] as usize;
+                        if nv == from {
+                            continue;
                         }
-                        continue;
-                    }
-                    let inn = self.received(g.offsets()[x] + k);
-                    if out > 0.0 {
-                        add(from, nv, out, -1.0);
-                        add(to, nv, out, 1.0);
-                    }
-                    if inn > 0.0 {
-                        add(nv, from, inn, -1.0);
-                        add(nv, to, inn, 1.0);
+                        let out = g.sent_row(x)[k];
+                        if nv == to {
+                            // Between the two nodes: it turns around (each
+                            // such message counted once, from its sender).
+                            if out > 0.0 {
+                                add(from, to, out, -1.0);
+                                add(to, from, out, 1.0);
+                            }
+                            continue;
+                        }
+                        let inn = r.received(g.offsets()[x] + k);
+                        if out > 0.0 {
+                            add(from, nv, out, -1.0);
+                            add(to, nv, out, 1.0);
+                        }
+                        if inn > 0.0 {
+                            add(nv, from, inn, -1.0);
+                            add(nv, to, inn, 1.0);
+                        }
                     }
                 }
             }
-        }
-        for e in d.iter_mut() {
-            e.1 = acc[e.0];
-            acc[e.0] = 0.0;
-            seen[e.0] = false;
-        }
-        self.deltas = d;
-        self.acc = acc;
-        self.seen = seen;
+        });
     }
 
     /// The second nodes of first node `a` into `h.nodes.second`: the nodes
