@@ -1673,17 +1673,7 @@ mod tests {
         let start = Mapping::new(vec![0, 1, 2, 3], vec![0; 4]);
         assert_eq!(max_load(&g, &topo, &start), 5.0);
         for (budget, want) in [(0.0, 5.0), (0.01, 4.0)] {
-            let params = RefineParams {
-                objective: Objective::HopBytes,
-                sweeps: 10,
-                batch: 8,
-                depth: 1,
-                time: None,
-                seed: 1,
-                tol: 0.0,
-                load_budget: budget,
-                tabu: 0,
-            };
+            let params = RefineParams::hand_checked(budget);
             let mut r = Refine::new(g.clone(), topo.clone(), vol.clone(), start.clone(), params);
             while !r.is_done() {
                 r.step();

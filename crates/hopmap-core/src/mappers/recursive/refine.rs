@@ -462,6 +462,48 @@ pub struct RefineParams {
     pub tabu: usize,
 }
 
+/// The messages of an edge whose end moves from node `from` to `to`, its
+/// partner staying on node `nv`: `out` bytes sent and `inn` received are
+/// taken off their old routes (sign −1) and put on the new (sign +1),
+/// given to `push(src, dst, bytes, sign)`.
+pub(super) fn moved_edge(
+    from: usize,
+    to: usize,
+    nv: usize,
+    out: f64,
+    inn: f64,
+    push: &mut impl FnMut(usize, usize, f64, f64),
+) {
+    if out > 0.0 {
+        push(from, nv, out, -1.0);
+        push(to, nv, out, 1.0);
+    }
+    if inn > 0.0 {
+        push(nv, from, inn, -1.0);
+        push(nv, to, inn, 1.0);
+    }
+}
+
+#[cfg(test)]
+impl RefineParams {
+    /// The settings of the hand-checked refinement tests: hop-bytes, 10
+    /// sweeps of batches of 8, depth 1, seed 1, no tolerance, no tabu
+    /// phase, and the bottleneck phase's budget `load_budget`.
+    pub(crate) fn hand_checked(load_budget: f64) -> Self {
+        RefineParams {
+            objective: Objective::HopBytes,
+            sweeps: 10,
+            batch: 8,
+            depth: 1,
+            time: None,
+            seed: 1,
+            tol: 0.0,
+            load_budget,
+            tabu: 0,
+        }
+    }
+}
+
 /// Why a refinement stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RefineStop {
@@ -1007,14 +1049,7 @@ impl Refine {
                 let nv = self.node_of[v] as usize;
                 let out = g.sent_row(x)[k];
                 let inn = self.received(g.offsets()[x] + k);
-                if out > 0.0 {
-                    push(from, nv, out, -1.0);
-                    push(to, nv, out, 1.0);
-                }
-                if inn > 0.0 {
-                    push(nv, from, inn, -1.0);
-                    push(nv, to, inn, 1.0);
-                }
+                moved_edge(from, to, nv, out, inn, push);
             }
         }
         if let Some(q) = q {

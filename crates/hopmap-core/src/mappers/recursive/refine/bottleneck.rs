@@ -609,7 +609,7 @@ impl Refine {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Objective, Refine, RefineParams};
+    use super::super::{Refine, RefineParams};
     use crate::graph::GraphBuilder;
     use crate::mapping::Mapping;
     use crate::metrics::evaluate;
@@ -653,17 +653,7 @@ mod tests {
             (e.hop_bytes, e.max_link_load)
         };
         assert_eq!(eval(&start), (27.0, 11.0));
-        let params = RefineParams {
-            objective: Objective::HopBytes,
-            sweeps: 10,
-            batch: 8,
-            depth: 1,
-            time: None,
-            seed: 1,
-            tol: 0.0,
-            load_budget: 0.01,
-            tabu: 0,
-        };
+        let params = RefineParams::hand_checked(0.01);
         let mut r = Refine::new(g.clone(), topo.clone(), vol, start, params);
         while !r.is_done() {
             r.step();

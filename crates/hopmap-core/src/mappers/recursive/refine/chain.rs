@@ -467,17 +467,7 @@ mod tests {
         let start = Mapping::new(vec![0, 1, 2, 3], vec![0; 4]);
         let eval = |m: &Mapping| evaluate(&g, &topo, m, &Routing::Dor).metrics;
         assert_eq!(eval(&start).max_link_load, 3.0);
-        let params = RefineParams {
-            objective: Objective::HopBytes,
-            sweeps: 10,
-            batch: 8,
-            depth: 1,
-            time: None,
-            seed: 1,
-            tol: 0.0,
-            load_budget: 0.01,
-            tabu: 0,
-        };
+        let params = RefineParams::hand_checked(0.01);
         let mut r = Refine::new(g.clone(), topo.clone(), vol, start, params);
         while !r.is_done() {
             r.step();

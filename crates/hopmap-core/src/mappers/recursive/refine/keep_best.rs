@@ -185,7 +185,7 @@ impl Refine {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Objective, Refine, RefineParams};
+    use super::super::{Refine, RefineParams};
     use crate::graph::GraphBuilder;
     use crate::mapping::Mapping;
     use crate::metrics::evaluate;
@@ -251,17 +251,7 @@ mod tests {
             (eval(&start).hop_bytes, eval(&start).max_link_load),
             (11.0, 4.0)
         );
-        let params = RefineParams {
-            objective: Objective::HopBytes,
-            sweeps: 10,
-            batch: 8,
-            depth: 1,
-            time: None,
-            seed: 1,
-            tol: 0.0,
-            load_budget: 0.1,
-            tabu: 0,
-        };
+        let params = RefineParams::hand_checked(0.1);
         let mut r = Refine::new(g.clone(), topo.clone(), vol, start.clone(), params);
         let mut before_last = None;
         while !r.is_done() {

@@ -138,14 +138,7 @@ impl Refine {
                             continue;
                         }
                         let inn = r.received(g.offsets()[x] + k);
-                        if out > 0.0 {
-                            add(from, nv, out, -1.0);
-                            add(to, nv, out, 1.0);
-                        }
-                        if inn > 0.0 {
-                            add(nv, from, inn, -1.0);
-                            add(nv, to, inn, 1.0);
-                        }
+                        super::moved_edge(from, to, nv, out, inn, &mut add);
                     }
                 }
             }
@@ -303,7 +296,7 @@ impl Refine {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Objective, Refine, RefineParams};
+    use super::super::{Refine, RefineParams};
     use crate::graph::GraphBuilder;
     use crate::mapping::Mapping;
     use crate::metrics::evaluate;
@@ -348,17 +341,7 @@ mod tests {
             (e.hop_bytes, e.max_link_load)
         };
         assert_eq!(eval(&start), (45.0, 25.0));
-        let params = RefineParams {
-            objective: Objective::HopBytes,
-            sweeps: 10,
-            batch: 8,
-            depth: 1,
-            time: None,
-            seed: 1,
-            tol: 0.0,
-            load_budget: 0.1,
-            tabu: 0,
-        };
+        let params = RefineParams::hand_checked(0.1);
         let mut r = Refine::new(g.clone(), topo.clone(), vol, start, params);
         while !r.is_done() {
             r.step();
