@@ -196,11 +196,37 @@ const TRIES: ParamSpec = ParamSpec {
 
 const VCYCLES: ParamSpec = ParamSpec {
     key: "vcycles",
-    kind: ParamKind::Int { min: 1, max: 16 },
-    default: "4",
-    help: "independent multilevel runs for each bisection of the top two levels of the tree, \
-           the cheapest cut kept (1 = one run, as Scotch)",
+    kind: ParamKind::Text,
+    default: "auto",
+    help: "independent multilevel runs (1 to 16) for each bisection of the top two levels of \
+           the tree, the cheapest cut kept (1 = one run, as Scotch; auto: 4, and 2 with \
+           automatic runs on inputs of at least 1,024 processes with more than 16 partners \
+           each on average)",
 };
+
+/// V-cycles when `vcycles` is `auto` and the input is not dense
+/// ([`dense_large`]).
+const VCYCLES_AUTO: usize = 4;
+
+/// The `vcycles` parameter: a number from 1 to 16, or None for `auto`.
+fn vcycles_param(input: &MapperInput) -> Result<Option<usize>> {
+    let v = input.get::<String>(CONSTRUCT_PARAMS, "vcycles")?;
+    let v = v.trim();
+    if v.eq_ignore_ascii_case("auto") {
+        return Ok(None);
+    }
+    v.parse::<usize>()
+        .ok()
+        .filter(|k| (1..=16).contains(k))
+        .map(Some)
+        .ok_or_else(|| {
+            Error::spec(
+                "mapper parameter",
+                &format!("vcycles={v}"),
+                "expected auto or a number from 1 to 16",
+            )
+        })
+}
 
 const ORIENT: ParamSpec = ParamSpec {
     key: "orient",
@@ -563,10 +589,19 @@ impl Recursive {
             0
         };
         let runs = base + ties.extra + fill_runs;
+        // Adjacency entries per process (twice the pairs over n).
+        let mean_degree =
+            input.graph.offsets().last().copied().unwrap_or(0) as f64 / n.max(1) as f64;
+        let dense = auto && dense_large(n, mean_degree);
+        let vcycles = match vcycles_param(input)? {
+            Some(k) => k,
+            None if dense => DENSE_VCYCLES,
+            None => VCYCLES_AUTO,
+        };
         let construct = Construct {
             bparams: bisect_params(input)?,
             pack,
-            vcycles: input.get(CONSTRUCT_PARAMS, "vcycles")?,
+            vcycles,
             orient: !input
                 .get::<String>(CONSTRUCT_PARAMS, "orient")?
                 .trim()
@@ -574,13 +609,12 @@ impl Recursive {
             ties,
         };
         let drb = construct.drb(input, &vol, 0);
-        // depth auto (u32::MAX): 0 with several runs, and from 4,096
+        // depth auto (u32::MAX): 0 with several runs, from 4,096
         // processes on when the mean degree is above 8 (`scripts/vs_scotch.sh`:
         // on the 3D graphs, degree ≈ 12, depth 1 doubled the time for 1–1.5%
         // fewer hop-bytes; on the 2D ones, degree ≈ 6, it costs a third as
-        // much and gains 2–3%), else 1.
-        let mean_degree =
-            input.graph.offsets().last().copied().unwrap_or(0) as f64 / n.max(1) as f64;
+        // much and gains 2–3%), and on the dense inputs of [`dense_large`];
+        // else 1.
         let polish = runs > 1 && refine.is_some_and(|r| r.objective == Objective::HopBytes);
         // With polishing, the runs' searches only rank the runs: they stop
         // at `run_tol` (measured over 72 mappings of the METIS meshes:
@@ -593,7 +627,7 @@ impl Recursive {
         };
         let refine = refine.map(|r| RefineParams {
             depth: match r.depth {
-                u32::MAX if runs > 1 || (n >= 4096 && mean_degree > 8.0) => 0,
+                u32::MAX if runs > 1 || (n >= 4096 && mean_degree > 8.0) || dense => 0,
                 u32::MAX => 1,
                 d => d,
             },
@@ -1085,7 +1119,8 @@ impl Drop for Background {
 /// Runs by default, for `n` processes and `pairs` communicating pairs:
 /// `4096 / n`, at most `RUN_PAIRS / pairs` ([`RUN_PAIRS`] = 16,384, so
 /// runs × pairs ≤ 16,384: the pairs of 4 runs on 1,024 processes of mean
-/// degree 8), but never fewer than `2048 / n`; then between 1 and 4.
+/// degree 8), but below [`DENSE_FROM`] (1,024) processes never fewer
+/// than `2048 / n`; then between 1 and 4.
 ///
 /// Why: each run's construction costs O(m log N) and its search
 /// O(m · candidates), so the runs' total work follows runs × pairs, not
@@ -1094,7 +1129,9 @@ impl Drop for Background {
 /// within the time of Scotch's gmap on the same input (the speed target,
 /// measured with `scripts/vs_scotch.sh`). The floor `2048 / n` keeps 4 runs
 /// on every input of at most 512 processes, whatever its density (a few
-/// tens of milliseconds there), and at least 2 at 1,024. On the METIS-made
+/// tens of milliseconds there), and at least 2 below 1,024; at 1,024 the
+/// inputs of more than 8,192 pairs (the dense ones of [`dense_large`]) get
+/// one run. On the METIS-made
 /// meshes of 1,024 parts the 3D ones (mean degree about 13) get 2 runs and
 /// the 2D ones (about 6) 4; from 2,048 processes the 3D ones get 1
 /// (`docs/mapping-quality.md`, "Runs by the work"). O(1).
@@ -1102,7 +1139,35 @@ pub fn auto_runs(n: usize, pairs: usize) -> usize {
     let n = n.max(1);
     let by_size = 4096 / n;
     let by_work = RUN_PAIRS / pairs.max(1);
-    by_size.min(by_work).max(2048 / n).clamp(1, 4)
+    let floor = if n < DENSE_FROM { 2048 / n } else { 1 };
+    by_size.min(by_work).max(floor).clamp(1, 4)
+}
+
+/// From this many processes on, dense inputs get less multilevel work
+/// ([`auto_runs`]' floor of 2 runs stops here, [`dense_large`]).
+pub const DENSE_FROM: usize = 1024;
+
+/// Mean adjacency entries per process above which an input of at least
+/// [`DENSE_FROM`] processes is dense ([`dense_large`]).
+pub const DENSE_DEGREE: f64 = 16.0;
+
+/// V-cycles at the top levels of the tree for the inputs of
+/// [`dense_large`] (when `vcycles` is `auto`).
+pub const DENSE_VCYCLES: usize = 2;
+
+/// Whether an input of `n` processes whose processes have `mean_degree`
+/// partners on average is large and dense: at least [`DENSE_FROM`]
+/// processes and more than [`DENSE_DEGREE`] partners each (FFT transposes,
+/// halos with all 26 neighbours, random partners; never the METIS-made
+/// meshes, 6 or 13). With automatic runs, such an input gets one run
+/// (more than 8,192 pairs at 1,024 processes: [`auto_runs`]), a search at
+/// depth 0 and [`DENSE_VCYCLES`] V-cycles at the top of the tree: its
+/// multilevel work and its candidates grow with its pairs, while on the
+/// measured ones the second run, the depth and the V-cycles beyond two
+/// changed hop-bytes by −0.8 to +1.1 % (`docs/mapping-quality.md`,
+/// "Dense inputs of 1,024 processes"). O(1).
+pub fn dense_large(n: usize, mean_degree: f64) -> bool {
+    n >= DENSE_FROM && mean_degree > DENSE_DEGREE
 }
 
 /// The pairs the automatic runs may cover together ([`auto_runs`]).
@@ -1360,7 +1425,10 @@ mod tests {
         assert_eq!(auto_runs(1024, 4096), 4, "16384 / 4096 = 4");
         assert_eq!(auto_runs(1024, 4097), 3);
         assert_eq!(auto_runs(1024, 6616), 2, "16384 / 6616 = 2");
-        assert_eq!(auto_runs(1024, 1_000_000), 2, "floor 2048 / 1024 = 2");
+        assert_eq!(auto_runs(1024, 8192), 2, "16384 / 8192 = 2");
+        assert_eq!(auto_runs(1024, 8193), 1, "no floor from 1,024 processes");
+        assert_eq!(auto_runs(1024, 1_000_000), 1);
+        assert_eq!(auto_runs(1023, 1_000_000), 2, "floor 2048 / 1023 = 2");
         assert_eq!(auto_runs(1200, 3000), 3, "4096 / 1200 = 3");
         assert_eq!(
             auto_runs(2048, 5890),
@@ -1393,6 +1461,35 @@ mod tests {
             let r = Recursive::new(&i, None, 0).unwrap();
             assert_eq!(r.runs().1, want, "{k} partners each side");
         }
+    }
+
+    #[test]
+    fn dense_graphs_of_1024_processes_get_one_run_at_depth_0_and_two_vcycles() {
+        // 1,024 processes on 1,024 nodes: 8 × 1024 pairs (16 partners
+        // each) → 2 runs, 4 V-cycles; 9 × 1024 (18 partners) is dense:
+        // 1 run (16384 / 9216 = 1), depth 0, 2 V-cycles.
+        let refine = RefineParams {
+            depth: u32::MAX,
+            ..RefineParams::hand_checked(0.01)
+        };
+        for (k, runs, vcycles, depth) in [(8, 2, 4, 0), (9, 1, 2, 0)] {
+            let i = input(circulant(1024, k), "torus:8x8x16", 1, &[]);
+            let r = Recursive::new(&i, Some(refine), 0).unwrap();
+            assert_eq!(r.runs().1, runs, "{k} partners each side");
+            assert_eq!(r.construct.vcycles, vcycles, "{k} partners each side");
+            assert_eq!(r.refine_params.map(|p| p.depth), Some(depth));
+        }
+        // Given explicitly, the V-cycles stay; with fixed runs nothing
+        // changes (1 run: depth 1, as below 1,024 processes).
+        let i = input(circulant(1024, 9), "torus:8x8x16", 1, &[("vcycles", "3")]);
+        assert_eq!(Recursive::new(&i, Some(refine), 0).unwrap().construct.vcycles, 3);
+        let i = input(circulant(1024, 9), "torus:8x8x16", 1, &[]);
+        let r = Recursive::new(&i, Some(refine), 1).unwrap();
+        assert_eq!((r.construct.vcycles, r.refine_params.map(|p| p.depth)), (4, Some(1)));
+        // Below 1,024 processes a dense graph keeps its runs and V-cycles.
+        let i = input(circulant(512, 12), "torus:8x8x8", 1, &[]);
+        let r = Recursive::new(&i, Some(refine), 0).unwrap();
+        assert_eq!((r.runs().1, r.construct.vcycles), (4, 4));
     }
 
     #[test]
