@@ -10,7 +10,8 @@ use crate::topology::Grid;
 pub fn dim_direction(g: &Grid, d: usize, a: u32, b: u32) -> (usize, u32) {
     let k = g.dims()[d];
     if g.wraps(d) {
-        let fwd = (b + k - a) % k;
+        // (b − a) mod k without a division (a, b < k).
+        let fwd = if b >= a { b - a } else { b + k - a };
         let back = k - fwd;
         if fwd <= back { (0, fwd) } else { (1, back) }
     } else if b >= a {
@@ -31,6 +32,25 @@ pub fn route_grid(
 ) {
     let ca = g.coord(src);
     let cb = g.coord(dst);
+    route_coords(g, order, &ca, &cb, src, dst, bytes, sink);
+}
+
+/// [`route_grid`] from the coordinates `ca` of `src` and `cb` of `dst`
+/// (at least `g.ndims()` each), given by the caller (e.g. from a table
+/// made once: [`super::cache::RouteCache`]): the same channels in the
+/// same order.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub fn route_coords(
+    g: &Grid,
+    order: Option<&[usize]>,
+    ca: &[u32],
+    cb: &[u32],
+    src: usize,
+    dst: usize,
+    bytes: f64,
+    sink: &mut impl FnMut(usize, f64),
+) {
     let nd = g.ndims();
     let mut node = src;
     let mut visit = |d: usize, node: &mut usize| {

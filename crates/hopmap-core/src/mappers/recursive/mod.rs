@@ -1482,10 +1482,19 @@ mod tests {
         // Given explicitly, the V-cycles stay; with fixed runs nothing
         // changes (1 run: depth 1, as below 1,024 processes).
         let i = input(circulant(1024, 9), "torus:8x8x16", 1, &[("vcycles", "3")]);
-        assert_eq!(Recursive::new(&i, Some(refine), 0).unwrap().construct.vcycles, 3);
+        assert_eq!(
+            Recursive::new(&i, Some(refine), 0)
+                .unwrap()
+                .construct
+                .vcycles,
+            3
+        );
         let i = input(circulant(1024, 9), "torus:8x8x16", 1, &[]);
         let r = Recursive::new(&i, Some(refine), 1).unwrap();
-        assert_eq!((r.construct.vcycles, r.refine_params.map(|p| p.depth)), (4, Some(1)));
+        assert_eq!(
+            (r.construct.vcycles, r.refine_params.map(|p| p.depth)),
+            (4, Some(1))
+        );
         // Below 1,024 processes a dense graph keeps its runs and V-cycles.
         let i = input(circulant(512, 12), "torus:8x8x8", 1, &[]);
         let r = Recursive::new(&i, Some(refine), 0).unwrap();
