@@ -291,8 +291,9 @@ const REFINE_PARAMS: &[ParamSpec] = &[
         kind: ParamKind::Choice(&["auto", "0", "1", "2", "3"]),
         default: "auto",
         help: "candidate nodes: the partners' nodes and every node within this many hops of \
-               them (auto: 0 when several runs are made, and from 4,096 processes on when \
-               processes have more than 8 partners on average; else 1)",
+               them (auto: 0 when several runs are made, from 4,096 processes on when \
+               processes have more than 8 partners on average, and from 1,024 when they have \
+               more than 16; else 1)",
     },
     ParamSpec {
         key: "sweeps",
@@ -366,8 +367,8 @@ const REFINE_PARAMS: &[ParamSpec] = &[
         kind: ParamKind::Int { min: 0, max: 64 },
         default: "0",
         help: "independent construction + refinement runs with different seeds, the best kept \
-               (0 = automatic: 4096 / processes, at most 16384 / communicating pairs but at \
-               least 2048 / processes, between 1 and 4, and up to 256 processes on \
+               (0 = automatic: 4096 / processes, at most 16384 / communicating pairs but, \
+               below 1,024 processes, at least 2048 / processes, between 1 and 4, and up to 256 processes on \
                meshes and tori one or two more that cut tied box dimensions in other orders)",
     },
     PACK,
@@ -1164,8 +1165,9 @@ pub const DENSE_VCYCLES: usize = 2;
 /// depth 0 and [`DENSE_VCYCLES`] V-cycles at the top of the tree: its
 /// multilevel work and its candidates grow with its pairs, while on the
 /// measured ones the second run, the depth and the V-cycles beyond two
-/// changed hop-bytes by −0.8 to +1.1 % (`docs/mapping-quality.md`,
-/// "Dense inputs of 1,024 processes"). O(1).
+/// bought 0.4 % of hop-bytes on average (each input's mean 0–1.2 %) for
+/// half the CPU time (`docs/mapping-quality.md`, "Dense inputs of 1,024
+/// processes"). O(1).
 pub fn dense_large(n: usize, mean_degree: f64) -> bool {
     n >= DENSE_FROM && mean_degree > DENSE_DEGREE
 }
@@ -1414,7 +1416,7 @@ mod tests {
 
     #[test]
     fn automatic_runs_follow_the_size_and_the_pairs() {
-        // 4096 / n, at most 16384 / pairs, at least 2048 / n, within 1..=4.
+        // 4096 / n, at most 16384 / pairs, below 1,024 at least 2048 / n, within 1..=4.
         assert_eq!(
             auto_runs(64, 20_000),
             4,
