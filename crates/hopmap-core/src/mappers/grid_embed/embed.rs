@@ -744,16 +744,21 @@ pub fn occupancy_finalists(plans: &[Plan], scored: &[(f64, usize)], taken: &[usi
 
 /// Max link load of `plan`'s mapping of the whole graph under
 /// dimension-order routing (the tie-break among plans of equal hop-bytes).
-/// O(m · route length).
-pub fn max_load(plan: &Plan, halo: &GridHalo, input: &crate::mappers::MapperInput) -> f64 {
+/// O(m · d + channels) on whole-number bytes
+/// ([`crate::routing::dor_lines`]), else O(m · route length). `diff` is
+/// scratch.
+pub fn max_load(
+    plan: &Plan,
+    halo: &GridHalo,
+    input: &crate::mappers::MapperInput,
+    diff: &mut Vec<f64>,
+) -> f64 {
     let Some(net) = input.topo.as_grid() else {
         return f64::INFINITY;
     };
     let (node, core) = plan.mapping(halo, net);
     let m = crate::mapping::Mapping::new(node, core);
-    crate::metrics::evaluate(&input.graph, &input.topo, &m, &crate::routing::Routing::Dor)
-        .metrics
-        .max_link_load
+    crate::routing::dor_lines::hop_bytes_and_max_load(&input.graph, &input.topo, &m, diff).1
 }
 
 /// Most shifts tried per periodic direction: every shift of a ring up to
