@@ -24,8 +24,7 @@ use crate::topology::Grid;
 pub fn exact(g: &CommGraph, grid: &Grid) -> bool {
     let sent = g.sent();
     let total: f64 = sent.iter().filter(|&&b| b > 0.0).sum();
-    sent.iter().all(|&b| b.fract() == 0.0)
-        && total * (grid.diameter() as f64 + 1.0) < 2f64.powi(53)
+    sent.iter().all(|&b| b.fract() == 0.0) && total * (grid.diameter() as f64 + 1.0) < 2f64.powi(53)
 }
 
 /// `(hop-bytes, max channel load)` of the mapping `node` (process → node)
@@ -180,8 +179,14 @@ mod tests {
         b.add(2, 1, 4.0);
         let g = b.build().unwrap();
         let node = [0, 1, 2, 3];
-        assert_eq!(fast(&g, "torus:4", &node), Some((10.0 + 3.0 + 7.0 + 4.0, 8.0)));
-        assert_eq!(fast(&g, "torus:4", &node), Some(routed(&g, "torus:4", &node)));
+        assert_eq!(
+            fast(&g, "torus:4", &node),
+            Some((10.0 + 3.0 + 7.0 + 4.0, 8.0))
+        );
+        assert_eq!(
+            fast(&g, "torus:4", &node),
+            Some(routed(&g, "torus:4", &node))
+        );
     }
 
     #[test]
@@ -199,7 +204,13 @@ mod tests {
     #[test]
     fn agrees_with_routing_on_random_mappings_of_2d_and_3d_networks() {
         let mut rng = crate::rng::Rng::new(7);
-        for spec in ["torus:4x6", "mesh:3x5", "torus:4x2x3", "mesh:2x3x4", "torus:5x3x2"] {
+        for spec in [
+            "torus:4x6",
+            "mesh:3x5",
+            "torus:4x2x3",
+            "mesh:2x3x4",
+            "torus:5x3x2",
+        ] {
             let t = Topology::parse(spec).unwrap();
             let nodes = t.as_grid().unwrap().num_nodes();
             let n = 2 * nodes;
@@ -213,7 +224,11 @@ mod tests {
             let g = b.build().unwrap();
             for _ in 0..5 {
                 let node: Vec<u32> = (0..n).map(|_| rng.below(nodes) as u32).collect();
-                assert_eq!(fast(&g, spec, &node), Some(routed(&g, spec, &node)), "{spec}");
+                assert_eq!(
+                    fast(&g, spec, &node),
+                    Some(routed(&g, spec, &node)),
+                    "{spec}"
+                );
             }
         }
     }

@@ -467,7 +467,7 @@ impl GridEmbed {
             // under a reflection that is a graph automorphism have its max
             // load: only the first of each class is routed.
             let g = &self.input.graph;
-            let mask = if crate::routing::dor_lines::exact(g, net) && std::env::var("GS_NOCLASS").is_err() {
+            let mask = if crate::routing::dor_lines::exact(g, net) {
                 symmetry::automorphic_reflections(g, h)
             } else {
                 0
@@ -484,11 +484,6 @@ impl GridEmbed {
                 cands.push((s, ml));
             }
             let i = pick(&cands, slack).unwrap_or(0);
-            if std::env::var("GS_DEBUG").is_ok() {
-                for (j, &(s, k)) in near.iter().enumerate() {
-                    eprintln!("{j} {s} {} c{} {}", cands[j].1, class[j], self.plans[k].describe(net));
-                }
-            }
             self.load_tie = Some((near.len(), cands[i].1));
             near.get(i).copied()
         } else {

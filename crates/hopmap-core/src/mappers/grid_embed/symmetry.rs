@@ -87,11 +87,7 @@ pub fn classes(plans: &[&Plan], mask: u32) -> Vec<usize> {
             && (a.flip & !mask) == (b.flip & !mask)
     };
     (0..plans.len())
-        .map(|j| {
-            (0..j)
-                .find(|&i| same(plans[i], plans[j]))
-                .unwrap_or(j)
-        })
+        .map(|j| (0..j).find(|&i| same(plans[i], plans[j])).unwrap_or(j))
         .collect()
 }
 
