@@ -1622,6 +1622,36 @@ mod tests {
         }
     }
 
+    /// Undirected adjacency of `n` processes from a list of pairs.
+    fn adj_of(n: usize, pairs: &[(u32, u32)]) -> Adj {
+        let mut rows = vec![Vec::new(); n];
+        for &(u, v) in pairs {
+            rows[u as usize].push(v);
+            rows[v as usize].push(u);
+        }
+        let mut off = vec![0];
+        let mut nb = Vec::new();
+        for mut r in rows {
+            r.sort_unstable();
+            nb.extend(r);
+            off.push(nb.len());
+        }
+        Adj { off, nb }
+    }
+
+    #[test]
+    fn a_skeleton_whose_degrees_spread_over_a_factor_two_is_no_grid() {
+        // A path 0–1–2 with a spur 1–3: degrees 1 and 3 (no grid has
+        // them: d directions give every process d to 2·d partners).
+        let e = faces_grid(&adj_of(4, &[(0, 1), (1, 2), (1, 3)])).unwrap_err();
+        assert!(e.contains("from 1 to 3 heavy partners"), "{e}");
+        // A 2 × 3 mesh (degrees 2 and 3) is read.
+        let mesh = adj_of(6, &[(0, 1), (1, 2), (3, 4), (4, 5), (0, 3), (1, 4), (2, 5)]);
+        let (mut dims, periodic, _) = faces_grid(&mesh).unwrap();
+        dims.sort_unstable();
+        assert_eq!((dims, periodic), (vec![2, 3], vec![false, false]));
+    }
+
     /// The recovered grid must reproduce the generator's coordinates up to
     /// a symmetry of the box: every pair of processes at grid distance 1 in
     /// the truth is at distance 1 in the recovery.
