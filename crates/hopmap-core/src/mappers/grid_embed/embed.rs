@@ -46,7 +46,11 @@
 //! the budget of the least hop-bytes (symmetries of the grid, which do not
 //! change hop-bytes but do change which channels dimension-order routes
 //! share, and plans a little longer) are told apart by their max link load
-//! ([`max_load`], O(m · route length) each): the least is kept. Before
+//! ([`max_load`]: O(m · d + channels) each on whole-number bytes by
+//! [`crate::routing::dor_lines`], else O(m · route length); a plan that is
+//! the image of an earlier one under a reflection that is an automorphism
+//! of the graph takes its max load unrouted, [`super::symmetry`]): the
+//! least is kept. Before
 //! that, each finalist's periodic directions are shifted ([`improve_shifts`]):
 //! a ring cut into node blocks, folded or laid on a mesh has seams, and on
 //! real runs the volumes differ from pair to pair along a ring, so the

@@ -44,6 +44,10 @@
 //!    common square lie on one line. Closing both relations with a
 //!    union–find gives the d directions; along each, the edges form lines
 //!    (paths, or cycles when periodic) whose length is the grid's size.
+//!    A grid of d directions gives every process d to 2·d partners, so a
+//!    skeleton whose degrees spread over more than a factor 2 is refused
+//!    before its squares are enumerated (the unstructured meshes' skeletons
+//!    mostly are).
 //! 4. **Coordinates.** From a corner, a breadth-first search gives each
 //!    process its neighbour's coordinates plus or minus one unit, and
 //!    orients each new process's lines from its parent's: its `+i`
