@@ -41,6 +41,7 @@
 pub mod adaptive;
 pub mod cache;
 pub mod dor;
+pub mod dor_lines;
 pub mod fabric_route;
 pub mod opensm_roots;
 pub mod updown;

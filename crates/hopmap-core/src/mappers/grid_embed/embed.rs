@@ -46,7 +46,11 @@
 //! the budget of the least hop-bytes (symmetries of the grid, which do not
 //! change hop-bytes but do change which channels dimension-order routes
 //! share, and plans a little longer) are told apart by their max link load
-//! ([`max_load`], O(m · route length) each): the least is kept. Before
+//! ([`max_load`]: O(m · d + channels) each on whole-number bytes by
+//! [`crate::routing::dor_lines`], else O(m · route length); a plan that is
+//! the image of an earlier one under a reflection that is an automorphism
+//! of the graph takes its max load unrouted, [`super::symmetry`]): the
+//! least is kept. Before
 //! that, each finalist's periodic directions are shifted ([`improve_shifts`]):
 //! a ring cut into node blocks, folded or laid on a mesh has seams, and on
 //! real runs the volumes differ from pair to pair along a ring, so the
@@ -473,10 +477,49 @@ pub struct Scorer {
     /// Σ bytes when every pair's bytes are whole numbers, else None.
     whole: Option<f64>,
     /// Hop-bytes along one network dimension, by what determines them.
-    cache: HashMap<DimKey, f64>,
+    cache: HashMap<DimKey, f64, FxBuild>,
     /// Scratch: every end's position on every target.
     pos: Vec<u32>,
 }
+
+/// A multiply-rotate hasher (FxHash's) for the scorer's cache, whose keys
+/// are a few small integers that SipHash hashes slowly (the plans of a
+/// large grid are scored by the ten thousand). The cache's content does not
+/// depend on the hasher.
+#[derive(Default)]
+struct Fx(u64);
+
+impl Fx {
+    #[inline]
+    fn add(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+impl std::hash::Hasher for Fx {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.add(b as u64);
+        }
+    }
+    fn write_u8(&mut self, x: u8) {
+        self.add(x as u64);
+    }
+    fn write_u32(&mut self, x: u32) {
+        self.add(x as u64);
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.add(x);
+    }
+    fn write_usize(&mut self, x: usize) {
+        self.add(x as u64);
+    }
+}
+
+type FxBuild = std::hash::BuildHasherDefault<Fx>;
 
 /// What the hop-bytes along network dimension `t` depend on: the factors
 /// placed on it (in order), and the split, reflection and shift of each of
@@ -511,7 +554,7 @@ impl Scorer {
             ends,
             pairs,
             whole,
-            cache: HashMap::new(),
+            cache: HashMap::default(),
             pos: Vec::new(),
         }
     }
@@ -564,14 +607,16 @@ impl Scorer {
     /// dimension whose assignment was scored before, one cache look-up.
     pub fn score(&mut self, plan: &Plan, halo: &GridHalo, net: &Grid) -> f64 {
         let nd = net.ndims();
-        let table = plan.digit_table();
         let hop_sum: u64 = net.dims().iter().map(|&x| x as u64).sum();
         let exact = self
             .whole
             .is_some_and(|b| b * (hop_sum as f64) < 2f64.powi(53));
         if !exact {
+            let table = plan.digit_table();
             return self.score_pairs(plan, &table, halo, net);
         }
+        // The digit table only when some dimension is not cached.
+        let mut table: Option<Vec<Vec<[u32; 4]>>> = None;
         let mut total = 0.0;
         for t in 0..nd {
             let fs = &plan.targets[t];
@@ -597,7 +642,8 @@ impl Scorer {
                 total += h;
                 continue;
             }
-            let h = self.score_dim(fs, &table, halo, net, t);
+            let table = table.get_or_insert_with(|| plan.digit_table());
+            let h = self.score_dim(fs, table, halo, net, t);
             self.cache.insert(key, h);
             total += h;
         }
@@ -725,14 +771,23 @@ pub fn occupancy_finalists(plans: &[Plan], scored: &[(f64, usize)], taken: &[usi
     for &k in taken {
         seen[k] = true;
     }
-    // Per occupancy: (plans taken, the best sampled hop-bytes).
-    let mut class: HashMap<u32, (usize, f64)> = HashMap::new();
+    // Per occupancy: (occupancy, plans taken, the best sampled hop-bytes);
+    // a node holds few occupancies, so a list is searched.
+    let mut class: Vec<(u32, usize, f64)> = Vec::new();
     let mut out = Vec::new();
     for &(s, k) in scored {
-        let e = class.entry(plans[k].occupancy()).or_insert((0, s));
-        let take = e.0 < FINALISTS || (e.0 < PER_LEVEL && s <= e.1 * (1.0 + 1e-9));
+        let occ = plans[k].occupancy();
+        let i = match class.iter().position(|c| c.0 == occ) {
+            Some(i) => i,
+            None => {
+                class.push((occ, 0, s));
+                class.len() - 1
+            }
+        };
+        let (_, e, best) = &mut class[i];
+        let take = *e < FINALISTS || (*e < PER_LEVEL && s <= *best * (1.0 + 1e-9));
         if take {
-            e.0 += 1;
+            *e += 1;
             if !seen[k] {
                 seen[k] = true;
                 out.push(k);
@@ -744,16 +799,21 @@ pub fn occupancy_finalists(plans: &[Plan], scored: &[(f64, usize)], taken: &[usi
 
 /// Max link load of `plan`'s mapping of the whole graph under
 /// dimension-order routing (the tie-break among plans of equal hop-bytes).
-/// O(m · route length).
-pub fn max_load(plan: &Plan, halo: &GridHalo, input: &crate::mappers::MapperInput) -> f64 {
+/// O(m · d + channels) on whole-number bytes
+/// ([`crate::routing::dor_lines`]), else O(m · route length). `diff` is
+/// scratch.
+pub fn max_load(
+    plan: &Plan,
+    halo: &GridHalo,
+    input: &crate::mappers::MapperInput,
+    diff: &mut Vec<f64>,
+) -> f64 {
     let Some(net) = input.topo.as_grid() else {
         return f64::INFINITY;
     };
     let (node, core) = plan.mapping(halo, net);
     let m = crate::mapping::Mapping::new(node, core);
-    crate::metrics::evaluate(&input.graph, &input.topo, &m, &crate::routing::Routing::Dor)
-        .metrics
-        .max_link_load
+    crate::routing::dor_lines::hop_bytes_and_max_load(&input.graph, &input.topo, &m, diff).1
 }
 
 /// Most shifts tried per periodic direction: every shift of a ring up to

@@ -60,6 +60,7 @@ pub mod near_mesh;
 pub mod product;
 pub mod recognise;
 pub mod stacked;
+pub mod symmetry;
 
 use super::recursive::refine::keep_best::KeepBest;
 use super::recursive::refine::{Objective, Refine, RefineParams};
@@ -462,10 +463,26 @@ impl GridEmbed {
             .filter(|f| f.0 <= best_hb * (1.0 + slack))
             .collect();
         let best = if near.len() > 1 {
-            let cands: Vec<(f64, f64)> = near
-                .iter()
-                .map(|&(s, k)| (s, embed::max_load(&self.plans[k], h, &self.input)))
-                .collect();
+            // With exact sums, plans that are images of an earlier one
+            // under a reflection that is a graph automorphism have its max
+            // load: only the first of each class is routed.
+            let g = &self.input.graph;
+            let mask = if crate::routing::dor_lines::exact(g, net) {
+                symmetry::automorphic_reflections(g, h)
+            } else {
+                0
+            };
+            let tied: Vec<&Plan> = near.iter().map(|&(_, k)| &self.plans[k]).collect();
+            let class = symmetry::classes(&tied, mask);
+            let mut diff = Vec::new();
+            let mut cands: Vec<(f64, f64)> = Vec::with_capacity(near.len());
+            for (j, &(s, k)) in near.iter().enumerate() {
+                let ml = match class[j] {
+                    c if c < j => cands[c].1,
+                    _ => embed::max_load(&self.plans[k], h, &self.input, &mut diff),
+                };
+                cands.push((s, ml));
+            }
             let i = pick(&cands, slack).unwrap_or(0);
             self.load_tie = Some((near.len(), cands[i].1));
             near.get(i).copied()
@@ -566,10 +583,9 @@ impl GridEmbed {
     /// says which was kept, naming the rival `who`.
     fn keep_better(&mut self, mine: Mapping, theirs: Mapping, who: &str) -> Mapping {
         let (g, t) = (&self.input.graph, &self.input.topo);
-        let score = |m: &Mapping| {
-            let e = crate::metrics::evaluate(g, t, m, &crate::routing::Routing::Dor);
-            (e.metrics.hop_bytes, e.metrics.max_link_load)
-        };
+        let mut diff = Vec::new();
+        let mut score =
+            |m: &Mapping| crate::routing::dor_lines::hop_bytes_and_max_load(g, t, m, &mut diff);
         let cands = [score(&mine), score(&theirs)];
         let sep = if self.note.is_empty() { "" } else { "; " };
         let price = super::recursive::refine::keep_best::LOAD_PRICE;

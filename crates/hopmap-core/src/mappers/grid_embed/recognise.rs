@@ -44,6 +44,10 @@
 //!    common square lie on one line. Closing both relations with a
 //!    union–find gives the d directions; along each, the edges form lines
 //!    (paths, or cycles when periodic) whose length is the grid's size.
+//!    A grid of d directions gives every process d to 2·d partners, so a
+//!    skeleton whose degrees spread over more than a factor 2 is refused
+//!    before its squares are enumerated (the unstructured meshes' skeletons
+//!    mostly are).
 //! 4. **Coordinates.** From a corner, a breadth-first search gives each
 //!    process its neighbour's coordinates plus or minus one unit, and
 //!    orients each new process's lines from its parent's: its `+i`
@@ -416,24 +420,38 @@ impl Adj {
         } else {
             Vec::new()
         };
-        let overlap_of = |a: usize, b: usize| self.pos(a, b).and_then(|k| overlap.get(k)).copied();
+        // Every entry's volume, and (per marked process u) the entry of each
+        // of u's neighbours in u's row: a triangle's sides are then read in
+        // O(1), not by a search.
+        let w_of: Vec<f64> = (0..self.n())
+            .flat_map(|u| self.row(u).iter().map(move |&v| (u, v as usize)))
+            .map(|(u, v)| vol(u, v))
+            .collect();
+        let mut entry = vec![0u32; self.n()];
+        let mut entry_of = NONE;
         Some(Adj::filter(&self.off, &self.nb, |u, k| {
             marks.mark(self, u);
+            if entry_of != u as u32 {
+                for (j, &x) in self.row(u).iter().enumerate() {
+                    entry[x as usize] = (self.off[u] + j) as u32;
+                }
+                entry_of = u as u32;
+            }
             let v = self.nb[k] as usize;
-            let w = vol(u, v);
+            let w = w_of[k];
             let (i0, u0) = overlap.get(k).copied().unwrap_or((0, 1));
-            // Heavier, or as heavy with a larger Jaccard index (i / u).
-            let heavier = |a: usize, b: usize| {
-                let x = vol(a, b);
+            // Entry e heavier than (u, v), or as heavy with a larger
+            // Jaccard index (i / u).
+            let heavier = |e: usize| {
+                let x = w_of[e];
                 x > w * (1.0 + 1e-9)
                     || (x >= w * (1.0 - 1e-9)
-                        && overlap_of(a, b).is_some_and(|(i, un)| i * u0 > i0 * un))
+                        && overlap.get(e).is_some_and(|&(i, un)| i * u0 > i0 * un))
             };
-            !self
-                .row(v)
-                .iter()
-                .filter(|&&x| marks.of[x as usize] == u as u32)
-                .any(|&x| heavier(u, x as usize) && heavier(v, x as usize))
+            !(self.off[v]..self.off[v + 1]).any(|ev| {
+                let x = self.nb[ev] as usize;
+                marks.of[x] == u as u32 && heavier(entry[x] as usize) && heavier(ev)
+            })
         }))
     }
     /// A full halo with a direction of size 2 and equal volumes across it
@@ -1313,6 +1331,16 @@ fn faces_grid(s: &Adj) -> Result<Grid3, String> {
     if maxdeg == 0 {
         return Err("no heavy pairs".into());
     }
+    // A grid of d directions gives every process one or two partners
+    // along each: degrees between d and 2·d. Checked first, in O(n), as it
+    // rejects most skeletons of irregular graphs (unstructured meshes)
+    // before their squares are enumerated.
+    let mindeg = (0..n).map(|u| s.row(u).len()).min().unwrap_or(0);
+    if maxdeg > 2 * mindeg {
+        return Err(format!(
+            "processes have from {mindeg} to {maxdeg} heavy partners, a spread no grid has"
+        ));
+    }
     let m2 = s.nb.len();
     let mut uf = Uf::new(m2);
     for u in 0..n {
@@ -1596,6 +1624,36 @@ mod tests {
             seed: 7,
             ..GenOptions::default()
         }
+    }
+
+    /// Undirected adjacency of `n` processes from a list of pairs.
+    fn adj_of(n: usize, pairs: &[(u32, u32)]) -> Adj {
+        let mut rows = vec![Vec::new(); n];
+        for &(u, v) in pairs {
+            rows[u as usize].push(v);
+            rows[v as usize].push(u);
+        }
+        let mut off = vec![0];
+        let mut nb = Vec::new();
+        for mut r in rows {
+            r.sort_unstable();
+            nb.extend(r);
+            off.push(nb.len());
+        }
+        Adj { off, nb }
+    }
+
+    #[test]
+    fn a_skeleton_whose_degrees_spread_over_a_factor_two_is_no_grid() {
+        // A path 0–1–2 with a spur 1–3: degrees 1 and 3 (no grid has
+        // them: d directions give every process d to 2·d partners).
+        let e = faces_grid(&adj_of(4, &[(0, 1), (1, 2), (1, 3)])).unwrap_err();
+        assert!(e.contains("from 1 to 3 heavy partners"), "{e}");
+        // A 2 × 3 mesh (degrees 2 and 3) is read.
+        let mesh = adj_of(6, &[(0, 1), (1, 2), (3, 4), (4, 5), (0, 3), (1, 4), (2, 5)]);
+        let (mut dims, periodic, _) = faces_grid(&mesh).unwrap();
+        dims.sort_unstable();
+        assert_eq!((dims, periodic), (vec![2, 3], vec![false, false]));
     }
 
     /// The recovered grid must reproduce the generator's coordinates up to
