@@ -85,7 +85,6 @@
 pub mod blocks;
 pub mod bottleneck;
 pub mod chain;
-pub mod cycle;
 pub mod descent;
 pub mod keep_best;
 pub mod node_swap;
@@ -1486,13 +1485,6 @@ impl Refine {
     #[cfg(test)]
     pub(crate) fn node_moves_kept(&self) -> usize {
         self.hot.as_ref().map_or(0, |h| h.nodes.kept)
-    }
-
-    /// Rotations of three processes ([`cycle`]) the bottleneck phase kept
-    /// (for tests).
-    #[cfg(test)]
-    pub(crate) fn cycles_kept(&self) -> usize {
-        self.hot.as_ref().map_or(0, |h| h.cycles.kept)
     }
 
     /// Exchanges the bottleneck phase undid to go back to its best state

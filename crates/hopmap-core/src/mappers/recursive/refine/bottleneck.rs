@@ -71,7 +71,6 @@
 //! (against re-routing every process's exchanges: `docs/benchmarks.md`).
 
 use super::chain::{Accept, Chain};
-use super::cycle::Cycles;
 use super::keep_best::KeepBest;
 use super::node_swap::NodeMoves;
 use super::{FREE, Refine, RefineStop};
@@ -108,8 +107,6 @@ pub(super) struct Hot {
     pub(super) chain: Chain,
     /// The whole-node moves' scratch and work ([`super::node_swap`]).
     pub(super) nodes: NodeMoves,
-    /// The rotations' scratch and work ([`super::cycle`]).
-    pub(super) cycles: Cycles,
     /// Whether the last step routed messages (set-up) rather than ran rounds.
     pub(super) setting_up: bool,
     /// The best state seen and the way back to it ([`super::keep_best`]).
@@ -146,7 +143,6 @@ impl Hot {
             chains: 0,
             chain: Chain::default(),
             nodes: NodeMoves::default(),
-            cycles: Cycles::default(),
             setting_up: true,
             best: KeepBest::default(),
             round: None,
@@ -237,7 +233,7 @@ impl Refine {
     /// Whether the route from node `s` to node `t` crosses channel `c`,
     /// whose ends are `ends` when routes are shortest paths (a test by
     /// distances first, O(1) with the distance table; else routed, O(L)).
-    pub(super) fn route_crosses(&self, s: usize, t: usize, c: usize, ends: Option<(usize, usize)>) -> bool {
+    fn route_crosses(&self, s: usize, t: usize, c: usize, ends: Option<(usize, usize)>) -> bool {
         if s == t {
             return false;
         }
@@ -600,10 +596,6 @@ impl Refine {
                     }
                     if let Some((p, b)) = r.fallback {
                         self.hot_apply(h, p, b);
-                        continue;
-                    }
-                    // Last, rotations of three processes.
-                    if self.hot_cycles(h, r.c, r.m, r.tied, &r.procs, &mut work) {
                         continue;
                     }
                 }
