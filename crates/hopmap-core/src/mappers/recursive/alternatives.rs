@@ -13,7 +13,7 @@
 //! (measured in `docs/mapping-quality.md`, "Polishing more than one
 //! run"). So on inputs of fewer than
 //! [`ALT_BELOW`] processes, with the bottleneck phase on, up to
-//! [`ALT_MAX`] more runs of the same window (other mappings than the
+//! [`alternatives_cap`] more runs of the same window (other mappings than the
 //! picked one, the least max link load first, then run order; the best run
 //! included when it was not picked) are polished after it, in turn and
 //! stepped the same way, and a polished run replaces the result so far
@@ -26,7 +26,9 @@
 //! runs in the same order, each polished with the same seed.
 //!
 //! Cost: each polished run costs what the polish costs (the descent and the
-//! bottleneck phase), so at most (1 + [`ALT_MAX`]) × the polish, plus one
+//! bottleneck phase), so at most (1 + [`ALT_MAX`]) × the polish, and at
+//! most as many polished runs as keep runs × pairs within
+//! [`RUN_PAIRS`] (the automatic runs' rule), plus one
 //! evaluation of the max link load per polished run (O(m · L), m messages,
 //! L the route length). Memory: the alternatives' mappings, O(ALT_MAX · n).
 //!
@@ -35,8 +37,8 @@
 //! whose starts are the runs' local optima, judged by the second objective
 //! at the first objective's price.
 
-use super::Recursive;
 use super::refine::keep_best::LOAD_PRICE;
+use super::{RUN_PAIRS, Recursive};
 use crate::mapping::Mapping;
 use crate::routing::Routing;
 
@@ -46,6 +48,15 @@ pub const ALT_MAX: usize = 8;
 /// the bottleneck phase's pairs and extension,
 /// [`PAIRS_BELOW`](super::refine::chain::PAIRS_BELOW)).
 pub const ALT_BELOW: usize = super::refine::chain::PAIRS_BELOW;
+
+/// The runs polished after the first on a graph of `pairs` communicating
+/// pairs: [`ALT_MAX`], and at most [`RUN_PAIRS`] / pairs − 1, so that the
+/// polished runs cover at most as many pairs together as the automatic
+/// runs ([`auto_runs`](super::auto_runs)): the polish's time grows with
+/// the pairs.
+pub fn alternatives_cap(pairs: usize) -> usize {
+    (RUN_PAIRS / pairs.max(1)).saturating_sub(1).min(ALT_MAX)
+}
 
 /// Relative difference under which two max loads or hop-bytes are tied.
 const TIE: f64 = 1e-9;
@@ -84,10 +95,11 @@ impl Recursive {
         if !self.polishes_alternatives() {
             return;
         }
+        let cap = alternatives_cap(self.input.graph.num_edges());
         // A stable sort: ties keep run order.
         window.sort_by(|x, y| x.0.total_cmp(&y.0));
         for (_, m) in window {
-            if self.alternatives.len() >= ALT_MAX {
+            if self.alternatives.len() >= cap {
                 break;
             }
             if &m != picked && !self.alternatives.contains(&m) {
@@ -226,6 +238,17 @@ mod tests {
         r.choose_alternatives(&picked, many);
         assert_eq!(r.alternatives.len(), ALT_MAX);
         assert!(!r.alternatives.contains(&picked));
+    }
+
+    #[test]
+    fn the_polished_runs_cover_at_most_the_automatic_runs_pairs() {
+        // 16,384 pairs in all: 2,048 pairs → 8 runs → 7 alternatives.
+        assert_eq!(super::alternatives_cap(2048), 7);
+        assert_eq!(super::alternatives_cap(515), ALT_MAX);
+        assert_eq!(super::alternatives_cap(5443), 2);
+        assert_eq!(super::alternatives_cap(8192), 1);
+        assert_eq!(super::alternatives_cap(10_296), 0);
+        assert_eq!(super::alternatives_cap(0), ALT_MAX);
     }
 
     #[test]

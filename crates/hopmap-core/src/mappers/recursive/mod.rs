@@ -167,7 +167,7 @@ pub fn info_refine() -> MapperInfo {
               fill each half's slots before the next instead of sharing the job in \
               proportion) and, of the runs within 0.5 % of the least hop-bytes, the one of least \
               max link load is kept and carried on through the descent and the bottleneck phase \
-              (below 1,024 processes, up to 8 more of them too, one replacing the result when it \
+              (below 1,024 processes, up to 8 more of them too, fewer above 2,048 pairs, one replacing the result when it \
               has fewer hop-bytes at no more max load, or pays for its hop-bytes at that price); \
               the application's own rank order (process p on slot p) is kept instead when it \
               has fewer hop-bytes than that result. \
