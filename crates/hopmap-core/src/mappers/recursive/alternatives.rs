@@ -82,6 +82,13 @@ impl Recursive {
             && self.input.graph.n() < ALT_BELOW
     }
 
+    /// While another run than the first is polished: which one (from 1)
+    /// and how many there are.
+    pub fn polishing_alternative(&self) -> Option<(usize, usize)> {
+        (self.polishing && self.polished.is_some())
+            .then(|| (self.alt_total - self.alternatives.len(), self.alt_total))
+    }
+
     /// The runs to polish after the picked one `picked`: of `window` (each
     /// run within the load tie, with its max link load, in run order), the
     /// other mappings, least max link load first (ties by run order), at
@@ -108,6 +115,7 @@ impl Recursive {
         }
         // Polished in that order: popped from the back.
         self.alternatives.reverse();
+        self.alt_total = self.alternatives.len();
     }
 
     /// A polished run ended at hop-bytes `hb` (objective `obj`), mapping
@@ -197,9 +205,12 @@ mod tests {
         r.end_run(12.0, 12.0, b.clone());
         assert!(r.polishing);
         assert_eq!(r.alternatives, vec![b]);
+        let mut seen = None;
         while !r.done {
             r.step();
+            seen = seen.or(r.polishing_alternative());
         }
+        assert_eq!(seen, Some((1, 1)));
         let m = r.best.as_ref().unwrap().2.clone();
         assert_eq!(m.node, vec![0, 2, 1, 3]);
         assert_eq!(eval(&m), (10.0, 4.0));

@@ -478,6 +478,8 @@ pub struct Recursive {
     /// kept so far: (objective, hop-bytes, mapping, max link load; the
     /// load is NaN when no other run is polished).
     alternatives: Vec<Mapping>,
+    /// How many runs were chosen to be polished after the first.
+    alt_total: usize,
     polish_why: RefineStop,
     polished: Option<(f64, f64, Mapping, f64)>,
     /// Runs 0..visible are stepped here (and animated); runs visible..runs
@@ -625,6 +627,7 @@ impl Recursive {
             polish,
             polishing: false,
             alternatives: Vec::new(),
+            alt_total: 0,
             polish_why: RefineStop::LocalOptimum,
             polished: None,
             own_order: None,
