@@ -14,8 +14,8 @@
 //! run"). So on inputs of fewer than
 //! [`ALT_BELOW`] processes, with the bottleneck phase on, up to
 //! [`alternatives_cap`] more runs of the same window (other mappings than the
-//! picked one, the least max link load first, then run order; the best run
-//! included when it was not picked) are polished after it, in turn and
+//! picked one, the least max link load first; the best run included when
+//! it was not picked) are polished after it, in turn and
 //! stepped the same way, and a polished run replaces the result so far
 //! when it [`pays`]: fewer hop-bytes and no more max link load, or less max
 //! link load with hop-bytes raised by at most [`LOAD_PRICE`] × the
@@ -26,9 +26,9 @@
 //! runs in the same order, each polished with the same seed.
 //!
 //! Cost: each polished run costs what the polish costs (the descent and the
-//! bottleneck phase), so at most (1 + [`ALT_MAX`]) × the polish, and at
-//! most as many polished runs as keep runs × pairs within
-//! [`RUN_PAIRS`] (the automatic runs' rule), plus one
+//! bottleneck phase), so at most (1 + [`ALT_MAX`]) × the polish, with the
+//! polished runs × the pairs within [`RUN_PAIRS`] (the automatic runs'
+//! rule), plus one
 //! evaluation of the max link load per polished run (O(m · L), m messages,
 //! L the route length). Memory: the alternatives' mappings, O(ALT_MAX · n).
 //!
@@ -90,9 +90,9 @@ impl Recursive {
     }
 
     /// The runs to polish after the picked one `picked`: of `window` (each
-    /// run within the load tie, with its max link load, in run order), the
-    /// other mappings, least max link load first (ties by run order), at
-    /// most [`ALT_MAX`], each mapping once. O(window · n).
+    /// run within the load tie, with its max link load), the other
+    /// mappings, least max link load first (ties in the order given), at
+    /// most [`alternatives_cap`], each mapping once. O(window · n).
     pub(super) fn choose_alternatives(
         &mut self,
         picked: &Mapping,
