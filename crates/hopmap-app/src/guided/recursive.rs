@@ -22,14 +22,21 @@ pub fn explain(r: &Recursive) -> Option<String> {
     };
     // Runs 0..visible are stepped here; the others run in the background.
     let runs = r.runs().1;
-    let of_runs = match (r.visible_runs(), runs - r.visible_runs()) {
-        _ if r.polishing() => format!(", on the best of the {runs} runs"),
-        (1, 0) => String::new(),
-        (v, 0) => format!(", run {} of {v}", run + 1),
-        (v, b) => format!(
-            ", run {} of {v} stepped here ({b} more in the background)",
-            run + 1
-        ),
+    let of_runs = if let Some((k, n)) = r.polishing_alternative() {
+        format!(
+            ", on another of the {runs} runs within 0.5 % of the best one's hop-bytes ({k} of \
+             {n}; kept if it pays for its hop-bytes with less max link load)"
+        )
+    } else {
+        match (r.visible_runs(), runs - r.visible_runs()) {
+            _ if r.polishing() => format!(", on the best of the {runs} runs"),
+            (1, 0) => String::new(),
+            (v, 0) => format!(", run {} of {v}", run + 1),
+            (v, b) => format!(
+                ", run {} of {v} stepped here ({b} more in the background)",
+                run + 1
+            ),
+        }
     };
     Some(match last {
         LastStep::Refine {

@@ -547,6 +547,34 @@ fn the_bottleneck_phase_is_stepped_and_explained() {
 }
 
 #[test]
+fn polishing_another_run_is_stepped_and_explained() {
+    // With 4 runs, some seed gives runs within 0.5 % of the best one's
+    // hop-bytes with other mappings: they are polished after it, and
+    // each step says which.
+    let t = Arc::new(Topology::parse("mesh:3x4:cores=2").unwrap());
+    let mut said = None;
+    for seed in 1..=20 {
+        let mut inp = MapperInput::new(Arc::new(random_graph(24, seed)), t.clone(), seed);
+        inp.params = vec![("runs".to_string(), "4".to_string())];
+        let mut r = prepare(&find("recursive+refine").unwrap(), &inp).unwrap();
+        while r.state().is_running() {
+            r.step();
+            let s = explain_last_step(r.inspect()).unwrap();
+            if s.contains(
+                ", on another of the 4 runs within 0.5 % of the best one's hop-bytes (1 of ",
+            ) {
+                assert!(s.contains("kept if it pays"), "{s}");
+                said = Some(seed);
+            }
+        }
+        if said.is_some() {
+            break;
+        }
+    }
+    assert!(said.is_some());
+}
+
+#[test]
 fn the_tabu_phase_is_stepped_and_explained() {
     let t = Arc::new(Topology::parse("mesh:3x4:cores=2").unwrap());
     let mut inp = MapperInput::new(Arc::new(random_graph(24, 5)), t, 5);

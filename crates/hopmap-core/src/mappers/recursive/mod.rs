@@ -63,7 +63,10 @@
 //! runs' different starts), and only the best run's mapping then goes through the
 //! descent and the bottleneck phase ([`Refine::polish`], stepped here): the
 //! same hop-bytes on average as carrying every run through them, in a
-//! quarter of their time at 4 runs. Since the runs' searches only rank the
+//! quarter of their time at 4 runs. Below 1,024 processes, with the
+//! bottleneck phase on, more runs of that 0.5 % window go through them
+//! after it, and one replaces the result when it pays for its hop-bytes
+//! with max link load ([`alternatives`]). Since the runs' searches only rank the
 //! runs, they stop once a sweep gains less than `run_tol` (1 %, instead of
 //! `tol`'s 0.1 %): the same hop-bytes on average over 72 mappings of the
 //! METIS meshes of 512 and 1,024 parts, 7 % fewer instructions at 1,024
@@ -74,6 +77,7 @@
 //! The GUI reads the bipartition tree so far with [`Recursive::tree`] and the
 //! falling hop-bytes with [`RunRef::hop_bytes_trace`](super::RunRef::hop_bytes_trace).
 
+pub mod alternatives;
 pub mod domain;
 pub mod drb;
 pub mod groups_first;
@@ -162,7 +166,9 @@ pub fn info_refine() -> MapperInfo {
               orders of the dimensions; on switch fabrics with spare slots, as many again \
               fill each half's slots before the next instead of sharing the job in \
               proportion) and, of the runs within 0.5 % of the least hop-bytes, the one of least \
-              max link load is kept and carried on through the descent and the bottleneck phase; \
+              max link load is kept and carried on through the descent and the bottleneck phase \
+              (below 1,024 processes, up to 8 more of them too, fewer above 2,048 pairs, one replacing the result when it \
+              has fewer hop-bytes at no more max load, or pays for its hop-bytes at that price); \
               the application's own rank order (process p on slot p) is kept instead when it \
               has fewer hop-bytes than that result. \
               Params: objective, depth, sweeps, batch, time_ms, tol, run_tol, load_budget, tabu, \
@@ -494,6 +500,15 @@ pub struct Recursive {
     polish: bool,
     /// Whether that last refinement is in progress.
     polishing: bool,
+    /// Runs still to polish after the first ([`alternatives`]; the next
+    /// one last), why the runs' search stopped, and the polished result
+    /// kept so far: (objective, hop-bytes, mapping, max link load; the
+    /// load is NaN when no other run is polished).
+    alternatives: Vec<Mapping>,
+    /// How many runs were chosen to be polished after the first.
+    alt_total: usize,
+    polish_why: RefineStop,
+    polished: Option<(f64, f64, Mapping, f64)>,
     /// Runs 0..visible are stepped here (and animated); runs visible..runs
     /// are computed meanwhile on a background thread ([`Background`]).
     visible: usize,
@@ -646,6 +661,10 @@ impl Recursive {
             runs,
             polish,
             polishing: false,
+            alternatives: Vec::new(),
+            alt_total: 0,
+            polish_why: RefineStop::LocalOptimum,
+            polished: None,
             own_order: None,
             visible: runs.div_ceil(2),
             background: None,
@@ -717,39 +736,51 @@ impl Recursive {
                 }
             }
             self.prefer_lower_load();
-            if let (true, Some(rp), Some((_, _, m))) = (self.polish, self.refine_params, &self.best)
+            if let (true, Some((_, _, m))) =
+                (self.polish && self.refine_params.is_some(), &self.best)
             {
                 // The best run's mapping goes through the phases after the
                 // search, stepped here.
-                self.run = self.visible.saturating_sub(1);
-                let why = match self.stop {
+                self.polish_why = match self.stop {
                     Stop::Converged => RefineStop::Converged,
                     Stop::IterationLimit => RefineStop::SweepLimit,
                     _ => RefineStop::LocalOptimum,
                 };
-                let dist = self
-                    .dist
-                    .get_or_insert_with(|| Arc::new(refine::Dist::new(self.input.topo.clone())))
-                    .clone();
-                self.refine = Some(Refine::polish(
-                    self.input.graph.clone(),
-                    self.input.topo.clone(),
-                    dist,
-                    self.vol.clone(),
-                    m.clone(),
-                    RefineParams {
-                        seed: run_seed(rp.seed, self.construct.ties.base),
-                        ..rp
-                    },
-                    why,
-                ));
-                self.polishing = true;
+                let m = m.clone();
+                self.start_polish(m);
                 return;
             }
             self.finish_runs();
         } else {
             self.drb = self.construct.drb(&self.input, &self.vol, self.run);
         }
+    }
+}
+
+impl Recursive {
+    /// Step the phases after the search ([`Refine::polish`]) from `m`.
+    fn start_polish(&mut self, m: Mapping) {
+        let Some(rp) = self.refine_params else {
+            return;
+        };
+        self.run = self.visible.saturating_sub(1);
+        let dist = self
+            .dist
+            .get_or_insert_with(|| Arc::new(refine::Dist::new(self.input.topo.clone())))
+            .clone();
+        self.refine = Some(Refine::polish(
+            self.input.graph.clone(),
+            self.input.topo.clone(),
+            dist,
+            self.vol.clone(),
+            m,
+            RefineParams {
+                seed: run_seed(rp.seed, self.construct.ties.base),
+                ..rp
+            },
+            self.polish_why,
+        ));
+        self.polishing = true;
     }
 }
 
@@ -860,21 +891,37 @@ impl Recursive {
         // the mapping, so when it is made does not matter).
         let mut least = self.best_load;
         let mut pick = None;
+        // With alternatives ([`alternatives`]): the runs in the window and
+        // their loads.
+        let keep_window = self.polishes_alternatives();
+        let mut window = Vec::new();
+        let mut bar0 = None;
         for (i, (obj, _, m)) in runs.iter().enumerate() {
             // The best run is among the runs: it is the bar.
             if *obj > limit || m == bm {
                 continue;
             }
             let bar = *least.get_or_insert_with(|| load(bm));
+            bar0.get_or_insert(bar);
             let l = load(m);
+            if keep_window {
+                window.push((l, m.clone()));
+            }
             if l < bar * (1.0 - RUN_TIE) {
                 least = Some(l);
                 pick = Some(i);
             }
         }
+        if let Some(bar) = bar0.filter(|_| keep_window) {
+            window.push((bar, bm.clone()));
+        }
         if let Some((obj, hb, m)) = pick.and_then(|i| runs.into_iter().nth(i)) {
             self.best = Some((obj, hb, m));
             self.best_load = least;
+        }
+        if let Some((_, _, m)) = &self.best {
+            let m = m.clone();
+            self.choose_alternatives(&m, window);
         }
     }
 
@@ -1222,10 +1269,17 @@ impl Stepper for Recursive {
                 };
                 let (obj, hb, m) = (r.objective(), r.hop_bytes(), r.mapping());
                 if self.polishing {
-                    self.best = Some((obj, hb, m));
+                    self.keep_polished(obj, hb, m);
                     self.refine = None;
-                    self.polishing = false;
-                    self.finish_runs();
+                    if let Some(next) = self.alternatives.pop() {
+                        self.start_polish(next);
+                    } else {
+                        self.polishing = false;
+                        if let Some((obj, hb, m, _)) = self.polished.take() {
+                            self.best = Some((obj, hb, m));
+                        }
+                        self.finish_runs();
+                    }
                 } else {
                     self.end_run(obj, hb, m);
                 }
