@@ -12,7 +12,10 @@
 //! them may end with fewer hop-bytes and less max link load after them
 //! (measured in `docs/mapping-quality.md`, "Polishing more than one
 //! run"). So on inputs of fewer than
-//! [`ALT_BELOW`] processes, with the bottleneck phase on, up to
+//! [`ALT_BELOW`] processes, with `load_budget` above 0 (the bottleneck
+//! phase's budget; on switch fabrics, where that phase does not run, the
+//! polished runs are compared by max link load under the fabric's own
+//! routing), up to
 //! [`alternatives_cap`] more runs of the same window (other mappings than the
 //! picked one, the least max link load first; the best run included when
 //! it was not picked) are polished after it, in turn and
@@ -74,8 +77,8 @@ pub fn pays((hb0, m0): (f64, f64), (hb, m): (f64, f64)) -> bool {
 }
 
 impl Recursive {
-    /// Whether more than one run is polished: polishing on, the bottleneck
-    /// phase on, fewer than [`ALT_BELOW`] processes.
+    /// Whether more than one run is polished: polishing on, `load_budget`
+    /// above 0, fewer than [`ALT_BELOW`] processes (on any network).
     pub(super) fn polishes_alternatives(&self) -> bool {
         self.polish
             && self.refine_params.is_some_and(|r| r.load_budget > 0.0)

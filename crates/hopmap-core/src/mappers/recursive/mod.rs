@@ -63,8 +63,8 @@
 //! runs' different starts), and only the best run's mapping then goes through the
 //! descent and the bottleneck phase ([`Refine::polish`], stepped here): the
 //! same hop-bytes on average as carrying every run through them, in a
-//! quarter of their time at 4 runs. Below 1,024 processes, with the
-//! bottleneck phase on, more runs of that 0.5 % window go through them
+//! quarter of their time at 4 runs. Below 1,024 processes, with
+//! `load_budget` above 0 (on any network), more runs of that 0.5 % window go through them
 //! after it, and one replaces the result when it pays for its hop-bytes
 //! with max link load ([`alternatives`]). Since the runs' searches only rank the
 //! runs, they stop once a sweep gains less than `run_tol` (1 %, instead of
