@@ -190,3 +190,46 @@ fn cli_compare_and_gui_give_the_same_mapping_for_every_mapper() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Without a seed given, the GUI's mapper panel (fresh settings) and
+/// `hopmap map` use the same seed, so a seeded mapper gives the same
+/// mapping in both by default.
+#[test]
+fn the_gui_and_the_cli_default_to_the_same_seed() {
+    let dir = std::env::temp_dir().join(format!("hopmap-default-seed-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let g = generate("stencil:4x4x4", &GenOptions::default()).unwrap();
+    let path = dir.join("g.mtx");
+    hopmap_core::io::write_graph(&path, &g, Format::Mtx).unwrap();
+    let spec = "torus:4x4x4";
+    let out = dir.join("random.map");
+    let o = Command::new(BIN)
+        .args(["map", path.to_str().unwrap(), "--topology", spec])
+        .args(["--mapper", "random", "-o", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(&out).unwrap();
+    let topo = Topology::parse(spec).unwrap();
+    let cli = parse_mapping(
+        &text,
+        &out,
+        &topo,
+        LauncherFormat::Plain,
+        &HostNames::default(),
+    )
+    .unwrap();
+    let panel =
+        hopmap_app::mapper_panel::MapperPanel::new(&hopmap_app::settings::Settings::default());
+    let mut m = Model::new(g.clone(), "g", topo);
+    m.start_map("random", panel.seed, "");
+    let t0 = Instant::now();
+    while m.run.is_live() {
+        assert!(t0.elapsed() < Duration::from_secs(60), "timed out");
+        m.poll_run();
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    assert!(m.error.is_none(), "{:?}", m.error);
+    assert_eq!(m.mapping.clone().unwrap(), cli, "default seeds differ");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -15,6 +15,8 @@ pub struct Settings {
     pub topology: String,
     pub routing: String,
     pub mapper: String,
+    /// The mappers' seed: 0 by default, as `hopmap map --seed`, so that a
+    /// seeded mapper gives the same mapping in the GUI and the CLI.
     pub seed: u64,
     pub mapper_params: String,
     pub recent: Vec<String>,
@@ -33,7 +35,7 @@ impl Default for Settings {
             topology: "torus:8x8x8".into(),
             routing: "dor".into(),
             mapper: "default".into(),
-            seed: 1,
+            seed: 0,
             mapper_params: String::new(),
             recent: Vec::new(),
             tab: "split".into(),
