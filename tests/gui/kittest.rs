@@ -425,6 +425,9 @@ fn weakly_joined_groups_are_laid_out_apart_until_the_control_is_unticked() {
     assert_eq!(h.state().model.graph.n(), 96);
     h.state_mut().tab = Tab::Graph;
     h.run_steps(2);
+    // A new graph's layout plays at once and pauses itself once it has
+    // converged (sooner or later on a loaded machine); then play it again.
+    wait_for_label(&mut h, "Play layout", true);
     h.get_by_label("Play layout").click();
     wait_for_label(&mut h, "4 groups laid out apart", true);
     h.get_by_label_contains("joined by at most 1 % of their bytes");
