@@ -18,7 +18,15 @@ use std::time::{Duration, Instant};
 const BIN: &str = env!("CARGO_BIN_EXE_hopmap");
 const SEED: u64 = 3;
 
-fn cli_mapping(graph: &Path, spec: &str, id: &str, params: &[&str], out: &Path) -> Mapping {
+/// `hopmap map`'s mapping, with `--seed seed` when given.
+fn cli_mapping(
+    graph: &Path,
+    spec: &str,
+    id: &str,
+    params: &[&str],
+    seed: Option<u64>,
+    out: &Path,
+) -> Mapping {
     let mut args = vec![
         "map".to_string(),
         graph.display().to_string(),
@@ -26,11 +34,12 @@ fn cli_mapping(graph: &Path, spec: &str, id: &str, params: &[&str], out: &Path) 
         spec.into(),
         "--mapper".into(),
         id.into(),
-        "--seed".into(),
-        SEED.to_string(),
         "-o".into(),
         out.display().to_string(),
     ];
+    if let Some(seed) = seed {
+        args.extend(["--seed".into(), seed.to_string()]);
+    }
     for p in params {
         args.push("--param".into());
         args.push(p.to_string());
@@ -81,8 +90,19 @@ fn compare_mapping(
 }
 
 fn gui_mapping(g: &hopmap_core::CommGraph, spec: &str, id: &str, params: &[&str]) -> Mapping {
+    gui_mapping_seeded(g, spec, id, params, SEED)
+}
+
+/// The GUI model's mapping with the given seed.
+fn gui_mapping_seeded(
+    g: &hopmap_core::CommGraph,
+    spec: &str,
+    id: &str,
+    params: &[&str],
+    seed: u64,
+) -> Mapping {
     let mut m = Model::new(g.clone(), "g", Topology::parse(spec).unwrap());
-    m.start_map(id, SEED, &params.join(", "));
+    m.start_map(id, seed, &params.join(", "));
     assert!(m.error.is_none(), "{id}: {:?}", m.error);
     let t0 = Instant::now();
     while m.run.is_live() {
@@ -182,7 +202,7 @@ fn cli_compare_and_gui_give_the_same_mapping_for_every_mapper() {
     let bare_a = Arc::new(bare.clone());
     for id in ["affn", "coce+mht"] {
         let out = dir.join(format!("{id}-infer.map"));
-        let cli = cli_mapping(&without, spec, id, &["coords=infer"], &out);
+        let cli = cli_mapping(&without, spec, id, &["coords=infer"], Some(SEED), &out);
         let cmp = compare_mapping(&bare_a, spec, id, &["coords=infer"]);
         let gui = gui_mapping(&bare, spec, id, &["coords=infer"]);
         assert_eq!(cli, cmp, "{id} coords=infer: CLI and compare differ");
@@ -202,34 +222,10 @@ fn the_gui_and_the_cli_default_to_the_same_seed() {
     let path = dir.join("g.mtx");
     hopmap_core::io::write_graph(&path, &g, Format::Mtx).unwrap();
     let spec = "torus:4x4x4";
-    let out = dir.join("random.map");
-    let o = Command::new(BIN)
-        .args(["map", path.to_str().unwrap(), "--topology", spec])
-        .args(["--mapper", "random", "-o", out.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let text = std::fs::read_to_string(&out).unwrap();
-    let topo = Topology::parse(spec).unwrap();
-    let cli = parse_mapping(
-        &text,
-        &out,
-        &topo,
-        LauncherFormat::Plain,
-        &HostNames::default(),
-    )
-    .unwrap();
+    let cli = cli_mapping(&path, spec, "random", &[], None, &dir.join("random.map"));
     let panel =
         hopmap_app::mapper_panel::MapperPanel::new(&hopmap_app::settings::Settings::default());
-    let mut m = Model::new(g.clone(), "g", topo);
-    m.start_map("random", panel.seed, "");
-    let t0 = Instant::now();
-    while m.run.is_live() {
-        assert!(t0.elapsed() < Duration::from_secs(60), "timed out");
-        m.poll_run();
-        std::thread::sleep(Duration::from_millis(1));
-    }
-    assert!(m.error.is_none(), "{:?}", m.error);
-    assert_eq!(m.mapping.clone().unwrap(), cli, "default seeds differ");
+    let gui = gui_mapping_seeded(&g, spec, "random", &[], panel.seed);
+    assert_eq!(gui, cli, "default seeds differ");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -49,6 +49,7 @@ pub mod report;
 pub mod report_png;
 pub mod rng;
 pub mod routing;
+pub mod stamps;
 pub mod step;
 pub mod topology;
 pub mod units;

@@ -31,6 +31,7 @@ use super::domain::{Centre, DimTies, Domain, centre_distance};
 use crate::graph::CommGraph;
 use crate::mapping::Mapping;
 use crate::partition::{BisectParams, WGraph, bisect};
+use crate::stamps::Stamps;
 use crate::topology::Topology;
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -194,10 +195,9 @@ pub struct Drb {
     /// One-node leaves filled during the current step.
     leaves_now: usize,
     /// Per domain id: its centre's distances to the two halves of the
-    /// current cut, valid where `dist_stamp` equals `stamp`.
+    /// current cut, valid for the domains in `dist_known`.
     dist_of: Vec<[f64; 2]>,
-    dist_stamp: Vec<u32>,
-    stamp: u32,
+    dist_known: Stamps,
 }
 
 impl Drb {
@@ -249,8 +249,7 @@ impl Drb {
             last: None,
             leaves_now: 0,
             dist_of: Vec::new(),
-            dist_stamp: Vec::new(),
-            stamp: 0,
+            dist_known: Stamps::default(),
         }
     }
 
@@ -453,16 +452,12 @@ impl Drb {
         let g = WGraph::induced(&self.graph, &self.vol, &job.procs, &self.local);
         // External edges: pull towards the half nearer to the partner's domain.
         // The two distances of a partner's domain are computed once per cut
-        // (`dist_of[dom]`, valid when `dist_stamp[dom]` is this cut's stamp).
+        // (`dist_of[dom]`, valid when `dist_known` holds `dom`).
         let off = self.graph.offsets();
         let mut bias = vec![[0.0f64; 2]; job.procs.len()];
         let mut any = false;
-        self.stamp = self.stamp.wrapping_add(1);
-        if self.stamp == 0 {
-            self.dist_stamp.fill(0);
-            self.stamp = 1;
-        }
-        self.dist_stamp.resize(self.domains.len(), 0);
+        self.dist_known.clear();
+        self.dist_known.grow(self.domains.len());
         self.dist_of.resize(self.domains.len(), [0.0; 2]);
         for (i, &p) in job.procs.iter().enumerate() {
             if !self.pull {
@@ -475,13 +470,12 @@ impl Drb {
                 }
                 let c = self.vol[off[p] + k];
                 let dv = self.dom_of[v as usize] as usize;
-                if self.dist_stamp[dv] != self.stamp {
+                if self.dist_known.insert(dv) {
                     let cv = &self.domains[dv].1;
                     self.dist_of[dv] = [
                         centre_distance(&self.topo, cv, &c0),
                         centre_distance(&self.topo, cv, &c1),
                     ];
-                    self.dist_stamp[dv] = self.stamp;
                 }
                 let [e0, e1] = self.dist_of[dv];
                 bias[i][0] += c * e0 / d01;

@@ -95,6 +95,7 @@ use crate::mapping::Mapping;
 use crate::rng::Rng;
 use crate::routing::Routing;
 use crate::routing::cache::RouteCache;
+use crate::stamps::Stamps;
 use crate::topology::Topology;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -565,8 +566,8 @@ pub struct Refine {
     rng: Rng,
     deadline: Option<Instant>,
     stop: Option<RefineStop>,
-    stamp: Vec<u32>,
-    stamp_id: u32,
+    /// Candidate nodes already listed for the process being tried.
+    cand_seen: Stamps,
     cand: Vec<usize>,
     deltas: Vec<(usize, f64)>,
     last: Vec<(usize, usize)>,
@@ -720,8 +721,7 @@ impl Refine {
             rng: Rng::new(params.seed ^ 0x7265_6669_6e65),
             deadline: params.time.map(|t| Instant::now() + t),
             stop: None,
-            stamp: vec![0; nodes],
-            stamp_id: 0,
+            cand_seen: Stamps::new(nodes),
             cand: Vec::new(),
             deltas: Vec::new(),
             last: Vec::new(),
@@ -977,18 +977,12 @@ impl Refine {
 
     /// Candidate nodes of `p` (not its own node `a`) into `self.cand`.
     fn candidates(&mut self, p: usize, a: usize, depth: u32) {
-        self.stamp_id = self.stamp_id.wrapping_add(1);
-        if self.stamp_id == 0 {
-            self.stamp.iter_mut().for_each(|s| *s = 0);
-            self.stamp_id = 1;
-        }
-        let id = self.stamp_id;
+        self.cand_seen.clear();
         self.cand.clear();
-        self.stamp[a] = id;
+        self.cand_seen.insert(a);
         for &v in self.graph.neighbors(p) {
             let nv = self.node_of[v as usize] as usize;
-            if self.stamp[nv] != id {
-                self.stamp[nv] = id;
+            if self.cand_seen.insert(nv) {
                 self.cand.push(nv);
             }
         }
@@ -1000,8 +994,7 @@ impl Refine {
                 let u = self.cand[i];
                 for &w in dist.neighbors(u) {
                     let w = w as usize;
-                    if self.stamp[w] != id {
-                        self.stamp[w] = id;
+                    if self.cand_seen.insert(w) {
                         self.cand.push(w);
                     }
                 }

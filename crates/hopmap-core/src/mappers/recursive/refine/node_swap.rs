@@ -57,6 +57,7 @@
 use super::bottleneck::Hot;
 use super::chain::WORK_PER_ENTRY;
 use super::{FREE, Refine};
+use crate::stamps::Stamps;
 
 /// Node pairs evaluated exactly per search.
 pub const NODE_PAIRS_MAX: usize = 256;
@@ -67,8 +68,7 @@ pub(super) struct NodeMoves {
     /// (Δ hop-bytes, A, B) of the pairs within the budget.
     pairs: Vec<(f64, u32, u32)>,
     /// Nodes stamped while listing one first node's second nodes.
-    mark: Vec<u32>,
-    mark_id: u32,
+    mark: Stamps,
     /// Second nodes of the first node being listed.
     second: Vec<usize>,
     /// Exchanges the node moves evaluated so far in the phase.
@@ -151,25 +151,18 @@ impl Refine {
     fn node_candidates(&self, h: &mut Hot, a: usize) {
         let nm = &mut h.nodes;
         if nm.mark.len() != self.topo.num_nodes() {
-            nm.mark = vec![0; self.topo.num_nodes()];
-            nm.mark_id = 0;
+            nm.mark = Stamps::new(self.topo.num_nodes());
         }
-        nm.mark_id = nm.mark_id.wrapping_add(1);
-        if nm.mark_id == 0 {
-            nm.mark.iter_mut().for_each(|s| *s = 0);
-            nm.mark_id = 1;
-        }
-        let id = nm.mark_id;
+        nm.mark.clear();
         nm.second.clear();
-        nm.mark[a] = id;
+        nm.mark.insert(a);
         for &x in self.node_slots(a) {
             if x == FREE {
                 continue;
             }
             for &v in self.graph.neighbors(x as usize) {
                 let nv = self.node_of[v as usize] as usize;
-                if nm.mark[nv] != id {
-                    nm.mark[nv] = id;
+                if nm.mark.insert(nv) {
                     nm.second.push(nv);
                 }
             }
@@ -178,8 +171,7 @@ impl Refine {
         for i in 0..direct {
             for &w in self.dist.neighbors(nm.second[i]) {
                 let w = w as usize;
-                if nm.mark[w] != id {
-                    nm.mark[w] = id;
+                if nm.mark.insert(w) {
                     nm.second.push(w);
                 }
             }
