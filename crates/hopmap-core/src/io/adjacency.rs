@@ -2,8 +2,8 @@
 //! appears twice (once in each endpoint's list, with the same weight), as in
 //! METIS and Scotch files.
 //!
-//! The listing is scanned twice, so no per-arc storage is kept beyond the
-//! graph itself:
+//! The listing is parsed once and its arcs kept (32 bytes each) for two
+//! passes:
 //! 1. arcs `u → v` with `u < v` go to the builder with their weight as the
 //!    pair volume (so an edge of weight `w` gives volume `w`, not `2w`);
 //! 2. after the CSR is built, every arc is matched against its pair: a
@@ -11,7 +11,8 @@
 //!    be listed twice, and every pair must be listed from both ends.
 //!
 //! Any mismatch is an error naming the line of the offending vertex.
-//! Cost: two scans plus O(n + m log d) for the build and O(log d) per arc.
+//! Cost: one scan plus O(n + m log d) for the build and O(log d) per arc;
+//! memory O(m) for the kept arcs.
 
 use crate::error::{Error, Result};
 use crate::graph::{CommGraph, GraphBuilder};
@@ -27,7 +28,7 @@ pub struct Arc {
 }
 
 /// `scan` calls its sink once per arc, in file order, and fails on malformed
-/// input (the same way both times). `base` is added to vertex numbers in
+/// input. `base` is added to vertex numbers in
 /// messages (1 for METIS); `vertex_line(u)` is the line where `u`'s list is.
 pub fn build_symmetric<S>(
     path: &Path,
@@ -37,13 +38,15 @@ pub fn build_symmetric<S>(
     scan: S,
 ) -> Result<CommGraph>
 where
-    S: Fn(&mut dyn FnMut(Arc) -> Result<()>) -> Result<Vec<u32>>,
+    S: FnOnce(&mut dyn FnMut(Arc) -> Result<()>) -> Result<Vec<u32>>,
 {
     let mut b = GraphBuilder::with_capacity(n, false, capacity);
-    scan(&mut |a: Arc| {
+    let mut arcs: Vec<Arc> = Vec::with_capacity(2 * capacity);
+    let vertex_lines = scan(&mut |a: Arc| {
         if a.u <= a.v {
             b.add(a.u, a.v, a.w);
         }
+        arcs.push(a);
         Ok(())
     })?;
     let g = b.build()?;
@@ -58,9 +61,9 @@ where
             .ok()
             .map(|k| offsets[lo] + k)
     };
-    let vertex_lines = scan(&mut |a: Arc| {
+    for a in arcs {
         if a.u == a.v || a.w == 0.0 {
-            return Ok(());
+            continue;
         }
         let (lo, hi, bit) = if a.u < a.v {
             (a.u, a.v, 1u8)
@@ -107,8 +110,7 @@ where
                 ));
             }
         }
-        Ok(())
-    })?;
+    }
     for lo in 0..g.n() {
         for k in offsets[lo]..offsets[lo + 1] {
             let hi = targets[k] as usize;
