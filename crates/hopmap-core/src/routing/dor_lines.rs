@@ -39,6 +39,33 @@ pub fn dor_hop_bytes_and_max_load(
     node: &[u32],
     diff: &mut Vec<f64>,
 ) -> Option<(f64, f64)> {
+    dor_summary(g, grid, node, diff).map(|s| (s.hop_bytes, s.max_load))
+}
+
+/// What [`dor_summary`] measures; each value equal, bit for bit, to the
+/// same field of [`crate::metrics::evaluate`]'s metrics under
+/// [`super::Routing::Dor`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DorSummary {
+    /// Σ bytes × hops.
+    pub hop_bytes: f64,
+    /// The largest channel load.
+    pub max_load: f64,
+    /// The most hops of any message between two nodes.
+    pub max_dilation: u32,
+    /// Σ bytes of every message (inside nodes too).
+    pub total: f64,
+}
+
+/// [`dor_hop_bytes_and_max_load`] with the total bytes and the largest
+/// dilation too (the same pass; None in the same cases). O(n · d + m · d +
+/// channels).
+pub fn dor_summary(
+    g: &CommGraph,
+    grid: &Grid,
+    node: &[u32],
+    diff: &mut Vec<f64>,
+) -> Option<DorSummary> {
     let nd = grid.ndims();
     if !exact(g, grid) {
         return None;
@@ -55,11 +82,15 @@ pub fn dor_hop_bytes_and_max_load(
         let c = grid.coord(node[p] as usize);
         xyz[p * nd..(p + 1) * nd].copy_from_slice(&c[..nd]);
     }
-    let mut hop_bytes = 0.0;
+    let (mut hop_bytes, mut total, mut max_dilation) = (0.0, 0.0, 0u32);
     for u in 0..n {
         let ca = &xyz[u * nd..(u + 1) * nd];
         for (&v, &b) in g.neighbors(u).iter().zip(g.sent_row(u)) {
-            if b <= 0.0 || node[u] == node[v as usize] {
+            if b <= 0.0 {
+                continue;
+            }
+            total += b;
+            if node[u] == node[v as usize] {
                 continue;
             }
             let cb = &xyz[v as usize * nd..(v as usize + 1) * nd];
@@ -106,6 +137,7 @@ pub fn dor_hop_bytes_and_max_load(
                 base += cb[d] as usize * s;
             }
             hop_bytes += b * hops_all as f64;
+            max_dilation = max_dilation.max(hops_all);
         }
     }
     // One prefix sum per line and direction.
@@ -125,7 +157,12 @@ pub fn dor_hop_bytes_and_max_load(
             }
         }
     }
-    Some((hop_bytes, max))
+    Some(DorSummary {
+        hop_bytes,
+        max_load: max,
+        max_dilation,
+        total,
+    })
 }
 
 /// `(hop-bytes, max link load)` of `mapping` under dimension-order routing
@@ -227,6 +264,20 @@ mod tests {
                 assert_eq!(
                     fast(&g, spec, &node),
                     Some(routed(&g, spec, &node)),
+                    "{spec}"
+                );
+                // The summary's other two values too.
+                let m = Mapping::new(node.clone(), vec![0; n]);
+                let e = crate::metrics::evaluate(&g, &t, &m, &Routing::Dor).metrics;
+                let s = dor_summary(&g, t.as_grid().unwrap(), &node, &mut Vec::new());
+                assert_eq!(
+                    s,
+                    Some(DorSummary {
+                        hop_bytes: e.hop_bytes,
+                        max_load: e.max_link_load,
+                        max_dilation: e.max_dilation,
+                        total: e.total_bytes,
+                    }),
                     "{spec}"
                 );
             }
