@@ -2,11 +2,10 @@
 //! one mapper, validate its mapping, write a launcher file, print the metrics.
 
 use super::common::{GraphArgs, choice, parse_topology};
+use hopmap_core::Topology;
 use hopmap_core::io::Format;
 use hopmap_core::io::launcher::{HostNames, LauncherFormat, write_mapping, write_mapping_file};
 use hopmap_core::mappers::{self, MapperInput};
-use hopmap_core::routing::dor_lines;
-use hopmap_core::{Routing, Topology};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -123,35 +122,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         None => format!(" ({stop})"),
     };
     let secs = t0.elapsed().as_secs_f64();
-    // On a mesh/torus with whole-number bytes the summary's values come
-    // from one pass over the messages (`dor_lines`, the same values bit for
-    // bit); otherwise every message is routed.
-    let (hop_bytes, avg_hops, max_dilation, max_load, routing) = match topo
-        .as_grid()
-        .and_then(|g| dor_lines::dor_summary(&graph, g, &mapping.node, &mut Vec::new()))
-    {
-        Some(s) => (
-            s.hop_bytes,
-            if s.total > 0.0 {
-                s.hop_bytes / s.total
-            } else {
-                0.0
-            },
-            s.max_dilation,
-            s.max_load,
-            Routing::Dor.name(),
-        ),
-        None => {
-            let m = hopmap_core::evaluate(&graph, &topo, &mapping, &Routing::Dor).metrics;
-            (
-                m.hop_bytes,
-                m.avg_hops_per_byte,
-                m.max_dilation,
-                m.max_link_load,
-                m.routing,
-            )
-        }
-    };
+    let hopmap_core::metrics::Summary {
+        hop_bytes,
+        avg_hops_per_byte: avg_hops,
+        max_dilation,
+        max_link_load: max_load,
+        routing,
+    } = hopmap_core::metrics::summary(&graph, &topo, &mapping);
     let summary = format!(
         "{}{note}: hop_bytes {hop_bytes:.6e}, avg hops/byte {avg_hops:.4}, max dilation {max_dilation}, max link load {max_load:.6e} ({routing}), {secs:.3} s",
         sel.id

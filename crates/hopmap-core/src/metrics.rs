@@ -433,6 +433,53 @@ pub fn evaluate(
     evaluate_with(graph, topo, mapping, routing, &LatencyModel::default())
 }
 
+/// The four headline values of a mapping under the topology's own routing
+/// (dimension order on meshes and tori), as `hopmap map` prints them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Summary {
+    pub hop_bytes: f64,
+    pub avg_hops_per_byte: f64,
+    pub max_dilation: u32,
+    pub max_link_load: f64,
+    /// The routing's name.
+    pub routing: String,
+}
+
+/// [`Summary`] of `mapping`: each value equal, bit for bit, to the same
+/// field of [`evaluate`] under [`Routing::Dor`]. On a mesh or torus with
+/// whole-number bytes it comes from one pass over the messages and one
+/// difference array per network line
+/// ([`crate::routing::dor_lines::dor_summary`], O(n · d + m · d +
+/// channels)); otherwise every message is routed.
+pub fn summary(graph: &CommGraph, topo: &Topology, mapping: &Mapping) -> Summary {
+    let fast = topo.as_grid().and_then(|g| {
+        crate::routing::dor_lines::dor_summary(graph, g, &mapping.node, &mut Vec::new())
+    });
+    match fast {
+        Some(s) => Summary {
+            hop_bytes: s.hop_bytes,
+            avg_hops_per_byte: if s.total > 0.0 {
+                s.hop_bytes / s.total
+            } else {
+                0.0
+            },
+            max_dilation: s.max_dilation,
+            max_link_load: s.max_load,
+            routing: Routing::Dor.name(),
+        },
+        None => {
+            let m = evaluate(graph, topo, mapping, &Routing::Dor).metrics;
+            Summary {
+                hop_bytes: m.hop_bytes,
+                avg_hops_per_byte: m.avg_hops_per_byte,
+                max_dilation: m.max_dilation,
+                max_link_load: m.max_link_load,
+                routing: m.routing,
+            }
+        }
+    }
+}
+
 /// [`evaluate`] with an explicit latency model (used on fabrics only).
 pub fn evaluate_with(
     graph: &CommGraph,
@@ -654,6 +701,38 @@ mod placed_tests {
         let part = evaluate_partial(&g, &t, &all, &Routing::Dor).unwrap();
         assert_eq!(part.metrics.hop_bytes, full.metrics.hop_bytes);
         assert_eq!(part.links.load, full.links.load);
+    }
+
+    #[test]
+    fn the_summary_is_the_evaluations_own_values_on_every_kind_of_network() {
+        // A path 0-1-2-3 with whole bytes, then the same with a fractional
+        // message (routed), on a torus, a mesh with 2 cores and a fat tree.
+        for frac in [false, true] {
+            let mut b = GraphBuilder::new(4, false);
+            b.add(0, 1, 10.0);
+            b.add(1, 2, if frac { 6.5 } else { 6.0 });
+            b.add(2, 3, 4.0);
+            b.add(0, 3, 3.0);
+            let g = b.build().unwrap();
+            for spec in ["torus:4", "mesh:2x2:cores=2", "fattree:4:3"] {
+                let t = Topology::parse(spec).unwrap();
+                let m = Mapping::from_slots(&[0, 3, 1, 2], &t);
+                let e = evaluate(&g, &t, &m, &Routing::Dor).metrics;
+                let s = summary(&g, &t, &m);
+                assert_eq!(
+                    s,
+                    Summary {
+                        hop_bytes: e.hop_bytes,
+                        avg_hops_per_byte: e.avg_hops_per_byte,
+                        max_dilation: e.max_dilation,
+                        max_link_load: e.max_link_load,
+                        routing: e.routing.clone(),
+                    },
+                    "{spec} {frac}"
+                );
+                assert!(s.hop_bytes > 0.0, "{spec}");
+            }
+        }
     }
 
     #[test]
