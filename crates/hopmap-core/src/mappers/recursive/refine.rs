@@ -82,6 +82,7 @@
 //! exchange that lowers hop-bytes most, while one does. A run stopped with
 //! its search makes it after its tabu phase; its polish after the descent.
 
+pub mod block_pairs;
 pub mod blocks;
 pub mod bottleneck;
 pub mod chain;

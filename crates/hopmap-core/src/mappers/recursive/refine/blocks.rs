@@ -181,31 +181,31 @@ impl Hierarchy {
     }
 
     /// The hosts of cluster `k` of level `l`, in the hierarchy's order.
-    fn cluster(&self, l: usize, k: usize) -> &[u32] {
+    pub(super) fn cluster(&self, l: usize, k: usize) -> &[u32] {
         &self.order[self.start[l][k] as usize..self.start[l][k + 1] as usize]
     }
 }
 
 /// The state of the block phase.
 pub struct Blocks {
-    hier: Hierarchy,
+    pub(super) hier: Hierarchy,
     /// The units (the hosts' contents at the start, numbered by that host)
     /// and their summed pair volumes: unit u's partners are
     /// `unbr[uoff[u]..uoff[u + 1]]`, volumes `uw[…]`.
-    uoff: Vec<u32>,
-    unbr: Vec<u32>,
-    uw: Vec<f64>,
+    pub(super) uoff: Vec<u32>,
+    pub(super) unbr: Vec<u32>,
+    pub(super) uw: Vec<f64>,
     /// The host each unit is on now, and the unit on each host.
-    at: Vec<u32>,
-    unit_on: Vec<u32>,
+    pub(super) at: Vec<u32>,
+    pub(super) unit_on: Vec<u32>,
     /// The hosts' distances, `dist[a * hosts + b]` (hosts ≤ [`MAX_HOSTS`]).
     dist: Vec<u16>,
     /// Scratch: where each host's contents go in the move being
     /// evaluated (itself for hosts outside it), and whether it is in it.
-    perm: Vec<u32>,
-    inside: Vec<bool>,
+    pub(super) perm: Vec<u32>,
+    pub(super) inside: Vec<bool>,
     /// Moves below this are rounding noise.
-    eps: f64,
+    pub(super) eps: f64,
     moves: usize,
     max_moves: usize,
     done: bool,
@@ -292,7 +292,7 @@ impl Blocks {
     /// The change of hop-bytes of exchanging the contents of hosts `x[i]`
     /// and `y[i]` for every i (`perm`, `inside`: the scratch rows, left as
     /// they were found). O(Σ degree of the units on them).
-    fn delta(&self, perm: &mut [u32], inside: &mut [bool], x: &[u32], y: &[u32]) -> f64 {
+    pub(super) fn delta(&self, perm: &mut [u32], inside: &mut [bool], x: &[u32], y: &[u32]) -> f64 {
         let h = self.unit_on.len();
         for (&a, &b) in x.iter().zip(y) {
             perm[a as usize] = b;
@@ -322,7 +322,7 @@ impl Blocks {
     }
 
     /// Whether no unit on the hosts `c` has a partner.
-    fn silent(&self, c: &[u32]) -> bool {
+    pub(super) fn silent(&self, c: &[u32]) -> bool {
         c.iter().all(|&a| {
             let u = self.unit_on[a as usize] as usize;
             self.uoff[u] == self.uoff[u + 1]
@@ -359,31 +359,31 @@ impl Blocks {
     }
 
     /// One step: find the best move and, if it lowers hop-bytes, return
-    /// the host pairs whose contents are to be exchanged (and record the
-    /// move); otherwise the phase is done.
+    /// the host pairs whose contents are to be exchanged, in order (and
+    /// record the move); when none does, the best pair of moves
+    /// ([`super::block_pairs`]) the same way; otherwise the phase is done.
     pub fn step(&mut self) -> Option<Vec<(u32, u32)>> {
         if self.done {
             return None;
         }
-        let Some((_, l, i, j)) = self.best_move() else {
-            self.done = true;
-            return None;
+        let chosen: Vec<(usize, usize, usize)> = match self.best_move() {
+            Some((_, l, i, j)) => vec![(l, i, j)],
+            None => match self.best_pair() {
+                Some((_, x, y)) => vec![x, y],
+                None => {
+                    self.done = true;
+                    return None;
+                }
+            },
         };
-        let pairs: Vec<(u32, u32)> = self
-            .hier
-            .cluster(l, i)
-            .iter()
-            .zip(self.hier.cluster(l, j))
-            .map(|(&a, &b)| (a, b))
-            .collect();
-        for &(a, b) in &pairs {
-            let (ua, ub) = (self.unit_on[a as usize], self.unit_on[b as usize]);
-            self.unit_on[a as usize] = ub;
-            self.unit_on[b as usize] = ua;
-            self.at[ua as usize] = b;
-            self.at[ub as usize] = a;
+        let mut pairs: Vec<(u32, u32)> = Vec::new();
+        for &(l, i, j) in &chosen {
+            let x = self.hier.cluster(l, i).to_vec();
+            let y = self.hier.cluster(l, j).to_vec();
+            self.swap_units(&x, &y);
+            pairs.extend(x.into_iter().zip(y));
         }
-        self.moves += 1;
+        self.moves += chosen.len();
         if self.moves >= self.max_moves {
             self.done = true;
         }
