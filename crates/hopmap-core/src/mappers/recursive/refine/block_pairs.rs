@@ -2,46 +2,55 @@
 //! ([`super::blocks`]) on hierarchical switch fabrics.
 //!
 //! When no single exchange of two congruent subtrees' contents (two hosts,
-//! two leaf switches' hosts, two pods) lowers hop-bytes, the phase looks
-//! for two in a row whose sum does: for every move x (in the order the
-//! single search tries them), x is applied to the phase's own state, and
-//! every move y that can interact with it is evaluated exactly after it;
-//! the pair of least total change is applied when that total lowers
-//! hop-bytes (ties: the first found, so the phase stays deterministic).
+//! two leaf switches' hosts, two pods under different parents) lowers
+//! hop-bytes, the phase looks for two such exchanges on disjoint hosts
+//! whose sum does, and applies the pair of least total change (ties: the
+//! first found, so the phase stays deterministic).
 //!
-//! Only moves that touch a host of x, or a host holding a partner of a
-//! unit x moved, can interact with it: any other y moves units that have
-//! no edge to x's units, so its change after x is its change alone, which
-//! does not lower hop-bytes (no single move does), and neither does the
-//! pair. The candidates are read from a list of the moves through each
-//! host, and each y is evaluated once per x (generation stamps).
+//! The total of a pair x, y is exact without applying either: x's change
+//! alone plus y's alone, corrected on the edges between a unit x moves
+//! (host a to x(a)) and a unit y moves (b to y(b)), where the pair's
+//! change d(x(a), y(b)) − d(a, b) replaces the two single terms
+//! d(x(a), b) − d(a, b) and d(a, y(b)) − d(a, b). Every other edge is
+//! counted by one of the two single changes, or by neither when it is
+//! left alone. So, for a first move x, the search walks the partners of
+//! x's units and, through a list of the moves through each host (with
+//! where each takes the host's contents), adds the correction to every
+//! move y through a partner's host; a y that touches no partner of x's
+//! units keeps its single change, and the pair cannot lower hop-bytes
+//! then (neither single move does). Moves that share a host with x are
+//! left out. The first moves are the [`PAIR_BREADTH`] single moves that
+//! raise hop-bytes least (Lin and Kernighan's breadth at depth 2).
 //!
-//! Complexity: one search costs O(M · (deg_x + R · c · deg)) with M the
-//! moves of every level, R the moves through x's hosts and its units'
-//! partners' hosts (at most M), c the hosts per cluster and deg a unit's
-//! partners; memory O(M · c) for the host-to-move lists. It runs on
-//! networks of at most [`MAX_PAIR_HOSTS`] hosts (on `fattree:4:3`, 136
-//! moves; on `fattree:8:3`, 128 hosts, about 8,400).
+//! Complexity per search: M single changes, O(M · c · deg) (M the moves of
+//! every level, c the hosts per cluster, deg a unit's partners), then per
+//! first move O(c · deg · r), r the moves through one host (≤ hosts + the
+//! clusters of each level); memory O(M · c) for the host-to-move lists.
+//! It runs on networks of at most [`MAX_PAIR_HOSTS`] hosts (on
+//! `fattree:4:3`, 16 hosts, 136 moves; on `fattree:8:3`, 128 hosts, about
+//! 8,400).
 //!
 //! Beyond the seeds: the depth-2 step of Lin and Kernighan ("An effective
 //! heuristic algorithm for the traveling-salesman problem", Oper. Res. 21,
-//! 1973) and Glover's ejection chains ("Ejection chains, reference
-//! structures and alternating path methods for traveling salesman
-//! problems", Discrete Appl. Math. 65, 1996), as the bottleneck phase's
-//! [`super::chain`] does for single processes, here over whole subtrees.
+//! 1973) and of Glover's ejection chains, as the bottleneck phase's
+//! [`super::chain`] makes for single processes, here over whole subtrees.
 //! SharedMap (Schulz & Woydt, "Shared-memory hierarchical process
-//! mapping", 2025) partitions top-down, pods first; a mapping built and
-//! refined bottom-up can sit in a local optimum of single block moves from
-//! which a leaf's halves must change pods while two leaves change pods
-//! too: on GROMACS's 64-rank capture on `fattree:4:3:cores=4`, exchanging
-//! two hosts' contents across pods (+3.9 M hop-bytes) and then two leaves'
-//! (+3.9 M alone) lowers hop-bytes by 13,228 together, below SharedMap's
-//! (`docs/mapping-quality.md`, "Pairs of block moves on fat trees").
+//! mapping") partitions top-down, pods first; a mapping built by recursive
+//! bisection and refined can sit in a local optimum of single block moves
+//! that one pair leaves: on GROMACS's 64-rank capture on
+//! `fattree:4:3:cores=4`, exchanging two hosts' contents across pods
+//! (+3.9 M hop-bytes alone) and two leaves' contents across two other
+//! pods (+3.9 M alone) lowers hop-bytes by 13,228 together, to below
+//! SharedMap-strong's (`docs/mapping-quality.md`, "Pairs of block moves on
+//! fat trees").
 
 use super::blocks::Blocks;
 
 /// Largest network (hosts) the pair search runs on.
-pub const MAX_PAIR_HOSTS: usize = 128;
+pub const MAX_PAIR_HOSTS: usize = 512;
+
+/// First moves tried per search, the least harmful first.
+pub const PAIR_BREADTH: usize = 256;
 
 /// A block move: level, and its two clusters of that level.
 pub(super) type Move = (usize, usize, usize);
@@ -70,31 +79,25 @@ impl Blocks {
         out
     }
 
-    /// Exchange, in the phase's own state, the units on hosts `x[i]` and
-    /// `y[i]` for every i (its own inverse). O(|x|).
-    pub(super) fn swap_units(&mut self, x: &[u32], y: &[u32]) {
-        for (&a, &b) in x.iter().zip(y) {
-            let (ua, ub) = (self.unit_on[a as usize], self.unit_on[b as usize]);
-            self.unit_on[a as usize] = ub;
-            self.unit_on[b as usize] = ua;
-            self.at[ua as usize] = b;
-            self.at[ub as usize] = a;
-        }
-    }
-
-    /// The pair of moves, x then y, whose total change of hop-bytes is the
-    /// lowest, when that lowers hop-bytes: (Δ, x, y). None on networks of
-    /// more than [`MAX_PAIR_HOSTS`] hosts. The state is left as found.
+    /// The pair of moves on disjoint hosts whose total change of hop-bytes
+    /// is the lowest, when that lowers hop-bytes: (Δ, x, y). None on
+    /// networks of more than [`MAX_PAIR_HOSTS`] hosts.
     pub(super) fn best_pair(&mut self) -> Option<(f64, Move, Move)> {
         let h = self.unit_on.len();
         if h > MAX_PAIR_HOSTS {
             return None;
         }
         let moves = self.all_moves();
-        // The moves through each host: by_host[off[a]..off[a + 1]].
+        // The moves through each host, with where that host's contents go
+        // in the move: by_host[off[a]..off[a + 1]].
         let mut off = vec![0usize; h + 1];
         for &(l, i, j) in &moves {
-            for &a in self.hier.cluster(l, i).iter().chain(self.hier.cluster(l, j)) {
+            for &a in self
+                .hier
+                .cluster(l, i)
+                .iter()
+                .chain(self.hier.cluster(l, j))
+            {
                 off[a as usize + 1] += 1;
             }
         }
@@ -102,65 +105,105 @@ impl Blocks {
             off[a + 1] += off[a];
         }
         let mut fill = off.clone();
-        let mut by_host = vec![0u32; off[h]];
+        let mut by_host = vec![(0u32, 0u32); off[h]];
         for (m, &(l, i, j)) in moves.iter().enumerate() {
-            for &a in self.hier.cluster(l, i).iter().chain(self.hier.cluster(l, j)) {
-                by_host[fill[a as usize]] = m as u32;
+            let (x, y) = (self.hier.cluster(l, i), self.hier.cluster(l, j));
+            for (&a, &b) in x.iter().zip(y) {
+                by_host[fill[a as usize]] = (m as u32, b);
                 fill[a as usize] += 1;
+                by_host[fill[b as usize]] = (m as u32, a);
+                fill[b as usize] += 1;
             }
         }
         let mut perm = std::mem::take(&mut self.perm);
         let mut inside = std::mem::take(&mut self.inside);
-        let mut move_seen = vec![0u32; moves.len()];
-        let mut host_seen = vec![0u32; h];
-        let mut touched: Vec<u32> = Vec::new();
+        // Each move's change alone.
+        let single: Vec<f64> = moves
+            .iter()
+            .map(|&(l, i, j)| {
+                self.delta(
+                    &mut perm,
+                    &mut inside,
+                    self.hier.cluster(l, i),
+                    self.hier.cluster(l, j),
+                )
+            })
+            .collect();
+        // The first moves: the PAIR_BREADTH that raise hop-bytes least
+        // (ties: the single search's order).
+        let mut first: Vec<usize> = (0..moves.len()).collect();
+        first.sort_by(|&a, &b| single[a].total_cmp(&single[b]).then(a.cmp(&b)));
+        first.truncate(PAIR_BREADTH);
+        let mut overlap = vec![0u32; moves.len()];
+        let mut seen = vec![0u32; moves.len()];
+        let mut acc = vec![0.0f64; moves.len()];
+        let mut cand: Vec<u32> = Vec::new();
         let (mut xs, mut ys) = (Vec::new(), Vec::new());
         let mut best: Option<(f64, Move, Move)> = None;
-        for (xm, &(l, i, j)) in moves.iter().enumerate() {
+        for &xm in &first {
+            let (l, i, j) = moves[xm];
             let mark = xm as u32 + 1;
             xs.clear();
             xs.extend_from_slice(self.hier.cluster(l, i));
             ys.clear();
             ys.extend_from_slice(self.hier.cluster(l, j));
-            let dx = self.delta(&mut perm, &mut inside, &xs, &ys);
-            self.swap_units(&xs, &ys);
-            // The hosts of x and of its units' partners.
-            touched.clear();
+            // The moves through x's hosts are left out.
+            overlap[xm] = mark;
             for &a in xs.iter().chain(&ys) {
-                if host_seen[a as usize] != mark {
-                    host_seen[a as usize] = mark;
-                    touched.push(a);
-                }
-                let u = self.unit_on[a as usize] as usize;
-                for k in self.uoff[u] as usize..self.uoff[u + 1] as usize {
-                    let b = self.at[self.unbr[k] as usize];
-                    if host_seen[b as usize] != mark {
-                        host_seen[b as usize] = mark;
-                        touched.push(b);
-                    }
+                for &(ym, _) in &by_host[off[a as usize]..off[a as usize + 1]] {
+                    overlap[ym as usize] = mark;
                 }
             }
-            move_seen[xm] = mark;
-            for &a in &touched {
-                for &ym in &by_host[off[a as usize]..off[a as usize + 1]] {
-                    if move_seen[ym as usize] == mark {
+            // Any other move y changes the distances x changes only on the
+            // edges between their units: there, the pair's change is
+            // d(x a, y b) − d(a, b), against the parts x and y alone count,
+            // d(x a, b) − d(a, b) and d(a, y b) − d(a, b).
+            for (&a, &b) in xs.iter().zip(&ys) {
+                perm[a as usize] = b;
+                perm[b as usize] = a;
+                inside[a as usize] = true;
+                inside[b as usize] = true;
+            }
+            cand.clear();
+            for &a in xs.iter().chain(&ys) {
+                let a = a as usize;
+                let u = self.unit_on[a] as usize;
+                let pa = perm[a] as usize;
+                for k in self.uoff[u] as usize..self.uoff[u + 1] as usize {
+                    let b = self.at[self.unbr[k] as usize] as usize;
+                    if inside[b] {
                         continue;
                     }
-                    move_seen[ym as usize] = mark;
-                    let (l2, i2, j2) = moves[ym as usize];
-                    let dy = self.delta(
-                        &mut perm,
-                        &mut inside,
-                        self.hier.cluster(l2, i2),
-                        self.hier.cluster(l2, j2),
-                    );
-                    let d = dx + dy;
-                    if d < -self.eps && best.is_none_or(|b| d < b.0) {
-                        best = Some((d, (l, i, j), (l2, i2, j2)));
+                    let w = self.uw[k];
+                    let (dpb, dab) = (self.dist[pa * h + b] as f64, self.dist[a * h + b] as f64);
+                    for &(ym, yb) in &by_host[off[b]..off[b + 1]] {
+                        let ym = ym as usize;
+                        if overlap[ym] == mark {
+                            continue;
+                        }
+                        if seen[ym] != mark {
+                            seen[ym] = mark;
+                            acc[ym] = 0.0;
+                            cand.push(ym as u32);
+                        }
+                        let yb = yb as usize;
+                        acc[ym] += w
+                            * (self.dist[pa * h + yb] as f64 - dpb - self.dist[a * h + yb] as f64
+                                + dab);
                     }
                 }
             }
-            self.swap_units(&xs, &ys);
+            for &a in xs.iter().chain(&ys) {
+                perm[a as usize] = a;
+                inside[a as usize] = false;
+            }
+            for &ym in &cand {
+                let ym = ym as usize;
+                let d = single[xm] + single[ym] + acc[ym];
+                if d < -self.eps && best.is_none_or(|b| d < b.0) {
+                    best = Some((d, (l, i, j), moves[ym]));
+                }
+            }
         }
         self.perm = perm;
         self.inside = inside;

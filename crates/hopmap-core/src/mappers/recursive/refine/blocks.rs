@@ -27,7 +27,9 @@
 //! every move of every level and applies the one that lowers hop-bytes
 //! most (ties: the first, finest level first), so the phase is
 //! deterministic; it stops when no move lowers hop-bytes, or after
-//! [`MAX_MOVES_PER_HOST`] × hosts moves. A step costs O(Σ_levels
+//! [`MAX_MOVES_PER_HOST`] × hosts moves. When no single move lowers
+//! hop-bytes, the best pair of moves on disjoint hosts is applied if it
+//! does ([`super::block_pairs`]). A step costs O(Σ_levels
 //! (clusters²) · cluster size · unit degree), at most O(hosts² · unit
 //! degree) per level, against a table of the hosts' distances built at the
 //! start (hosts² entries of 2 bytes, at most 512 KiB at [`MAX_HOSTS`]): on
@@ -199,7 +201,7 @@ pub struct Blocks {
     pub(super) at: Vec<u32>,
     pub(super) unit_on: Vec<u32>,
     /// The hosts' distances, `dist[a * hosts + b]` (hosts ≤ [`MAX_HOSTS`]).
-    dist: Vec<u16>,
+    pub(super) dist: Vec<u16>,
     /// Scratch: where each host's contents go in the move being
     /// evaluated (itself for hosts outside it), and whether it is in it.
     pub(super) perm: Vec<u32>,
@@ -319,6 +321,18 @@ impl Blocks {
             inside[a as usize] = false;
         }
         s
+    }
+
+    /// Exchange, in the phase's own state, the units on hosts `x[i]` and
+    /// `y[i]` for every i (its own inverse). O(|x|).
+    pub(super) fn swap_units(&mut self, x: &[u32], y: &[u32]) {
+        for (&a, &b) in x.iter().zip(y) {
+            let (ua, ub) = (self.unit_on[a as usize], self.unit_on[b as usize]);
+            self.unit_on[a as usize] = ub;
+            self.unit_on[b as usize] = ua;
+            self.at[ua as usize] = b;
+            self.at[ub as usize] = a;
+        }
     }
 
     /// Whether no unit on the hosts `c` has a partner.
