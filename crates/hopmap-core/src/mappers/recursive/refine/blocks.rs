@@ -29,7 +29,7 @@
 //! deterministic; it stops when no move lowers hop-bytes, or after
 //! [`MAX_MOVES_PER_HOST`] × hosts moves. When no single move lowers
 //! hop-bytes, the best pair of moves on disjoint hosts is applied if it
-//! does ([`super::block_pairs`]). A step costs O(Σ_levels
+//! does ([`super::block_pairs`]; in the polish only, [`Blocks::pairs`]). A step costs O(Σ_levels
 //! (clusters²) · cluster size · unit degree), at most O(hosts² · unit
 //! degree) per level, against a table of the hosts' distances built at the
 //! start (hosts² entries of 2 bytes, at most 512 KiB at [`MAX_HOSTS`]): on
@@ -208,6 +208,9 @@ pub struct Blocks {
     pub(super) inside: Vec<bool>,
     /// Moves below this are rounding noise.
     pub(super) eps: f64,
+    /// Whether pairs of moves are tried ([`super::block_pairs`]): in the
+    /// polish, not in a run stopped with its search.
+    pub pairs: bool,
     moves: usize,
     max_moves: usize,
     done: bool,
@@ -277,6 +280,7 @@ impl Blocks {
             eps: 1e-12 * total.max(1.0),
             moves: 0,
             max_moves: MAX_MOVES_PER_HOST * h,
+            pairs: true,
             done: false,
             why,
         }
@@ -382,7 +386,7 @@ impl Blocks {
         }
         let chosen: Vec<(usize, usize, usize)> = match self.best_move() {
             Some((_, l, i, j)) => vec![(l, i, j)],
-            None => match self.best_pair() {
+            None => match if self.pairs { self.best_pair() } else { None } {
                 Some((_, x, y)) => vec![x, y],
                 None => {
                     self.done = true;
@@ -410,14 +414,12 @@ impl Refine {
     /// hierarchy ([`Hierarchy::of`]).
     pub(super) fn start_blocks(&self, why: RefineStop) -> Option<Blocks> {
         let hier = Hierarchy::of(&self.topo, &self.dist)?;
-        Some(Blocks::new(
-            &self.dist,
-            &self.graph,
-            &self.vol,
-            &self.node_of,
-            hier,
-            why,
-        ))
+        let mut b = Blocks::new(&self.dist, &self.graph, &self.vol, &self.node_of, hier, why);
+        // Pairs of moves only where the mapping is polished: the runs'
+        // phases only rank the runs (the same results on the fat-tree
+        // captures, at a third of the time on `fattree:12:3`).
+        b.pairs = !self.search_only;
+        Some(b)
     }
 
     /// One step of the block phase: apply its move, if any (the processes
