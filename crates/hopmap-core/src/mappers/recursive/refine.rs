@@ -81,7 +81,7 @@
 //! switches' hosts or two pods under different parents, each time the
 //! exchange that lowers hop-bytes most, while one does, and when none
 //! does, the best pair of exchanges on disjoint hosts that lowers them
-//! together ([`block_pairs`]; only in the polish). A run stopped with
+//! together ([`block_pairs`]; on large networks only in the polish). A run stopped with
 //! its search makes it after its tabu phase; its polish after the descent.
 
 pub mod block_pairs;

@@ -49,6 +49,13 @@ use super::blocks::Blocks;
 /// Largest network (hosts) the pair search runs on.
 pub const MAX_PAIR_HOSTS: usize = 512;
 
+/// Largest network (hosts) on which every run's block phase makes pairs;
+/// on larger ones only the polish does (`fattree:8:3`, 128 hosts: the
+/// runs' pairs cost 0.1–0.3 s more there for the same results on the
+/// LAMMPS and OpenFOAM captures; `fattree:4:3`, 16 hosts: a few ms, and
+/// GPAW on `fattree:4:3:cores=8` gains only from them).
+pub const RUN_PAIR_HOSTS: usize = 64;
+
 /// First moves tried per search, the least harmful first.
 pub const PAIR_BREADTH: usize = 256;
 

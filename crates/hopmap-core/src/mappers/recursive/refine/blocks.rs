@@ -29,7 +29,8 @@
 //! deterministic; it stops when no move lowers hop-bytes, or after
 //! [`MAX_MOVES_PER_HOST`] × hosts moves. When no single move lowers
 //! hop-bytes, the best pair of moves on disjoint hosts is applied if it
-//! does ([`super::block_pairs`]; in the polish only, [`Blocks::pairs`]). A step costs O(Σ_levels
+//! does ([`super::block_pairs`]; on large networks in the polish only,
+//! [`Blocks::pairs`]). A step costs O(Σ_levels
 //! (clusters²) · cluster size · unit degree), at most O(hosts² · unit
 //! degree) per level, against a table of the hosts' distances built at the
 //! start (hosts² entries of 2 bytes, at most 512 KiB at [`MAX_HOSTS`]): on
@@ -209,7 +210,8 @@ pub struct Blocks {
     /// Moves below this are rounding noise.
     pub(super) eps: f64,
     /// Whether pairs of moves are tried ([`super::block_pairs`]): in the
-    /// polish, not in a run stopped with its search.
+    /// polish, and in a run stopped with its search on networks of at
+    /// most [`super::block_pairs::RUN_PAIR_HOSTS`] hosts.
     pub pairs: bool,
     moves: usize,
     max_moves: usize,
@@ -415,10 +417,10 @@ impl Refine {
     pub(super) fn start_blocks(&self, why: RefineStop) -> Option<Blocks> {
         let hier = Hierarchy::of(&self.topo, &self.dist)?;
         let mut b = Blocks::new(&self.dist, &self.graph, &self.vol, &self.node_of, hier, why);
-        // Pairs of moves only where the mapping is polished: the runs'
-        // phases only rank the runs (the same results on the fat-tree
-        // captures, at a third of the time on `fattree:12:3`).
-        b.pairs = !self.search_only;
+        // Pairs of moves in every run on small networks; on larger ones
+        // (where a pair search costs more) only where the mapping is
+        // polished, since the runs' phases only rank the runs.
+        b.pairs = !self.search_only || self.topo.num_nodes() <= super::block_pairs::RUN_PAIR_HOSTS;
         Some(b)
     }
 
