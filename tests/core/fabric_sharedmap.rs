@@ -10,12 +10,16 @@ fn recursive_refine_holds_sharedmaps_hop_bytes_and_max_load_on_a_fat_tree() {
     // tabu phase on the fat tree (1.007 and 1.002–1.009 × without it).
     // NWChem: at SharedMap's only with the block phase (exchanges of two
     // leaves' contents across pods; 1.023 × without it).
+    // GROMACS: below SharedMap's only with pairs of block moves (two hosts'
+    // contents across pods, then two leaves' across two other pods;
+    // 1.0001 × without them).
     for f in [
         "lammps-lj-64",
         "lammps-peptide-64",
         "esys-cube-64",
         "gerris-chan-64",
         "nwchem-h2o-64",
+        "gromacs-spce-64",
     ] {
         recursive_refine_holds(
             &format!("{f}.mtx"),

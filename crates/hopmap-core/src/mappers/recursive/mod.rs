@@ -21,8 +21,9 @@
 //!   ([`refine::descent`]); up to 256 processes on meshes and tori a
 //!   robust tabu search over swaps (Taillard 1991, [`refine::tabu`]);
 //!   on fat trees (host distances that nest) exchanges of the whole
-//!   contents of two hosts, leaf switches or pods ([`refine::blocks`]);
-//!   then a bottleneck
+//!   contents of two hosts, leaf switches or pods ([`refine::blocks`]),
+//!   one at a time or, where none alone helps, two
+//!   ([`refine::block_pairs`]); then a bottleneck
 //!   phase (beyond VieM too)
 //!   relieves the busiest channel under dimension-order routing, exchange by
 //!   exchange (or, where no single exchange helps, by a pair of them:

@@ -79,9 +79,12 @@
 //! trees), the block phase ([`blocks`]) comes next, before the bottleneck
 //! phase: it exchanges the whole contents of two hosts, two leaf
 //! switches' hosts or two pods under different parents, each time the
-//! exchange that lowers hop-bytes most, while one does. A run stopped with
+//! exchange that lowers hop-bytes most, while one does, and when none
+//! does, the best pair of exchanges on disjoint hosts that lowers them
+//! together ([`block_pairs`]; on large networks only in the polish). A run stopped with
 //! its search makes it after its tabu phase; its polish after the descent.
 
+pub mod block_pairs;
 pub mod blocks;
 pub mod bottleneck;
 pub mod chain;

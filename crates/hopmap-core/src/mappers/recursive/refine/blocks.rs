@@ -27,7 +27,10 @@
 //! every move of every level and applies the one that lowers hop-bytes
 //! most (ties: the first, finest level first), so the phase is
 //! deterministic; it stops when no move lowers hop-bytes, or after
-//! [`MAX_MOVES_PER_HOST`] × hosts moves. A step costs O(Σ_levels
+//! [`MAX_MOVES_PER_HOST`] × hosts moves. When no single move lowers
+//! hop-bytes, the best pair of moves on disjoint hosts is applied if it
+//! does ([`super::block_pairs`]; on large networks in the polish only,
+//! [`Blocks::pairs`]). A step costs O(Σ_levels
 //! (clusters²) · cluster size · unit degree), at most O(hosts² · unit
 //! degree) per level, against a table of the hosts' distances built at the
 //! start (hosts² entries of 2 bytes, at most 512 KiB at [`MAX_HOSTS`]): on
@@ -181,31 +184,35 @@ impl Hierarchy {
     }
 
     /// The hosts of cluster `k` of level `l`, in the hierarchy's order.
-    fn cluster(&self, l: usize, k: usize) -> &[u32] {
+    pub(super) fn cluster(&self, l: usize, k: usize) -> &[u32] {
         &self.order[self.start[l][k] as usize..self.start[l][k + 1] as usize]
     }
 }
 
 /// The state of the block phase.
 pub struct Blocks {
-    hier: Hierarchy,
+    pub(super) hier: Hierarchy,
     /// The units (the hosts' contents at the start, numbered by that host)
     /// and their summed pair volumes: unit u's partners are
     /// `unbr[uoff[u]..uoff[u + 1]]`, volumes `uw[…]`.
-    uoff: Vec<u32>,
-    unbr: Vec<u32>,
-    uw: Vec<f64>,
+    pub(super) uoff: Vec<u32>,
+    pub(super) unbr: Vec<u32>,
+    pub(super) uw: Vec<f64>,
     /// The host each unit is on now, and the unit on each host.
-    at: Vec<u32>,
-    unit_on: Vec<u32>,
+    pub(super) at: Vec<u32>,
+    pub(super) unit_on: Vec<u32>,
     /// The hosts' distances, `dist[a * hosts + b]` (hosts ≤ [`MAX_HOSTS`]).
-    dist: Vec<u16>,
+    pub(super) dist: Vec<u16>,
     /// Scratch: where each host's contents go in the move being
     /// evaluated (itself for hosts outside it), and whether it is in it.
-    perm: Vec<u32>,
-    inside: Vec<bool>,
+    pub(super) perm: Vec<u32>,
+    pub(super) inside: Vec<bool>,
     /// Moves below this are rounding noise.
-    eps: f64,
+    pub(super) eps: f64,
+    /// Whether pairs of moves are tried ([`super::block_pairs`]): in the
+    /// polish, and in a run stopped with its search on networks of at
+    /// most [`super::block_pairs::RUN_PAIR_HOSTS`] hosts.
+    pub pairs: bool,
     moves: usize,
     max_moves: usize,
     done: bool,
@@ -275,6 +282,7 @@ impl Blocks {
             eps: 1e-12 * total.max(1.0),
             moves: 0,
             max_moves: MAX_MOVES_PER_HOST * h,
+            pairs: true,
             done: false,
             why,
         }
@@ -292,7 +300,7 @@ impl Blocks {
     /// The change of hop-bytes of exchanging the contents of hosts `x[i]`
     /// and `y[i]` for every i (`perm`, `inside`: the scratch rows, left as
     /// they were found). O(Σ degree of the units on them).
-    fn delta(&self, perm: &mut [u32], inside: &mut [bool], x: &[u32], y: &[u32]) -> f64 {
+    pub(super) fn delta(&self, perm: &mut [u32], inside: &mut [bool], x: &[u32], y: &[u32]) -> f64 {
         let h = self.unit_on.len();
         for (&a, &b) in x.iter().zip(y) {
             perm[a as usize] = b;
@@ -321,8 +329,20 @@ impl Blocks {
         s
     }
 
+    /// Exchange, in the phase's own state, the units on hosts `x[i]` and
+    /// `y[i]` for every i (its own inverse). O(|x|).
+    pub(super) fn swap_units(&mut self, x: &[u32], y: &[u32]) {
+        for (&a, &b) in x.iter().zip(y) {
+            let (ua, ub) = (self.unit_on[a as usize], self.unit_on[b as usize]);
+            self.unit_on[a as usize] = ub;
+            self.unit_on[b as usize] = ua;
+            self.at[ua as usize] = b;
+            self.at[ub as usize] = a;
+        }
+    }
+
     /// Whether no unit on the hosts `c` has a partner.
-    fn silent(&self, c: &[u32]) -> bool {
+    pub(super) fn silent(&self, c: &[u32]) -> bool {
         c.iter().all(|&a| {
             let u = self.unit_on[a as usize] as usize;
             self.uoff[u] == self.uoff[u + 1]
@@ -359,31 +379,31 @@ impl Blocks {
     }
 
     /// One step: find the best move and, if it lowers hop-bytes, return
-    /// the host pairs whose contents are to be exchanged (and record the
-    /// move); otherwise the phase is done.
+    /// the host pairs whose contents are to be exchanged, in order (and
+    /// record the move); when none does, the best pair of moves
+    /// ([`super::block_pairs`]) the same way; otherwise the phase is done.
     pub fn step(&mut self) -> Option<Vec<(u32, u32)>> {
         if self.done {
             return None;
         }
-        let Some((_, l, i, j)) = self.best_move() else {
-            self.done = true;
-            return None;
+        let chosen: Vec<(usize, usize, usize)> = match self.best_move() {
+            Some((_, l, i, j)) => vec![(l, i, j)],
+            None => match if self.pairs { self.best_pair() } else { None } {
+                Some((_, x, y)) => vec![x, y],
+                None => {
+                    self.done = true;
+                    return None;
+                }
+            },
         };
-        let pairs: Vec<(u32, u32)> = self
-            .hier
-            .cluster(l, i)
-            .iter()
-            .zip(self.hier.cluster(l, j))
-            .map(|(&a, &b)| (a, b))
-            .collect();
-        for &(a, b) in &pairs {
-            let (ua, ub) = (self.unit_on[a as usize], self.unit_on[b as usize]);
-            self.unit_on[a as usize] = ub;
-            self.unit_on[b as usize] = ua;
-            self.at[ua as usize] = b;
-            self.at[ub as usize] = a;
+        let mut pairs: Vec<(u32, u32)> = Vec::new();
+        for &(l, i, j) in &chosen {
+            let x = self.hier.cluster(l, i).to_vec();
+            let y = self.hier.cluster(l, j).to_vec();
+            self.swap_units(&x, &y);
+            pairs.extend(x.into_iter().zip(y));
         }
-        self.moves += 1;
+        self.moves += chosen.len();
         if self.moves >= self.max_moves {
             self.done = true;
         }
@@ -396,14 +416,12 @@ impl Refine {
     /// hierarchy ([`Hierarchy::of`]).
     pub(super) fn start_blocks(&self, why: RefineStop) -> Option<Blocks> {
         let hier = Hierarchy::of(&self.topo, &self.dist)?;
-        Some(Blocks::new(
-            &self.dist,
-            &self.graph,
-            &self.vol,
-            &self.node_of,
-            hier,
-            why,
-        ))
+        let mut b = Blocks::new(&self.dist, &self.graph, &self.vol, &self.node_of, hier, why);
+        // Pairs of moves in every run on small networks; on larger ones
+        // (where a pair search costs more) only where the mapping is
+        // polished, since the runs' phases only rank the runs.
+        b.pairs = !self.search_only || self.topo.num_nodes() <= super::block_pairs::RUN_PAIR_HOSTS;
+        Some(b)
     }
 
     /// One step of the block phase: apply its move, if any (the processes
