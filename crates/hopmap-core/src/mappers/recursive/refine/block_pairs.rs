@@ -45,6 +45,7 @@
 //! fat trees").
 
 use super::blocks::Blocks;
+use crate::stamps::Stamps;
 
 /// Largest network (hosts) the pair search runs on.
 pub const MAX_PAIR_HOSTS: usize = 512;
@@ -141,24 +142,25 @@ impl Blocks {
         let mut first: Vec<usize> = (0..moves.len()).collect();
         first.sort_by(|&a, &b| single[a].total_cmp(&single[b]).then(a.cmp(&b)));
         first.truncate(PAIR_BREADTH);
-        let mut overlap = vec![0u32; moves.len()];
-        let mut seen = vec![0u32; moves.len()];
+        let mut overlap = Stamps::new(moves.len());
+        let mut seen = Stamps::new(moves.len());
         let mut acc = vec![0.0f64; moves.len()];
         let mut cand: Vec<u32> = Vec::new();
         let (mut xs, mut ys) = (Vec::new(), Vec::new());
         let mut best: Option<(f64, Move, Move)> = None;
         for &xm in &first {
             let (l, i, j) = moves[xm];
-            let mark = xm as u32 + 1;
+            overlap.clear();
+            seen.clear();
             xs.clear();
             xs.extend_from_slice(self.hier.cluster(l, i));
             ys.clear();
             ys.extend_from_slice(self.hier.cluster(l, j));
             // The moves through x's hosts are left out.
-            overlap[xm] = mark;
+            overlap.insert(xm);
             for &a in xs.iter().chain(&ys) {
                 for &(ym, _) in &by_host[off[a as usize]..off[a as usize + 1]] {
-                    overlap[ym as usize] = mark;
+                    overlap.insert(ym as usize);
                 }
             }
             // Any other move y changes the distances x changes only on the
@@ -185,11 +187,10 @@ impl Blocks {
                     let (dpb, dab) = (self.dist[pa * h + b] as f64, self.dist[a * h + b] as f64);
                     for &(ym, yb) in &by_host[off[b]..off[b + 1]] {
                         let ym = ym as usize;
-                        if overlap[ym] == mark {
+                        if overlap.contains(ym) {
                             continue;
                         }
-                        if seen[ym] != mark {
-                            seen[ym] = mark;
+                        if seen.insert(ym) {
                             acc[ym] = 0.0;
                             cand.push(ym as u32);
                         }
