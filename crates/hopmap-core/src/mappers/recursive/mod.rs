@@ -16,7 +16,8 @@
 //! * refinement — swap/move local search on the true objective (hop-bytes,
 //!   or channel loads under dimension-order routing) over the nodes of each
 //!   process's partners (VieM's N_C^d, Schulz & Träff), [`refine`], started
-//!   from the recursive mapping; up to 1,024 processes a seeded
+//!   from the recursive mapping; up to 1,024 processes (and up to 4,096
+//!   on sparse inputs, [`sparse_large`]) a seeded
 //!   first-improvement descent over the same neighbourhood
 //!   ([`refine::descent`]); up to 256 processes on meshes and tori a
 //!   robust tabu search over swaps (Taillard 1991, [`refine::tabu`]);
@@ -83,6 +84,7 @@ pub mod drb;
 pub mod groups_first;
 pub mod orient;
 pub mod refine;
+pub mod sparse_large;
 
 use super::{MapperInfo, MapperInput, MapperRun, ParamKind, ParamSpec, StepEvent};
 use crate::error::{Error, Result};
@@ -136,7 +138,8 @@ pub fn info_refine() -> MapperInfo {
               keep the best exchange that lowers the objective. `objective=hopbytes` (default), \
               `sqload` (sum of squared channel loads under dimension-order routing) or \
               `maxload` (the busiest channel) for users who care about congestion. Stops at a \
-              local optimum or when a sweep gains less than `tol`. Up to 1,024 processes a \
+              local optimum or when a sweep gains less than `tol`. Up to 1,024 processes (up \
+              to 4,096 when they have at most 8 partners each on average) a \
               seeded first-improvement descent then samples the same neighbourhood at random \
               (64 tries per process at most) and keeps every exchange that lowers hop-bytes. \
               Up to 256 processes on meshes and tori of up to 512 slots (and on switch \
@@ -374,7 +377,8 @@ const REFINE_PARAMS: &[ParamSpec] = &[
         default: "0",
         help: "independent construction + refinement runs with different seeds, the best kept \
                (0 = automatic: 4096 / processes, at most 16384 / communicating pairs but, \
-               below 1,024 processes, at least 2048 / processes, between 1 and 4, and up to 256 processes on \
+               below 1,024 processes, at least 2048 / processes, from 1,025 to 4,096 processes with at \
+               most 8 partners each on average at least 2, between 1 and 4, and up to 256 processes on \
                meshes and tori one or two more that cut tied box dimensions in other orders)",
     },
     PACK,
@@ -1182,12 +1186,21 @@ impl Drop for Background {
 /// one run. On the METIS-made
 /// meshes of 1,024 parts the 3D ones (mean degree about 13) get 2 runs and
 /// the 2D ones (about 6) 4; from 2,048 processes the 3D ones get 1
-/// (`docs/mapping-quality.md`, "Runs by the work"). O(1).
+/// (`docs/mapping-quality.md`, "Runs by the work"). Sparse inputs above
+/// 1,024 processes ([`sparse_large::sparse_large`]) get at least 2, so
+/// that the best run is polished. O(1).
 pub fn auto_runs(n: usize, pairs: usize) -> usize {
+    let sparse = sparse_large::sparse_large(n, pairs);
     let n = n.max(1);
     let by_size = 4096 / n;
     let by_work = RUN_PAIRS / pairs.max(1);
-    let floor = if n < DENSE_FROM { 2048 / n } else { 1 };
+    let floor = if n < DENSE_FROM {
+        2048 / n
+    } else if sparse {
+        2
+    } else {
+        1
+    };
     by_size.min(by_work).max(floor).clamp(1, 4)
 }
 
@@ -1492,7 +1505,14 @@ mod tests {
             "4096 / 2048 = 2, 16384 / 5890 = 2"
         );
         assert_eq!(auto_runs(2048, 13_743), 1, "16384 / 13743 = 1");
-        assert_eq!(auto_runs(4096, 10), 1);
+        assert_eq!(auto_runs(4096, 10), 2, "sparse above 1,024: at least 2");
+        assert_eq!(
+            auto_runs(3072, 8_900),
+            2,
+            "sparse: 4096 / 3072 = 1, floor 2"
+        );
+        assert_eq!(auto_runs(3072, 20_500), 1, "3D mesh: not sparse");
+        assert_eq!(auto_runs(4097, 10), 1, "above 4,096: not sparse");
         assert_eq!(auto_runs(0, 0), 4);
     }
 

@@ -1401,7 +1401,7 @@ impl Refine {
         }
         if !self.descended
             && self.params.objective == Objective::HopBytes
-            && (2..=descent::MAX_PROCESSES).contains(&self.graph.n())
+            && descent::applies(self.graph.n(), self.graph.num_edges())
         {
             self.descended = true;
             self.descent = Some((
