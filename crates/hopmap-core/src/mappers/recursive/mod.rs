@@ -16,8 +16,9 @@
 //! * refinement — swap/move local search on the true objective (hop-bytes,
 //!   or channel loads under dimension-order routing) over the nodes of each
 //!   process's partners (VieM's N_C^d, Schulz & Träff), [`refine`], started
-//!   from the recursive mapping; up to 1,024 processes (and up to 4,096
-//!   on sparse inputs, [`sparse_large`]) a seeded
+//!   from the recursive mapping; up to 1,024 processes (and, polishing
+//!   the best of several runs, up to 4,096 on sparse inputs,
+//!   [`sparse_large`]) a seeded
 //!   first-improvement descent over the same neighbourhood
 //!   ([`refine::descent`]); up to 256 processes on meshes and tori a
 //!   robust tabu search over swaps (Taillard 1991, [`refine::tabu`]);
@@ -35,8 +36,9 @@
 //! routes of a chunk of processes (set-up) or the exchanges tried around the
 //! busiest channels, up to 2 × `batch` of them; one tabu step = about 2^20
 //! pair updates of its delta matrix. `start()` only allocates.
-//! With several runs (`runs`, automatic below 4,096 processes, from the
-//! size and the pairs: [`auto_runs`]), the first half are stepped (and
+//! With several runs (`runs`, automatic below 4,096 processes, and up to
+//! 4,096 on sparse inputs, from the size and the pairs: [`auto_runs`],
+//! [`sparse_large`]), the first half are stepped (and
 //! animated) and the rest run meanwhile on a background thread, seeded
 //! the same way; the best is kept with the same tie-break as running them
 //! in turn, so the result does not depend on the
@@ -139,7 +141,7 @@ pub fn info_refine() -> MapperInfo {
               `sqload` (sum of squared channel loads under dimension-order routing) or \
               `maxload` (the busiest channel) for users who care about congestion. Stops at a \
               local optimum or when a sweep gains less than `tol`. Up to 1,024 processes (up \
-              to 4,096 when they have at most 8 partners each on average) a \
+              to 4,096, after several runs, when they have at most 8 partners each on average) a \
               seeded first-improvement descent then samples the same neighbourhood at random \
               (64 tries per process at most) and keeps every exchange that lowers hop-bytes. \
               Up to 256 processes on meshes and tori of up to 512 slots (and on switch \

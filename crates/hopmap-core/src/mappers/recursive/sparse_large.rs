@@ -9,7 +9,8 @@
 //! ([`super::auto_runs`]), so that the best one is polished
 //! ([`super::refine::Refine::polish`]), and the polish's descent phase
 //! ([`super::refine::descent`], otherwise only up to 1,024 processes) runs
-//! on it.
+//! on it. Other refinements of such inputs (`grid`'s, a single run's when
+//! `runs=1` is asked) keep skipping the descent.
 //!
 //! Why: one run's construction and search on such an input cost
 //! O(m log N + m · candidates) with m ≈ 3 n pairs, a third of what the same
