@@ -87,6 +87,7 @@ pub mod groups_first;
 pub mod orient;
 pub mod refine;
 pub mod sparse_large;
+pub mod unwrap;
 
 use super::{MapperInfo, MapperInput, MapperRun, ParamKind, ParamSpec, StepEvent};
 use crate::error::{Error, Result};
@@ -628,6 +629,7 @@ impl Recursive {
                 .get::<String>(CONSTRUCT_PARAMS, "orient")?
                 .trim()
                 .eq_ignore_ascii_case("no"),
+            unwrap: n >= UNWRAP_FROM,
             ties,
         };
         let drb = construct.drb(input, &vol, 0);
@@ -994,6 +996,9 @@ struct Construct {
     vcycles: usize,
     /// Reflect the tree's boxes at the end ([`orient`]).
     orient: bool,
+    /// Break the pull's ties through a ring's wrap ([`unwrap`]): from
+    /// [`UNWRAP_FROM`] processes.
+    unwrap: bool,
     /// The tie-break of box dimensions of each run ([`TieRuns`]).
     ties: TieRuns,
 }
@@ -1072,6 +1077,7 @@ impl Construct {
         .with_packing(self.pack)
         .with_top_vcycles(self.vcycles)
         .with_orientation(self.orient)
+        .with_unwrap(self.unwrap)
         .with_dim_ties(self.ties.of(run))
         .with_fill(self.ties.fills(run))
     }
@@ -1205,6 +1211,11 @@ pub fn auto_runs(n: usize, pairs: usize) -> usize {
     };
     by_size.min(by_work).max(floor).clamp(1, 4)
 }
+
+/// From this many processes on, the construction breaks the external
+/// pull's ties through a ring's wrap ([`unwrap`]); smaller inputs keep
+/// their mappings. O(1).
+pub const UNWRAP_FROM: usize = 1025;
 
 /// From this many processes on, dense inputs get less multilevel work
 /// ([`auto_runs`]' floor of 2 runs stops here, [`dense_large`]).
