@@ -10,7 +10,9 @@
 //!   the processes that reached them. The bisections of the top two levels
 //!   keep the best of `vcycles` independent multilevel runs, and on meshes
 //!   and tori the finished tree's boxes are mirrored where that lowers
-//!   hop-bytes ([`orient`]). Moh et al.'s BM (§4.2) is the same scheme with
+//!   hop-bytes ([`orient`]); from 1,025 processes of 8 to 16 partners each
+//!   the external pull's ties through a ring's wrap are broken by the
+//!   unwrapped distance ([`unwrap`]). Moh et al.'s BM (§4.2) is the same scheme with
 //!   Kernighan–Lin on both graphs (without those two additions); it reuses
 //!   [`crate::partition::bisect()`].
 //! * refinement — swap/move local search on the true objective (hop-bytes,
@@ -629,7 +631,7 @@ impl Recursive {
                 .get::<String>(CONSTRUCT_PARAMS, "orient")?
                 .trim()
                 .eq_ignore_ascii_case("no"),
-            unwrap: n >= UNWRAP_FROM,
+            unwrap: unwrap::applies(n, mean_degree),
             ties,
         };
         let drb = construct.drb(input, &vol, 0);
@@ -996,8 +998,8 @@ struct Construct {
     vcycles: usize,
     /// Reflect the tree's boxes at the end ([`orient`]).
     orient: bool,
-    /// Break the pull's ties through a ring's wrap ([`unwrap`]): from
-    /// [`UNWRAP_FROM`] processes.
+    /// Break the pull's ties through a ring's wrap ([`unwrap`]; where
+    /// [`unwrap::applies`]).
     unwrap: bool,
     /// The tie-break of box dimensions of each run ([`TieRuns`]).
     ties: TieRuns,
@@ -1211,11 +1213,6 @@ pub fn auto_runs(n: usize, pairs: usize) -> usize {
     };
     by_size.min(by_work).max(floor).clamp(1, 4)
 }
-
-/// From this many processes on, the construction breaks the external
-/// pull's ties through a ring's wrap ([`unwrap`]); smaller inputs keep
-/// their mappings. O(1).
-pub const UNWRAP_FROM: usize = 1025;
 
 /// From this many processes on, dense inputs get less multilevel work
 /// ([`auto_runs`]' floor of 2 runs stops here, [`dense_large`]).

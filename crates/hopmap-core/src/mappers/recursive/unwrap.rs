@@ -23,9 +23,26 @@
 //! used as a path, the way a mesh that is not periodic wants it; the next
 //! box to be cut then follows by the ordinary pull. Distances that differ,
 //! and ties that the wraps do not cause (equal unwrapped distances too),
-//! are left as they are. O(D) per partner domain and cut.
+//! are left as they are. O(D) per partner domain and cut. `recursive` and
+//! `recursive+refine` use it where [`applies`] says.
 
 use super::domain::Centre;
+
+/// Whether the construction of an input of `n` processes whose processes
+/// have `mean_degree` partners on average (adjacency entries over n)
+/// breaks these ties: from 1,025 processes, when the mean degree is above
+/// 8 and at most 16 (the METIS-made 3D meshes, about 13). Measured on
+/// the METIS-made meshes of 1,536 to 4,096 parts, seeds 0–7: on the 3D
+/// ones hop-bytes fell by 0.5–10 % on average per size (the worst seed of
+/// 2,048 parts 0.938 → 0.909 × gmap's); on the 2D ones (about 6) they did
+/// not (the worst of 3,072 parts 0.912 → 0.926 × gmap's with the other
+/// change for them, [`super::sparse_large`]); inputs of at most 1,024
+/// processes and denser inputs were not measured with it and keep their
+/// mappings (`docs/mapping-quality.md`, "Sparse inputs from 1,536
+/// processes"). O(1).
+pub fn applies(n: usize, mean_degree: f64) -> bool {
+    n >= 1025 && mean_degree > 8.0 && mean_degree <= 16.0
+}
 
 /// The two distances `e` of a partner domain centred at `cv` to the halves
 /// centred at `c0` and `c1`, with an exact tie broken by the unwrapped
@@ -69,6 +86,17 @@ mod tests {
         // and 12–15 of 8–15: 6 and 6 (through 0), 6 and 10 unwrapped.
         let (cv, c0, c1) = (at(&[3.5]), at(&[9.5]), at(&[13.5]));
         assert_eq!(tie_break(&cv, &c0, &c1, [6.0, 6.0]), [6.0, 10.0]);
+    }
+
+    #[test]
+    fn it_applies_from_1025_processes_of_8_to_16_partners() {
+        // The METIS-made 3D mesh of 2,048 parts (13,743 pairs: 13.4).
+        assert!(applies(2048, 2.0 * 13_743.0 / 2048.0));
+        assert!(applies(1025, 16.0) && applies(100_000, 8.5));
+        // Not: 1,024 processes, the 2D meshes (about 6), dense inputs.
+        assert!(!applies(1024, 13.0));
+        assert!(!applies(2048, 5.75));
+        assert!(!applies(2048, 8.0) && !applies(2048, 16.5));
     }
 
     #[test]
