@@ -19,8 +19,8 @@
 //! 0.16–0.45 × gmap's CPU); and the one run at depth 1 stopped 0.92 ×
 //! gmap's hop-bytes short on several seeds (1,536 parts seed 1, 3,072
 //! parts seeds 3 and 7), which a second start and the descent's random
-//! first-improvement moves close (`docs/mapping-quality.md`, "Sparse
-//! inputs from 1,536 processes"). On the 3D meshes the same change costs
+//! first-improvement moves close (`docs/mapping-quality.md`, "METIS-made
+//! meshes of 1,536 to 4,096 parts over 8 seeds"). On the 3D meshes the same change costs
 //! more than the speed target leaves (2 runs and the descent at 2,048
 //! parts: about 1.4 × the CPU of one run at depth 1), so they keep their
 //! one run. O(1).

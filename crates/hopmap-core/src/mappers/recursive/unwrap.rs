@@ -8,12 +8,14 @@
 //! a ring, cut again across that ring, has two halves at exactly the same
 //! distance from the other half of the ring: one reaches it directly, the
 //! other through the wrap (on a ring of 16, the halves 0–3 and 4–7 of 0–7
-//! are both 6 from the centre 11.5 of 8–15). The pull then says nothing,
-//! and the graph's cut there is free to cross the face that the processes
-//! share with the other half, which mixes the graph's axes in the torus's
-//! dimensions below it (on the METIS-made 3D meshes of 2,048 parts on an
-//! 8 × 16 × 16 torus, a bent second-level cut costs up to 9 % of
-//! hop-bytes; `docs/mapping-quality.md`, "Why 3D 2,048 seed 2 loses").
+//! are both 6 from the centre 11.5 of 8–15). The pull then says nothing
+//! about the processes that face the other half, and the graph's cut is
+//! free to split them between the two quarters (measured on the
+//! METIS-made 3D meshes of 2,048 parts on an 8 × 16 × 16 torus, seeds
+//! 0–7: with the tie broken, `recursive+refine`'s hop-bytes fell from
+//! 0.864 to 0.835 × gmap's on average, the worst seed from 0.938 to 0.909;
+//! `docs/mapping-quality.md`, "METIS-made meshes of 1,536 to 4,096 parts
+//! over 8 seeds").
 //!
 //! [`tie_break`]: when a partner domain's two distances are equal, each is
 //! raised by how much farther its half is from the partner's centre without
@@ -38,8 +40,8 @@ use super::domain::Centre;
 /// not (the worst of 3,072 parts 0.912 → 0.926 × gmap's with the other
 /// change for them, [`super::sparse_large`]); inputs of at most 1,024
 /// processes and denser inputs were not measured with it and keep their
-/// mappings (`docs/mapping-quality.md`, "Sparse inputs from 1,536
-/// processes"). O(1).
+/// mappings (`docs/mapping-quality.md`, "METIS-made meshes of 1,536 to
+/// 4,096 parts over 8 seeds"). O(1).
 pub fn applies(n: usize, mean_degree: f64) -> bool {
     n >= 1025 && mean_degree > 8.0 && mean_degree <= 16.0
 }
