@@ -114,7 +114,9 @@ pub fn info() -> MapperInfo {
         doc: "Cut the machine in two halves and the communication graph in two parts that fit \
               them, with as little traffic between the parts as possible (multilevel: coarsen \
               by heavy-edge matching, grow an initial cut, refine with Fiduccia–Mattheyses); \
-              a process whose partners already sit on one side is pulled to that side. Repeat \
+              a process whose partners already sit on one side is pulled to that side (from \
+              1,025 processes of 8 to 16 partners each, when both sides are equally far only \
+              because of a ring's wraparound, to the side nearer without it). Repeat \
               on each half until a half is one node, whose cores take the processes that reached \
               it. The top two levels' cuts are the best of several multilevel runs \
               (`vcycles`); on meshes and tori each box of the finished tree is then mirrored \
