@@ -183,6 +183,8 @@ pub struct Drb {
     pull: bool,
     /// Reflect the tree's boxes at the end ([`super::orient`]).
     orient: bool,
+    /// Break the pull's ties through a ring's wrap ([`super::unwrap`]).
+    unwrap: bool,
     /// Multilevel runs per bisection in the top [`VCYCLE_LEVELS`] levels.
     vcycles: usize,
     /// Which of a box's tied dimensions it is cut across.
@@ -241,6 +243,7 @@ impl Drb {
             fill: false,
             pull: true,
             orient: false,
+            unwrap: false,
             vcycles: 1,
             ties: DimTies::LOW,
             bisections: 0,
@@ -285,6 +288,14 @@ impl Drb {
     /// ([`super::orient`]; meshes and tori only; off by default).
     pub fn with_orientation(mut self, on: bool) -> Self {
         self.orient = on;
+        self
+    }
+
+    /// Break the external pull's exact ties that a ring's wrap causes by
+    /// the unwrapped distance ([`super::unwrap`]; meshes and tori only;
+    /// off by default).
+    pub fn with_unwrap(mut self, on: bool) -> Self {
+        self.unwrap = on;
         self
     }
 
@@ -472,10 +483,15 @@ impl Drb {
                 let dv = self.dom_of[v as usize] as usize;
                 if self.dist_known.insert(dv) {
                     let cv = &self.domains[dv].1;
-                    self.dist_of[dv] = [
+                    let e = [
                         centre_distance(&self.topo, cv, &c0),
                         centre_distance(&self.topo, cv, &c1),
                     ];
+                    self.dist_of[dv] = if self.unwrap {
+                        super::unwrap::tie_break(cv, &c0, &c1, e)
+                    } else {
+                        e
+                    };
                 }
                 let [e0, e1] = self.dist_of[dv];
                 bias[i][0] += c * e0 / d01;

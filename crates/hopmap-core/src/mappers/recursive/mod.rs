@@ -10,13 +10,17 @@
 //!   the processes that reached them. The bisections of the top two levels
 //!   keep the best of `vcycles` independent multilevel runs, and on meshes
 //!   and tori the finished tree's boxes are mirrored where that lowers
-//!   hop-bytes ([`orient`]). Moh et al.'s BM (§4.2) is the same scheme with
+//!   hop-bytes ([`orient`]); from 1,025 processes of 8 to 16 partners each
+//!   the external pull's ties through a ring's wrap are broken by the
+//!   unwrapped distance ([`unwrap`]). Moh et al.'s BM (§4.2) is the same scheme with
 //!   Kernighan–Lin on both graphs (without those two additions); it reuses
 //!   [`crate::partition::bisect()`].
 //! * refinement — swap/move local search on the true objective (hop-bytes,
 //!   or channel loads under dimension-order routing) over the nodes of each
 //!   process's partners (VieM's N_C^d, Schulz & Träff), [`refine`], started
-//!   from the recursive mapping; up to 1,024 processes a seeded
+//!   from the recursive mapping; up to 1,024 processes (and, polishing
+//!   the best of several runs, up to 4,096 on sparse inputs,
+//!   [`sparse_large`]) a seeded
 //!   first-improvement descent over the same neighbourhood
 //!   ([`refine::descent`]); up to 256 processes on meshes and tori a
 //!   robust tabu search over swaps (Taillard 1991, [`refine::tabu`]);
@@ -35,8 +39,9 @@
 //! routes of a chunk of processes (set-up) or the exchanges tried around the
 //! busiest channels, up to 2 × `batch` of them; one tabu step = about 2^20
 //! pair updates of its delta matrix. `start()` only allocates.
-//! With several runs (`runs`, automatic below 4,096 processes, from the
-//! size and the pairs: [`auto_runs`]), the first half are stepped (and
+//! With several runs (`runs`, automatic below 4,096 processes, and up to
+//! 4,096 on sparse inputs, from the size and the pairs: [`auto_runs`],
+//! [`sparse_large`]), the first half are stepped (and
 //! animated) and the rest run meanwhile on a background thread, seeded
 //! the same way; the best is kept with the same tie-break as running them
 //! in turn, so the result does not depend on the
@@ -84,6 +89,8 @@ pub mod drb;
 pub mod groups_first;
 pub mod orient;
 pub mod refine;
+pub mod sparse_large;
+pub mod unwrap;
 
 use super::{MapperInfo, MapperInput, MapperRun, ParamKind, ParamSpec, StepEvent};
 use crate::error::{Error, Result};
@@ -108,7 +115,9 @@ pub fn info() -> MapperInfo {
         doc: "Cut the machine in two halves and the communication graph in two parts that fit \
               them, with as little traffic between the parts as possible (multilevel: coarsen \
               by heavy-edge matching, grow an initial cut, refine with Fiduccia–Mattheyses); \
-              a process whose partners already sit on one side is pulled to that side. Repeat \
+              a process whose partners already sit on one side is pulled to that side (from \
+              1,025 processes of 8 to 16 partners each, when both sides are equally far only \
+              because of a ring's wraparound, to the side nearer without it). Repeat \
               on each half until a half is one node, whose cores take the processes that reached \
               it. The top two levels' cuts are the best of several multilevel runs \
               (`vcycles`); on meshes and tori each box of the finished tree is then mirrored \
@@ -137,7 +146,8 @@ pub fn info_refine() -> MapperInfo {
               keep the best exchange that lowers the objective. `objective=hopbytes` (default), \
               `sqload` (sum of squared channel loads under dimension-order routing) or \
               `maxload` (the busiest channel) for users who care about congestion. Stops at a \
-              local optimum or when a sweep gains less than `tol`. Up to 1,024 processes a \
+              local optimum or when a sweep gains less than `tol`. Up to 1,024 processes (up \
+              to 4,096, after several runs, when they have at most 8 partners each on average) a \
               seeded first-improvement descent then samples the same neighbourhood at random \
               (64 tries per process at most) and keeps every exchange that lowers hop-bytes. \
               Up to 256 processes on meshes and tori of up to 512 slots (and on switch \
@@ -375,7 +385,8 @@ const REFINE_PARAMS: &[ParamSpec] = &[
         default: "0",
         help: "independent construction + refinement runs with different seeds, the best kept \
                (0 = automatic: 4096 / processes, at most 16384 / communicating pairs but, \
-               below 1,024 processes, at least 2048 / processes, between 1 and 4, and up to 256 processes on \
+               below 1,024 processes, at least 2048 / processes, from 1,025 to 4,096 processes with at \
+               most 8 partners each on average at least 2, between 1 and 4, and up to 256 processes on \
                meshes and tori one or two more that cut tied box dimensions in other orders)",
     },
     PACK,
@@ -623,6 +634,7 @@ impl Recursive {
                 .get::<String>(CONSTRUCT_PARAMS, "orient")?
                 .trim()
                 .eq_ignore_ascii_case("no"),
+            unwrap: unwrap::applies(n, mean_degree),
             ties,
         };
         let drb = construct.drb(input, &vol, 0);
@@ -989,6 +1001,9 @@ struct Construct {
     vcycles: usize,
     /// Reflect the tree's boxes at the end ([`orient`]).
     orient: bool,
+    /// Break the pull's ties through a ring's wrap ([`unwrap`]; where
+    /// [`unwrap::applies`]).
+    unwrap: bool,
     /// The tie-break of box dimensions of each run ([`TieRuns`]).
     ties: TieRuns,
 }
@@ -1067,6 +1082,7 @@ impl Construct {
         .with_packing(self.pack)
         .with_top_vcycles(self.vcycles)
         .with_orientation(self.orient)
+        .with_unwrap(self.unwrap)
         .with_dim_ties(self.ties.of(run))
         .with_fill(self.ties.fills(run))
     }
@@ -1183,12 +1199,21 @@ impl Drop for Background {
 /// one run. On the METIS-made
 /// meshes of 1,024 parts the 3D ones (mean degree about 13) get 2 runs and
 /// the 2D ones (about 6) 4; from 2,048 processes the 3D ones get 1
-/// (`docs/mapping-quality.md`, "Runs by the work"). O(1).
+/// (`docs/mapping-quality.md`, "Runs by the work"). Sparse inputs above
+/// 1,024 processes ([`sparse_large::sparse_large`]) get at least 2, so
+/// that the best run is polished. O(1).
 pub fn auto_runs(n: usize, pairs: usize) -> usize {
+    let sparse = sparse_large::sparse_large(n, pairs);
     let n = n.max(1);
     let by_size = 4096 / n;
     let by_work = RUN_PAIRS / pairs.max(1);
-    let floor = if n < DENSE_FROM { 2048 / n } else { 1 };
+    let floor = if n < DENSE_FROM {
+        2048 / n
+    } else if sparse {
+        2
+    } else {
+        1
+    };
     by_size.min(by_work).max(floor).clamp(1, 4)
 }
 
@@ -1493,7 +1518,14 @@ mod tests {
             "4096 / 2048 = 2, 16384 / 5890 = 2"
         );
         assert_eq!(auto_runs(2048, 13_743), 1, "16384 / 13743 = 1");
-        assert_eq!(auto_runs(4096, 10), 1);
+        assert_eq!(auto_runs(4096, 10), 2, "sparse above 1,024: at least 2");
+        assert_eq!(
+            auto_runs(3072, 8_900),
+            2,
+            "sparse: 4096 / 3072 = 1, floor 2"
+        );
+        assert_eq!(auto_runs(3072, 20_500), 1, "3D mesh: not sparse");
+        assert_eq!(auto_runs(4097, 10), 1, "above 4,096: not sparse");
         assert_eq!(auto_runs(0, 0), 4);
     }
 

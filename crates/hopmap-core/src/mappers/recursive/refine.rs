@@ -628,6 +628,10 @@ pub struct Refine {
     /// The descent's budgets (tries, idle tries) are this many times
     /// [`descent::TRIES_PER_PROCESS`] and [`descent::IDLE_PER_PROCESS`].
     descent_scale: usize,
+    /// Whether this refinement polishes the best of several runs
+    /// ([`Refine::polish`]): the descent then also runs on sparse inputs
+    /// above [`descent::MAX_PROCESSES`] ([`descent::applies`]).
+    polishing: bool,
     /// The descent's failed tries ([`descent::Memo`]), while it runs.
     memo: Option<Box<descent::Memo>>,
     /// The search's failed processes ([`SearchMemo`]; objective `hopbytes`).
@@ -760,6 +764,7 @@ impl Refine {
             blocks_end: None,
             search_only: false,
             descent_scale: 1,
+            polishing: false,
             memo: None,
             search_memo: SearchMemo::default(),
             relief: Vec::new(),
@@ -827,6 +832,7 @@ impl Refine {
     ) -> Self {
         let mut r = Self::with_dist(graph, topo, dist, vol, initial, params);
         r.descent_scale = descent::POLISH_SCALE;
+        r.polishing = true;
         // The runs' searches were followed by the tabu phase already.
         r.tabu_ran = true;
         if r.stop.is_none() {
@@ -1424,7 +1430,7 @@ impl Refine {
         }
         if !self.descended
             && self.params.objective == Objective::HopBytes
-            && (2..=descent::MAX_PROCESSES).contains(&self.graph.n())
+            && descent::applies(self.graph.n(), self.graph.num_edges(), self.polishing)
         {
             self.descended = true;
             self.descent = Some((

@@ -15,7 +15,9 @@
 //! It stops after [`TRIES_PER_PROCESS`] × n tries, or once
 //! [`IDLE_PER_PROCESS`] × n tries in a row found nothing (both
 //! [`POLISH_SCALE`] times larger in [`Refine::polish`]); it runs on
-//! inputs of at most [`MAX_PROCESSES`] processes. Cost: at most that many
+//! inputs of 2 to [`MAX_PROCESSES`] processes, and when it polishes the
+//! best of several runs on the sparse ones up to 4,096 ([`applies`]).
+//! Cost: at most that many
 //! tries, each O(deg p) distance look-ups (O(1) with the distance table),
 //! plus O(deg q) when the bound of the search's pruning does not rule the
 //! swap out; a step makes 16 × `batch` tries. A try that repeats one that
@@ -27,11 +29,27 @@
 
 use super::{FREE, Refine, weighted_distance_below};
 
-/// Largest input the phase runs on: above it its cost (measured: about
+/// Largest input the phase runs on whatever its density ([`applies`]):
+/// above it its cost (measured: about
 /// +50 % of `recursive+refine`'s time on METIS-made 3D meshes of 4,096 and
 /// 16,384 parts, for about 1 % fewer hop-bytes) would break the speed
 /// target against Scotch's gmap.
 pub const MAX_PROCESSES: usize = 1024;
+
+/// Whether the phase runs on an input of `n` processes and `pairs`
+/// communicating pairs: from 2 to [`MAX_PROCESSES`] processes, and, when it
+/// polishes the best of several runs (`polish`, [`Refine::polish`]: what
+/// `recursive+refine`'s automatic runs do there), on the sparse inputs
+/// above it ([`sparse_large`](crate::mappers::recursive::sparse_large::sparse_large):
+/// up to 4,096 processes of at most 8 partners each on average), where
+/// the time is there (on the METIS-made 2D meshes of 1,536 to 4,096 parts
+/// 0.3–0.5 × gmap's CPU in all, for 1–3 % fewer hop-bytes). Other
+/// refinements of such inputs (`grid`'s, one run's) are left as they
+/// were. O(1).
+pub fn applies(n: usize, pairs: usize, polish: bool) -> bool {
+    (2..=MAX_PROCESSES).contains(&n)
+        || (polish && crate::mappers::recursive::sparse_large::sparse_large(n, pairs))
+}
 /// Tries per process, at most.
 pub const TRIES_PER_PROCESS: usize = 64;
 /// The phase stops once this many tries per process in a row found nothing.
@@ -299,6 +317,53 @@ mod tests {
         assert!(after < 0.99 * before, "{after} vs {before}");
         let tr = r.hop_bytes_trace();
         assert!(tr.windows(2).all(|w| w[1] <= w[0] * (1.0 + 1e-12)));
+    }
+
+    #[test]
+    fn the_descent_polishes_above_1024_processes_only_on_sparse_inputs() {
+        // A 64 × 32 stencil (2,048 processes, 4,000 pairs: 3.9 partners
+        // each) from a random placement on an 8 × 16 × 16 torus, one
+        // search sweep: the polish starts with the descent, which lowers
+        // hop-bytes; a plain refinement of that size skips it.
+        assert_eq!(super::MAX_PROCESSES, 1024);
+        let g = Arc::new(generate("stencil:64x32", &GenOptions::default()).unwrap());
+        assert_eq!((g.n(), g.num_edges()), (2048, 4000));
+        assert!(super::applies(g.n(), g.num_edges(), true));
+        assert!(!super::applies(g.n(), g.num_edges(), false));
+        let topo = Arc::new(Topology::parse("torus:8x16x16").unwrap());
+        let start = crate::mappers::run(
+            &crate::mappers::random::info(),
+            &MapperInput::new(g.clone(), topo.clone(), 1),
+        )
+        .unwrap();
+        let (_, _, _, params) = stencil_from_random();
+        let vol = Arc::new(crate::partition::pair_volumes(&g));
+        let mut r = Refine::new(g.clone(), topo.clone(), vol.clone(), start, params);
+        while !r.is_done() {
+            r.step();
+            assert!(r.descent.is_none(), "no descent without polishing");
+        }
+        let why = r.stopped().expect("stopped");
+        let searched = r.hop_bytes();
+        let mut p = Refine::polish(
+            g.clone(),
+            topo.clone(),
+            r.dist.clone(),
+            vol,
+            r.mapping(),
+            params,
+            why,
+        );
+        assert!(p.descent.is_some(), "the polish starts with the descent");
+        while !p.is_done() {
+            p.step();
+        }
+        assert!(p.hop_bytes() < searched);
+        // Not on denser inputs of that size (the METIS-made 3D mesh of
+        // 2,048 parts: 13,743 pairs), nor above 4,096 processes.
+        assert!(!super::applies(2048, 13_743, true));
+        assert!(!super::applies(4097, 4000, true));
+        assert!(super::applies(1024, 1_000_000, false) && !super::applies(1, 0, true));
     }
 
     #[test]
