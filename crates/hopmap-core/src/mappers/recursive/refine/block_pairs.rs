@@ -64,29 +64,6 @@ pub const PAIR_BREADTH: usize = 256;
 pub(super) type Move = (usize, usize, usize);
 
 impl Blocks {
-    /// Every move the single search tries, in its order: two clusters of
-    /// one level with as many hosts, under different parents, not both
-    /// silent. O(Σ_levels clusters² · cluster size).
-    pub(super) fn all_moves(&self) -> Vec<Move> {
-        let mut out = Vec::new();
-        for l in 0..self.hier.start.len() {
-            let k = self.hier.start[l].len() - 1;
-            for i in 0..k {
-                for j in i + 1..k {
-                    if self.hier.parent[l][i] == self.hier.parent[l][j] {
-                        continue;
-                    }
-                    let (x, y) = (self.hier.cluster(l, i), self.hier.cluster(l, j));
-                    if x.len() != y.len() || (self.silent(x) && self.silent(y)) {
-                        continue;
-                    }
-                    out.push((l, i, j));
-                }
-            }
-        }
-        out
-    }
-
     /// The pair of moves on disjoint hosts whose total change of hop-bytes
     /// is the lowest, when that lowers hop-bytes: (Δ, x, y). None on
     /// networks of more than [`MAX_PAIR_HOSTS`] hosts.

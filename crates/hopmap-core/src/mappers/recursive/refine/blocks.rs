@@ -341,6 +341,29 @@ impl Blocks {
         }
     }
 
+    /// Every move the single search tries, in its order: two clusters of
+    /// one level with as many hosts, under different parents, not both
+    /// silent. O(Σ_levels clusters² · cluster size).
+    pub(super) fn all_moves(&self) -> Vec<super::block_pairs::Move> {
+        let mut out = Vec::new();
+        for l in 0..self.hier.start.len() {
+            let k = self.hier.start[l].len() - 1;
+            for i in 0..k {
+                for j in i + 1..k {
+                    if self.hier.parent[l][i] == self.hier.parent[l][j] {
+                        continue;
+                    }
+                    let (x, y) = (self.hier.cluster(l, i), self.hier.cluster(l, j));
+                    if x.len() != y.len() || (self.silent(x) && self.silent(y)) {
+                        continue;
+                    }
+                    out.push((l, i, j));
+                }
+            }
+        }
+        out
+    }
+
     /// Whether no unit on the hosts `c` has a partner.
     pub(super) fn silent(&self, c: &[u32]) -> bool {
         c.iter().all(|&a| {
@@ -355,22 +378,11 @@ impl Blocks {
         let mut perm = std::mem::take(&mut self.perm);
         let mut inside = std::mem::take(&mut self.inside);
         let mut best: Option<(f64, usize, usize, usize)> = None;
-        for l in 0..self.hier.start.len() {
-            let k = self.hier.start[l].len() - 1;
-            for i in 0..k {
-                for j in i + 1..k {
-                    if self.hier.parent[l][i] == self.hier.parent[l][j] {
-                        continue;
-                    }
-                    let (x, y) = (self.hier.cluster(l, i), self.hier.cluster(l, j));
-                    if x.len() != y.len() || (self.silent(x) && self.silent(y)) {
-                        continue;
-                    }
-                    let d = self.delta(&mut perm, &mut inside, x, y);
-                    if d < -self.eps && best.is_none_or(|b| d < b.0) {
-                        best = Some((d, l, i, j));
-                    }
-                }
+        for (l, i, j) in self.all_moves() {
+            let (x, y) = (self.hier.cluster(l, i), self.hier.cluster(l, j));
+            let d = self.delta(&mut perm, &mut inside, x, y);
+            if d < -self.eps && best.is_none_or(|b| d < b.0) {
+                best = Some((d, l, i, j));
             }
         }
         self.perm = perm;
