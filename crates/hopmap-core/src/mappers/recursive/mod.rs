@@ -308,7 +308,7 @@ const REFINE_PARAMS: &[ParamSpec] = &[
         kind: ParamKind::Choice(&["auto", "0", "1", "2", "3"]),
         default: "auto",
         help: "candidate nodes: the partners' nodes and every node within this many hops of \
-               them (auto: 0 when several runs are made, from 4,096 processes on when \
+               them (auto: 0 when several runs are made, above 2,048 processes when \
                processes have more than 8 partners on average, and from 1,024 when they have \
                more than 16; else 1)",
     },
@@ -638,12 +638,12 @@ impl Recursive {
             ties,
         };
         let drb = construct.drb(input, &vol, 0);
-        // depth auto (u32::MAX): 0 with several runs, from 4,096
-        // processes on when the mean degree is above 8 (`scripts/vs_scotch.sh`:
-        // on the 3D graphs, degree ≈ 12, depth 1 doubled the time for 1–1.5%
-        // fewer hop-bytes; on the 2D ones, degree ≈ 6, it costs a third as
-        // much and gains 2–3%), and on the dense inputs of [`dense_large`];
-        // else 1.
+        // depth auto (u32::MAX): 0 with several runs, above
+        // [`DEPTH0_ABOVE`] processes when the mean degree is above 8
+        // (`scripts/vs_scotch.sh`: on the 3D graphs, degree ≈ 13, depth 1
+        // doubled the time for 1.5–2.7% fewer hop-bytes; on the 2D ones,
+        // degree ≈ 6, it costs a third as much and gains 2–3%), and on the
+        // dense inputs of [`dense_large`]; else 1.
         let polish = runs > 1 && refine.is_some_and(|r| r.objective == Objective::HopBytes);
         // With polishing, the runs' searches only rank the runs: they stop
         // at `run_tol` (measured over 72 mappings of the METIS meshes:
@@ -656,7 +656,7 @@ impl Recursive {
         };
         let refine = refine.map(|r| RefineParams {
             depth: match r.depth {
-                u32::MAX if runs > 1 || (n >= 4096 && mean_degree > 8.0) || dense => 0,
+                u32::MAX if runs > 1 || (n > DEPTH0_ABOVE && mean_degree > 8.0) || dense => 0,
                 u32::MAX => 1,
                 d => d,
             },
@@ -1217,6 +1217,17 @@ pub fn auto_runs(n: usize, pairs: usize) -> usize {
     by_size.min(by_work).max(floor).clamp(1, 4)
 }
 
+/// Above this many processes, an input of more than 8 partners per
+/// process on average gets the swap search at depth 0 (with automatic
+/// depth). Measured on the METIS-made 3D meshes, seeds 0–7
+/// (`docs/mapping-quality.md`, "Depth 0 above 2,048 processes"): at 3,072
+/// parts depth 1 took 0.98–1.12 × gmap's CPU on a quiet machine and depth
+/// 0 takes half of it, for 1.6–2.7 % more hop-bytes (at most 0.889 ×
+/// gmap's); at 2,048 parts depth 0 would put seed 2 at 0.924 × gmap's
+/// hop-bytes, above the 0.92 target, while depth 1 stays under gmap's CPU
+/// (0.81–0.96 ×).
+pub const DEPTH0_ABOVE: usize = 2048;
+
 /// From this many processes on, dense inputs get less multilevel work
 /// ([`auto_runs`]' floor of 2 runs stops here, [`dense_large`]).
 pub const DENSE_FROM: usize = 1024;
@@ -1588,6 +1599,27 @@ mod tests {
         let i = input(circulant(512, 12), "torus:8x8x8", 1, &[]);
         let r = Recursive::new(&i, Some(refine), 0).unwrap();
         assert_eq!((r.runs().1, r.construct.vcycles), (4, 4));
+    }
+
+    #[test]
+    fn the_search_goes_to_depth_0_above_2048_processes_of_more_than_8_partners() {
+        let refine = RefineParams {
+            depth: u32::MAX,
+            ..RefineParams::hand_checked(0.01)
+        };
+        // 5 partners each side (mean degree 10): one run; depth 1 up to
+        // 2,048 processes, 0 above; 4 each side (degree 8; above 4,096
+        // processes, where such inputs get one run): depth 1.
+        for (n, k, topo, depth) in [
+            (2048, 5, "torus:8x16x16", 1),
+            (3072, 5, "torus:12x16x16", 0),
+            (5000, 4, "torus:10x20x25", 1),
+        ] {
+            let i = input(circulant(n, k), topo, 1, &[]);
+            let r = Recursive::new(&i, Some(refine), 0).unwrap();
+            assert_eq!(r.runs().1, 1, "{n} {k}");
+            assert_eq!(r.refine_params.map(|p| p.depth), Some(depth), "{n} {k}");
+        }
     }
 
     #[test]
