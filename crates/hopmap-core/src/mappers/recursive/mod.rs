@@ -160,8 +160,10 @@ pub fn info_refine() -> MapperInfo {
               On switch fabrics whose host distances nest (fat trees: hosts, leaf switches, \
               pods), a block phase then exchanges the whole contents of two hosts, two leaves' \
               hosts or two pods of as many hosts under different parents, each time the \
-              exchange that lowers hop-bytes most, while one does (after each run's search and \
-              tabu search, and after the descent). \
+              exchange that lowers hop-bytes most, while one does, and then the pair of such \
+              exchanges on disjoint hosts that lowers them most together (in every run on \
+              fat trees of up to 64 hosts, after the descent on those of up to 512), while one does \
+              (after each run's search and tabu search, and after the descent). \
               Then (beyond the seeds and VieM) a bottleneck phase relieves the busiest channel under dimension-order \
               routing: it re-routes only the messages of the processes whose traffic crosses \
               that channel, keeps exchanges that lower its load without raising another channel \
