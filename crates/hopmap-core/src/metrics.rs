@@ -433,6 +433,11 @@ pub fn evaluate(
     evaluate_with(graph, topo, mapping, routing, &LatencyModel::default())
 }
 
+/// Hop-bytes over the total bytes (0 when nothing is sent).
+fn hops_per_byte(hop_bytes: f64, total: f64) -> f64 {
+    if total > 0.0 { hop_bytes / total } else { 0.0 }
+}
+
 /// The four headline values of a mapping under the topology's own routing
 /// (dimension order on meshes and tori), as `hopmap map` prints them.
 #[derive(Clone, Debug, PartialEq)]
@@ -458,11 +463,7 @@ pub fn summary(graph: &CommGraph, topo: &Topology, mapping: &Mapping) -> Summary
     match fast {
         Some(s) => Summary {
             hop_bytes: s.hop_bytes,
-            avg_hops_per_byte: if s.total > 0.0 {
-                s.hop_bytes / s.total
-            } else {
-                0.0
-            },
+            avg_hops_per_byte: hops_per_byte(s.hop_bytes, s.total),
             max_dilation: s.max_dilation,
             max_link_load: s.max_load,
             routing: Routing::Dor.name(),
@@ -601,11 +602,7 @@ pub fn evaluate_with(
         total_bytes: acc.total,
         intra_node_bytes: acc.intra,
         hop_bytes: acc.hop_bytes,
-        avg_hops_per_byte: if acc.total > 0.0 {
-            acc.hop_bytes / acc.total
-        } else {
-            0.0
-        },
+        avg_hops_per_byte: hops_per_byte(acc.hop_bytes, acc.total),
         max_dilation: acc.max_dil,
         max_link_load,
         mean_link_load,

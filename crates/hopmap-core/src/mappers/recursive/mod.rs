@@ -1221,13 +1221,11 @@ pub fn auto_runs(n: usize, pairs: usize) -> usize {
 
 /// Above this many processes, an input of more than 8 partners per
 /// process on average gets the swap search at depth 0 (with automatic
-/// depth). Measured on the METIS-made 3D meshes, seeds 0–7
-/// (`docs/mapping-quality.md`, "Depth 0 above 2,048 processes"): at 3,072
-/// parts depth 1 took 0.98–1.12 × gmap's CPU on a quiet machine and depth
-/// 0 takes half of it, for 1.6–2.7 % more hop-bytes (at most 0.889 ×
-/// gmap's); at 2,048 parts depth 0 would put seed 2 at 0.924 × gmap's
-/// hop-bytes, above the 0.92 target, while depth 1 stays under gmap's CPU
-/// (0.81–0.96 ×).
+/// depth). On the METIS-made 3D meshes of 3,072 parts depth 1 took about
+/// gmap's CPU and depth 0 half of it, for a few per cent more hop-bytes;
+/// at 2,048 parts depth 1 stays under gmap's CPU and depth 0 would cost
+/// more hop-bytes than the 0.92 × gmap's target leaves
+/// (`docs/mapping-quality.md`, "Depth 0 above 2,048 processes").
 pub const DEPTH0_ABOVE: usize = 2048;
 
 /// From this many processes on, dense inputs get less multilevel work

@@ -625,12 +625,10 @@ pub struct Refine {
     /// Stop when the search stops: no descent or bottleneck phase
     /// ([`Refine::search_only`]).
     search_only: bool,
-    /// The descent's budgets (tries, idle tries) are this many times
-    /// [`descent::TRIES_PER_PROCESS`] and [`descent::IDLE_PER_PROCESS`].
-    descent_scale: usize,
     /// Whether this refinement polishes the best of several runs
-    /// ([`Refine::polish`]): the descent then also runs on sparse inputs
-    /// above [`descent::MAX_PROCESSES`] ([`descent::applies`]).
+    /// ([`Refine::polish`]): the descent then has the larger budgets
+    /// ([`Refine::descent_scale`]) and also runs on sparse inputs above
+    /// [`descent::MAX_PROCESSES`] ([`descent::applies`]).
     polishing: bool,
     /// The descent's failed tries ([`descent::Memo`]), while it runs.
     memo: Option<Box<descent::Memo>>,
@@ -763,7 +761,6 @@ impl Refine {
             blocks_ran: false,
             blocks_end: None,
             search_only: false,
-            descent_scale: 1,
             polishing: false,
             memo: None,
             search_memo: SearchMemo::default(),
@@ -831,7 +828,6 @@ impl Refine {
         why: RefineStop,
     ) -> Self {
         let mut r = Self::with_dist(graph, topo, dist, vol, initial, params);
-        r.descent_scale = descent::POLISH_SCALE;
         r.polishing = true;
         // The runs' searches were followed by the tabu phase already.
         r.tabu_ran = true;
@@ -1435,7 +1431,7 @@ impl Refine {
             self.descended = true;
             self.descent = Some((
                 why,
-                descent::TRIES_PER_PROCESS * self.descent_scale * self.graph.n(),
+                descent::TRIES_PER_PROCESS * self.descent_scale() * self.graph.n(),
                 0,
             ));
             return;
@@ -1566,7 +1562,8 @@ impl Refine {
             self.trace.push(self.hb);
             let o = self.objective();
             self.obj_trace.push(o);
-            if left > done && idle < descent::IDLE_PER_PROCESS * self.descent_scale * self.graph.n()
+            if left > done
+                && idle < descent::IDLE_PER_PROCESS * self.descent_scale() * self.graph.n()
             {
                 self.descent = Some((why, left - done, idle));
                 if self.deadline.is_some_and(|d| Instant::now() >= d) {

@@ -14,16 +14,12 @@
 //!
 //! Why: one run's construction and search on such an input cost
 //! O(m log N + m · candidates) with m ≈ 3 n pairs, a third of what the same
-//! number of 3D parts costs, while gmap's time on it is not smaller (on
-//! the METIS-made 2D meshes of 1,536 to 4,096 parts `recursive+refine` took
-//! 0.16–0.45 × gmap's CPU); and the one run at depth 1 stopped 0.92 ×
-//! gmap's hop-bytes short on several seeds (1,536 parts seed 1, 3,072
-//! parts seeds 3 and 7), which a second start and the descent's random
-//! first-improvement moves close (`docs/mapping-quality.md`, "METIS-made
-//! meshes of 1,536 to 4,096 parts over 8 seeds"). On the 3D meshes the same change costs
-//! more than the speed target leaves (2 runs and the descent at 2,048
-//! parts: about 1.4 × the CPU of one run at depth 1), so they keep their
-//! one run. O(1).
+//! number of 3D parts costs, while gmap's time on it is not smaller; the
+//! time left pays for a second start and the descent's random
+//! first-improvement moves, which lower hop-bytes there. On denser inputs
+//! (the 3D meshes) the same change costs more than gmap's time leaves, so
+//! they keep their one run (measured: `docs/mapping-quality.md`,
+//! "METIS-made meshes of 1,536 to 4,096 parts over 8 seeds"). O(1).
 
 /// Largest input [`sparse_large`] holds: above it the added run's time was
 /// not measured against gmap.

@@ -10,10 +10,7 @@
 //! other through the wrap (on a ring of 16, the halves 0–3 and 4–7 of 0–7
 //! are both 6 from the centre 11.5 of 8–15). The pull then says nothing
 //! about the processes that face the other half, and the graph's cut is
-//! free to split them between the two quarters (measured on the
-//! METIS-made 3D meshes of 2,048 parts on an 8 × 16 × 16 torus, seeds
-//! 0–7: with the tie broken, `recursive+refine`'s hop-bytes fell from
-//! 0.864 to 0.835 × gmap's on average, the worst seed from 0.938 to 0.909;
+//! free to split them between the two quarters (measured:
 //! `docs/mapping-quality.md`, "METIS-made meshes of 1,536 to 4,096 parts
 //! over 8 seeds").
 //!
@@ -33,15 +30,12 @@ use super::domain::Centre;
 /// Whether the construction of an input of `n` processes whose processes
 /// have `mean_degree` partners on average (adjacency entries over n)
 /// breaks these ties: from 1,025 processes, when the mean degree is above
-/// 8 and at most 16 (the METIS-made 3D meshes, about 13). Measured on
-/// the METIS-made meshes of 1,536 to 4,096 parts, seeds 0–7: on the 3D
-/// ones hop-bytes fell by 0.5–10 % on average per size (the worst seed of
-/// 2,048 parts 0.938 → 0.909 × gmap's); on the 2D ones (about 6) they did
-/// not (the worst of 3,072 parts 0.912 → 0.926 × gmap's with the other
-/// change for them, [`super::sparse_large`]); inputs of at most 1,024
-/// processes and denser inputs were not measured with it and keep their
-/// mappings (`docs/mapping-quality.md`, "METIS-made meshes of 1,536 to
-/// 4,096 parts over 8 seeds"). O(1).
+/// 8 and at most 16 (the METIS-made 3D meshes, about 13), where it was
+/// measured to lower hop-bytes; on sparser inputs (the 2D meshes, about 6)
+/// and on the real captures below 1,024 processes it did not, and denser
+/// inputs were not measured (`docs/mapping-quality.md`, "METIS-made meshes
+/// of 1,536 to 4,096 parts over 8 seeds" and "Wrap ties in every run, or
+/// in every other run, below 1,024 processes"). O(1).
 pub fn applies(n: usize, mean_degree: f64) -> bool {
     n >= 1025 && mean_degree > 8.0 && mean_degree <= 16.0
 }

@@ -37,12 +37,10 @@
 //! SharedMap (Schulz & Woydt, "Shared-memory hierarchical process
 //! mapping") partitions top-down, pods first; a mapping built by recursive
 //! bisection and refined can sit in a local optimum of single block moves
-//! that one pair leaves: on GROMACS's 64-rank capture on
-//! `fattree:4:3:cores=4`, exchanging two hosts' contents across pods
-//! (+3.9 M hop-bytes alone) and two leaves' contents across two other
-//! pods (+3.9 M alone) lowers hop-bytes by 13,228 together, to below
-//! SharedMap-strong's (`docs/mapping-quality.md`, "Pairs of block moves on
-//! fat trees").
+//! that one pair leaves: two exchanges that each raise hop-bytes (say two
+//! hosts' contents across pods, then two leaves' across two other pods)
+//! can lower them together (measured: `docs/mapping-quality.md`, "Pairs of
+//! block moves on fat trees").
 
 use super::blocks::Blocks;
 use crate::stamps::Stamps;

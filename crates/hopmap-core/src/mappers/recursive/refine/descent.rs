@@ -64,6 +64,13 @@ pub const IDLE_PER_PROCESS: usize = 16;
 pub const POLISH_SCALE: usize = 2;
 
 impl Refine {
+    /// The descent's budgets (tries, idle tries) are this many times
+    /// [`TRIES_PER_PROCESS`] and [`IDLE_PER_PROCESS`]: [`POLISH_SCALE`]
+    /// when polishing, else 1.
+    pub(super) fn descent_scale(&self) -> usize {
+        if self.polishing { POLISH_SCALE } else { 1 }
+    }
+
     /// Up to `tries` random tries, stopping once [`IDLE_PER_PROCESS`] × n
     /// tries in a row found nothing (`idle` counts them across calls);
     /// returns the tries made.
@@ -79,7 +86,7 @@ impl Refine {
             .take()
             .unwrap_or_else(|| Box::new(Memo::new(n, slots)));
         let mut made = 0;
-        while made < tries && *idle < IDLE_PER_PROCESS * self.descent_scale * n {
+        while made < tries && *idle < IDLE_PER_PROCESS * self.descent_scale() * n {
             made += 1;
             *idle += 1;
             let p = self.rng.below(n);
