@@ -28,7 +28,12 @@
 # one; time_vs_gmap is the CPU ratio. hb_per_byte is hop-bytes over the
 # graph's bytes: 1 when every byte travels one hop (the perfect embedding of
 # a halo on a torus it matches, one core per node).
-# Prints one TSV row per case and mapper.
+# Prints one TSV row per case and mapper. With BOUND=1 each case gets one more
+# row, `bound`: the larger of the position-aware and the node-group lower
+# bounds of hop-bytes on the same METIS file (`hopmap eval --bound`,
+# crates/hopmap-core/src/hop_bound/), which no mapping can go below; its
+# hb_vs_gmap above 0.90 proves that no mapper can reach 0.90 x gmap's
+# hop-bytes on that case.
 set -euo pipefail
 HOPMAP=${1:-target/release/hopmap}
 MAPPERS=${2:-recursive,recursive+refine,pairs}
@@ -159,6 +164,11 @@ EOF
     python3 -c "import json,sys; m=json.load(sys.stdin); m=m.get('metrics',m); print(m['hop_bytes'], m['max_link_load'])")
   printf "%s\t%s\t%.0f\t%.0f\t%s\t%s\t1\t1\t1\t%s\n" "$c" "scotch-gmap" "$ghb" "$gml" "$gsec" "$gcpu" \
     "$(python3 -c "print('%.3f' % ($ghb / $TOTAL))")"
+  if [ "${BOUND:-0}" = 1 ]; then
+    pb=$("$HOPMAP" eval "$g" --topology "$TOPO" --mapping "$W/s.map" --bound |
+      python3 -c "import re,sys; t=sys.stdin.read(); print(max(float(x) for x in re.findall(r'(?:position-aware|node groups): ([0-9.e+]+) ', t)))")
+    python3 -c "print('\t'.join(['$c','bound','%.0f'%$pb,'','','','%.3f'%($pb/$ghb),'','','%.3f'%($pb/$TOTAL)]))"
+  fi
   IFS=, read -r -a MS <<<"$MAPPERS"
   for m in "${MS[@]}"; do
     # ID/KEY=VALUE/…: the mapper's parameters after its id.

@@ -20,7 +20,7 @@ pub struct Args {
     /// Print JSON (exactly the documented keys).
     #[arg(long)]
     pub json: bool,
-    /// Also print the lower bounds of hop-bytes no mapping can go below: the plain one and the position-aware one (hop_bound.rs), as hop-bytes and hops/byte (not with --json).
+    /// Also print the lower bounds of hop-bytes no mapping can go below: the plain one, the position-aware one and, with several cores per node, the node-group one (hop_bound.rs), as hop-bytes and hops/byte (not with --json).
     #[arg(long)]
     pub bound: bool,
 }
@@ -40,9 +40,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             let bytes = g.total_bytes().max(f64::MIN_POSITIVE);
             let plain = hopmap_core::hop_bound::lower_bound(&g, &args.topology);
             let pos = hopmap_core::hop_bound::position::position_bound(&g, &args.topology);
+            let groups = match hopmap_core::hop_bound::node_groups::node_group_bound(&g, &args.topology) {
+                Some(b) => format!("{b:.6e} ({:.3} hops/byte)", b / bytes),
+                None => "not computed (one process per node, or too many groups to enumerate)".into(),
+            };
             crate::outln!(
                 "lower bound: {plain:.6e} hop-bytes ({:.3} hops/byte); position-aware: {pos:.6e} \
-                 ({:.3} hops/byte)",
+                 ({:.3} hops/byte); node groups: {groups}",
                 plain / bytes,
                 pos / bytes
             );

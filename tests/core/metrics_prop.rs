@@ -201,3 +201,39 @@ proptest! {
         prop_assert!(pb <= opt + 1e-9, "{} > {}", pb, opt);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(60))]
+
+    /// On tiny networks of 2–4 cores per node the node-group bound is at
+    /// least the plain bound and below the optimum found by trying every
+    /// placement, and on the random cases below every mapping produced.
+    #[test]
+    fn node_group_bound_is_below_the_optimum(seed in any::<u64>(), directed in any::<bool>()) {
+        use hopmap_core::hop_bound::{lower_bound, node_groups::node_group_bound};
+        let mut r = Rng::new(seed);
+        let cores = 2 + r.below(3) as u32;
+        let nodes = 2 + r.below(2) as u32;
+        let wrap = r.below(2) == 1;
+        let t = Topology::Grid(Grid::new(&[nodes], &[wrap], cores).unwrap());
+        prop_assume!(t.num_slots() <= 8);
+        let n = 2 + r.below(t.num_slots() - 1);
+        let mut b = GraphBuilder::new(n, directed);
+        for _ in 0..r.below(3 * n + 1) {
+            b.add(r.below(n), r.below(n), (1 + r.below(100)) as f64);
+        }
+        let g = b.build().unwrap();
+        let ng = node_group_bound(&g, &t).unwrap();
+        prop_assert!(lower_bound(&g, &t) <= ng + 1e-9);
+        let opt = brute_force_optimum(&g, &t);
+        prop_assert!(ng <= opt + 1e-9, "{} > {}", ng, opt);
+    }
+
+    #[test]
+    fn node_group_bound_is_below_every_mapping(seed in any::<u64>(), ndims in 1usize..=3, directed in any::<bool>()) {
+        let (g, t, m) = random_case(seed, ndims, directed);
+        if let Some(ng) = hopmap_core::hop_bound::node_groups::node_group_bound(&g, &t) {
+            prop_assert!(ng <= hop_bytes(&g, &t, &m) + 1e-9, "{} > {}", ng, hop_bytes(&g, &t, &m));
+        }
+    }
+}

@@ -33,9 +33,13 @@
 //!
 //! A stronger bound for small networks, which charges each process the
 //! distances around its own position and shares the positions out by an
-//! optimal assignment, is [`position::position_bound`].
+//! optimal assignment, is [`position::position_bound`]; one for nodes of
+//! several cores, which charges the bytes a node can keep to the heaviest
+//! connected groups of processes rather than to each process's heaviest
+//! partners, is [`node_groups::node_group_bound`].
 
 pub mod assignment;
+pub mod node_groups;
 pub mod position;
 
 use crate::graph::CommGraph;
