@@ -40,10 +40,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             let bytes = g.total_bytes().max(f64::MIN_POSITIVE);
             let plain = hopmap_core::hop_bound::lower_bound(&g, &args.topology);
             let pos = hopmap_core::hop_bound::position::position_bound(&g, &args.topology);
-            let groups = match hopmap_core::hop_bound::node_groups::node_group_bound(&g, &args.topology) {
-                Some(b) => format!("{b:.6e} ({:.3} hops/byte)", b / bytes),
-                None => "not computed (one process per node, or too many groups to enumerate)".into(),
-            };
+            let groups =
+                match hopmap_core::hop_bound::node_groups::node_group_bound(&g, &args.topology) {
+                    Some(b) => format!("{b:.6e} ({:.3} hops/byte)", b / bytes),
+                    None => "not computed (one process per node, or too many groups to enumerate)"
+                        .into(),
+                };
             crate::outln!(
                 "lower bound: {plain:.6e} hop-bytes ({:.3} hops/byte); position-aware: {pos:.6e} \
                  ({:.3} hops/byte); node groups: {groups}",

@@ -60,7 +60,7 @@ pub const MAX_STEPS: u64 = 4_000_000;
 pub fn node_group_bound(graph: &CommGraph, topo: &Topology) -> Option<f64> {
     let model = HopModel::of(topo);
     let c = model.group_slots.min(graph.n());
-    if c < 2 || c > 16 {
+    if !(2..=16).contains(&c) {
         return None;
     }
     // The stars alone (a process and c − 1 of its partners) are
