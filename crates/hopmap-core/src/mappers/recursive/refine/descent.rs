@@ -29,7 +29,7 @@
 //!
 //! From [`SWEEP_FROM`] processes on, the polish of the best run
 //! ([`Refine::polish`]) descends in a queued form instead
-//! ([`Refine::descent_sweep`], [`sweeps`]): every process in a seeded
+//! (`Refine::descent_sweep`, [`sweeps`]): every process in a seeded
 //! random order tries each distinct node of the same neighbourhood once
 //! (the nodes of its partners and their network neighbours), and the
 //! processes of each exchange and their partners are queued again, until
@@ -69,7 +69,7 @@ pub fn applies(n: usize, pairs: usize, polish: bool) -> bool {
         || (polish && crate::mappers::recursive::sparse_large::sparse_large(n, pairs))
 }
 /// Whether the descent of an input of `n` processes takes its queued
-/// form ([`Refine::descent_sweep`]) instead of random tries: when it
+/// form (`Refine::descent_sweep`) instead of random tries: when it
 /// polishes the best of several runs ([`Refine::polish`]) from
 /// [`SWEEP_FROM`] processes on. O(1).
 pub fn sweeps(n: usize, polish: bool) -> bool {
@@ -77,7 +77,7 @@ pub fn sweeps(n: usize, polish: bool) -> bool {
 }
 
 /// Smallest input whose polish descends by the queue
-/// ([`Refine::descent_sweep`]): every input of 1,024 processes and more
+/// (`Refine::descent_sweep`): every input of 1,024 processes and more
 /// (below it, random tries as before).
 pub const SWEEP_FROM: usize = 1024;
 
@@ -223,7 +223,7 @@ impl Refine {
         made
     }
 
-    /// Whether the queued descent ([`Refine::descent_sweep`]) ran and
+    /// Whether the queued descent (`Refine::descent_sweep`) ran and
     /// emptied its queue (for tests).
     #[cfg(test)]
     pub(crate) fn descent_queue_emptied(&self) -> bool {
@@ -273,7 +273,7 @@ impl Refine {
         };
         let cp = self.cost[p];
         let margin = 1e-9 * (cp + self.wsum[p] * dab + fall).max(1.0);
-        let Some(np) = weighted_distance_below(
+        let np = weighted_distance_below(
             dist,
             &self.node_of,
             b,
@@ -281,18 +281,14 @@ impl Refine {
             vol,
             cp + fall - eps + margin,
             self.exact,
-        ) else {
-            return None;
-        };
+        )?;
         let gp = np - cp;
         let dhb = if q == FREE {
             gp
         } else {
             let q = q as usize;
             let limit = self.cost[q] - gp - eps + margin + 1e-9 * gp.abs();
-            let Some(cq) = self.cost_at_below(q, a, limit) else {
-                return None;
-            };
+            let cq = self.cost_at_below(q, a, limit)?;
             gp + cq - self.cost[q] + 2.0 * self.pair_volume(p, q) * dab
         };
         if dhb < -self.hb_eps {
@@ -328,11 +324,11 @@ pub(super) struct Memo {
     /// Per process, [`MEMO_WAYS`] entries (slot + 1, epoch of the try);
     /// slot 0 = empty.
     table: Vec<(u32, u32)>,
-    /// The sweep variant's queue ([`Refine::descent_sweep`]).
+    /// The sweep variant's queue (`Refine::descent_sweep`).
     sweep: Option<Box<Sweep>>,
 }
 
-/// The queue of [`Refine::descent_sweep`].
+/// The queue of `Refine::descent_sweep`.
 pub(super) struct Sweep {
     queue: std::collections::VecDeque<u32>,
     queued: Vec<bool>,
