@@ -5,6 +5,10 @@
 
 mod cli;
 
+/// The binary's allocator: mimalloc (the mappers' many short-lived vectors).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use clap::{CommandFactory, Parser};
 use std::io::Write;
 

@@ -1558,7 +1558,11 @@ impl Refine {
         }
         if let Some((why, left, mut idle)) = self.descent.take() {
             self.last.clear();
-            let done = self.descent_tries(left.min(16 * self.params.batch.max(1)), &mut idle);
+            let done = if descent::sweeps(self.graph.n(), self.polishing) {
+                self.descent_sweep(left.min(16 * self.params.batch.max(1)), &mut idle)
+            } else {
+                self.descent_tries(left.min(16 * self.params.batch.max(1)), &mut idle)
+            };
             self.trace.push(self.hb);
             let o = self.objective();
             self.obj_trace.push(o);
