@@ -25,7 +25,9 @@
 //! its position times the bytes to the left minus those to the right), the
 //! windows overlapping by half, for at most [`PASSES`] passes: O(PASSES ·
 //! k · 2^WINDOW). A window's order is changed only when strictly cheaper,
-//! so the result is never worse than the order given. Beyond the seeds:
+//! so the result is never worse than the order given. Dimensions of more
+//! than [`MAX_LAYERS`] layers are left as they are (the weights between
+//! layers take k² memory). Beyond the seeds:
 //! the separation of hop-bytes by dimension on a mesh, applied to whole
 //! layers.
 
@@ -39,6 +41,16 @@ pub const EXACT: usize = 16;
 pub const WINDOW: usize = 12;
 /// Most passes of windows over a longer dimension.
 pub const PASSES: usize = 4;
+/// Longest dimension arranged at all (its k × k weights are kept): a longer
+/// one stays as it is, so memory stays bounded on a huge mesh.
+pub const MAX_LAYERS: usize = 64;
+
+/// Whether [`layer_perms`] arranges dimension `t` of `net`: open, of 3 to
+/// [`MAX_LAYERS`] layers.
+pub fn arranged_dim(net: &Grid, t: usize) -> bool {
+    let k = net.dims()[t] as usize;
+    !net.wraps(t) && (3..=MAX_LAYERS).contains(&k)
+}
 
 /// Cost of `order` (`order[i]` = the layer at position i) under the
 /// symmetric k × k weights `w` (row-major): Σ over pairs of layers of their
@@ -158,7 +170,7 @@ fn improve_window(w: &[f64], order: &mut [u32], s: usize, len: usize) -> bool {
     true
 }
 
-/// For each open dimension of `net` longer than two, the new coordinate of
+/// For each dimension of `net` that [`arranged_dim`] allows, the new coordinate of
 /// every layer (`perm[old] = new`; empty when it stays), given every
 /// process's position on every dimension (`pos`, `nd` a process) and the
 /// pairs (process, process, bytes). O(pairs · nd + Σ arrangement cost).
@@ -167,7 +179,7 @@ pub fn layer_perms(net: &Grid, pos: &[u32], pairs: &[(u32, u32, f64)]) -> Vec<Ve
     (0..nd)
         .map(|t| {
             let k = net.dims()[t] as usize;
-            if net.wraps(t) || k < 3 {
+            if !arranged_dim(net, t) {
                 return Vec::new();
             }
             let mut w = vec![0.0f64; k * k];
@@ -194,8 +206,9 @@ pub fn layer_perms(net: &Grid, pos: &[u32], pairs: &[(u32, u32, f64)]) -> Vec<Ve
         .collect()
 }
 
-/// `m` with the layers of every open dimension of `net` in their best
-/// order (module docs); cores unchanged. O(m · nd + Σ arrangement cost).
+/// `m` with the layers of every dimension of `net` that [`arranged_dim`]
+/// allows in their best order (module docs); cores unchanged.
+/// O(m · nd + Σ arrangement cost).
 pub fn arrange_mapping(g: &CommGraph, net: &Grid, m: &Mapping) -> Mapping {
     let nd = net.ndims();
     let mut pos = Vec::with_capacity(m.len() * nd);
@@ -261,6 +274,44 @@ mod tests {
             }
         }
         w
+    }
+
+    #[test]
+    fn a_mapping_gets_its_columns_reordered_and_keeps_its_rows_and_cores() {
+        // Six processes on a 3 × 2 mesh with 2 cores per node: a path
+        // 0–1–2 of 10 bytes a pair in row 0, processes 3, 4, 5 beside them
+        // in row 1 (1 byte each to 0, 1, 2). Columns given in the order
+        // 0, 2, 1 (process 1 at x = 2, process 2 at x = 1): the path costs
+        // 10·2 + 10·1 = 30 hops·bytes along x; with the columns reordered
+        // to put process 1 between 0 and 2, 20. Rows (y) and cores stay.
+        let mut b = crate::graph::GraphBuilder::new(6, false);
+        for (u, v, c) in [
+            (0, 1, 10.0),
+            (1, 2, 10.0),
+            (0, 3, 1.0),
+            (1, 4, 1.0),
+            (2, 5, 1.0),
+        ] {
+            b.add(u, v, c);
+        }
+        let g = b.build().unwrap();
+        let net = Grid::mesh(&[3, 2]).with_cores(2);
+        let topo = crate::topology::Topology::Grid(net.clone());
+        // Node = x + 3 y; process 1 and 4 in column 2, 2 and 5 in column 1.
+        let m = Mapping::new(vec![0, 2, 1, 3, 5, 4], vec![0, 1, 0, 1, 0, 1]);
+        assert_eq!(crate::metrics::hop_bytes(&g, &topo, &m), 30.0 + 3.0);
+        let a = arrange_mapping(&g, &net, &m);
+        assert_eq!(crate::metrics::hop_bytes(&g, &topo, &a), 20.0 + 3.0);
+        assert_eq!(a.core, m.core);
+        for p in 0..6 {
+            assert_eq!(
+                net.coord(a.node[p] as usize)[1],
+                net.coord(m.node[p] as usize)[1]
+            );
+        }
+        // Process 1's column lies between 0's and 2's.
+        let x = |p: usize| net.coord(a.node[p] as usize)[0];
+        assert!(x(0).abs_diff(x(1)) == 1 && x(1).abs_diff(x(2)) == 1);
     }
 
     #[test]

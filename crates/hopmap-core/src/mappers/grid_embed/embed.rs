@@ -619,8 +619,8 @@ impl Scorer {
         hi > lo * (1.0 + 1e-9)
     }
 
-    /// Put the layers of every open dimension of `net` in their best order
-    /// for `plan` ([`super::arrange`], on the scorer's pairs, from the
+    /// Put the layers of every open dimension of `net` (of at most
+    /// [`super::arrange::MAX_LAYERS`]) in their best order for `plan` ([`super::arrange`], on the scorer's pairs, from the
     /// plan's order without an arrangement) and return its hop-bytes.
     /// O(ends · targets + pairs · nd + Σ arrangement cost).
     pub fn arrange(&mut self, plan: &mut Plan, halo: &GridHalo, net: &Grid) -> f64 {

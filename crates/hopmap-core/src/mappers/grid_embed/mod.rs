@@ -345,7 +345,7 @@ impl GridEmbed {
         };
         if self.input.graph.n() > ARRANGE_MAX
             || matches!(stop, Stop::Cancelled | Stop::TimeLimit)
-            || !(0..net.ndims()).any(|t| !net.wraps(t) && net.dims()[t] > 2)
+            || !(0..net.ndims()).any(|t| arrange::arranged_dim(net, t))
         {
             return m;
         }
@@ -492,7 +492,7 @@ impl GridEmbed {
         // one hop and which more then follows the pairs' volumes); both
         // compete, the snake order's max load may be the lower.
         let arrange = self.input.graph.n() <= ARRANGE_MAX
-            && (0..net.ndims()).any(|t| !net.wraps(t) && net.dims()[t] > 2);
+            && (0..net.ndims()).any(|t| arrange::arranged_dim(net, t));
         let mut full: Vec<(f64, usize)> = Vec::with_capacity(2 * finalists.len());
         for &k in &finalists {
             let s = embed::improve_shifts(&mut self.plans[k], h, net, &mut all);
