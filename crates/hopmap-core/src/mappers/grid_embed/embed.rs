@@ -20,6 +20,11 @@
 //!   factors sharing one, is a fold (Rubik's *fold*; Bhatele & Kale,
 //!   seed 000, fold a 2D grid into a 3D mesh the same way).
 //!
+//! * on a mesh, a plan may also move the positions of an open network
+//!   dimension to other coordinates ([`Plan::arrange`], set by
+//!   [`Scorer::arrange`]): the layers in their best order for the pairs'
+//!   volumes instead of the snake's ([`super::arrange`]).
+//!
 //! Every unit step of the grid along a direction whose factors sit alone on
 //! their targets is a unit step (one hop, or none inside a node) of the
 //! network, so a plan that matches the network is perfect.
@@ -104,6 +109,10 @@ pub struct Plan {
     /// swaps per direction alternate heavy and light pairs), so where the
     /// seams fall matters ([`improve_shifts`]).
     pub shift: Vec<u32>,
+    /// Per network dimension, the coordinate each position is moved to
+    /// after the digits are combined (empty: unchanged): the layers of an
+    /// open mesh dimension in their best order ([`super::arrange`]).
+    pub arrange: Vec<Vec<u32>>,
 }
 
 impl Plan {
@@ -151,7 +160,16 @@ impl Plan {
                 let d = digit(f.dir, f.level);
                 p = p * f.size + if p % 2 == 1 { f.size - 1 - d } else { d };
             }
-            pos[t] = p;
+            pos[t] = self.arranged(t, p);
+        }
+    }
+
+    /// Position `p` on target `t` after the layer arrangement.
+    #[inline]
+    fn arranged(&self, t: usize, p: u32) -> u32 {
+        match self.arrange.get(t) {
+            Some(a) if !a.is_empty() => a[p as usize],
+            _ => p,
         }
     }
 
@@ -232,6 +250,13 @@ impl Plan {
                 },
                 fs.join(" ")
             ));
+        }
+        let arranged: Vec<String> = (0..net.ndims())
+            .filter(|&t| self.arrange.get(t).is_some_and(|a| !a.is_empty()))
+            .map(name)
+            .collect();
+        if !arranged.is_empty() {
+            parts.push(format!("layers of {} reordered", arranged.join(", ")));
         }
         parts.join(", ")
     }
@@ -430,6 +455,7 @@ fn orders_rec(
             targets: targets.clone(),
             flip: 0,
             shift: vec![0; split.len()],
+            arrange: Vec::new(),
         });
         return;
     }
@@ -528,6 +554,7 @@ type FxBuild = std::hash::BuildHasherDefault<Fx>;
 struct DimKey {
     t: usize,
     factors: Vec<Factor>,
+    arrange: Vec<u32>,
     splits: Vec<(usize, Vec<u32>, bool, u32)>,
 }
 
@@ -592,6 +619,26 @@ impl Scorer {
         hi > lo * (1.0 + 1e-9)
     }
 
+    /// Put the layers of every open dimension of `net` (of at most
+    /// [`super::arrange::MAX_LAYERS`]) in their best order for `plan` ([`super::arrange`], on the scorer's pairs, from the
+    /// plan's order without an arrangement) and return its hop-bytes.
+    /// O(ends · targets + pairs · nd + Σ arrangement cost).
+    pub fn arrange(&mut self, plan: &mut Plan, halo: &GridHalo, net: &Grid) -> f64 {
+        let nd = net.ndims();
+        plan.arrange.clear();
+        let mut pos = Vec::with_capacity(self.ends.len() * nd);
+        let mut one = vec![0u32; nd + 1];
+        for &p in &self.ends {
+            plan.place(halo.coord(p as usize), &mut one);
+            pos.extend_from_slice(&one[..nd]);
+        }
+        let perms = super::arrange::layer_perms(net, &pos, &self.pairs);
+        if perms.iter().any(|a| !a.is_empty()) {
+            plan.arrange = perms;
+        }
+        self.score(plan, halo, net)
+    }
+
     /// Number of pairs scored.
     pub fn len(&self) -> usize {
         self.pairs.len()
@@ -626,6 +673,7 @@ impl Scorer {
             let key = DimKey {
                 t,
                 factors: fs.clone(),
+                arrange: plan.arrange.get(t).cloned().unwrap_or_default(),
                 splits: dirs
                     .iter()
                     .map(|&i| {
@@ -643,7 +691,7 @@ impl Scorer {
                 continue;
             }
             let table = table.get_or_insert_with(|| plan.digit_table());
-            let h = self.score_dim(fs, table, halo, net, t);
+            let h = self.score_dim(plan, table, halo, net, t);
             self.cache.insert(key, h);
             total += h;
         }
@@ -653,12 +701,13 @@ impl Scorer {
     /// Hop-bytes along network dimension `t` alone.
     fn score_dim(
         &mut self,
-        fs: &[Factor],
+        plan: &Plan,
         table: &[Vec<[u32; 4]>],
         halo: &GridHalo,
         net: &Grid,
         t: usize,
     ) -> f64 {
+        let fs = &plan.targets[t];
         self.pos.clear();
         for &p in &self.ends {
             let c = halo.coord(p as usize);
@@ -667,7 +716,7 @@ impl Scorer {
                 let d = table[f.dir][c[f.dir] as usize][f.level];
                 x = x * f.size + if x % 2 == 1 { f.size - 1 - d } else { d };
             }
-            self.pos.push(x);
+            self.pos.push(plan.arranged(t, x));
         }
         let (size, wraps) = (net.dims()[t], net.wraps(t));
         let mut total = 0.0;
@@ -1052,6 +1101,40 @@ mod tests {
                 assert_eq!(sc.score(p, &h, &net), score(p, &h, &net, &pairs), "{p:?}");
             }
         }
+    }
+
+    #[test]
+    fn arranged_layers_keep_a_bijection_and_never_cost_more() {
+        // A 4×4×4 open grid folded onto the 8×8 mesh, random pairs: every
+        // plan's arranged version is a bijection onto the nodes, the
+        // scorer's sums equal the direct ones, and it costs at most the
+        // snake order; on some plan it costs strictly less.
+        let h = halo(&[4, 4, 4], false);
+        let net = Grid::mesh(&[8, 8]);
+        let mut rng = crate::rng::Rng::new(11);
+        let pairs: Vec<(u32, u32, f64)> = (0..300)
+            .map(|k| {
+                (
+                    rng.below(64) as u32,
+                    rng.below(64) as u32,
+                    (1 + k % 9) as f64,
+                )
+            })
+            .collect();
+        let mut sc = Scorer::new(64, &pairs);
+        let mut lower = 0;
+        for p in plans(&h, &net).iter().step_by(5) {
+            let before = sc.score(p, &h, &net);
+            let mut q = p.clone();
+            let after = sc.arrange(&mut q, &h, &net);
+            assert_eq!(after, score(&q, &h, &net, &pairs), "{q:?}");
+            assert!(after <= before, "{q:?}");
+            lower += usize::from(after < before);
+            let (node, _) = q.mapping(&h, &net);
+            let mut seen = std::collections::HashSet::new();
+            assert!(node.iter().all(|&a| (a as usize) < 64 && seen.insert(a)));
+        }
+        assert!(lower > 0);
     }
 
     #[test]

@@ -16,6 +16,12 @@
 //! (the same trade as the bottleneck phase of `recursive+refine`, which
 //! then gets what is left of the budget; `load_budget=0` keeps exact ties
 //! only).
+//! On a mesh (up to [`ARRANGE_MAX`] processes), each finalist plan whose
+//! grid steps are not all one hop competes with the same plan with the
+//! layers of every open dimension in their best order for the pairs'
+//! volumes ([`arrange`]: hop-bytes split by dimension on a mesh, so the
+//! columns of a fold can be put in any order), and the mapping finally
+//! kept is offered the same reordering, kept by [`pick_priced`].
 //!
 //! What is chosen depends on the recognised grid, not on the ranks'
 //! numbering ([`canonical`]): the directions are put in one order
@@ -54,6 +60,7 @@
 //! gives the recognised grid and its coordinates (the GUI lays the graph
 //! out on them).
 
+pub mod arrange;
 pub mod canonical;
 pub mod embed;
 pub mod near_mesh;
@@ -82,6 +89,9 @@ const TIE: f64 = 1e-9;
 /// mapping (it costs a few tens of milliseconds there; from 1,024
 /// processes on the grid path stays as fast as it was).
 pub const RIVAL_MAX: usize = 256;
+/// Largest input whose layers of open mesh dimensions are put in their best
+/// order ([`arrange`]): below the sizes where `grid`'s speed counts.
+pub const ARRANGE_MAX: usize = 1023;
 
 /// Of candidate mappings `(hop-bytes, max link load)`, the index of the one
 /// kept: the least max load among those whose hop-bytes are within
@@ -137,14 +147,17 @@ pub fn info() -> MapperInfo {
               non-rectangular domain) is read from distances to its corners (Harel & Koren's \
               landmarks). Then embed the grid: axis permutation when it matches the network, \
               blocks of the grid on the cores of each node (the heaviest directions inside \
-              nodes), folds when the shapes differ, reflections; every candidate is scored on \
-              the real hop-bytes, and of those within `load_budget` of the least, the one of \
+              nodes), folds when the shapes differ, reflections; on a mesh each plan also with \
+              the layers (columns, rows) of its open dimensions in their best order for the \
+              pairs' volumes (a minimum linear arrangement, exact up to 16 layers); every \
+              candidate is scored on the real hop-bytes, and of those within `load_budget` of the least, the one of \
               least max link load is kept. Light extra edges are left out of the grid (the \
               summary gives their share) and a swap refinement then takes them into account. \
               Up to 256 processes (unless refine=no), recursive+refine's mapping and the \
               application's own rank order, refined, are rivals, kept when they win by the \
               same rule or pay for more hop-bytes by a lower max load at the bottleneck \
-              phase's price (0.1: one per cent of hop-bytes for ten per cent of max load). Without a grid it says why and runs recursive+refine. Params: \
+              phase's price (0.1: one per cent of hop-bytes for ten per cent of max load); on a mesh \
+              the mapping kept is offered the same reordering of its layers. Without a grid it says why and runs recursive+refine. Params: \
               min_share, refine, load_budget.",
         needs_coords: false,
         randomized: true,
@@ -312,6 +325,7 @@ impl GridEmbed {
     }
 
     fn finish(&mut self, m: Mapping, stop: Stop) {
+        let m = self.arranged(m, stop);
         let cores = self.input.topo.cores();
         self.placement = (0..m.len())
             .map(|p| Some(m.slot(p, cores) as u32))
@@ -319,6 +333,31 @@ impl GridEmbed {
         self.mapping = Some(m);
         self.stop = Some(stop);
         self.phase = Phase::Done;
+    }
+
+    /// `m`, or on a mesh (up to [`ARRANGE_MAX`] processes, unless the run
+    /// was cancelled or out of time) `m` with the layers of its open
+    /// dimensions in their best order ([`arrange::arrange_mapping`]) when
+    /// that lowers the hop-bytes and is kept by [`pick_priced`].
+    fn arranged(&mut self, m: Mapping, stop: Stop) -> Mapping {
+        let Some(net) = self.input.topo.as_grid() else {
+            return m;
+        };
+        if self.input.graph.n() > ARRANGE_MAX
+            || matches!(stop, Stop::Cancelled | Stop::TimeLimit)
+            || !(0..net.ndims()).any(|t| arrange::arranged_dim(net, t))
+        {
+            return m;
+        }
+        let other = arrange::arrange_mapping(&self.input.graph, net, &m);
+        if other.node == m.node {
+            return m;
+        }
+        self.keep_better(
+            m,
+            other,
+            "the mapping with the layers of its open dimensions reordered",
+        )
     }
 
     fn recognise_step(&mut self) {
@@ -447,15 +486,26 @@ impl GridEmbed {
         ));
         // Each finalist's periodic directions are shifted so that its seams
         // (block and fold boundaries) cut the lightest pairs.
-        let full: Vec<(f64, usize)> = finalists
-            .iter()
-            .map(|&k| {
-                (
-                    embed::improve_shifts(&mut self.plans[k], h, net, &mut all),
-                    k,
-                )
-            })
-            .collect();
+        // On a mesh, each finalist whose grid steps are not all one hop is
+        // joined by the same plan with the layers of each open dimension in
+        // their best order for it ([`arrange`]: which steps of a fold cost
+        // one hop and which more then follows the pairs' volumes); both
+        // compete, the snake order's max load may be the lower.
+        let arrange = self.input.graph.n() <= ARRANGE_MAX
+            && (0..net.ndims()).any(|t| arrange::arranged_dim(net, t));
+        let mut full: Vec<(f64, usize)> = Vec::with_capacity(2 * finalists.len());
+        for &k in &finalists {
+            let s = embed::improve_shifts(&mut self.plans[k], h, net, &mut all);
+            full.push((s, k));
+            if arrange && !embed::unit_steps(&self.plans[k], h, net) {
+                let mut p = self.plans[k].clone();
+                let a = all.arrange(&mut p, h, net);
+                if !p.arrange.is_empty() && a < s {
+                    self.plans.push(p);
+                    full.push((a, self.plans.len() - 1));
+                }
+            }
+        }
         let best_hb = full.iter().map(|f| f.0).fold(f64::INFINITY, f64::min);
         self.best_hb = best_hb;
         let near: Vec<(f64, usize)> = full

@@ -84,6 +84,7 @@ pub fn classes(plans: &[&Plan], mask: u32) -> Vec<usize> {
         a.split == b.split
             && a.targets == b.targets
             && a.shift == b.shift
+            && a.arrange == b.arrange
             && (a.flip & !mask) == (b.flip & !mask)
     };
     (0..plans.len())
@@ -165,6 +166,7 @@ mod tests {
             ],
             flip,
             shift: vec![0, 0],
+            arrange: Vec::new(),
         };
         let (a, b, c, e) = (plan(0), plan(0b01), plan(0b10), plan(0b11));
         let plans = [&a, &b, &c, &e];
