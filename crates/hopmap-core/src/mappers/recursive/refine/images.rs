@@ -16,7 +16,8 @@
 //! then reflection masks counting up): deterministic.
 //!
 //! Cost: O(images · m · L) to route every message of each image (L: route
-//! length), O(n + slots) to relabel the mapping.
+//! length; an image is dropped as soon as one channel reaches the best
+//! largest load so far), O(n + slots) to relabel the mapping.
 
 use super::{FREE, Refine};
 use crate::topology::Grid;
@@ -132,14 +133,23 @@ impl Refine {
         for img in &list[1..] {
             let map = node_map(grid, img);
             load.iter_mut().for_each(|l| *l = 0.0);
+            // Loads only grow as messages are added: the image is out as
+            // soon as one channel reaches the best largest load.
+            let bar = best - tol;
+            let mut out = false;
             for (u, v, b) in self.graph.messages() {
                 let a = map[self.node_of[u] as usize] as usize;
                 let c = map[self.node_of[v] as usize] as usize;
-                self.routes.route(a, c, b, &mut |ch, x| load[ch] += x);
+                self.routes.route(a, c, b, &mut |ch, x| {
+                    load[ch] += x;
+                    out |= load[ch] >= bar;
+                });
+                if out {
+                    break;
+                }
             }
-            let m = load.iter().cloned().fold(0.0, f64::max);
-            if m < best - tol {
-                best = m;
+            if !out {
+                best = load.iter().cloned().fold(0.0, f64::max);
                 pick = Some(map);
             }
         }
