@@ -58,7 +58,9 @@
 //! when the busiest channel is alone at the maximum, a single exchange that
 //! lowers the largest load though Σ load² rises, each state paying for its
 //! hop-bytes against the best; and it ends at the best state it saw
-//! ([`keep_best`]). On the
+//! ([`keep_best`]), or (below 1,024 processes) at that state's image of
+//! least largest load under the mesh's or torus's symmetries that change
+//! dimension-order routes ([`images`]: the same hop-bytes). On the
 //! measured meshes it lowered the max link load below Scotch's at a
 //! fraction of a per cent more hop-bytes, and the 1 % budget was never the
 //! limit (`docs/benchmarks.md`, "The bottleneck phase").
@@ -89,6 +91,7 @@ pub mod blocks;
 pub mod bottleneck;
 pub mod chain;
 pub mod descent;
+pub mod images;
 pub mod keep_best;
 pub mod node_swap;
 pub mod tabu;

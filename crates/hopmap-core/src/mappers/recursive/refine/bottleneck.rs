@@ -46,14 +46,19 @@
 //! 5. at its end, go back to the best state seen at the start of a round
 //!    ([`keep_best`](super::keep_best): the least largest load, where
 //!    hop-bytes beyond `load_budget` are paid for by the load's fall, then
-//!    the least hop-bytes).
+//!    the least hop-bytes), and then, on graphs of fewer than
+//!    [`PAIRS_BELOW`](super::chain::PAIRS_BELOW) processes, to the image
+//!    of that mapping of least largest load under the mesh's or torus's
+//!    symmetries that change dimension-order routes
+//!    ([`images`](super::images): same hop-bytes).
 //!
 //! Invariants: until the end, the largest channel load never rises (a
 //! raised channel stays below `M`); every kept move takes `c` below `M` and
 //! raises no channel to it, so the loads sorted in decreasing order fall
 //! lexicographically and the phase ends; a single exchange also lowers Σ
 //! load², except in the extension (where the largest load itself falls).
-//! The end state is the best seen, so the largest load is at most
+//! The end state is the best seen (or its image, of the same hop-bytes
+//! and a lower largest load), so the largest load is at most
 //! the start's, and no higher than where the flat budget stopped. Hop-bytes
 //! rise by at most (`load_budget` + 0.1 × the relative fall of the largest
 //! load) × their value at the phase's start. Deterministic: no randomness,
@@ -536,6 +541,11 @@ impl Refine {
         h.max = self.max_load();
         if over {
             self.best_restore(h);
+            // The image of least largest load under the network's
+            // symmetries ([`super::images`]), at the same hop-bytes.
+            if self.graph.n() < super::chain::PAIRS_BELOW && self.best_image() {
+                h.max = self.max_load();
+            }
         }
         over
     }
