@@ -481,10 +481,28 @@ mod tests {
         // search sweep: the polish starts with the descent, which lowers
         // hop-bytes; a plain refinement of that size skips it.
         assert_eq!(super::MAX_PROCESSES, 1024);
-        let g = Arc::new(generate("stencil:64x32", &GenOptions::default()).unwrap());
+        let (g, searched, mut p) = stencil_2048_polish();
         assert_eq!((g.n(), g.num_edges()), (2048, 4000));
         assert!(super::applies(g.n(), g.num_edges(), true));
         assert!(!super::applies(g.n(), g.num_edges(), false));
+        assert!(p.descent.is_some(), "the polish starts with the descent");
+        while !p.is_done() {
+            p.step();
+        }
+        assert!(p.hop_bytes() < searched);
+        // Not on denser inputs of that size (the METIS-made 3D mesh of
+        // 2,048 parts: 13,743 pairs), nor above 4,096 processes.
+        assert!(!super::applies(2048, 13_743, true));
+        assert!(!super::applies(4097, 4000, true));
+        assert!(super::applies(1024, 1_000_000, false) && !super::applies(1, 0, true));
+    }
+
+    /// The 64 × 32 stencil (2,048 processes) on an 8 × 16 × 16 torus from a
+    /// random placement, after one plain refinement (which never descends):
+    /// the graph, the refinement's hop-bytes, and the polish of its result,
+    /// not yet stepped.
+    fn stencil_2048_polish() -> (Arc<CommGraph>, f64, Refine) {
+        let g = Arc::new(generate("stencil:64x32", &GenOptions::default()).unwrap());
         let topo = Arc::new(Topology::parse("torus:8x16x16").unwrap());
         let start = crate::mappers::run(
             &crate::mappers::random::info(),
@@ -500,25 +518,16 @@ mod tests {
         }
         let why = r.stopped().expect("stopped");
         let searched = r.hop_bytes();
-        let mut p = Refine::polish(
+        let p = Refine::polish(
             g.clone(),
-            topo.clone(),
+            topo,
             r.dist.clone(),
             vol,
             r.mapping(),
             params,
             why,
         );
-        assert!(p.descent.is_some(), "the polish starts with the descent");
-        while !p.is_done() {
-            p.step();
-        }
-        assert!(p.hop_bytes() < searched);
-        // Not on denser inputs of that size (the METIS-made 3D mesh of
-        // 2,048 parts: 13,743 pairs), nor above 4,096 processes.
-        assert!(!super::applies(2048, 13_743, true));
-        assert!(!super::applies(4097, 4000, true));
-        assert!(super::applies(1024, 1_000_000, false) && !super::applies(1, 0, true));
+        (g, searched, p)
     }
 
     #[test]
@@ -531,30 +540,8 @@ mod tests {
         assert_eq!(super::SWEEP_FROM, 1024);
         assert!(super::sweeps(1024, true) && super::sweeps(2048, true));
         assert!(!super::sweeps(1023, true) && !super::sweeps(2048, false));
-        let g = Arc::new(generate("stencil:64x32", &GenOptions::default()).unwrap());
-        let topo = Arc::new(Topology::parse("torus:8x16x16").unwrap());
-        let start = crate::mappers::run(
-            &crate::mappers::random::info(),
-            &MapperInput::new(g.clone(), topo.clone(), 1),
-        )
-        .unwrap();
-        let (_, _, _, params) = stencil_from_random();
-        let vol = Arc::new(crate::partition::pair_volumes(&g));
-        let mut r = Refine::new(g.clone(), topo.clone(), vol.clone(), start, params);
-        while !r.is_done() {
-            r.step();
-        }
-        let why = r.stopped().expect("stopped");
-        let searched = r.hop_bytes();
-        let mut p = Refine::polish(
-            g.clone(),
-            topo.clone(),
-            r.dist.clone(),
-            vol,
-            r.mapping(),
-            params,
-            why,
-        );
+        let (g, searched, mut p) = stencil_2048_polish();
+        let topo = p.topo.clone();
         while !p.is_done() {
             p.step();
             assert!(p.cost_cache_error() <= 1e-9 * p.hop_bytes().max(1.0));
