@@ -960,6 +960,18 @@ pub fn unit_steps(plan: &Plan, halo: &GridHalo, net: &Grid) -> bool {
 mod tests {
     use super::*;
 
+    /// `count` random pairs among `n` processes (seeded), the k-th of
+    /// 1 + k mod `kinds` bytes.
+    fn random_pairs(seed: u64, count: usize, n: usize, kinds: usize) -> Vec<(u32, u32, f64)> {
+        let mut rng = crate::rng::Rng::new(seed);
+        (0..count)
+            .map(|k| {
+                let (u, v) = (rng.below(n) as u32, rng.below(n) as u32);
+                (u, v, (1 + k % kinds) as f64)
+            })
+            .collect()
+    }
+
     fn halo(dims: &[u32], periodic: bool) -> GridHalo {
         let d = dims.len();
         let n: u32 = dims.iter().product();
@@ -1111,16 +1123,7 @@ mod tests {
         // snake order; on some plan it costs strictly less.
         let h = halo(&[4, 4, 4], false);
         let net = Grid::mesh(&[8, 8]);
-        let mut rng = crate::rng::Rng::new(11);
-        let pairs: Vec<(u32, u32, f64)> = (0..300)
-            .map(|k| {
-                (
-                    rng.below(64) as u32,
-                    rng.below(64) as u32,
-                    (1 + k % 9) as f64,
-                )
-            })
-            .collect();
+        let pairs = random_pairs(11, 300, 64, 9);
         let mut sc = Scorer::new(64, &pairs);
         let mut lower = 0;
         for p in plans(&h, &net).iter().step_by(5) {
@@ -1150,16 +1153,7 @@ mod tests {
             .filter(|p| p.split[0] == [2, 3] && p.targets[2].iter().any(|f| f.dir == 0))
             .collect();
         assert!(!ps.is_empty());
-        let mut rng = crate::rng::Rng::new(7);
-        let pairs: Vec<(u32, u32, f64)> = (0..50)
-            .map(|k| {
-                (
-                    rng.below(24) as u32,
-                    rng.below(24) as u32,
-                    (1 + k % 5) as f64,
-                )
-            })
-            .collect();
+        let pairs = random_pairs(7, 50, 24, 5);
         let mut sc = Scorer::new(24, &pairs);
         for p in ps.iter_mut() {
             for sx in 0..6 {

@@ -102,6 +102,15 @@ impl Refine {
         if self.polishing { POLISH_SCALE } else { 1 }
     }
 
+    /// The descent's memo, made on first use (returned with `self.memo =
+    /// Some(memo)` when a call ends).
+    fn take_memo(&mut self) -> Box<Memo> {
+        let (n, slots) = (self.graph.n(), self.owner.len());
+        self.memo
+            .take()
+            .unwrap_or_else(|| Box::new(Memo::new(n, slots)))
+    }
+
     /// Up to `tries` random tries, stopping once [`IDLE_PER_PROCESS`] × n
     /// tries in a row found nothing (`idle` counts them across calls);
     /// returns the tries made.
@@ -110,11 +119,7 @@ impl Refine {
         let n = self.graph.n();
         let graph = self.graph.clone();
         let dist = self.dist.clone();
-        let slots = self.owner.len();
-        let mut memo = self
-            .memo
-            .take()
-            .unwrap_or_else(|| Box::new(Memo::new(n, slots)));
+        let mut memo = self.take_memo();
         let mut made = 0;
         while made < tries && *idle < IDLE_PER_PROCESS * self.descent_scale() * n {
             made += 1;
@@ -162,11 +167,7 @@ impl Refine {
         let n = self.graph.n();
         let graph = self.graph.clone();
         let dist = self.dist.clone();
-        let slots = self.owner.len();
-        let mut memo = self
-            .memo
-            .take()
-            .unwrap_or_else(|| Box::new(Memo::new(n, slots)));
+        let mut memo = self.take_memo();
         let mut sw = match memo.sweep.take() {
             Some(sw) => sw,
             None => {
