@@ -93,6 +93,7 @@ pub mod chain;
 pub mod descent;
 pub mod images;
 pub mod keep_best;
+pub mod kicks;
 pub mod node_swap;
 pub mod tabu;
 
@@ -615,6 +616,11 @@ pub struct Refine {
     descent: Option<(RefineStop, usize, usize)>,
     /// Whether the descent phase has run.
     descended: bool,
+    /// The kick phase in progress ([`kicks`]), whether it has run, and the
+    /// kicks it kept once finished.
+    kicks: Option<Box<kicks::Kicks>>,
+    kicked: bool,
+    kicks_end: Option<usize>,
     /// The tabu phase in progress, and whether it has run.
     tabu: Option<Box<tabu::Tabu>>,
     tabu_ran: bool,
@@ -757,6 +763,9 @@ impl Refine {
             hot: None,
             descent: None,
             descended: false,
+            kicks: None,
+            kicked: false,
+            kicks_end: None,
             tabu: None,
             tabu_ran: false,
             tabu_end: None,
@@ -1404,6 +1413,12 @@ impl Refine {
         }
     }
 
+    /// The kick phase ([`kicks`]), running or finished: the kicks kept so
+    /// far; None when it has not started.
+    pub fn kicks_phase(&self) -> Option<usize> {
+        self.kicks.as_ref().map(|k| k.kept()).or(self.kicks_end)
+    }
+
     /// The block phase, running or finished: the moves it has made; None
     /// when it has not started.
     pub fn blocks_phase(&self) -> Option<usize> {
@@ -1437,6 +1452,19 @@ impl Refine {
                 descent::TRIES_PER_PROCESS * self.descent_scale() * self.graph.n(),
                 0,
             ));
+            return;
+        }
+        if !self.kicked
+            && self.polishing
+            && self.params.objective == Objective::HopBytes
+            && kicks::applies(self.graph.n())
+        {
+            self.kicked = true;
+            self.kicks = Some(Box::new(kicks::Kicks::new(
+                why,
+                self.graph.n(),
+                self.dist.nodes,
+            )));
             return;
         }
         if self.tabu_due() {
@@ -1579,6 +1607,23 @@ impl Refine {
                 }
             } else {
                 self.end_search(why);
+            }
+            return;
+        }
+        if let Some(mut k) = self.kicks.take() {
+            let over = self.kicks_step(&mut k);
+            self.trace.push(self.hb);
+            let o = self.objective();
+            self.obj_trace.push(o);
+            if over {
+                self.kicks_end = Some(k.kept());
+                self.end_search(k.why);
+            } else {
+                self.kicks = Some(k);
+                if self.deadline.is_some_and(|d| Instant::now() >= d) {
+                    self.kicks_end = self.kicks.take().map(|k| k.kept());
+                    self.finish(RefineStop::TimeLimit);
+                }
             }
             return;
         }

@@ -104,7 +104,7 @@ impl Refine {
 
     /// The descent's memo, made on first use (returned with `self.memo =
     /// Some(memo)` when a call ends).
-    fn take_memo(&mut self) -> Box<Memo> {
+    pub(super) fn take_memo(&mut self) -> Box<Memo> {
         let (n, slots) = (self.graph.n(), self.owner.len());
         self.memo
             .take()
@@ -239,7 +239,7 @@ impl Refine {
     /// hop-bytes by more than `hb_eps`. Whether it was applied.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
-    fn try_slot(
+    pub(super) fn try_slot(
         &mut self,
         p: usize,
         a: usize,
@@ -380,7 +380,12 @@ impl Memo {
     /// An exchange of `ex` (a move when both are the same process) between
     /// the two `slots`: stamp them, the processes and their partners, and
     /// start a new epoch.
-    fn changed(&mut self, graph: &crate::graph::CommGraph, ex: (usize, usize), slots: [usize; 2]) {
+    pub(super) fn changed(
+        &mut self,
+        graph: &crate::graph::CommGraph,
+        ex: (usize, usize),
+        slots: [usize; 2],
+    ) {
         for x in [ex.0, ex.1] {
             self.moved[x] = self.epoch;
             for &v in graph.neighbors(x) {
@@ -395,7 +400,7 @@ impl Memo {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::{Objective, Refine, RefineParams};
     use crate::generate::{GenOptions, generate};
     use crate::graph::CommGraph;
@@ -405,7 +410,8 @@ mod tests {
 
     /// A 16 × 16 stencil placed at random on a 4 × 4 × 16 torus, and
     /// refinement parameters of one search sweep (no tabu, no load budget).
-    fn stencil_from_random() -> (Arc<CommGraph>, Arc<Topology>, Mapping, RefineParams) {
+    pub(in crate::mappers::recursive::refine) fn stencil_from_random()
+    -> (Arc<CommGraph>, Arc<Topology>, Mapping, RefineParams) {
         let g = Arc::new(generate("stencil:16x16", &GenOptions::default()).unwrap());
         let topo = Arc::new(Topology::parse("torus:4x4x16").unwrap());
         let start = crate::mappers::run(
