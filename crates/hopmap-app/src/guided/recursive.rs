@@ -48,6 +48,7 @@ pub fn explain(r: &Recursive) -> Option<String> {
             load,
             tabu,
             blocks,
+            kicks,
         } => {
             let change = if *before > 0.0 {
                 let pct = (after - before) / before * 100.0;
@@ -77,6 +78,16 @@ pub fn explain(r: &Recursive) -> Option<String> {
                     "{who} ran tabu-search iterations {done} of {total}{of_runs}, each the best \
                      swap of two processes on different nodes that is not tabu: best hop-bytes \
                      found {best} (the refinement's mapping: {before}){kept}{end} {CITE_TABU}"
+                ));
+            }
+            if let Some(kept) = kicks {
+                const CITE_KICKS: &str = "(beyond the seeds: iterated local search, Lourenço, \
+                                          Martin & Stützle, 2003)";
+                return Some(format!(
+                    "{who} kicked the mapping{of_runs}: each kick makes a few random exchanges \
+                     among a process and its partners, then a local descent from them, and is \
+                     undone when hop-bytes rose ({kept} kept so far): hop-bytes {change} (from \
+                     {before} to {after}){end} {CITE_KICKS}"
                 ));
             }
             if let Some(made) = blocks {

@@ -149,7 +149,11 @@ pub fn info_refine() -> MapperInfo {
               local optimum or when a sweep gains less than `tol`. Up to 1,024 processes (up \
               to 4,096, after several runs, when they have at most 8 partners each on average) a \
               seeded first-improvement descent then samples the same neighbourhood at random \
-              (64 tries per process at most) and keeps every exchange that lowers hop-bytes. \
+              (64 tries per process at most) and keeps every exchange that lowers hop-bytes; \
+              below 1,024 processes the best of several runs is then kicked (an iterated \
+              local search, Lourenço, Martin & Stützle 2003: 8 kicks per process, each a few \
+              random exchanges among a process and its partners and a local descent from \
+              them, undone when hop-bytes rose). \
               Up to 256 processes on meshes and tori of up to 512 slots (and on switch \
               fabrics the job fills at least half of) a robust tabu search (Taillard 1991) also \
               runs, after each \
@@ -563,7 +567,8 @@ pub enum LastStep {
     /// iterations so far, its budget and the best hop-bytes it has found
     /// (the mapping is the refinement's until the phase ends); for a step
     /// of the block phase ([`refine::blocks`]) the exchanges of two
-    /// subtrees' contents it has made.
+    /// subtrees' contents it has made; for a step of the kick phase
+    /// ([`refine::kicks`]) the kicks it has kept.
     Refine {
         swaps: usize,
         moves: usize,
@@ -573,6 +578,7 @@ pub enum LastStep {
         load: Option<(f64, f64, bool)>,
         tabu: Option<(u64, u64, f64)>,
         blocks: Option<usize>,
+        kicks: Option<usize>,
     },
 }
 
@@ -1273,6 +1279,7 @@ impl Stepper for Recursive {
             let bottleneck = r.load_phase().is_some();
             let tabu = r.tabu_running();
             let blocks = r.blocks_running();
+            let kicks = r.kicks_running();
             r.step();
             self.trace.push(r.hop_bytes());
             let sw = r.last_swaps();
@@ -1291,6 +1298,7 @@ impl Stepper for Recursive {
                         .map(|(start, now, _)| (start, now, r.load_phase_setting_up())),
                     tabu: r.tabu_phase().filter(|_| tabu),
                     blocks: r.blocks_phase().filter(|_| blocks),
+                    kicks: r.kicks_phase().filter(|_| kicks),
                 },
             ));
             self.event = Some(StepEvent::Swaps {

@@ -76,6 +76,10 @@
 //! hop-bytes, or keeps them with a lower max link load. A run stopped with
 //! its search ([`Refine::search_only`]) makes the tabu phase before it
 //! stops; its polish ([`Refine::polish`]) does not.
+//! The polish of the best run, below 1,024 processes, then kicks the
+//! descent's result ([`kicks`]: an iterated local search): a few random
+//! exchanges among a process and its partners, a local descent from
+//! them, undone when hop-bytes rose.
 //!
 //! On switch fabrics whose host distances nest (an ultrametric: fat
 //! trees), the block phase ([`blocks`]) comes next, before the bottleneck
@@ -1411,6 +1415,11 @@ impl Refine {
             }
             None => false,
         }
+    }
+
+    /// Whether the kick phase is running.
+    pub fn kicks_running(&self) -> bool {
+        self.kicks.is_some()
     }
 
     /// The kick phase ([`kicks`]), running or finished: the kicks kept so
