@@ -1472,6 +1472,7 @@ impl Refine {
             self.kicks = Some(Box::new(kicks::Kicks::new(
                 why,
                 self.graph.n(),
+                self.graph.targets().len(),
                 self.dist.nodes,
             )));
             return;

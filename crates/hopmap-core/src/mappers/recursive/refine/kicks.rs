@@ -22,9 +22,11 @@
 //!
 //! It runs in the polish of the best run ([`Refine::polish`]) below
 //! [`MAX_PROCESSES`] processes, for the `hopbytes` objective, with
-//! [`KICKS_PER_PROCESS`] × n kicks. Cost: O(kicks · Σ over the processes
-//! dequeued of deg p · (Δ + 1) · deg) with Δ the network's degree: a kick
-//! touches a neighbourhood, not the whole mapping. Deterministic for the
+//! [`KICKS_PER_PROCESS`] × n kicks, or until its work (Σ over the tries
+//! of the trying process's partners) reaches [`WORK_PER_ENTRY`] × the
+//! input's adjacency entries, whichever comes first. Cost: O(m ·
+//! [`WORK_PER_ENTRY`]) at most; a kick touches a neighbourhood, not the
+//! whole mapping. Memory: O(n + nodes). Deterministic for the
 //! refinement's seed.
 
 use super::{FREE, Refine, RefineStop};
@@ -36,6 +38,15 @@ pub const MAX_PROCESSES: usize = 1024;
 /// Kicks per process.
 pub const KICKS_PER_PROCESS: usize = 8;
 
+/// The phase's budget of work, per adjacency entry of the input (twice
+/// the communicating pairs): each try costs the trying process's
+/// partners. The kicks of a sparse input (METIS-made 2D meshes of 256 to
+/// 512 parts, 4,200–5,300 per entry; Gerris on 128 ranks, 7,800) fit in
+/// it; on dense ones (54,000–82,000 on the 64-rank captures of 16 to 63
+/// partners per rank) it stops the phase after about a tenth of the
+/// kicks.
+pub const WORK_PER_ENTRY: usize = 8192;
+
 /// Kicks per step of the phase.
 const KICKS_PER_STEP: usize = 64;
 
@@ -45,6 +56,10 @@ pub(super) struct Kicks {
     pub(super) why: RefineStop,
     left: usize,
     kept: usize,
+    /// Work done (Σ over the tries of the trying process's partners) and
+    /// the phase's budget of it.
+    work: usize,
+    budget: usize,
     queue: std::collections::VecDeque<u32>,
     queued: Vec<bool>,
     /// Per node, the stamp of the process whose candidates included it.
@@ -61,11 +76,13 @@ pub fn applies(n: usize) -> bool {
 }
 
 impl Kicks {
-    pub(super) fn new(why: RefineStop, n: usize, nodes: usize) -> Self {
+    pub(super) fn new(why: RefineStop, n: usize, entries: usize, nodes: usize) -> Self {
         Kicks {
             why,
             left: KICKS_PER_PROCESS * n,
             kept: 0,
+            work: 0,
+            budget: WORK_PER_ENTRY * entries.max(1),
             queue: Default::default(),
             queued: vec![false; n],
             seen: vec![0; nodes],
@@ -88,6 +105,10 @@ impl Refine {
         let dist = self.dist.clone();
         let mut memo = self.take_memo();
         for _ in 0..KICKS_PER_STEP.min(k.left) {
+            if k.work >= k.budget {
+                k.left = 0;
+                break;
+            }
             k.left -= 1;
             let p = self.rng.below(n);
             let nbrs = graph.neighbors(p);
@@ -125,6 +146,7 @@ impl Refine {
                 k.stamp = k.stamp.wrapping_add(1);
                 let a = self.node_of[q] as usize;
                 k.seen[a] = k.stamp;
+                let deg = graph.neighbors(q).len().max(1);
                 let mut ex = None;
                 'cands: for &v in graph.neighbors(q) {
                     let nv = self.node_of[v as usize] as usize;
@@ -135,6 +157,7 @@ impl Refine {
                             continue;
                         }
                         k.seen[b] = k.stamp;
+                        k.work += deg;
                         let s = b * self.cores + self.rng.below(self.cores);
                         let sq = a * self.cores + self.core_of[q] as usize;
                         let hb = self.hb;
