@@ -830,7 +830,23 @@ impl Recursive {
         }
         let slots: Vec<usize> = (0..g.n()).collect();
         let own = Mapping::from_slots(&slots, t);
-        let hb = crate::metrics::hop_bytes(g, t, &own);
+        // Σ bytes × hops, one process's row at a time, in order (the
+        // distances from the runs' table when there is one).
+        let dist = |a: usize, b: usize| match &self.dist {
+            Some(d) => d.get(a, b),
+            None => t.distance(a, b),
+        };
+        let mut hb = 0.0;
+        for u in 0..g.n() {
+            let a = own.node[u] as usize;
+            let row: f64 = g
+                .neighbors(u)
+                .iter()
+                .zip(g.sent_row(u))
+                .map(|(&v, &b)| b * dist(a, own.node[v as usize] as usize) as f64)
+                .sum();
+            hb += row;
+        }
         if let Some((_, best_hb, _)) = &self.best
             && hb < *best_hb
         {

@@ -259,7 +259,7 @@ impl Dist {
         (!self.table.is_empty()).then(|| &self.table[a * self.nodes..(a + 1) * self.nodes])
     }
     #[inline]
-    fn get(&self, a: usize, b: usize) -> u32 {
+    pub(super) fn get(&self, a: usize, b: usize) -> u32 {
         if !self.table.is_empty() {
             return self.table[a * self.nodes + b] as u32;
         }
