@@ -18,6 +18,8 @@ const ABSENT: u32 = u32::MAX;
 /// Children per heap node (a shallower heap than a binary one: fewer
 /// levels to climb on the many key changes of FM).
 const ARITY: usize = 4;
+// [`GainHeap::sift_down`] compares four children as two pairs.
+const _: () = assert!(ARITY == 4);
 
 /// See the module doc.
 #[derive(Clone, Debug, Default)]
@@ -166,15 +168,25 @@ impl GainHeap {
         let it = self.items[i];
         loop {
             let first = ARITY * i + 1;
-            if first >= n {
-                break;
-            }
-            let mut c = first;
-            for k in first + 1..(first + ARITY).min(n) {
-                if above(&self.items[k], &self.items[c]) {
-                    c = k;
+            // The largest child. Keys are distinct, so the order of the
+            // comparisons does not matter: with all four children present,
+            // two pairs and their winners (a shorter chain than one by one).
+            let c = if first + ARITY <= n {
+                let ch = &self.items[first..first + ARITY];
+                let a = usize::from(above(&ch[1], &ch[0]));
+                let b = 2 + usize::from(above(&ch[3], &ch[2]));
+                first + if above(&ch[b], &ch[a]) { b } else { a }
+            } else if first < n {
+                let mut c = first;
+                for k in first + 1..n {
+                    if above(&self.items[k], &self.items[c]) {
+                        c = k;
+                    }
                 }
-            }
+                c
+            } else {
+                break;
+            };
             if !above(&self.items[c], &it) {
                 break;
             }
