@@ -73,6 +73,13 @@ impl GainHeap {
         self.pos.get(v).is_some_and(|&p| p != ABSENT)
     }
 
+    /// Make this heap a copy of `other` (its vertices, keys and order),
+    /// reusing this heap's memory. O(k + n).
+    pub fn copy_from(&mut self, other: &GainHeap) {
+        self.items.clone_from(&other.items);
+        self.pos.clone_from(&other.pos);
+    }
+
     /// Add vertices (not in the heap yet) without ordering them; call
     /// [`Self::build`] before any other operation.
     #[inline]
