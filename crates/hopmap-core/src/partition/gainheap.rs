@@ -118,6 +118,7 @@ impl GainHeap {
     }
 
     /// Insert `v` with this key, or change its key.
+    #[inline]
     pub fn set(&mut self, v: u32, gain: f64, tie: u32) {
         let p = self.pos[v as usize];
         let key = order_key(gain);
@@ -138,6 +139,7 @@ impl GainHeap {
         }
     }
 
+    #[inline]
     fn remove_at(&mut self, i: usize) {
         let last = self.items.len() - 1;
         let v = self.items[i].2;
@@ -155,6 +157,7 @@ impl GainHeap {
         }
     }
 
+    #[inline]
     fn sift_up(&mut self, mut i: usize) {
         let it = self.items[i];
         while i > 0 {

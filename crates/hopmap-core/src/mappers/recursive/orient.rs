@@ -70,7 +70,15 @@ pub fn orient(
         let Domain::Box { lo, len } = &t.domain else {
             continue;
         };
-        let axes: Vec<usize> = (0..nd).filter(|&d| len[d] >= 2).collect();
+        let mut axes_buf = [0usize; MAX_DIMS];
+        let mut na = 0;
+        for d in 0..nd {
+            if len[d] >= 2 {
+                axes_buf[na] = d;
+                na += 1;
+            }
+        }
+        let axes = &axes_buf[..na];
         if axes.is_empty() {
             continue;
         }
@@ -108,13 +116,21 @@ pub fn orient(
                 }
             }
         }
+        // Each mask's sum over its axes in increasing order: the sum of
+        // the mask without its highest axis, plus that axis's change (the
+        // same additions in the same order as summing the axes one by one).
         delta.clear();
-        delta.extend((0..masks).map(|mask| {
-            (0..axes.len())
-                .filter(|i| mask >> i & 1 == 1)
-                .map(|i| per_axis[i])
-                .sum::<f64>()
-        }));
+        delta.push(0.0);
+        for mask in 1..masks {
+            let hi = usize::BITS - 1 - mask.leading_zeros();
+            let rest = mask ^ (1 << hi);
+            let x = if rest == 0 {
+                per_axis[hi as usize]
+            } else {
+                delta[rest] + per_axis[hi as usize]
+            };
+            delta.push(x);
+        }
         // The best reflection, if it lowers hop-bytes beyond rounding.
         let eps = 1e-12 * delta.iter().map(|x| x.abs()).fold(1.0, f64::max);
         let mut best = (0usize, -eps);
