@@ -65,7 +65,10 @@ pub fn orient(
     let mut total = 0.0;
     let mut mirrored = 0;
     let mut delta: Vec<f64> = Vec::new();
-    let mut change: [Vec<f64>; MAX_DIMS] = Default::default();
+    // The change tables by (axis, lo, len): boxes of one level share them
+    // wherever their extents along an axis agree.
+    let mut tables: std::collections::HashMap<(usize, u32, u32), Vec<f64>> =
+        std::collections::HashMap::new();
     for (ti, t) in tree.iter().enumerate().rev() {
         let Domain::Box { lo, len } = &t.domain else {
             continue;
@@ -91,12 +94,19 @@ pub fn orient(
         // Per axis, the change of one coordinate pair's distance when the
         // box's coordinate is flipped, tabulated: `change[i][x · dims + y]`
         // for box coordinate lo + x and outside coordinate y
-        // (len × dims entries per axis).
+        // (len × dims entries per axis; a function of the axis, lo and len).
+        for &d in axes {
+            tables.entry((d, lo[d], len[d])).or_insert_with(|| {
+                let mut t = Vec::with_capacity((len[d] * dims[d]) as usize);
+                for x in lo[d]..lo[d] + len[d] {
+                    t.extend((0..dims[d]).map(|y| axis(d, flip(d, x), y) - axis(d, x, y)));
+                }
+                t
+            });
+        }
+        let mut change: [&[f64]; MAX_DIMS] = [&[]; MAX_DIMS];
         for (i, &d) in axes.iter().enumerate() {
-            change[i].clear();
-            for x in lo[d]..lo[d] + len[d] {
-                change[i].extend((0..dims[d]).map(|y| axis(d, flip(d, x), y) - axis(d, x, y)));
-            }
+            change[i] = &tables[&(d, lo[d], len[d])];
         }
         // Distances add up over the axes, so the change of a reflection is
         // the sum of its axes' changes: per axis, Σ c · (flipped − as is).
