@@ -485,7 +485,13 @@ fn weighted_distance_below_at(
 ) -> Option<f64> {
     match dist.row(node) {
         Some(row) => sum_below(nodes, vol, |x| row[x as usize] as f64, limit, exact),
-        None => sum_below(nodes, vol, |x| dist.get(node, x as usize) as f64, limit, false),
+        None => sum_below(
+            nodes,
+            vol,
+            |x| dist.get(node, x as usize) as f64,
+            limit,
+            false,
+        ),
     }
 }
 

@@ -285,9 +285,14 @@ impl Refine {
         let cp = self.cost[p];
         let margin = 1e-9 * (cp + self.wsum[p] * dab + fall).max(1.0);
         let np = match nodes {
-            Some(nodes) => {
-                weighted_distance_below_at(dist, nodes, b, vol, cp + fall - eps + margin, self.exact)
-            }
+            Some(nodes) => weighted_distance_below_at(
+                dist,
+                nodes,
+                b,
+                vol,
+                cp + fall - eps + margin,
+                self.exact,
+            ),
             None => weighted_distance_below(
                 dist,
                 &self.node_of,
