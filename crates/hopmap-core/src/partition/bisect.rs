@@ -434,6 +434,12 @@ fn initial(
     // Ties go to the lowest vertex id.
     let tie = |v: usize| u32::MAX - v as u32;
     let mut heap = std::mem::take(&mut scratch.grow);
+    // Every growth of side `to` starts from the same gains and the same
+    // heap (everything on the other side): made once per side, on first
+    // use, and copied at each try (the same heap, so the same pops).
+    let mut start = std::mem::take(&mut scratch.grow_start);
+    let mut start_gain = std::mem::take(&mut scratch.grow_gain);
+    let mut made = [false; 2];
     // A growth is a function of its side and seed vertex, and FM of its
     // start: a try that repeats an earlier one (same side and seed, or on
     // small graphs the same grown sides) cannot beat it and is skipped.
@@ -452,12 +458,21 @@ fn initial(
         let mut w0 = if from == 0 { total } else { 0.0 };
         let mut cost = all_on[from as usize];
         // gain of moving v from `from` to `to`.
-        heap.clear(n);
-        for v in 0..n {
-            gain[v] = bias[v][from as usize] - bias[v][to as usize] - internal[v];
-            heap.push_unordered(v as u32, gain[v], tie(v));
+        let k = to as usize;
+        if !made[k] {
+            made[k] = true;
+            start_gain[k].clear();
+            start_gain[k].extend(
+                (0..n).map(|v| bias[v][from as usize] - bias[v][to as usize] - internal[v]),
+            );
+            start[k].clear(n);
+            for v in 0..n {
+                start[k].push_unordered(v as u32, start_gain[k][v], tie(v));
+            }
+            start[k].build();
         }
-        heap.build();
+        gain.copy_from_slice(&start_gain[k]);
+        heap.copy_from(&start[k]);
         let mut first = Some(seed_v);
         loop {
             let need_more = if to == 1 { w0 > mid } else { w0 < mid };
@@ -511,6 +526,8 @@ fn initial(
         }
     }
     scratch.grow = heap;
+    scratch.grow_start = start;
+    scratch.grow_gain = start_gain;
     let mut side = best.map(|b| b.2).unwrap_or_else(|| vec![0; n]);
     if n > FM_EVERY_TRY {
         fm(g, bias, &mut side, lwin, params.passes, scratch);
@@ -535,6 +552,9 @@ struct FmScratch {
     boundary: Vec<bool>,
     /// The growing side's candidates in [`initial`].
     grow: GainHeap,
+    /// Per growing side, the heap and the gains every growth starts from.
+    grow_start: [GainHeap; 2],
+    grow_gain: [Vec<f64>; 2],
 }
 
 /// Fiduccia–Mattheyses refinement of `side` within window `win` (see the

@@ -18,6 +18,8 @@ const ABSENT: u32 = u32::MAX;
 /// Children per heap node (a shallower heap than a binary one: fewer
 /// levels to climb on the many key changes of FM).
 const ARITY: usize = 4;
+// [`GainHeap::sift_down`] compares four children as two pairs.
+const _: () = assert!(ARITY == 4);
 
 /// See the module doc.
 #[derive(Clone, Debug, Default)]
@@ -71,6 +73,13 @@ impl GainHeap {
         self.pos.get(v).is_some_and(|&p| p != ABSENT)
     }
 
+    /// Make this heap a copy of `other` (its vertices, keys and order),
+    /// reusing this heap's memory. O(k + n).
+    pub fn copy_from(&mut self, other: &GainHeap) {
+        self.items.clone_from(&other.items);
+        self.pos.clone_from(&other.pos);
+    }
+
     /// Add vertices (not in the heap yet) without ordering them; call
     /// [`Self::build`] before any other operation.
     #[inline]
@@ -109,6 +118,7 @@ impl GainHeap {
     }
 
     /// Insert `v` with this key, or change its key.
+    #[inline]
     pub fn set(&mut self, v: u32, gain: f64, tie: u32) {
         let p = self.pos[v as usize];
         let key = order_key(gain);
@@ -129,6 +139,7 @@ impl GainHeap {
         }
     }
 
+    #[inline]
     fn remove_at(&mut self, i: usize) {
         let last = self.items.len() - 1;
         let v = self.items[i].2;
@@ -146,6 +157,7 @@ impl GainHeap {
         }
     }
 
+    #[inline]
     fn sift_up(&mut self, mut i: usize) {
         let it = self.items[i];
         while i > 0 {
@@ -166,15 +178,25 @@ impl GainHeap {
         let it = self.items[i];
         loop {
             let first = ARITY * i + 1;
-            if first >= n {
-                break;
-            }
-            let mut c = first;
-            for k in first + 1..(first + ARITY).min(n) {
-                if above(&self.items[k], &self.items[c]) {
-                    c = k;
+            // The largest child. Keys are distinct, so the order of the
+            // comparisons does not matter: with all four children present,
+            // two pairs and their winners (a shorter chain than one by one).
+            let c = if first + ARITY <= n {
+                let ch = &self.items[first..first + ARITY];
+                let a = usize::from(above(&ch[1], &ch[0]));
+                let b = 2 + usize::from(above(&ch[3], &ch[2]));
+                first + if above(&ch[b], &ch[a]) { b } else { a }
+            } else if first < n {
+                let mut c = first;
+                for k in first + 1..n {
+                    if above(&self.items[k], &self.items[c]) {
+                        c = k;
+                    }
                 }
-            }
+                c
+            } else {
+                break;
+            };
             if !above(&self.items[c], &it) {
                 break;
             }

@@ -97,7 +97,6 @@ use crate::error::{Error, Result};
 use crate::mappers::Networks;
 use crate::mapping::Mapping;
 use crate::partition::{BisectParams, pair_volumes};
-use crate::routing::Routing;
 use crate::step::{Progress, StepState, Stepper, Stop};
 use domain::DimTies;
 use drb::{Drb, TreeNode};
@@ -805,6 +804,16 @@ impl Recursive {
     }
 }
 
+/// The max link load of `m` under dimension-order routing, as
+/// [`crate::metrics::evaluate`] gives it, bit for bit: on a mesh or torus
+/// with whole-number bytes from one pass over the messages and a difference
+/// array per network line ([`crate::routing::dor_lines`], O(n · d + m · d +
+/// channels)), otherwise by routing every message (O(m · route length)).
+fn dor_max_load(input: &MapperInput, m: &Mapping) -> f64 {
+    crate::routing::dor_lines::hop_bytes_and_max_load(&input.graph, &input.topo, m, &mut Vec::new())
+        .1
+}
+
 /// Relative difference under which two runs' objectives and hop-bytes
 /// are tied (their sums are kept incrementally, in different orders).
 const RUN_TIE: f64 = 1e-9;
@@ -827,7 +836,23 @@ impl Recursive {
         }
         let slots: Vec<usize> = (0..g.n()).collect();
         let own = Mapping::from_slots(&slots, t);
-        let hb = crate::metrics::hop_bytes(g, t, &own);
+        // Σ bytes × hops, one process's row at a time, in order (the
+        // distances from the runs' table when there is one).
+        let dist = |a: usize, b: usize| match &self.dist {
+            Some(d) => d.get(a, b),
+            None => t.distance(a, b),
+        };
+        let mut hb = 0.0;
+        for u in 0..g.n() {
+            let a = own.node[u] as usize;
+            let row: f64 = g
+                .neighbors(u)
+                .iter()
+                .zip(g.sent_row(u))
+                .map(|(&v, &b)| b * dist(a, own.node[v as usize] as usize) as f64)
+                .sum();
+            hb += row;
+        }
         if let Some((_, best_hb, _)) = &self.best
             && hb < *best_hb
         {
@@ -869,11 +894,7 @@ impl Recursive {
         } else if !tied(hb, bh) {
             hb < bh
         } else {
-            let load = |m: &Mapping| {
-                crate::metrics::evaluate(&self.input.graph, &self.input.topo, m, &Routing::Dor)
-                    .metrics
-                    .max_link_load
-            };
+            let load = |m: &Mapping| dor_max_load(&self.input, m);
             let best_load = *self.best_load.get_or_insert_with(|| load(bm));
             let l = load(&m);
             if l < best_load {
@@ -902,11 +923,7 @@ impl Recursive {
             return;
         };
         let limit = bo * (1.0 + LOAD_TIE);
-        let load = |m: &Mapping| {
-            crate::metrics::evaluate(&self.input.graph, &self.input.topo, m, &Routing::Dor)
-                .metrics
-                .max_link_load
-        };
+        let load = |m: &Mapping| dor_max_load(&self.input, m);
         // The best run's load is the bar, evaluated only once another run
         // is within the window (a mapping's evaluation is a function of
         // the mapping, so when it is made does not matter).

@@ -146,6 +146,12 @@ pub struct Dist {
 /// Largest network whose distance matrix [`Dist`] tabulates.
 pub const TABLE_MAX_NODES: usize = 2048;
 
+/// A distance row is built from a pattern over its innermost dimensions
+/// of at least this many bytes ([`Dist::new`]): on `torus:8x8x16` the
+/// pattern spans dimensions 0 and 1 (64 bytes), so each base is spread
+/// over 8 words at once instead of 1.
+const INNER_BYTES: usize = 64;
+
 impl Dist {
     /// O(nodes · dims + links), plus O(nodes²) for the table on small grids
     /// (each row built from per-dimension distances).
@@ -188,9 +194,9 @@ impl Dist {
             let n = d.nodes;
             if n <= TABLE_MAX_NODES && (0..d.nd).map(|k| d.dims[k]).sum::<u32>() < 255 {
                 let mut t = Vec::with_capacity(n * n);
-                let (mut dk, mut bases) = (Vec::new(), Vec::new());
+                let (mut dk, mut bases, mut inner) = (Vec::new(), Vec::new(), Vec::new());
                 for a in 0..n {
-                    d.push_row(a, &mut t, &mut dk, &mut bases);
+                    d.push_row(a, &mut t, &mut dk, &mut bases, &mut inner);
                 }
                 d.table = t;
             }
@@ -199,42 +205,58 @@ impl Dist {
     }
     /// Append the distances from node `a` to every node, in node order
     /// (the same values as [`Dist::computed`]): nodes are numbered with
-    /// dimension 0 fastest, so the row is built from the last dimension
-    /// inwards as sums of per-dimension distances (every sum is below 255,
-    /// so no byte overflows): the sums over dimensions 1.. first (in
-    /// `bases`), then each of them spread over dimension 0's distances, 8
-    /// bytes at a time. O(nodes); `dk` and `bases` are scratch.
-    fn push_row(&self, a: usize, out: &mut Vec<u8>, dk: &mut Vec<u8>, bases: &mut Vec<u8>) {
+    /// dimension 0 fastest, so the row is built as sums of per-dimension
+    /// distances (every sum is below 255, so no byte overflows): the sums
+    /// over the outer dimensions `k..` (in `bases`) and over the inner ones
+    /// `..k` (in `inner`, at least [`INNER_BYTES`] long unless the grid is
+    /// smaller), then each base spread over `inner`, 8 bytes at a time.
+    /// O(nodes); `dk`, `bases` and `inner` are scratch.
+    fn push_row(
+        &self,
+        a: usize,
+        out: &mut Vec<u8>,
+        dk: &mut Vec<u8>,
+        bases: &mut Vec<u8>,
+        inner: &mut Vec<u8>,
+    ) {
         let ca = &self.coords[a * self.nd..(a + 1) * self.nd];
-        let dists = |k: usize, dk: &mut Vec<u8>| {
-            let (size, c) = (self.dims[k], ca[k]);
-            dk.clear();
-            dk.extend((0..size).map(|x| {
-                let dx = c.abs_diff(x);
-                (if self.wrap[k] { dx.min(size - dx) } else { dx }) as u8
-            }));
-        };
-        bases.clear();
-        bases.push(0);
-        for k in (1..self.nd).rev() {
-            dists(k, dk);
-            // Expand every partial sum by this dimension's distances, in
-            // place from the back (each entry becomes `size` entries).
-            let (len, size) = (bases.len(), dk.len());
-            bases.resize(len * size, 0);
-            for i in (0..len).rev() {
-                let base = bases[i];
-                for (o, &x) in bases[i * size..(i + 1) * size].iter_mut().zip(dk.iter()) {
-                    *o = base + x;
+        // The sums over dimensions `range`, the lowest fastest: built from
+        // the highest dimension inwards, every partial sum expanded by the
+        // next dimension's distances, in place from the back (each entry
+        // becomes `size` entries).
+        let sums = |range: std::ops::Range<usize>, acc: &mut Vec<u8>, dk: &mut Vec<u8>| {
+            acc.clear();
+            acc.push(0);
+            for k in range.rev() {
+                let (size, c) = (self.dims[k], ca[k]);
+                dk.clear();
+                dk.extend((0..size).map(|x| {
+                    let dx = c.abs_diff(x);
+                    (if self.wrap[k] { dx.min(size - dx) } else { dx }) as u8
+                }));
+                let (len, size) = (acc.len(), dk.len());
+                acc.resize(len * size, 0);
+                for i in (0..len).rev() {
+                    let base = acc[i];
+                    for (o, &x) in acc[i * size..(i + 1) * size].iter_mut().zip(dk.iter()) {
+                        *o = base + x;
+                    }
                 }
             }
+        };
+        let mut k = 0;
+        let mut span = 1usize;
+        while k < self.nd && span < INNER_BYTES {
+            span *= self.dims[k] as usize;
+            k += 1;
         }
-        dists(0, dk);
-        let size = dk.len();
+        sums(k..self.nd, bases, dk);
+        sums(0..k, inner, dk);
+        let size = inner.len();
         let start = out.len();
         out.resize(start + bases.len() * size, 0);
         let whole = size / 8 * 8;
-        let (dw, dr) = (dk.chunks_exact(8), &dk[whole..]);
+        let (dw, dr) = (inner.chunks_exact(8), &inner[whole..]);
         for (row, &base) in out[start..].chunks_exact_mut(size).zip(bases.iter()) {
             // Adding `base` to each byte of a word is one add of base ×
             // 0x0101…01 (no byte carries).
@@ -264,7 +286,7 @@ impl Dist {
         (!self.table.is_empty()).then(|| &self.table[a * self.nodes..(a + 1) * self.nodes])
     }
     #[inline]
-    fn get(&self, a: usize, b: usize) -> u32 {
+    pub(super) fn get(&self, a: usize, b: usize) -> u32 {
         if !self.table.is_empty() {
             return self.table[a * self.nodes + b] as u32;
         }
@@ -448,6 +470,30 @@ fn weighted_distance_below(
             nbrs,
             vol,
             |v| dist.get(node, node_of[v as usize] as usize) as f64,
+            limit,
+            false,
+        ),
+    }
+}
+
+/// [`weighted_distance_below`] with the partners' nodes given (`nodes[k]`
+/// the node of the k-th partner, read by the caller): the same terms in the
+/// same order, one look-up less per term. O(deg).
+#[inline]
+fn weighted_distance_below_at(
+    dist: &Dist,
+    nodes: &[u32],
+    node: usize,
+    vol: &[f64],
+    limit: f64,
+    exact: bool,
+) -> Option<f64> {
+    match dist.row(node) {
+        Some(row) => sum_below(nodes, vol, |x| row[x as usize] as f64, limit, exact),
+        None => sum_below(
+            nodes,
+            vol,
+            |x| dist.get(node, x as usize) as f64,
             limit,
             false,
         ),
@@ -1852,9 +1898,15 @@ mod tests {
 
     #[test]
     fn the_distance_table_matches_the_computed_distances() {
-        // Rows are written 8 bytes at a time along dimension 0 when it has
-        // 8 or more nodes (11 = a word and 3 single bytes).
+        // Rows are written 8 bytes at a time over the innermost dimensions
+        // that span 64 nodes (11 = a word and 3 single bytes; 9 × 9 = 81 =
+        // 10 words and a byte, then dimension 2 outside; 4 × 4 × 5 = 80,
+        // then dimension 3; 5 × 7 × 4 all inside).
         for spec in [
+            "torus:8x8x3",
+            "mesh:9x9x2",
+            "torus:4x4x5x3",
+            "mesh:5x7x4",
             "torus:3x4x5",
             "mesh:4x3",
             "torus:2x6:cores=2",

@@ -45,7 +45,7 @@
 //! as above (Δ the network's degree); each exchange queues O(deg p +
 //! deg q) processes.
 
-use super::{FREE, Refine, weighted_distance_below};
+use super::{FREE, Refine, weighted_distance_below, weighted_distance_below_at};
 
 /// Largest input the phase runs on whatever its density ([`applies`]):
 /// above it its cost (measured: about
@@ -144,7 +144,7 @@ impl Refine {
             }
             let s = b * self.cores + self.rng.below(self.cores);
             if self
-                .try_slot(p, a, b, s, &mut memo, &graph, &dist)
+                .try_slot(p, a, b, s, None, &mut memo, &graph, &dist)
                 .is_some()
             {
                 *idle = 0;
@@ -178,6 +178,7 @@ impl Refine {
                     queued: vec![true; n],
                     seen: vec![0; dist.nodes],
                     stamp: 0,
+                    nodes: Vec::new(),
                 })
             }
         };
@@ -192,9 +193,14 @@ impl Refine {
             sw.stamp += 1;
             let a = self.node_of[p] as usize;
             sw.seen[a] = sw.stamp;
+            // The partners' nodes, read once for all of p's tries (no
+            // exchange happens before the last).
+            let mut nodes = std::mem::take(&mut sw.nodes);
+            nodes.clear();
+            nodes.extend(graph.neighbors(p).iter().map(|&v| self.node_of[v as usize]));
             let mut ex = None;
-            'cands: for &v in graph.neighbors(p) {
-                let nv = self.node_of[v as usize] as usize;
+            'cands: for &nv in &nodes {
+                let nv = nv as usize;
                 for b in std::iter::once(nv).chain(dist.neighbors(nv).iter().map(|&x| x as usize)) {
                     if sw.seen[b] == sw.stamp {
                         continue;
@@ -202,12 +208,13 @@ impl Refine {
                     sw.seen[b] = sw.stamp;
                     made += 1;
                     let s = b * self.cores + self.rng.below(self.cores);
-                    ex = self.try_slot(p, a, b, s, &mut memo, &graph, &dist);
+                    ex = self.try_slot(p, a, b, s, Some(&nodes), &mut memo, &graph, &dist);
                     if ex.is_some() {
                         break 'cands;
                     }
                 }
             }
+            sw.nodes = nodes;
             if let Some((x, y)) = ex {
                 for z in [x, y] {
                     for w in std::iter::once(z as u32).chain(graph.neighbors(z).iter().copied()) {
@@ -236,7 +243,9 @@ impl Refine {
 
     /// One try of the descent: `p` (on node `a`) into slot `s` of node
     /// `b`, skipped when the memo knows it fails; applied when it lowers
-    /// hop-bytes by more than `hb_eps`. Whether it was applied.
+    /// hop-bytes by more than `hb_eps`. Whether it was applied. `nodes`:
+    /// the nodes of p's partners, when the caller has read them (the same
+    /// sums either way).
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     pub(super) fn try_slot(
@@ -245,6 +254,7 @@ impl Refine {
         a: usize,
         b: usize,
         s: usize,
+        nodes: Option<&[u32]>,
         memo: &mut Memo,
         graph: &crate::graph::CommGraph,
         dist: &super::Dist,
@@ -274,15 +284,25 @@ impl Refine {
         };
         let cp = self.cost[p];
         let margin = 1e-9 * (cp + self.wsum[p] * dab + fall).max(1.0);
-        let np = weighted_distance_below(
-            dist,
-            &self.node_of,
-            b,
-            nbrs,
-            vol,
-            cp + fall - eps + margin,
-            self.exact,
-        )?;
+        let np = match nodes {
+            Some(nodes) => weighted_distance_below_at(
+                dist,
+                nodes,
+                b,
+                vol,
+                cp + fall - eps + margin,
+                self.exact,
+            ),
+            None => weighted_distance_below(
+                dist,
+                &self.node_of,
+                b,
+                nbrs,
+                vol,
+                cp + fall - eps + margin,
+                self.exact,
+            ),
+        }?;
         let gp = np - cp;
         let dhb = if q == FREE {
             gp
@@ -336,6 +356,8 @@ pub(super) struct Sweep {
     /// Per node, the stamp of the process whose candidates included it.
     seen: Vec<u32>,
     stamp: u32,
+    /// The nodes of the current process's partners (scratch).
+    nodes: Vec<u32>,
 }
 
 /// Entries per process in [`Memo`].
