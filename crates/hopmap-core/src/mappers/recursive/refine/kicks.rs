@@ -161,7 +161,7 @@ impl Refine {
                         let s = b * self.cores + self.rng.below(self.cores);
                         let sq = a * self.cores + self.core_of[q] as usize;
                         let hb = self.hb;
-                        ex = self.try_slot(q, a, b, s, &mut memo, &graph, &dist);
+                        ex = self.try_slot(q, a, b, s, None, &mut memo, &graph, &dist);
                         if ex.is_some() {
                             k.log.push((q, sq, self.hb - hb));
                             break 'cands;
