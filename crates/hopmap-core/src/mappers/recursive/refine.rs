@@ -94,6 +94,7 @@ pub mod descent;
 pub mod images;
 pub mod keep_best;
 pub mod node_swap;
+pub mod start_image;
 pub mod tabu;
 
 use crate::graph::CommGraph;
@@ -1639,6 +1640,7 @@ impl Refine {
             } else if self.deadline.is_some_and(|d| Instant::now() >= d) {
                 if let Some(mut h) = self.hot.take() {
                     self.best_restore(&mut h);
+                    self.second_settle(&mut h);
                     self.hot = Some(h);
                 }
                 self.finish(RefineStop::TimeLimit);

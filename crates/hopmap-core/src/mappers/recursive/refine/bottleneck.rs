@@ -78,6 +78,7 @@
 use super::chain::{Accept, Chain};
 use super::keep_best::KeepBest;
 use super::node_swap::NodeMoves;
+use super::start_image::SecondStart;
 use super::{FREE, Refine, RefineStop};
 
 /// The processes tried around the busiest channel: the ones with the most
@@ -120,6 +121,8 @@ pub(super) struct Hot {
     /// processes around it (with their bytes through it, heaviest first)
     /// still to be tried from `next` on.
     round: Option<Round>,
+    /// The second start from the start's best image ([`super::start_image`]).
+    pub(super) second: SecondStart,
 }
 
 struct Round {
@@ -151,7 +154,19 @@ impl Hot {
             setting_up: true,
             best: KeepBest::default(),
             round: None,
+            second: SecondStart::default(),
         }
+    }
+
+    /// Set the phase up anew where the mapping is now (the second start,
+    /// [`super::start_image`]): everything but why the search stopped and
+    /// the second start's record.
+    pub(super) fn restart(&mut self) {
+        let second = std::mem::take(&mut self.second);
+        *self = Hot {
+            second,
+            ..Hot::new(self.why)
+        };
     }
 }
 
@@ -220,6 +235,7 @@ impl Refine {
         h.max = self.max_load();
         h.start_max = h.max;
         h.best.start(h.max, self.hb);
+        self.second_record(h);
     }
     /// The largest channel load. O(channels).
     pub fn max_load(&self) -> f64 {
@@ -543,8 +559,13 @@ impl Refine {
             self.best_restore(h);
             // The image of least largest load under the network's
             // symmetries ([`super::images`]), at the same hop-bytes.
-            if self.graph.n() < super::chain::PAIRS_BELOW && self.best_image() {
-                h.max = self.max_load();
+            if self.graph.n() < super::chain::PAIRS_BELOW {
+                if self.best_image() {
+                    h.max = self.max_load();
+                }
+                // Then once more from the start's best image, kept only
+                // when it pays ([`super::start_image`]).
+                return self.second_start(h);
             }
         }
         over
