@@ -50,7 +50,11 @@
 //!    [`PAIRS_BELOW`](super::chain::PAIRS_BELOW) processes, to the image
 //!    of that mapping of least largest load under the mesh's or torus's
 //!    symmetries that change dimension-order routes
-//!    ([`images`](super::images): same hop-bytes).
+//!    ([`images`](super::images): same hop-bytes);
+//! 6. on the same graphs, when the phase's start has an image of lower
+//!    largest load, run the phase once more from that image and keep its
+//!    result only when it pays against the first one
+//!    ([`start_image`](super::start_image)).
 //!
 //! Invariants: until the end, the largest channel load never rises (a
 //! raised channel stays below `M`); every kept move takes `c` below `M` and
