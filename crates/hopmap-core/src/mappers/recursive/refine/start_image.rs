@@ -36,6 +36,12 @@ use super::super::alternatives::pays;
 use super::bottleneck::Hot;
 use super::{FREE, Refine};
 
+#[cfg(test)]
+thread_local! {
+    /// Test switch: the phase ends after its own start (to compare with).
+    pub(super) static ONE_START: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 /// The two starts of the bottleneck phase.
 #[derive(Default)]
 pub struct SecondStart {
@@ -104,7 +110,7 @@ impl Refine {
     /// O(images · m · L) + O(n · deg + m · L) to move.
     pub(super) fn second_start(&mut self, h: &mut Hot) -> bool {
         #[cfg(test)]
-        if tests::ONE_START.with(|o| o.get()) {
+        if ONE_START.with(|o| o.get()) {
             return true;
         }
         if h.second.running() {
@@ -162,19 +168,16 @@ impl Refine {
 
 #[cfg(test)]
 mod tests {
+    use super::super::super::alternatives::pays;
     use super::super::{Refine, RefineParams};
+    use super::ONE_START;
     use crate::graph::GraphBuilder;
     use crate::mapping::Mapping;
     use crate::metrics::evaluate;
     use crate::routing::Routing;
     use crate::topology::Topology;
-    use std::cell::Cell;
+    use proptest::prelude::*;
     use std::sync::Arc;
-
-    thread_local! {
-        /// Test switch: the phase ends after its first start.
-        pub(super) static ONE_START: Cell<bool> = const { Cell::new(false) };
-    }
 
     /// The phase's end from `start` (descent first, as in `Refine`),
     /// with the second start or without it: hop-bytes, max load, nodes.
@@ -223,5 +226,62 @@ mod tests {
         // hop-bytes? No, the same, at a lower largest load: it pays, and
         // it is the result.
         assert_eq!(run(&start, false), (40.0, 9.0, vec![2, 4, 1, 0, 5]));
+    }
+
+    const TOPOS: &[&str] = &[
+        "mesh:2x2",
+        "mesh:3x3",
+        "torus:4x4",
+        "mesh:2x2:cores=2",
+        "torus:4:cores=2",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+        /// The phase with its second start ends at the result of its own
+        /// start, or at one that pays against it; deterministic.
+        #[test]
+        fn the_second_start_is_kept_only_when_it_pays(
+            k in 0..TOPOS.len(), seed in 0u64..100_000, free in proptest::bool::ANY,
+        ) {
+            let topo = Arc::new(Topology::parse(TOPOS[k]).unwrap());
+            let n = topo.num_slots() - free as usize;
+            let mut rng = crate::rng::Rng::new(seed);
+            let mut gb = GraphBuilder::new(n, true);
+            for i in 0..n {
+                for j in 0..n {
+                    if i != j && rng.below(3) == 0 {
+                        gb.add(i, j, 1.0 + rng.below(9) as f64);
+                    }
+                }
+            }
+            let g = Arc::new(gb.build().unwrap());
+            let start = crate::mappers::run(
+                &crate::mappers::random::info(),
+                &crate::mappers::MapperInput::new(g.clone(), topo.clone(), seed),
+            ).unwrap();
+            let vol = Arc::new(crate::partition::pair_volumes(&g));
+            let run = |one: bool| {
+                ONE_START.with(|o| o.set(one));
+                let params = RefineParams { seed, ..RefineParams::hand_checked(0.01) };
+                let mut r = Refine::new(g.clone(), topo.clone(), vol.clone(), start.clone(), params);
+                while !r.is_done() {
+                    r.step();
+                }
+                ONE_START.with(|o| o.set(false));
+                let m = r.mapping();
+                let e = evaluate(&g, &topo, &m, &Routing::Dor).metrics;
+                prop_assert!((e.hop_bytes - r.hop_bytes()).abs() <= 1e-9 * e.hop_bytes.max(1.0));
+                prop_assert_eq!(r.load_phase().map(|l| l.1), Some(e.max_link_load));
+                Ok((e.hop_bytes, e.max_link_load, m))
+            };
+            let (hb1, m1, one) = run(true)?;
+            let (hb2, m2, two) = run(false)?;
+            two.validate(n, &topo).unwrap();
+            prop_assert!(two == one || pays((hb1, m1), (hb2, m2)),
+                "({}, {}) kept against ({}, {})", hb2, m2, hb1, m1);
+            prop_assert_eq!(run(false)?.2, two);
+        }
     }
 }
