@@ -6,7 +6,7 @@
 //! torus's symmetries ([`super::images`]) have the same hop-bytes but other
 //! dimension-order routes: other channels at the maximum, so other
 //! exchanges that relieve them. Ending at an image of the result
-//! ([`Refine::best_image`]) cannot reach what the phase would have found
+//! (`best_image` in [`super::images`]) cannot reach what the phase would have found
 //! from an image of its start. So on graphs of fewer than
 //! [`PAIRS_BELOW`](super::chain::PAIRS_BELOW) processes, once the phase
 //! has ended (at its best state, then that state's best image), when the
