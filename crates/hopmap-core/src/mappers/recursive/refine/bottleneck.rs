@@ -50,7 +50,11 @@
 //!    [`PAIRS_BELOW`](super::chain::PAIRS_BELOW) processes, to the image
 //!    of that mapping of least largest load under the mesh's or torus's
 //!    symmetries that change dimension-order routes
-//!    ([`images`](super::images): same hop-bytes).
+//!    ([`images`](super::images): same hop-bytes);
+//! 6. on the same graphs, when the phase's start has an image of lower
+//!    largest load, run the phase once more from that image and keep its
+//!    result only when it pays against the first one
+//!    ([`start_image`](super::start_image)).
 //!
 //! Invariants: until the end, the largest channel load never rises (a
 //! raised channel stays below `M`); every kept move takes `c` below `M` and
@@ -78,6 +82,7 @@
 use super::chain::{Accept, Chain};
 use super::keep_best::KeepBest;
 use super::node_swap::NodeMoves;
+use super::start_image::SecondStart;
 use super::{FREE, Refine, RefineStop};
 
 /// The processes tried around the busiest channel: the ones with the most
@@ -120,6 +125,8 @@ pub(super) struct Hot {
     /// processes around it (with their bytes through it, heaviest first)
     /// still to be tried from `next` on.
     round: Option<Round>,
+    /// The second start from the start's best image ([`super::start_image`]).
+    pub(super) second: SecondStart,
 }
 
 struct Round {
@@ -151,7 +158,19 @@ impl Hot {
             setting_up: true,
             best: KeepBest::default(),
             round: None,
+            second: SecondStart::default(),
         }
+    }
+
+    /// Set the phase up anew where the mapping is now (the second start,
+    /// [`super::start_image`]): everything but why the search stopped and
+    /// the second start's record.
+    pub(super) fn restart(&mut self) {
+        let second = std::mem::take(&mut self.second);
+        *self = Hot {
+            second,
+            ..Hot::new(self.why)
+        };
     }
 }
 
@@ -220,6 +239,7 @@ impl Refine {
         h.max = self.max_load();
         h.start_max = h.max;
         h.best.start(h.max, self.hb);
+        self.second_record(h);
     }
     /// The largest channel load. O(channels).
     pub fn max_load(&self) -> f64 {
@@ -543,8 +563,13 @@ impl Refine {
             self.best_restore(h);
             // The image of least largest load under the network's
             // symmetries ([`super::images`]), at the same hop-bytes.
-            if self.graph.n() < super::chain::PAIRS_BELOW && self.best_image() {
-                h.max = self.max_load();
+            if self.graph.n() < super::chain::PAIRS_BELOW {
+                if self.best_image() {
+                    h.max = self.max_load();
+                }
+                // Then once more from the start's best image, kept only
+                // when it pays ([`super::start_image`]).
+                return self.second_start(h);
             }
         }
         over

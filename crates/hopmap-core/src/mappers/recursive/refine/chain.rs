@@ -510,6 +510,9 @@ mod tests {
             k in 0..TOPOS.len(), seed in 0u64..100_000, b in 0usize..3, free in proptest::bool::ANY,
         ) {
             let budget = [0.01, 0.1, 1.0][b];
+            // One start: the second ([`super::super::start_image`]) jumps
+            // back to an image of the start, and is tested there.
+            super::super::start_image::ONE_START.with(|o| o.set(true));
             let topo = Arc::new(Topology::parse(TOPOS[k]).unwrap());
             let n = topo.num_slots() - free as usize;
             let mut rng = crate::rng::Rng::new(seed);

@@ -119,14 +119,33 @@ impl Refine {
     /// loads must be current. Returns whether the mapping moved.
     /// O(images · m · L + n + slots).
     pub(super) fn best_image(&mut self) -> bool {
-        let Some(grid) = self.topo.as_grid() else {
+        let Some(map) = self.least_image(&self.node_of, self.max_load()) else {
             return false;
         };
+        self.owner.iter_mut().for_each(|o| *o = FREE);
+        for p in 0..self.graph.n() {
+            let b = map[self.node_of[p] as usize];
+            self.node_of[p] = b;
+            let s = b as usize * self.cores + self.core_of[p] as usize;
+            self.owner[s] = p as u32;
+            self.placement[p] = Some(s as u32);
+        }
+        self.route_all();
+        true
+    }
+
+    /// Of the images of the mapping whose processes are on nodes `node_of`
+    /// (largest load `max`), the node map ([`node_map`]) of the one of least
+    /// largest load, when that is below `max` by more than rounding; None
+    /// when no image is lower (or the network has no such symmetry).
+    /// O(images · m · L).
+    pub(super) fn least_image(&self, node_of: &[u32], max: f64) -> Option<Vec<u32>> {
+        let grid = self.topo.as_grid()?;
         let list = images(grid);
         if list.len() < 2 {
-            return false;
+            return None;
         }
-        let mut best = self.max_load();
+        let mut best = max;
         let tol = 1e-9 * best;
         let mut pick: Option<Vec<u32>> = None;
         let mut load = vec![0.0; self.topo.channel_slots()];
@@ -138,8 +157,8 @@ impl Refine {
             let bar = best - tol;
             let mut out = false;
             for (u, v, b) in self.graph.messages() {
-                let a = map[self.node_of[u] as usize] as usize;
-                let c = map[self.node_of[v] as usize] as usize;
+                let a = map[node_of[u] as usize] as usize;
+                let c = map[node_of[v] as usize] as usize;
                 self.routes.route(a, c, b, &mut |ch, x| {
                     load[ch] += x;
                     out |= load[ch] >= bar;
@@ -153,19 +172,7 @@ impl Refine {
                 pick = Some(map);
             }
         }
-        let Some(map) = pick else {
-            return false;
-        };
-        self.owner.iter_mut().for_each(|o| *o = FREE);
-        for p in 0..self.graph.n() {
-            let b = map[self.node_of[p] as usize];
-            self.node_of[p] = b;
-            let s = b as usize * self.cores + self.core_of[p] as usize;
-            self.owner[s] = p as u32;
-            self.placement[p] = Some(s as u32);
-        }
-        self.route_all();
-        true
+        pick
     }
 }
 
