@@ -489,23 +489,95 @@ fn orders_rec(
 /// their distinct ends once, so that scoring a plan places each end once
 /// (not once per pair) from a per-direction digit table.
 ///
-/// When every pair's bytes are whole numbers and the hop-bytes stay below
-/// 2⁵³, every partial sum is exact, so hop-bytes may be summed per network
-/// dimension in any order with the same result: then each dimension's
-/// share is cached by what determines it (its factors in order, and the
-/// split and reflection of their directions), and the many plans that
-/// share a dimension's assignment reuse it.
+/// The bytes are read as exact fixed-point integers ([`Fixed`]: every
+/// finite double is an integer times a power of two, so all of them are
+/// integers times the least such power): hop-bytes are then summed exactly
+/// in 128-bit integers, in any order with the same result, and rounded to
+/// a double once. So each network dimension's share is cached by what
+/// determines it (its factors in order, and the split, reflection and shift
+/// of their directions), and the many plans that share a dimension's
+/// assignment reuse it; plans of equal hop-bytes score exactly equal,
+/// whole or fractional bytes alike (on whole bytes whose sums stay below
+/// 2⁵³ the value is the plain sum, [`score`]'s). Only when the bytes span
+/// too many binary orders for 64-bit units (a ratio beyond about 2¹¹
+/// between the largest and the least significant bit of the smallest, on
+/// full 53-bit fractions) are plans summed pair by pair in doubles, in the
+/// pairs' order, as [`score`] does.
 pub struct Scorer {
     /// The processes that end a pair.
     ends: Vec<u32>,
     /// The pairs as (end index, end index, bytes), in the given order.
     pairs: Vec<(u32, u32, f64)>,
-    /// Σ bytes when every pair's bytes are whole numbers, else None.
-    whole: Option<f64>,
-    /// Hop-bytes along one network dimension, by what determines them.
-    cache: HashMap<DimKey, f64, FxBuild>,
+    /// The pairs' bytes as exact integers, when they fit.
+    fixed: Option<Fixed>,
+    /// Hop-bytes along one network dimension in units of the fixed point,
+    /// by what determines them.
+    cache: HashMap<DimKey, u128, FxBuild>,
     /// Scratch: every end's position on every target.
     pos: Vec<u32>,
+}
+
+/// Non-negative finite bytes as exact fixed-point integers: byte k is
+/// `units[k] · 2^exp`. Every finite double is an odd integer times a power
+/// of two; `exp` is the least of those powers, and each value's units its
+/// odd integer shifted up by the difference. O(pairs).
+struct Fixed {
+    units: Vec<u64>,
+    exp: i32,
+}
+
+impl Fixed {
+    /// The fixed point of `bytes`, or None when some value is negative or
+    /// not finite, or its units need more than 64 bits, or the power is
+    /// outside what [`Fixed::value`] scales exactly.
+    fn of(bytes: impl Iterator<Item = f64> + Clone) -> Option<Fixed> {
+        // (odd integer, power) of a positive finite double.
+        let parts = |c: f64| -> Option<(u64, i32)> {
+            if !(c.is_finite() && c >= 0.0) {
+                return None;
+            }
+            if c == 0.0 {
+                return Some((0, i32::MAX));
+            }
+            let bits = c.to_bits();
+            let field = ((bits >> 52) & 0x7ff) as i32;
+            let frac = bits & ((1u64 << 52) - 1);
+            let (mant, e) = if field == 0 {
+                (frac, -1074)
+            } else {
+                (frac | 1u64 << 52, field - 1075)
+            };
+            let tz = mant.trailing_zeros();
+            Some((mant >> tz, e + tz as i32))
+        };
+        let mut exp = i32::MAX;
+        for c in bytes.clone() {
+            exp = exp.min(parts(c)?.1);
+        }
+        if exp == i32::MAX {
+            exp = 0;
+        }
+        if !(-900..=800).contains(&exp) {
+            return None;
+        }
+        let units = bytes
+            .map(|c| {
+                let (m, e) = parts(c)?;
+                if m == 0 {
+                    return Some(0);
+                }
+                let up = (e - exp) as u32;
+                (up + (64 - m.leading_zeros()) <= 64).then(|| m << up)
+            })
+            .collect::<Option<Vec<u64>>>()?;
+        Some(Fixed { units, exp })
+    }
+
+    /// `total · 2^exp` as a double: `total` rounded to nearest once, then
+    /// scaled by a power of two exactly.
+    fn value(total: u128, exp: i32) -> f64 {
+        total as f64 * f64::from_bits(((exp + 1023) as u64) << 52)
+    }
 }
 
 /// A multiply-rotate hasher (FxHash's) for the scorer's cache, whose keys
@@ -573,14 +645,11 @@ impl Scorer {
         };
         let pairs: Vec<(u32, u32, f64)> =
             pairs.iter().map(|&(u, v, c)| (at(u), at(v), c)).collect();
-        let whole = pairs
-            .iter()
-            .all(|p| p.2 >= 0.0 && p.2.fract() == 0.0)
-            .then(|| pairs.iter().map(|p| p.2).sum());
+        let fixed = Fixed::of(pairs.iter().map(|p| p.2));
         Scorer {
             ends,
             pairs,
-            whole,
+            fixed,
             cache: HashMap::default(),
             pos: Vec::new(),
         }
@@ -649,22 +718,19 @@ impl Scorer {
         self.pairs.is_empty()
     }
 
-    /// Hop-bytes of `plan` over the pairs: the same value as [`score`].
+    /// Hop-bytes of `plan` over the pairs: the exact sum rounded once (see
+    /// the type's docs; [`score`]'s value whenever its sums are exact).
     /// O(ends · targets + pairs · network dimensions), or, per network
     /// dimension whose assignment was scored before, one cache look-up.
     pub fn score(&mut self, plan: &Plan, halo: &GridHalo, net: &Grid) -> f64 {
         let nd = net.ndims();
-        let hop_sum: u64 = net.dims().iter().map(|&x| x as u64).sum();
-        let exact = self
-            .whole
-            .is_some_and(|b| b * (hop_sum as f64) < 2f64.powi(53));
-        if !exact {
+        let Some(exp) = self.fixed.as_ref().map(|f| f.exp) else {
             let table = plan.digit_table();
             return self.score_pairs(plan, &table, halo, net);
-        }
+        };
         // The digit table only when some dimension is not cached.
         let mut table: Option<Vec<Vec<[u32; 4]>>> = None;
-        let mut total = 0.0;
+        let mut total = 0u128;
         for t in 0..nd {
             let fs = &plan.targets[t];
             let mut dirs: Vec<usize> = fs.iter().map(|f| f.dir).collect();
@@ -695,10 +761,11 @@ impl Scorer {
             self.cache.insert(key, h);
             total += h;
         }
-        total
+        Fixed::value(total, exp)
     }
 
-    /// Hop-bytes along network dimension `t` alone.
+    /// Hop-bytes along network dimension `t` alone, in units of the fixed
+    /// point (exact: below 2⁶⁴ · hops · pairs).
     fn score_dim(
         &mut self,
         plan: &Plan,
@@ -706,7 +773,7 @@ impl Scorer {
         halo: &GridHalo,
         net: &Grid,
         t: usize,
-    ) -> f64 {
+    ) -> u128 {
         let fs = &plan.targets[t];
         self.pos.clear();
         for &p in &self.ends {
@@ -719,10 +786,11 @@ impl Scorer {
             self.pos.push(plan.arranged(t, x));
         }
         let (size, wraps) = (net.dims()[t], net.wraps(t));
-        let mut total = 0.0;
-        for &(u, v, c) in &self.pairs {
+        let units = self.fixed.as_ref().map_or(&[][..], |f| &f.units[..]);
+        let mut total = 0u128;
+        for (&(u, v, _), &q) in self.pairs.iter().zip(units) {
             let h = axis_dist(self.pos[u as usize], self.pos[v as usize], size, wraps);
-            total += c * h as f64;
+            total += q as u128 * h as u128;
         }
         total
     }
@@ -1110,9 +1178,75 @@ mod tests {
                 .collect();
             let mut sc = Scorer::new(24, &pairs);
             for p in &ps {
-                assert_eq!(sc.score(p, &h, &net), score(p, &h, &net, &pairs), "{p:?}");
+                let s = sc.score(p, &h, &net);
+                if frac == 0.0 {
+                    assert_eq!(s, score(p, &h, &net, &pairs), "{p:?}");
+                }
+                assert_eq!(s, exact_score(p, &h, &net, &pairs), "{p:?}");
             }
         }
+    }
+
+    /// The exact hop-bytes of `plan` over `pairs` rounded once: every
+    /// byte count times 2⁶⁰ is a whole number below 2⁶⁴ (bytes of 2⁻⁸ to
+    /// 2⁴ with 53-bit fractions), summed in 128-bit integers.
+    fn exact_score(plan: &Plan, h: &GridHalo, net: &Grid, pairs: &[(u32, u32, f64)]) -> f64 {
+        let nd = net.ndims();
+        let (mut a, mut b) = (vec![0u32; nd + 1], vec![0u32; nd + 1]);
+        let scale = 2f64.powi(60);
+        let mut total = 0u128;
+        for &(u, v, c) in pairs {
+            assert!((c * scale).fract() == 0.0 && c * scale < 2f64.powi(64));
+            plan.place(h.coord(u as usize), &mut a);
+            plan.place(h.coord(v as usize), &mut b);
+            let hops: u32 = (0..nd)
+                .map(|k| axis_dist(a[k], b[k], net.dims()[k], net.wraps(k)))
+                .sum();
+            total += (c * scale) as u128 * hops as u128;
+        }
+        total as f64 / scale
+    }
+
+    #[test]
+    fn fractional_bytes_score_symmetric_plans_equal() {
+        // A periodic 4×4 grid on a 2×8 torus with 2 cores, and pairs of
+        // tenths of a byte that the swap of x and y maps onto themselves:
+        // a plan and its image with the two directions swapped have the
+        // same hop-bytes, and the scorer says so exactly (the sums pair by
+        // pair round differently for the two), the cached per-dimension
+        // path gives the exact values and keeps the plan of least exact
+        // hop-bytes first.
+        let h = halo(&[4, 4], true);
+        let net = Grid::torus(&[2, 8]).with_cores(2);
+        let swap = |p: u32| (p % 4) * 4 + p / 4;
+        let mut pairs = Vec::new();
+        let mut rng = crate::rng::Rng::new(3);
+        for k in 0..40 {
+            let (u, v) = (rng.below(16) as u32, rng.below(16) as u32);
+            let c = 0.1 * (1 + k % 9) as f64 + 0.7;
+            pairs.push((u, v, c));
+            pairs.push((swap(u), swap(v), c));
+        }
+        let ps = plans(&h, &net);
+        let mut sc = Scorer::new(16, &pairs);
+        let (mut images, mut differ) = (0, 0);
+        for p in &ps {
+            let mut q = p.clone();
+            q.split.swap(0, 1);
+            for fs in q.targets.iter_mut() {
+                for f in fs.iter_mut() {
+                    f.dir = 1 - f.dir;
+                }
+            }
+            let (sp, sq) = (sc.score(p, &h, &net), sc.score(&q, &h, &net));
+            assert_eq!(sp, exact_score(p, &h, &net, &pairs), "{p:?}");
+            assert_eq!(sp, sq, "{p:?} and {q:?}");
+            images += 1;
+            differ += usize::from(score(p, &h, &net, &pairs) != score(&q, &h, &net, &pairs));
+        }
+        assert!(images > 20);
+        // The case is one where summing pair by pair does break the ties.
+        assert!(differ > 0);
     }
 
     #[test]
