@@ -511,8 +511,15 @@ pub struct Scorer {
     /// The pairs' bytes as exact integers, when they fit.
     fixed: Option<Fixed>,
     /// Hop-bytes along one network dimension in units of the fixed point,
-    /// by what determines them.
-    cache: HashMap<DimKey, u128, FxBuild>,
+    /// by what determines them ([`dim_key`]).
+    cache: HashMap<Box<[u32]>, u128, FxBuild>,
+    /// Scratch: the key of one network dimension.
+    key: Vec<u32>,
+    /// [`Scorer::layers_differ`] of each direction, once asked.
+    differ: Vec<Option<bool>>,
+    /// The pairs projected onto each set of directions (a bit mask), made
+    /// when first needed.
+    projections: Vec<Option<Projection>>,
     /// Scratch: every end's position on every target.
     pos: Vec<u32>,
 }
@@ -580,6 +587,61 @@ impl Fixed {
     }
 }
 
+/// The scorer's pairs projected onto a set of grid directions: each end
+/// is reduced to its coordinates along those directions (a mixed-radix
+/// index, the first direction fastest), and the pairs whose ends project to
+/// the same two indices are merged, their fixed-point bytes summed
+/// (exactly). Pairs whose ends project to one index are dropped: no factor
+/// of those directions separates them. The hop-bytes along a network
+/// dimension whose factors all come from these directions are then a sum
+/// over the projected pairs. O(pairs log pairs) to make.
+struct Projection {
+    /// The directions, increasing.
+    dirs: Vec<usize>,
+    /// Number of projected coordinates (the product of the directions'
+    /// sizes).
+    count: usize,
+    /// (index, index, summed units), the first index the smaller, sorted.
+    terms: Vec<(u32, u32, u128)>,
+}
+
+impl Projection {
+    fn new(
+        mask: usize,
+        halo: &GridHalo,
+        ends: &[u32],
+        pairs: &[(u32, u32, f64)],
+        units: &[u64],
+    ) -> Projection {
+        let dirs: Vec<usize> = (0..halo.ndims()).filter(|&i| mask >> i & 1 == 1).collect();
+        let count = dirs.iter().map(|&i| halo.dims[i] as usize).product();
+        let index = |p: u32| -> u32 {
+            let c = halo.coord(p as usize);
+            dirs.iter()
+                .rev()
+                .fold(0u32, |x, &i| x * halo.dims[i] + c[i])
+        };
+        let at: Vec<u32> = ends.iter().map(|&p| index(p)).collect();
+        let mut raw: Vec<(u32, u32, u64)> = pairs
+            .iter()
+            .zip(units)
+            .filter_map(|(&(u, v, _), &q)| {
+                let (a, b) = (at[u as usize], at[v as usize]);
+                (a != b && q > 0).then(|| (a.min(b), a.max(b), q))
+            })
+            .collect();
+        raw.sort_unstable_by_key(|r| (r.0, r.1));
+        let mut terms: Vec<(u32, u32, u128)> = Vec::new();
+        for (a, b, q) in raw {
+            match terms.last_mut() {
+                Some(l) if l.0 == a && l.1 == b => l.2 += q as u128,
+                _ => terms.push((a, b, q as u128)),
+            }
+        }
+        Projection { dirs, count, terms }
+    }
+}
+
 /// A multiply-rotate hasher (FxHash's) for the scorer's cache, whose keys
 /// are a few small integers that SipHash hashes slowly (the plans of a
 /// large grid are scored by the ten thousand). The cache's content does not
@@ -599,7 +661,11 @@ impl std::hash::Hasher for Fx {
         self.0
     }
     fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
+        let mut words = bytes.chunks_exact(8);
+        for w in &mut words {
+            self.add(u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]));
+        }
+        for &b in words.remainder() {
             self.add(b as u64);
         }
     }
@@ -619,15 +685,39 @@ impl std::hash::Hasher for Fx {
 
 type FxBuild = std::hash::BuildHasherDefault<Fx>;
 
-/// What the hop-bytes along network dimension `t` depend on: the factors
-/// placed on it (in order), and the split, reflection and shift of each of
-/// their directions.
-#[derive(Clone, PartialEq, Eq, Hash)]
-struct DimKey {
-    t: usize,
-    factors: Vec<Factor>,
-    arrange: Vec<u32>,
-    splits: Vec<(usize, Vec<u32>, bool, u32)>,
+/// What the hop-bytes along network dimension `t` of `plan` depend on,
+/// written as integers into `key` (cleared first): `t`; the factors placed
+/// on it, in order (direction, level, size); then, for each of their
+/// directions in increasing order, the direction, its reflection, its
+/// shift and its split (count, then sizes); then the layer arrangement of
+/// `t` (count, then positions). Every part is preceded by its count, so two
+/// keys are equal exactly when all of that is. O(factors + splits +
+/// arrangement).
+fn dim_key(plan: &Plan, t: usize, key: &mut Vec<u32>) {
+    key.clear();
+    let fs = &plan.targets[t];
+    key.push(t as u32);
+    key.push(fs.len() as u32);
+    let mut dirs = 0u64;
+    for f in fs {
+        key.extend_from_slice(&[f.dir as u32, f.level as u32, f.size]);
+        dirs |= 1 << f.dir;
+    }
+    while dirs != 0 {
+        let i = dirs.trailing_zeros() as usize;
+        dirs &= dirs - 1;
+        let split = &plan.split[i];
+        key.extend_from_slice(&[
+            i as u32,
+            plan.flip >> i & 1,
+            plan.shift.get(i).copied().unwrap_or(0),
+            split.len() as u32,
+        ]);
+        key.extend_from_slice(split);
+    }
+    let arrange = plan.arrange.get(t).map_or(&[][..], |a| &a[..]);
+    key.push(arrange.len() as u32);
+    key.extend_from_slice(arrange);
 }
 
 impl Scorer {
@@ -651,6 +741,9 @@ impl Scorer {
             pairs,
             fixed,
             cache: HashMap::default(),
+            key: Vec::new(),
+            differ: Vec::new(),
+            projections: Vec::new(),
             pos: Vec::new(),
         }
     }
@@ -660,8 +753,22 @@ impl Scorer {
     /// c + 1, over all other coordinates). When every boundary carries the
     /// same, no seam of a ring is lighter than another and shifting it is
     /// not tried (it could still matter where a fold shares a network
-    /// dimension between directions; a cost cut for uniform halos). O(pairs · d).
-    pub fn layers_differ(&self, halo: &GridHalo, i: usize) -> bool {
+    /// dimension between directions; a cost cut for uniform halos).
+    /// O(pairs · d) the first time for a direction, then O(1): the answer
+    /// is kept (a scorer serves one grid).
+    pub fn layers_differ(&mut self, halo: &GridHalo, i: usize) -> bool {
+        if let Some(&Some(v)) = self.differ.get(i) {
+            return v;
+        }
+        let v = self.layers_differ_now(halo, i);
+        if self.differ.len() <= i {
+            self.differ.resize(i + 1, None);
+        }
+        self.differ[i] = Some(v);
+        v
+    }
+
+    fn layers_differ_now(&self, halo: &GridHalo, i: usize) -> bool {
         let g = halo.dims[i] as usize;
         let mut layer = vec![0.0f64; g];
         for &(u, v, c) in &self.pairs {
@@ -731,41 +838,27 @@ impl Scorer {
         // The digit table only when some dimension is not cached.
         let mut table: Option<Vec<Vec<[u32; 4]>>> = None;
         let mut total = 0u128;
+        let mut key = std::mem::take(&mut self.key);
         for t in 0..nd {
-            let fs = &plan.targets[t];
-            let mut dirs: Vec<usize> = fs.iter().map(|f| f.dir).collect();
-            dirs.sort_unstable();
-            dirs.dedup();
-            let key = DimKey {
-                t,
-                factors: fs.clone(),
-                arrange: plan.arrange.get(t).cloned().unwrap_or_default(),
-                splits: dirs
-                    .iter()
-                    .map(|&i| {
-                        (
-                            i,
-                            plan.split[i].clone(),
-                            plan.flip >> i & 1 == 1,
-                            plan.shift.get(i).copied().unwrap_or(0),
-                        )
-                    })
-                    .collect(),
-            };
-            if let Some(&h) = self.cache.get(&key) {
+            dim_key(plan, t, &mut key);
+            if let Some(&h) = self.cache.get(&key[..]) {
                 total += h;
                 continue;
             }
             let table = table.get_or_insert_with(|| plan.digit_table());
             let h = self.score_dim(plan, table, halo, net, t);
-            self.cache.insert(key, h);
+            self.cache.insert(key[..].into(), h);
             total += h;
         }
+        self.key = key;
         Fixed::value(total, exp)
     }
 
     /// Hop-bytes along network dimension `t` alone, in units of the fixed
-    /// point (exact: below 2⁶⁴ · hops · pairs).
+    /// point (exact: below 2⁶⁴ · hops · pairs), from the pairs projected
+    /// onto the directions whose factors lie on `t` ([`Projection`]): the
+    /// position along `t` is computed once per projected coordinate.
+    /// O(projected coordinates · factors + projected pairs).
     fn score_dim(
         &mut self,
         plan: &Plan,
@@ -775,22 +868,78 @@ impl Scorer {
         t: usize,
     ) -> u128 {
         let fs = &plan.targets[t];
+        let mask = fs.iter().fold(0usize, |m, f| m | 1 << f.dir);
+        if self.projections.len() <= mask {
+            self.projections.resize_with(mask + 1, || None);
+        }
+        let proj = self.projections[mask].get_or_insert_with(|| {
+            let units = self.fixed.as_ref().map_or(&[][..], |f| &f.units[..]);
+            Projection::new(mask, halo, &self.ends, &self.pairs, units)
+        });
+        // The position along t is the reflected mixed radix of the digits
+        // of the factors on t; those digits, one number by plain mixed
+        // radix (factor k weighs the product of the sizes before it), are
+        // the sum of one part per direction. So: the position of every
+        // such number once (`snake`, as many as the dimension has
+        // positions), each direction's part of every coordinate once
+        // (`part`), and the position of a projected coordinate is
+        // `snake[Σ parts]`.
+        let k = proj.dirs.len();
+        let mut weight = Vec::with_capacity(fs.len());
+        let mut span = 1u32;
+        for f in fs {
+            weight.push(span);
+            span *= f.size;
+        }
+        let snake: Vec<u32> = (0..span)
+            .map(|code| {
+                let mut x = 0u32;
+                for (f, &w) in fs.iter().zip(&weight).rev() {
+                    let d = code / w % f.size;
+                    x = x * f.size + if x % 2 == 1 { f.size - 1 - d } else { d };
+                }
+                plan.arranged(t, x)
+            })
+            .collect();
+        let part: Vec<Vec<u32>> = proj
+            .dirs
+            .iter()
+            .map(|&i| {
+                (0..halo.dims[i] as usize)
+                    .map(|c| {
+                        fs.iter()
+                            .zip(&weight)
+                            .filter(|(f, _)| f.dir == i)
+                            .map(|(f, &w)| table[i][c][f.level] * w)
+                            .sum()
+                    })
+                    .collect()
+            })
+            .collect();
+        // Every projected coordinate in order, the first direction
+        // fastest; `code` is the sum of the parts of the coordinates `c`.
         self.pos.clear();
-        for &p in &self.ends {
-            let c = halo.coord(p as usize);
-            let mut x = 0u32;
-            for f in fs.iter().rev() {
-                let d = table[f.dir][c[f.dir] as usize][f.level];
-                x = x * f.size + if x % 2 == 1 { f.size - 1 - d } else { d };
+        let mut c = [0usize; super::recognise::MAX_GRID_DIMS];
+        let mut code: u32 = part.iter().map(|p| p[0]).sum();
+        for _ in 0..proj.count {
+            self.pos.push(snake[code as usize]);
+            for j in 0..k {
+                let p = &part[j];
+                code -= p[c[j]];
+                c[j] += 1;
+                if c[j] < p.len() {
+                    code += p[c[j]];
+                    break;
+                }
+                c[j] = 0;
+                code += p[0];
             }
-            self.pos.push(plan.arranged(t, x));
         }
         let (size, wraps) = (net.dims()[t], net.wraps(t));
-        let units = self.fixed.as_ref().map_or(&[][..], |f| &f.units[..]);
         let mut total = 0u128;
-        for (&(u, v, _), &q) in self.pairs.iter().zip(units) {
-            let h = axis_dist(self.pos[u as usize], self.pos[v as usize], size, wraps);
-            total += q as u128 * h as u128;
+        for &(a, b, w) in &proj.terms {
+            let h = axis_dist(self.pos[a as usize], self.pos[b as usize], size, wraps);
+            total += w * h as u128;
         }
         total
     }
