@@ -663,7 +663,9 @@ impl std::hash::Hasher for Fx {
     fn write(&mut self, bytes: &[u8]) {
         let mut words = bytes.chunks_exact(8);
         for w in &mut words {
-            self.add(u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]));
+            self.add(u64::from_le_bytes([
+                w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7],
+            ]));
         }
         for &b in words.remainder() {
             self.add(b as u64);
@@ -1354,6 +1356,38 @@ mod tests {
             total += (c * scale) as u128 * hops as u128;
         }
         total as f64 / scale
+    }
+
+    #[test]
+    fn bytes_become_exact_fixed_point_units() {
+        // 0.5 = 1·2⁻¹, 3 = 3·2⁰, 0.75 = 3·2⁻²: units of 2⁻².
+        let f = Fixed::of([0.5, 3.0, 0.75, 0.0].into_iter()).unwrap();
+        assert_eq!((f.units, f.exp), (vec![2, 12, 3, 0], -2));
+        // Whole even numbers: units of the largest common power of two.
+        let f = Fixed::of([4.0, 8.0, 12.0].into_iter()).unwrap();
+        assert_eq!((f.units, f.exp), (vec![1, 2, 3], 2));
+        assert_eq!(Fixed::value(6 * 3, 2), 72.0);
+        // 0.1's 53-bit fraction against 2⁴⁰: more than 64 bits of units.
+        assert!(Fixed::of([0.1, 2f64.powi(40)].into_iter()).is_none());
+        assert!(Fixed::of([1.0, -1.0].into_iter()).is_none());
+        assert!(Fixed::of([1.0, f64::NAN].into_iter()).is_none());
+    }
+
+    #[test]
+    fn bytes_too_wide_for_the_fixed_point_are_summed_pair_by_pair() {
+        // Tenths beside a terabyte: no 64-bit fixed point holds both, and
+        // the scorer sums in doubles in the pairs' order, as `score` does.
+        let h = halo(&[4, 6], false);
+        let net = Grid::torus(&[2, 3, 4]).with_cores(2);
+        let mut pairs = random_pairs(9, 40, 24, 5);
+        for (k, p) in pairs.iter_mut().enumerate() {
+            p.2 = if k % 3 == 0 { 1e12 } else { 0.1 * p.2 };
+        }
+        let mut sc = Scorer::new(24, &pairs);
+        assert!(sc.fixed.is_none());
+        for p in plans(&h, &net).iter().step_by(3) {
+            assert_eq!(sc.score(p, &h, &net), score(p, &h, &net, &pairs), "{p:?}");
+        }
     }
 
     #[test]
