@@ -489,7 +489,7 @@ fn orders_rec(
 /// their distinct ends once, so that scoring a plan places each end once
 /// (not once per pair) from a per-direction digit table.
 ///
-/// The bytes are read as exact fixed-point integers ([`Fixed`]: every
+/// The bytes are read as exact fixed-point integers (`Fixed`: every
 /// finite double is an integer times a power of two, so all of them are
 /// integers times the least such power): hop-bytes are then summed exactly
 /// in 128-bit integers, in any order with the same result, and rounded to
