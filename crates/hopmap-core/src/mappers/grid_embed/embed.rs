@@ -489,23 +489,157 @@ fn orders_rec(
 /// their distinct ends once, so that scoring a plan places each end once
 /// (not once per pair) from a per-direction digit table.
 ///
-/// When every pair's bytes are whole numbers and the hop-bytes stay below
-/// 2⁵³, every partial sum is exact, so hop-bytes may be summed per network
-/// dimension in any order with the same result: then each dimension's
-/// share is cached by what determines it (its factors in order, and the
-/// split and reflection of their directions), and the many plans that
-/// share a dimension's assignment reuse it.
+/// The bytes are read as exact fixed-point integers (`Fixed`: every
+/// finite double is an integer times a power of two, so all of them are
+/// integers times the least such power): hop-bytes are then summed exactly
+/// in 128-bit integers, in any order with the same result, and rounded to
+/// a double once. So each network dimension's share is cached by what
+/// determines it (its factors in order, and the split, reflection and shift
+/// of their directions), and the many plans that share a dimension's
+/// assignment reuse it; plans of equal hop-bytes score exactly equal,
+/// whole or fractional bytes alike (on whole bytes whose sums stay below
+/// 2⁵³ the value is the plain sum, [`score`]'s). Only when the bytes span
+/// too many binary orders for 64-bit units (a ratio beyond about 2¹¹
+/// between the largest and the least significant bit of the smallest, on
+/// full 53-bit fractions) are plans summed pair by pair in doubles, in the
+/// pairs' order, as [`score`] does.
 pub struct Scorer {
     /// The processes that end a pair.
     ends: Vec<u32>,
     /// The pairs as (end index, end index, bytes), in the given order.
     pairs: Vec<(u32, u32, f64)>,
-    /// Σ bytes when every pair's bytes are whole numbers, else None.
-    whole: Option<f64>,
-    /// Hop-bytes along one network dimension, by what determines them.
-    cache: HashMap<DimKey, f64, FxBuild>,
+    /// The pairs' bytes as exact integers, when they fit.
+    fixed: Option<Fixed>,
+    /// Hop-bytes along one network dimension in units of the fixed point,
+    /// by what determines them ([`dim_key`]).
+    cache: HashMap<Box<[u32]>, u128, FxBuild>,
+    /// Scratch: the key of one network dimension.
+    key: Vec<u32>,
+    /// [`Scorer::layers_differ`] of each direction, once asked.
+    differ: Vec<Option<bool>>,
+    /// The pairs projected onto each set of directions (a bit mask), made
+    /// when first needed.
+    projections: Vec<Option<Projection>>,
     /// Scratch: every end's position on every target.
     pos: Vec<u32>,
+}
+
+/// Non-negative finite bytes as exact fixed-point integers: byte k is
+/// `units[k] · 2^exp`. Every finite double is an odd integer times a power
+/// of two; `exp` is the least of those powers, and each value's units its
+/// odd integer shifted up by the difference. O(pairs).
+struct Fixed {
+    units: Vec<u64>,
+    exp: i32,
+}
+
+impl Fixed {
+    /// The fixed point of `bytes`, or None when some value is negative or
+    /// not finite, or its units need more than 64 bits, or the power is
+    /// outside what [`Fixed::value`] scales exactly.
+    fn of(bytes: impl Iterator<Item = f64> + Clone) -> Option<Fixed> {
+        // (odd integer, power) of a positive finite double.
+        let parts = |c: f64| -> Option<(u64, i32)> {
+            if !(c.is_finite() && c >= 0.0) {
+                return None;
+            }
+            if c == 0.0 {
+                return Some((0, i32::MAX));
+            }
+            let bits = c.to_bits();
+            let field = ((bits >> 52) & 0x7ff) as i32;
+            let frac = bits & ((1u64 << 52) - 1);
+            let (mant, e) = if field == 0 {
+                (frac, -1074)
+            } else {
+                (frac | 1u64 << 52, field - 1075)
+            };
+            let tz = mant.trailing_zeros();
+            Some((mant >> tz, e + tz as i32))
+        };
+        let mut exp = i32::MAX;
+        for c in bytes.clone() {
+            exp = exp.min(parts(c)?.1);
+        }
+        if exp == i32::MAX {
+            exp = 0;
+        }
+        if !(-900..=800).contains(&exp) {
+            return None;
+        }
+        let units = bytes
+            .map(|c| {
+                let (m, e) = parts(c)?;
+                if m == 0 {
+                    return Some(0);
+                }
+                let up = (e - exp) as u32;
+                (up + (64 - m.leading_zeros()) <= 64).then(|| m << up)
+            })
+            .collect::<Option<Vec<u64>>>()?;
+        Some(Fixed { units, exp })
+    }
+
+    /// `total · 2^exp` as a double: `total` rounded to nearest once, then
+    /// scaled by a power of two exactly.
+    fn value(total: u128, exp: i32) -> f64 {
+        total as f64 * f64::from_bits(((exp + 1023) as u64) << 52)
+    }
+}
+
+/// The scorer's pairs projected onto a set of grid directions: each end
+/// is reduced to its coordinates along those directions (a mixed-radix
+/// index, the first direction fastest), and the pairs whose ends project to
+/// the same two indices are merged, their fixed-point bytes summed
+/// (exactly). Pairs whose ends project to one index are dropped: no factor
+/// of those directions separates them. The hop-bytes along a network
+/// dimension whose factors all come from these directions are then a sum
+/// over the projected pairs. O(pairs log pairs) to make.
+struct Projection {
+    /// The directions, increasing.
+    dirs: Vec<usize>,
+    /// Number of projected coordinates (the product of the directions'
+    /// sizes).
+    count: usize,
+    /// (index, index, summed units), the first index the smaller, sorted.
+    terms: Vec<(u32, u32, u128)>,
+}
+
+impl Projection {
+    fn new(
+        mask: usize,
+        halo: &GridHalo,
+        ends: &[u32],
+        pairs: &[(u32, u32, f64)],
+        units: &[u64],
+    ) -> Projection {
+        let dirs: Vec<usize> = (0..halo.ndims()).filter(|&i| mask >> i & 1 == 1).collect();
+        let count = dirs.iter().map(|&i| halo.dims[i] as usize).product();
+        let index = |p: u32| -> u32 {
+            let c = halo.coord(p as usize);
+            dirs.iter()
+                .rev()
+                .fold(0u32, |x, &i| x * halo.dims[i] + c[i])
+        };
+        let at: Vec<u32> = ends.iter().map(|&p| index(p)).collect();
+        let mut raw: Vec<(u32, u32, u64)> = pairs
+            .iter()
+            .zip(units)
+            .filter_map(|(&(u, v, _), &q)| {
+                let (a, b) = (at[u as usize], at[v as usize]);
+                (a != b && q > 0).then(|| (a.min(b), a.max(b), q))
+            })
+            .collect();
+        raw.sort_unstable_by_key(|r| (r.0, r.1));
+        let mut terms: Vec<(u32, u32, u128)> = Vec::new();
+        for (a, b, q) in raw {
+            match terms.last_mut() {
+                Some(l) if l.0 == a && l.1 == b => l.2 += q as u128,
+                _ => terms.push((a, b, q as u128)),
+            }
+        }
+        Projection { dirs, count, terms }
+    }
 }
 
 /// A multiply-rotate hasher (FxHash's) for the scorer's cache, whose keys
@@ -527,7 +661,13 @@ impl std::hash::Hasher for Fx {
         self.0
     }
     fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
+        let mut words = bytes.chunks_exact(8);
+        for w in &mut words {
+            self.add(u64::from_le_bytes([
+                w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7],
+            ]));
+        }
+        for &b in words.remainder() {
             self.add(b as u64);
         }
     }
@@ -547,15 +687,39 @@ impl std::hash::Hasher for Fx {
 
 type FxBuild = std::hash::BuildHasherDefault<Fx>;
 
-/// What the hop-bytes along network dimension `t` depend on: the factors
-/// placed on it (in order), and the split, reflection and shift of each of
-/// their directions.
-#[derive(Clone, PartialEq, Eq, Hash)]
-struct DimKey {
-    t: usize,
-    factors: Vec<Factor>,
-    arrange: Vec<u32>,
-    splits: Vec<(usize, Vec<u32>, bool, u32)>,
+/// What the hop-bytes along network dimension `t` of `plan` depend on,
+/// written as integers into `key` (cleared first): `t`; the factors placed
+/// on it, in order (direction, level, size); then, for each of their
+/// directions in increasing order, the direction, its reflection, its
+/// shift and its split (count, then sizes); then the layer arrangement of
+/// `t` (count, then positions). Every part is preceded by its count, so two
+/// keys are equal exactly when all of that is. O(factors + splits +
+/// arrangement).
+fn dim_key(plan: &Plan, t: usize, key: &mut Vec<u32>) {
+    key.clear();
+    let fs = &plan.targets[t];
+    key.push(t as u32);
+    key.push(fs.len() as u32);
+    let mut dirs = 0u64;
+    for f in fs {
+        key.extend_from_slice(&[f.dir as u32, f.level as u32, f.size]);
+        dirs |= 1 << f.dir;
+    }
+    while dirs != 0 {
+        let i = dirs.trailing_zeros() as usize;
+        dirs &= dirs - 1;
+        let split = &plan.split[i];
+        key.extend_from_slice(&[
+            i as u32,
+            plan.flip >> i & 1,
+            plan.shift.get(i).copied().unwrap_or(0),
+            split.len() as u32,
+        ]);
+        key.extend_from_slice(split);
+    }
+    let arrange = plan.arrange.get(t).map_or(&[][..], |a| &a[..]);
+    key.push(arrange.len() as u32);
+    key.extend_from_slice(arrange);
 }
 
 impl Scorer {
@@ -573,15 +737,15 @@ impl Scorer {
         };
         let pairs: Vec<(u32, u32, f64)> =
             pairs.iter().map(|&(u, v, c)| (at(u), at(v), c)).collect();
-        let whole = pairs
-            .iter()
-            .all(|p| p.2 >= 0.0 && p.2.fract() == 0.0)
-            .then(|| pairs.iter().map(|p| p.2).sum());
+        let fixed = Fixed::of(pairs.iter().map(|p| p.2));
         Scorer {
             ends,
             pairs,
-            whole,
+            fixed,
             cache: HashMap::default(),
+            key: Vec::new(),
+            differ: Vec::new(),
+            projections: Vec::new(),
             pos: Vec::new(),
         }
     }
@@ -591,8 +755,22 @@ impl Scorer {
     /// c + 1, over all other coordinates). When every boundary carries the
     /// same, no seam of a ring is lighter than another and shifting it is
     /// not tried (it could still matter where a fold shares a network
-    /// dimension between directions; a cost cut for uniform halos). O(pairs · d).
-    pub fn layers_differ(&self, halo: &GridHalo, i: usize) -> bool {
+    /// dimension between directions; a cost cut for uniform halos).
+    /// O(pairs · d) the first time for a direction, then O(1): the answer
+    /// is kept (a scorer serves one grid).
+    pub fn layers_differ(&mut self, halo: &GridHalo, i: usize) -> bool {
+        if let Some(&Some(v)) = self.differ.get(i) {
+            return v;
+        }
+        let v = self.layers_differ_now(halo, i);
+        if self.differ.len() <= i {
+            self.differ.resize(i + 1, None);
+        }
+        self.differ[i] = Some(v);
+        v
+    }
+
+    fn layers_differ_now(&self, halo: &GridHalo, i: usize) -> bool {
         let g = halo.dims[i] as usize;
         let mut layer = vec![0.0f64; g];
         for &(u, v, c) in &self.pairs {
@@ -649,56 +827,40 @@ impl Scorer {
         self.pairs.is_empty()
     }
 
-    /// Hop-bytes of `plan` over the pairs: the same value as [`score`].
+    /// Hop-bytes of `plan` over the pairs: the exact sum rounded once (see
+    /// the type's docs; [`score`]'s value whenever its sums are exact).
     /// O(ends · targets + pairs · network dimensions), or, per network
     /// dimension whose assignment was scored before, one cache look-up.
     pub fn score(&mut self, plan: &Plan, halo: &GridHalo, net: &Grid) -> f64 {
         let nd = net.ndims();
-        let hop_sum: u64 = net.dims().iter().map(|&x| x as u64).sum();
-        let exact = self
-            .whole
-            .is_some_and(|b| b * (hop_sum as f64) < 2f64.powi(53));
-        if !exact {
+        let Some(exp) = self.fixed.as_ref().map(|f| f.exp) else {
             let table = plan.digit_table();
             return self.score_pairs(plan, &table, halo, net);
-        }
+        };
         // The digit table only when some dimension is not cached.
         let mut table: Option<Vec<Vec<[u32; 4]>>> = None;
-        let mut total = 0.0;
+        let mut total = 0u128;
+        let mut key = std::mem::take(&mut self.key);
         for t in 0..nd {
-            let fs = &plan.targets[t];
-            let mut dirs: Vec<usize> = fs.iter().map(|f| f.dir).collect();
-            dirs.sort_unstable();
-            dirs.dedup();
-            let key = DimKey {
-                t,
-                factors: fs.clone(),
-                arrange: plan.arrange.get(t).cloned().unwrap_or_default(),
-                splits: dirs
-                    .iter()
-                    .map(|&i| {
-                        (
-                            i,
-                            plan.split[i].clone(),
-                            plan.flip >> i & 1 == 1,
-                            plan.shift.get(i).copied().unwrap_or(0),
-                        )
-                    })
-                    .collect(),
-            };
-            if let Some(&h) = self.cache.get(&key) {
+            dim_key(plan, t, &mut key);
+            if let Some(&h) = self.cache.get(&key[..]) {
                 total += h;
                 continue;
             }
             let table = table.get_or_insert_with(|| plan.digit_table());
             let h = self.score_dim(plan, table, halo, net, t);
-            self.cache.insert(key, h);
+            self.cache.insert(key[..].into(), h);
             total += h;
         }
-        total
+        self.key = key;
+        Fixed::value(total, exp)
     }
 
-    /// Hop-bytes along network dimension `t` alone.
+    /// Hop-bytes along network dimension `t` alone, in units of the fixed
+    /// point (exact: below 2⁶⁴ · hops · pairs), from the pairs projected
+    /// onto the directions whose factors lie on `t` ([`Projection`]): the
+    /// position along `t` is computed once per projected coordinate.
+    /// O(projected coordinates · factors + projected pairs).
     fn score_dim(
         &mut self,
         plan: &Plan,
@@ -706,23 +868,80 @@ impl Scorer {
         halo: &GridHalo,
         net: &Grid,
         t: usize,
-    ) -> f64 {
+    ) -> u128 {
         let fs = &plan.targets[t];
+        let mask = fs.iter().fold(0usize, |m, f| m | 1 << f.dir);
+        if self.projections.len() <= mask {
+            self.projections.resize_with(mask + 1, || None);
+        }
+        let proj = self.projections[mask].get_or_insert_with(|| {
+            let units = self.fixed.as_ref().map_or(&[][..], |f| &f.units[..]);
+            Projection::new(mask, halo, &self.ends, &self.pairs, units)
+        });
+        // The position along t is the reflected mixed radix of the digits
+        // of the factors on t; those digits, one number by plain mixed
+        // radix (factor k weighs the product of the sizes before it), are
+        // the sum of one part per direction. So: the position of every
+        // such number once (`snake`, as many as the dimension has
+        // positions), each direction's part of every coordinate once
+        // (`part`), and the position of a projected coordinate is
+        // `snake[Σ parts]`.
+        let k = proj.dirs.len();
+        let mut weight = Vec::with_capacity(fs.len());
+        let mut span = 1u32;
+        for f in fs {
+            weight.push(span);
+            span *= f.size;
+        }
+        let snake: Vec<u32> = (0..span)
+            .map(|code| {
+                let mut x = 0u32;
+                for (f, &w) in fs.iter().zip(&weight).rev() {
+                    let d = code / w % f.size;
+                    x = x * f.size + if x % 2 == 1 { f.size - 1 - d } else { d };
+                }
+                plan.arranged(t, x)
+            })
+            .collect();
+        let part: Vec<Vec<u32>> = proj
+            .dirs
+            .iter()
+            .map(|&i| {
+                (0..halo.dims[i] as usize)
+                    .map(|c| {
+                        fs.iter()
+                            .zip(&weight)
+                            .filter(|(f, _)| f.dir == i)
+                            .map(|(f, &w)| table[i][c][f.level] * w)
+                            .sum()
+                    })
+                    .collect()
+            })
+            .collect();
+        // Every projected coordinate in order, the first direction
+        // fastest; `code` is the sum of the parts of the coordinates `c`.
         self.pos.clear();
-        for &p in &self.ends {
-            let c = halo.coord(p as usize);
-            let mut x = 0u32;
-            for f in fs.iter().rev() {
-                let d = table[f.dir][c[f.dir] as usize][f.level];
-                x = x * f.size + if x % 2 == 1 { f.size - 1 - d } else { d };
+        let mut c = [0usize; super::recognise::MAX_GRID_DIMS];
+        let mut code: u32 = part.iter().map(|p| p[0]).sum();
+        for _ in 0..proj.count {
+            self.pos.push(snake[code as usize]);
+            for j in 0..k {
+                let p = &part[j];
+                code -= p[c[j]];
+                c[j] += 1;
+                if c[j] < p.len() {
+                    code += p[c[j]];
+                    break;
+                }
+                c[j] = 0;
+                code += p[0];
             }
-            self.pos.push(plan.arranged(t, x));
         }
         let (size, wraps) = (net.dims()[t], net.wraps(t));
-        let mut total = 0.0;
-        for &(u, v, c) in &self.pairs {
-            let h = axis_dist(self.pos[u as usize], self.pos[v as usize], size, wraps);
-            total += c * h as f64;
+        let mut total = 0u128;
+        for &(a, b, w) in &proj.terms {
+            let h = axis_dist(self.pos[a as usize], self.pos[b as usize], size, wraps);
+            total += w * h as u128;
         }
         total
     }
@@ -1110,9 +1329,107 @@ mod tests {
                 .collect();
             let mut sc = Scorer::new(24, &pairs);
             for p in &ps {
-                assert_eq!(sc.score(p, &h, &net), score(p, &h, &net, &pairs), "{p:?}");
+                let s = sc.score(p, &h, &net);
+                if frac == 0.0 {
+                    assert_eq!(s, score(p, &h, &net, &pairs), "{p:?}");
+                }
+                assert_eq!(s, exact_score(p, &h, &net, &pairs), "{p:?}");
             }
         }
+    }
+
+    /// The exact hop-bytes of `plan` over `pairs` rounded once: every
+    /// byte count times 2⁶⁰ is a whole number below 2⁶⁴ (bytes of 2⁻⁸ to
+    /// 2⁴ with 53-bit fractions), summed in 128-bit integers.
+    fn exact_score(plan: &Plan, h: &GridHalo, net: &Grid, pairs: &[(u32, u32, f64)]) -> f64 {
+        let nd = net.ndims();
+        let (mut a, mut b) = (vec![0u32; nd + 1], vec![0u32; nd + 1]);
+        let scale = 2f64.powi(60);
+        let mut total = 0u128;
+        for &(u, v, c) in pairs {
+            assert!((c * scale).fract() == 0.0 && c * scale < 2f64.powi(64));
+            plan.place(h.coord(u as usize), &mut a);
+            plan.place(h.coord(v as usize), &mut b);
+            let hops: u32 = (0..nd)
+                .map(|k| axis_dist(a[k], b[k], net.dims()[k], net.wraps(k)))
+                .sum();
+            total += (c * scale) as u128 * hops as u128;
+        }
+        total as f64 / scale
+    }
+
+    #[test]
+    fn bytes_become_exact_fixed_point_units() {
+        // 0.5 = 1·2⁻¹, 3 = 3·2⁰, 0.75 = 3·2⁻²: units of 2⁻².
+        let f = Fixed::of([0.5, 3.0, 0.75, 0.0].into_iter()).unwrap();
+        assert_eq!((f.units, f.exp), (vec![2, 12, 3, 0], -2));
+        // Whole even numbers: units of the largest common power of two.
+        let f = Fixed::of([4.0, 8.0, 12.0].into_iter()).unwrap();
+        assert_eq!((f.units, f.exp), (vec![1, 2, 3], 2));
+        assert_eq!(Fixed::value(6 * 3, 2), 72.0);
+        // 0.1's 53-bit fraction against 2⁴⁰: more than 64 bits of units.
+        assert!(Fixed::of([0.1, 2f64.powi(40)].into_iter()).is_none());
+        assert!(Fixed::of([1.0, -1.0].into_iter()).is_none());
+        assert!(Fixed::of([1.0, f64::NAN].into_iter()).is_none());
+    }
+
+    #[test]
+    fn bytes_too_wide_for_the_fixed_point_are_summed_pair_by_pair() {
+        // Tenths beside a terabyte: no 64-bit fixed point holds both, and
+        // the scorer sums in doubles in the pairs' order, as `score` does.
+        let h = halo(&[4, 6], false);
+        let net = Grid::torus(&[2, 3, 4]).with_cores(2);
+        let mut pairs = random_pairs(9, 40, 24, 5);
+        for (k, p) in pairs.iter_mut().enumerate() {
+            p.2 = if k % 3 == 0 { 1e12 } else { 0.1 * p.2 };
+        }
+        let mut sc = Scorer::new(24, &pairs);
+        assert!(sc.fixed.is_none());
+        for p in plans(&h, &net).iter().step_by(3) {
+            assert_eq!(sc.score(p, &h, &net), score(p, &h, &net, &pairs), "{p:?}");
+        }
+    }
+
+    #[test]
+    fn fractional_bytes_score_symmetric_plans_equal() {
+        // A periodic 4×4 grid on a 2×8 torus with 2 cores, and pairs of
+        // tenths of a byte that the swap of x and y maps onto themselves:
+        // a plan and its image with the two directions swapped have the
+        // same hop-bytes, and the scorer says so exactly (the sums pair by
+        // pair round differently for the two), the cached per-dimension
+        // path gives the exact values and keeps the plan of least exact
+        // hop-bytes first.
+        let h = halo(&[4, 4], true);
+        let net = Grid::torus(&[2, 8]).with_cores(2);
+        let swap = |p: u32| (p % 4) * 4 + p / 4;
+        let mut pairs = Vec::new();
+        let mut rng = crate::rng::Rng::new(3);
+        for k in 0..40 {
+            let (u, v) = (rng.below(16) as u32, rng.below(16) as u32);
+            let c = 0.1 * (1 + k % 9) as f64 + 0.7;
+            pairs.push((u, v, c));
+            pairs.push((swap(u), swap(v), c));
+        }
+        let ps = plans(&h, &net);
+        let mut sc = Scorer::new(16, &pairs);
+        let (mut images, mut differ) = (0, 0);
+        for p in &ps {
+            let mut q = p.clone();
+            q.split.swap(0, 1);
+            for fs in q.targets.iter_mut() {
+                for f in fs.iter_mut() {
+                    f.dir = 1 - f.dir;
+                }
+            }
+            let (sp, sq) = (sc.score(p, &h, &net), sc.score(&q, &h, &net));
+            assert_eq!(sp, exact_score(p, &h, &net, &pairs), "{p:?}");
+            assert_eq!(sp, sq, "{p:?} and {q:?}");
+            images += 1;
+            differ += usize::from(score(p, &h, &net, &pairs) != score(&q, &h, &net, &pairs));
+        }
+        assert!(images > 20);
+        // The case is one where summing pair by pair does break the ties.
+        assert!(differ > 0);
     }
 
     #[test]
