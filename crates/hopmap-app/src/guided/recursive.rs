@@ -86,7 +86,7 @@ pub fn explain(r: &Recursive) -> Option<String> {
                 return Some(format!(
                     "{who} kicked the mapping{of_runs}: each kick makes a few random exchanges \
                      among a process and its partners, then a local descent from them, and is \
-                     undone when hop-bytes rose ({kept} kept so far): hop-bytes {change} (from \
+                     undone unless hop-bytes fell ({kept} kept so far): hop-bytes {change} (from \
                      {before} to {after}){end} {CITE_KICKS}"
                 ));
             }

@@ -149,10 +149,10 @@ pub fn info_refine() -> MapperInfo {
               to 4,096, after several runs, when they have at most 8 partners each on average) a \
               seeded first-improvement descent then samples the same neighbourhood at random \
               (64 tries per process at most) and keeps every exchange that lowers hop-bytes; \
-              below 1,024 processes the best of several runs is then kicked (an iterated \
+              below 1,024 processes on meshes and tori the best of several runs is then kicked (an iterated \
               local search, Lourenço, Martin & Stützle 2003: 8 kicks per process, each a few \
               random exchanges among a process and its partners and a local descent from \
-              them, undone when hop-bytes rose). \
+              them, undone unless hop-bytes fall). \
               Up to 256 processes on meshes and tori of up to 512 slots (and on switch \
               fabrics the job fills at least half of) a robust tabu search (Taillard 1991) also \
               runs, after each \

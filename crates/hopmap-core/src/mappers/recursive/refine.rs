@@ -79,10 +79,11 @@
 //! hop-bytes, or keeps them with a lower max link load. A run stopped with
 //! its search ([`Refine::search_only`]) makes the tabu phase before it
 //! stops; its polish ([`Refine::polish`]) does not.
-//! The polish of the best run, below 1,024 processes, then kicks the
+//! The polish of the best run on a mesh or torus, below 1,024 processes,
+//! then kicks the
 //! descent's result ([`kicks`]: an iterated local search): a few random
 //! exchanges among a process and its partners, a local descent from
-//! them, undone when hop-bytes rose.
+//! them, undone unless hop-bytes fell.
 //!
 //! On switch fabrics whose host distances nest (an ultrametric: fat
 //! trees), the block phase ([`blocks`]) comes next, before the bottleneck
@@ -1517,6 +1518,7 @@ impl Refine {
             && self.polishing
             && self.params.objective == Objective::HopBytes
             && kicks::applies(self.graph.n())
+            && self.topo.as_fabric().is_none()
         {
             self.kicked = true;
             self.kicks = Some(Box::new(kicks::Kicks::new(

@@ -9,10 +9,10 @@
 //! the distinct nodes of its neighbourhood (its partners' nodes and their
 //! network neighbours, a random core of each) and takes the first exchange
 //! that lowers hop-bytes; the processes of an exchange and their partners
-//! are queued again. When the kick and its descent together leave
-//! hop-bytes higher than before the kick, every exchange is undone in
-//! reverse order; otherwise (equal or lower) the new mapping is kept.
-//! Hop-bytes never rise.
+//! are queued again. Unless the kick and its descent together lower
+//! hop-bytes (by more than the refinement's rounding margin), every
+//! exchange is undone in reverse order. Hop-bytes never rise, and the
+//! mapping changes only where they fall.
 //!
 //! Why: the descent stops at a local optimum of single exchanges, and on
 //! meshes folded into tori whole regions are misplaced in ways no single
@@ -20,7 +20,9 @@
 //! torus went from 0.931 to 0.85 × Scotch's hop-bytes in a Python
 //! experiment of the same search (`docs/mapping-quality.md`, "Kicks").
 //!
-//! It runs in the polish of the best run ([`Refine::polish`]) below
+//! It runs in the polish of the best run ([`Refine::polish`]) on meshes
+//! and tori (not on switch fabrics, whose distances leave wide plateaus
+//! of equal hop-bytes and which have their block phases) below
 //! [`MAX_PROCESSES`] processes, for the `hopbytes` objective, with
 //! [`KICKS_PER_PROCESS`] × n kicks, or until its work (Σ over the tries
 //! of the trying process's partners) reaches [`WORK_PER_ENTRY`] × the
@@ -91,7 +93,7 @@ impl Kicks {
         }
     }
 
-    /// Kicks whose result was kept (hop-bytes equal or lower).
+    /// Kicks whose result was kept (hop-bytes lower).
     pub fn kept(&self) -> usize {
         self.kept
     }
@@ -180,7 +182,7 @@ impl Refine {
                     }
                 }
             }
-            if self.hb > before {
+            if self.hb >= before - self.hb_eps {
                 while let Some((x, sx, dhb)) = k.log.pop() {
                     let s = self.node_of[x] as usize * self.cores + self.core_of[x] as usize;
                     let ex = self.apply(x, sx, -dhb);
