@@ -93,6 +93,19 @@ impl Kicks {
         }
     }
 
+    /// Queue `x`, `y` and their partners (whose costs they changed), those
+    /// not queued yet. O(deg x + deg y).
+    fn enqueue(&mut self, graph: &crate::graph::CommGraph, x: usize, y: usize) {
+        for z in [x, y] {
+            for w in std::iter::once(z as u32).chain(graph.neighbors(z).iter().copied()) {
+                if !self.queued[w as usize] {
+                    self.queued[w as usize] = true;
+                    self.queue.push_back(w);
+                }
+            }
+        }
+    }
+
     /// Kicks whose result was kept (hop-bytes lower).
     pub fn kept(&self) -> usize {
         self.kept
@@ -132,14 +145,7 @@ impl Refine {
                 let ex = self.apply(x, s, dhb);
                 memo.changed(&graph, ex, [s, sx]);
                 k.log.push((x, sx, dhb));
-                for z in [x, y] {
-                    for w in std::iter::once(z as u32).chain(graph.neighbors(z).iter().copied()) {
-                        if !k.queued[w as usize] {
-                            k.queued[w as usize] = true;
-                            k.queue.push_back(w);
-                        }
-                    }
-                }
+                k.enqueue(&graph, x, y);
             }
             // The local descent from what the kick moved.
             while let Some(q) = k.queue.pop_front() {
@@ -171,15 +177,7 @@ impl Refine {
                     }
                 }
                 if let Some((x, y)) = ex {
-                    for z in [x, y] {
-                        for w in std::iter::once(z as u32).chain(graph.neighbors(z).iter().copied())
-                        {
-                            if !k.queued[w as usize] {
-                                k.queued[w as usize] = true;
-                                k.queue.push_back(w);
-                            }
-                        }
-                    }
+                    k.enqueue(&graph, x, y);
                 }
             }
             if self.hb >= before - self.hb_eps {
