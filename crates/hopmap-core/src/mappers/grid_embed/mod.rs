@@ -548,7 +548,7 @@ impl GridEmbed {
 
     /// The swap refinement's settings for the own-order rival and the
     /// placed grid: hop-bytes, 30 sweeps, `load_budget` for the bottleneck
-    /// phase, no tabu phase.
+    /// phase, no tabu phase, no kicks (they belong to a polish).
     fn refine_params(&self, load_budget: f64) -> RefineParams {
         RefineParams {
             objective: Objective::HopBytes,
@@ -560,6 +560,7 @@ impl GridEmbed {
             tol: 0.001,
             load_budget,
             tabu: 0,
+            kicks: 0,
         }
     }
 

@@ -385,6 +385,16 @@ const REFINE_PARAMS: &[ParamSpec] = &[
                (0 = off)",
     },
     ParamSpec {
+        key: "kicks",
+        kind: ParamKind::Int { min: 0, max: 1024 },
+        default: "8",
+        help: "on meshes and tori below 1,024 processes, after the descent of the best run: \
+               this many kicks per process (an iterated local search: a few random exchanges \
+               among a process and its partners, then a local descent, undone unless \
+               hop-bytes fall; the phase also stops after 8,192 units of work per adjacency \
+               entry) (0 = off)",
+    },
+    ParamSpec {
         key: "runs",
         kind: ParamKind::Int { min: 0, max: 64 },
         default: "0",
@@ -486,6 +496,7 @@ fn start_refine(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
         tol: input.get(p, "tol")?,
         load_budget: input.get(p, "load_budget")?,
         tabu: tabu_param(input)?,
+        kicks: input.get::<usize>(REFINE_PARAMS, "kicks")?,
     };
     let runs = input.get(p, "runs")?;
     if group_first(input)? {
@@ -1960,6 +1971,7 @@ mod tests {
             tol: 0.001,
             load_budget: inp.get(REFINE_PARAMS, "load_budget").unwrap(),
             tabu: tabu_param(inp).unwrap(),
+            kicks: crate::mappers::recursive::refine::kicks::KICKS_PER_PROCESS,
         }
     }
 
@@ -2023,7 +2035,7 @@ mod tests {
                 let inp = input(random_graph(n, seed), topo, seed, &[("runs", &r)]);
                 let params = refine.then_some(RefineParams {
                     objective: Objective::HopBytes, sweeps: 30, batch: 256, depth: 0,
-                    time: None, seed, tol: 0.001, load_budget: 0.01, tabu: 0,
+                    time: None, seed, tol: 0.001, load_budget: 0.01, tabu: 0, kicks: crate::mappers::recursive::refine::kicks::KICKS_PER_PROCESS,
                 });
                 let mut all_here = Recursive::new(&inp, params, runs).unwrap();
                 all_here.visible = runs;
@@ -2056,6 +2068,7 @@ mod tests {
                 objective, sweeps: 1, batch: 2, depth: 1, time: None, seed, tol: 0.0,
                 load_budget: budget,
                 tabu: 0,
+                kicks: crate::mappers::recursive::refine::kicks::KICKS_PER_PROCESS,
             };
             let vol = Arc::new(crate::partition::pair_volumes(&g));
             let run = || {
@@ -2109,6 +2122,7 @@ mod tests {
                 objective, sweeps: 50, batch: 3, depth: 1, time: None, seed, tol: 0.0,
                 load_budget: 0.0,
                 tabu: 0,
+                kicks: crate::mappers::recursive::refine::kicks::KICKS_PER_PROCESS,
             };
             let vol = Arc::new(crate::partition::pair_volumes(&g));
             let mut r = Refine::new(g.clone(), topo.clone(), vol, start, params);

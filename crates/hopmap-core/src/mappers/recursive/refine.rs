@@ -543,6 +543,10 @@ pub struct RefineParams {
     /// After the descent, on small inputs ([`tabu::applies`]): a robust tabu
     /// search of this many iterations per process ([`tabu`]; 0 = none).
     pub tabu: usize,
+    /// In the polish, on meshes and tori below 1,024 processes
+    /// ([`kicks::applies`]): this many kicks per process ([`kicks`]; 0 =
+    /// none).
+    pub kicks: usize,
 }
 
 /// The messages of an edge whose end moves from node `from` to `to`, its
@@ -571,7 +575,7 @@ pub(super) fn moved_edge(
 impl RefineParams {
     /// The settings of the hand-checked refinement tests: hop-bytes, 10
     /// sweeps of batches of 8, depth 1, seed 1, no tolerance, no tabu
-    /// phase, and the bottleneck phase's budget `load_budget`.
+    /// phase, no kicks, and the bottleneck phase's budget `load_budget`.
     pub(crate) fn hand_checked(load_budget: f64) -> Self {
         RefineParams {
             objective: Objective::HopBytes,
@@ -583,6 +587,7 @@ impl RefineParams {
             tol: 0.0,
             load_budget,
             tabu: 0,
+            kicks: 0,
         }
     }
 }
@@ -1515,6 +1520,7 @@ impl Refine {
             return;
         }
         if !self.kicked
+            && self.params.kicks > 0
             && self.polishing
             && self.params.objective == Objective::HopBytes
             && kicks::applies(self.graph.n())
@@ -1523,6 +1529,7 @@ impl Refine {
             self.kicked = true;
             self.kicks = Some(Box::new(kicks::Kicks::new(
                 why,
+                self.params.kicks * self.graph.n(),
                 self.graph.n(),
                 self.graph.targets().len(),
                 self.dist.nodes,

@@ -558,6 +558,7 @@ mod tests {
             tol: 0.0,
             load_budget: 0.0,
             tabu: 0,
+            kicks: crate::mappers::recursive::refine::kicks::KICKS_PER_PROCESS,
         };
         let start = crate::mapping::Mapping::new((0..16).collect(), vec![0; 16]);
         let mut r = Refine::new(g, t, vol, start, params);

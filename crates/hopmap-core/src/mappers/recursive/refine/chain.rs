@@ -531,7 +531,7 @@ mod tests {
             ).unwrap();
             let params = RefineParams {
                 objective: Objective::HopBytes, sweeps: 1, batch: 2, depth: 1, time: None,
-                seed, tol: 0.0, load_budget: budget, tabu: 0,
+                seed, tol: 0.0, load_budget: budget, tabu: 0, kicks: crate::mappers::recursive::refine::kicks::KICKS_PER_PROCESS,
             };
             let vol = Arc::new(crate::partition::pair_volumes(&g));
             let price = super::super::keep_best::LOAD_PRICE;

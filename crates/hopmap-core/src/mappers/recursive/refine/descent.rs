@@ -451,6 +451,7 @@ pub(super) mod tests {
             tol: 0.0,
             load_budget: 0.0,
             tabu: 0,
+            kicks: crate::mappers::recursive::refine::kicks::KICKS_PER_PROCESS,
         };
         (g, topo, start, params)
     }

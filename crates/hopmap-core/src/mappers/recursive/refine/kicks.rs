@@ -24,7 +24,8 @@
 //! and tori (not on switch fabrics, whose distances leave wide plateaus
 //! of equal hop-bytes and which have their block phases) below
 //! [`MAX_PROCESSES`] processes, for the `hopbytes` objective, with
-//! [`KICKS_PER_PROCESS`] × n kicks, or until its work (Σ over the tries
+//! `kicks` × n kicks ([`RefineParams::kicks`](super::RefineParams), by
+//! default [`KICKS_PER_PROCESS`]), or until its work (Σ over the tries
 //! of the trying process's partners) reaches [`WORK_PER_ENTRY`] × the
 //! input's adjacency entries, whichever comes first. Cost: O(m ·
 //! [`WORK_PER_ENTRY`]) at most; a kick touches a neighbourhood, not the
@@ -37,7 +38,7 @@ use super::{FREE, Refine, RefineStop};
 /// processes the speed target against Scotch's gmap leaves no time).
 pub const MAX_PROCESSES: usize = 1024;
 
-/// Kicks per process.
+/// Kicks per process by default (`recursive+refine`'s `kicks`).
 pub const KICKS_PER_PROCESS: usize = 8;
 
 /// The phase's budget of work, per adjacency entry of the input (twice
@@ -78,10 +79,18 @@ pub fn applies(n: usize) -> bool {
 }
 
 impl Kicks {
-    pub(super) fn new(why: RefineStop, n: usize, entries: usize, nodes: usize) -> Self {
+    /// `kicks` kicks at most, on an input of `n` processes with `entries`
+    /// adjacency entries and a network of `nodes` nodes.
+    pub(super) fn new(
+        why: RefineStop,
+        kicks: usize,
+        n: usize,
+        entries: usize,
+        nodes: usize,
+    ) -> Self {
         Kicks {
             why,
-            left: KICKS_PER_PROCESS * n,
+            left: kicks,
             kept: 0,
             work: 0,
             budget: WORK_PER_ENTRY * entries.max(1),
