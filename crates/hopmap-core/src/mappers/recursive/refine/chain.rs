@@ -422,7 +422,7 @@ impl Refine {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::{Objective, Refine, RefineParams};
     use crate::graph::{CommGraph, GraphBuilder};
     use crate::mapping::Mapping;
@@ -481,6 +481,34 @@ mod tests {
     }
 
     /// Channel loads under dimension-order routing, largest first.
+    /// A random directed graph on `topo`'s slots (one left free when
+    /// `free`): each ordered pair with probability 1/3, 1–9 bytes; and a
+    /// random placement of it, both seeded.
+    pub(in crate::mappers::recursive::refine) fn random_start(
+        topo: &str,
+        seed: u64,
+        free: bool,
+    ) -> (Arc<Topology>, Arc<CommGraph>, Mapping) {
+        let topo = Arc::new(Topology::parse(topo).unwrap());
+        let n = topo.num_slots() - free as usize;
+        let mut rng = crate::rng::Rng::new(seed);
+        let mut gb = GraphBuilder::new(n, true);
+        for i in 0..n {
+            for j in 0..n {
+                if i != j && rng.below(3) == 0 {
+                    gb.add(i, j, 1.0 + rng.below(9) as f64);
+                }
+            }
+        }
+        let g = Arc::new(gb.build().unwrap());
+        let start = crate::mappers::run(
+            &crate::mappers::random::info(),
+            &crate::mappers::MapperInput::new(g.clone(), topo.clone(), seed),
+        )
+        .unwrap();
+        (topo, g, start)
+    }
+
     fn sorted_loads(g: &CommGraph, t: &Topology, m: &Mapping) -> Vec<f64> {
         let mut l = evaluate(g, t, m, &Routing::Dor).links.load;
         l.sort_by(|a, b| b.total_cmp(a));
@@ -513,22 +541,8 @@ mod tests {
             // One start: the second ([`super::super::start_image`]) jumps
             // back to an image of the start, and is tested there.
             super::super::start_image::ONE_START.with(|o| o.set(true));
-            let topo = Arc::new(Topology::parse(TOPOS[k]).unwrap());
-            let n = topo.num_slots() - free as usize;
-            let mut rng = crate::rng::Rng::new(seed);
-            let mut gb = GraphBuilder::new(n, true);
-            for i in 0..n {
-                for j in 0..n {
-                    if i != j && rng.below(3) == 0 {
-                        gb.add(i, j, 1.0 + rng.below(9) as f64);
-                    }
-                }
-            }
-            let g = Arc::new(gb.build().unwrap());
-            let start = crate::mappers::run(
-                &crate::mappers::random::info(),
-                &crate::mappers::MapperInput::new(g.clone(), topo.clone(), seed),
-            ).unwrap();
+            let (topo, g, start) = random_start(TOPOS[k], seed, free);
+            let n = g.n();
             let params = RefineParams {
                 objective: Objective::HopBytes, sweeps: 1, batch: 2, depth: 1, time: None,
                 seed, tol: 0.0, load_budget: budget, tabu: 0, kicks: crate::mappers::recursive::refine::kicks::KICKS_PER_PROCESS,

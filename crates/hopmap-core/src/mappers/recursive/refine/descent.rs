@@ -591,21 +591,28 @@ pub(super) mod tests {
         assert!(!r.descent_queue_emptied());
     }
 
-    #[test]
-    fn a_search_only_run_stops_before_the_descent_and_the_polish_carries_on() {
-        // Same start as above: the search-only run ends with the search;
-        // polishing its result runs the descent (with its larger budgets),
-        // which finds the gains the search left.
+    /// [`stencil_from_random`]'s start through a search-only run (`check`
+    /// called after each of its steps), then the polish of its result, not
+    /// yet stepped: the graph, the network, the search's hop-bytes, why it
+    /// stopped, and the polish.
+    pub(in crate::mappers::recursive::refine) fn stencil_searched_then_polish(
+        check: impl Fn(&Refine),
+    ) -> (
+        Arc<CommGraph>,
+        Arc<Topology>,
+        f64,
+        super::super::RefineStop,
+        Refine,
+    ) {
         let (g, topo, start, params) = stencil_from_random();
         let vol = Arc::new(crate::partition::pair_volumes(&g));
         let mut s = Refine::new(g.clone(), topo.clone(), vol.clone(), start, params).search_only();
         while !s.is_done() {
             s.step();
-            assert!(s.descent.is_none() && !s.descended && s.hot.is_none());
+            check(&s);
         }
         let why = s.stopped().expect("stopped");
-        let searched = s.hop_bytes();
-        let mut p = Refine::polish(
+        let p = Refine::polish(
             g.clone(),
             topo.clone(),
             s.dist.clone(),
@@ -614,6 +621,17 @@ pub(super) mod tests {
             params,
             why,
         );
+        (g, topo, s.hop_bytes(), why, p)
+    }
+
+    #[test]
+    fn a_search_only_run_stops_before_the_descent_and_the_polish_carries_on() {
+        // Same start as above: the search-only run ends with the search;
+        // polishing its result runs the descent (with its larger budgets),
+        // which finds the gains the search left.
+        let (g, topo, searched, why, mut p) = stencil_searched_then_polish(|s| {
+            assert!(s.descent.is_none() && !s.descended && s.hot.is_none());
+        });
         assert_eq!(p.hop_bytes(), searched);
         assert!(p.descent.is_some(), "the polish starts with the descent");
         while !p.is_done() {

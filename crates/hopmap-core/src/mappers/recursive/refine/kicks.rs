@@ -230,9 +230,7 @@ impl Refine {
 
 #[cfg(test)]
 mod tests {
-    use super::super::Refine;
-    use super::super::descent::tests::stencil_from_random;
-    use std::sync::Arc;
+    use super::super::descent::tests::stencil_searched_then_polish;
 
     #[test]
     fn the_kicks_lower_hop_bytes_past_the_descents_local_optimum() {
@@ -240,23 +238,9 @@ mod tests {
         // a search-only run, then its polish (descent, then kicks). The
         // kicks start where the descent stopped and lower hop-bytes
         // further; hop-bytes never rise and the cost cache stays exact.
-        let (g, topo, start, params) = stencil_from_random();
-        let vol = Arc::new(crate::partition::pair_volumes(&g));
-        let mut s = Refine::new(g.clone(), topo.clone(), vol.clone(), start, params).search_only();
-        while !s.is_done() {
-            s.step();
+        let (g, topo, _, _, mut p) = stencil_searched_then_polish(|s| {
             assert!(s.kicks.is_none(), "a run's search does not kick");
-        }
-        let why = s.stopped().expect("stopped");
-        let mut p = Refine::polish(
-            g.clone(),
-            topo.clone(),
-            s.dist.clone(),
-            vol,
-            s.mapping(),
-            params,
-            why,
-        );
+        });
         let mut at_kicks = None;
         let mut last = p.hop_bytes();
         while !p.is_done() {

@@ -245,22 +245,8 @@ mod tests {
         fn the_second_start_is_kept_only_when_it_pays(
             k in 0..TOPOS.len(), seed in 0u64..100_000, free in proptest::bool::ANY,
         ) {
-            let topo = Arc::new(Topology::parse(TOPOS[k]).unwrap());
-            let n = topo.num_slots() - free as usize;
-            let mut rng = crate::rng::Rng::new(seed);
-            let mut gb = GraphBuilder::new(n, true);
-            for i in 0..n {
-                for j in 0..n {
-                    if i != j && rng.below(3) == 0 {
-                        gb.add(i, j, 1.0 + rng.below(9) as f64);
-                    }
-                }
-            }
-            let g = Arc::new(gb.build().unwrap());
-            let start = crate::mappers::run(
-                &crate::mappers::random::info(),
-                &crate::mappers::MapperInput::new(g.clone(), topo.clone(), seed),
-            ).unwrap();
+            let (topo, g, start) = super::super::chain::tests::random_start(TOPOS[k], seed, free);
+            let n = g.n();
             let vol = Arc::new(crate::partition::pair_volumes(&g));
             let run = |one: bool| {
                 ONE_START.with(|o| o.set(one));
