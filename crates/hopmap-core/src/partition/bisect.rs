@@ -28,7 +28,10 @@
 //!    one vertex, each vertex moved once per pass, the best prefix of the
 //!    move sequence kept; a pass stops after a run of moves without a new
 //!    best). The finest level's FM also restores the exact window when a
-//!    coarse level could not meet it.
+//!    coarse level could not meet it. A pass after the first computes the
+//!    gains again only for the vertices the previous pass's kept moves
+//!    touched (the moved ones and their neighbours); the others' gains are
+//!    the same sums of the same sides, so they are kept.
 //!
 //! 4. **V-cycles**: [`BisectParams::vcycles`] independent runs of 1–3 with
 //!    different seeds (coarsening is where runs differ most); the best
@@ -550,6 +553,12 @@ struct FmScratch {
     heaps: [GainHeap; 2],
     moves: Vec<u32>,
     boundary: Vec<bool>,
+    /// Each vertex's gain at the start of the current pass (from its
+    /// own and its neighbours' sides, recomputed only where they changed).
+    gain0: Vec<f64>,
+    /// The vertices whose gain a pass's kept moves changed (and a mark).
+    dirty: Vec<u32>,
+    marked: Vec<bool>,
     /// The growing side's candidates in [`initial`].
     grow: GainHeap,
     /// Per growing side, the heap and the gains every growth starts from.
@@ -582,39 +591,78 @@ fn fm(
         heaps,
         moves,
         boundary,
+        gain0,
+        dirty,
+        marked,
         ..
     } = scratch;
-    // Every entry is written at the start of each pass.
+    // Every entry is written at the start of the first pass.
     gain.resize(n, 0.0);
+    gain0.resize(n, 0.0);
     locked.resize(n, false);
     boundary.resize(n, false);
-    for _pass in 0..passes.max(1) {
-        // Gains and weights from scratch.
+    marked.resize(n, false);
+    // The cost after the previous pass (its best prefix).
+    let mut kept_cost = 0.0;
+    for pass in 0..passes.max(1) {
         let mut w0 = 0.0;
         let mut cost = 0.0;
-        for u in 0..n {
-            let s = side[u];
-            if s == 0 {
-                w0 += g.vw[u];
-            }
-            let mut ext = 0.0;
-            let mut int = 0.0;
-            for (v, w) in g.edges(u) {
-                if side[v] == s {
-                    int += w;
-                } else {
-                    ext += w;
-                    if v > u {
-                        cost += w;
+        if pass == 0 {
+            // Gains and cost from scratch.
+            for u in 0..n {
+                let s = side[u];
+                if s == 0 {
+                    w0 += g.vw[u];
+                }
+                let mut ext = 0.0;
+                let mut int = 0.0;
+                for (v, w) in g.edges(u) {
+                    if side[v] == s {
+                        int += w;
+                    } else {
+                        ext += w;
+                        if v > u {
+                            cost += w;
+                        }
                     }
                 }
+                cost += bias[u][s as usize];
+                let (gu, bu) = vertex_gain(bias[u], s, ext, int);
+                gain0[u] = gu;
+                boundary[u] = bu;
             }
-            cost += bias[u][s as usize];
-            let bg = bias[u][s as usize] - bias[u][1 - s as usize];
-            gain[u] = ext - int + bg;
-            boundary[u] = ext > 0.0 || bg > 0.0;
-            locked[u] = false;
+        } else {
+            // Only the kept moves' vertices and their neighbours changed
+            // sides or neighbours' sides: their gains are computed again
+            // (the same sums in the same order, so the same values as from
+            // scratch); the cost is the previous pass's.
+            for u in 0..n {
+                if side[u] == 0 {
+                    w0 += g.vw[u];
+                }
+            }
+            for &u in dirty.iter() {
+                let u = u as usize;
+                marked[u] = false;
+                let s = side[u];
+                let mut ext = 0.0;
+                let mut int = 0.0;
+                for (v, w) in g.edges(u) {
+                    if side[v] == s {
+                        int += w;
+                    } else {
+                        ext += w;
+                    }
+                }
+                let (gu, bu) = vertex_gain(bias[u], s, ext, int);
+                gain0[u] = gu;
+                boundary[u] = bu;
+            }
+            cost = kept_cost;
         }
+        dirty.clear();
+        gain.copy_from_slice(&gain0[..n]);
+        locked[..n].fill(false);
         let start_dist = win.dist(w0);
         let heavy: Option<u8> = if start_dist > 0.0 {
             Some(if w0 > win.hi { 0 } else { 1 })
@@ -702,7 +750,29 @@ fn fm(
         if !improved {
             break;
         }
+        kept_cost = best.1;
+        for &v in &moves[..best.2] {
+            for x in std::iter::once(v as usize).chain(g.edges(v as usize).map(|(x, _)| x)) {
+                if !marked[x] {
+                    marked[x] = true;
+                    dirty.push(x as u32);
+                }
+            }
+        }
     }
+    for &u in dirty.iter() {
+        marked[u as usize] = false;
+    }
+    dirty.clear();
+}
+
+/// A vertex's FM gain on side `s` (its external minus internal edge
+/// weight plus the bias it saves by moving) and whether it is a boundary
+/// vertex (worth a place in the heaps).
+#[inline]
+fn vertex_gain(bias: [f64; 2], s: u8, ext: f64, int: f64) -> (f64, bool) {
+    let bg = bias[s as usize] - bias[1 - s as usize];
+    (ext - int + bg, ext > 0.0 || bg > 0.0)
 }
 
 #[cfg(test)]
