@@ -659,6 +659,20 @@ fn fm(
                 boundary[u] = bu;
             }
             cost = kept_cost;
+            // In test builds: every kept gain is the one computed afresh.
+            debug_assert!((0..n).all(|u| {
+                let s = side[u];
+                let (mut ext, mut int) = (0.0, 0.0);
+                for (v, w) in g.edges(u) {
+                    if side[v] == s {
+                        int += w;
+                    } else {
+                        ext += w;
+                    }
+                }
+                let (gu, bu) = vertex_gain(bias[u], s, ext, int);
+                gu.to_bits() == gain0[u].to_bits() && bu == boundary[u]
+            }));
         }
         dirty.clear();
         gain.copy_from_slice(&gain0[..n]);
