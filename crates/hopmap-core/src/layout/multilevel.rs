@@ -10,7 +10,7 @@
 //!   most [`COARSEST`] points remain or a round removes under 10% of them.
 //!   O(m log m) per level, about log₂ n levels.
 //! * **Coarse physics**: the same force law with masses — repulsion
-//!   `c_rep · m_i m_j / d²`, attraction by the summed `f`, displacement
+//!   `c_rep · m_i m_j / d^p`, attraction by the summed `f`, displacement
 //!   `h·F/m` — so a coarse layout approximates the fine one at its own scale
 //!   and no rescaling is needed between levels.
 //! * **Prolongation**: each fine point starts at its coarse parent's
