@@ -207,10 +207,14 @@ fn weakly_joined_groups_are_laid_out_apart_in_any_order() {
 /// 0.22 centred at (0.62, 0.58), cut into 512 parts. Aligned onto the
 /// generator's part centroids (least squares: shift, rotation, reflection,
 /// scale), the layout keeps the hole's size, and each part's 8 nearest
-/// parts in the layout are mostly its 8 nearest in the mesh. Measured with
-/// the default `1/d³` repulsion at seeds 6 / 1: hole 0.97 / 1.01 of the
-/// mesh's, neighbours 0.93 / 0.93; with `1/d²`, whose pushes sum over the
-/// whole mesh, the hole was 1.33 / 1.37 wide and the neighbours 0.80 / 0.78.
+/// parts in the layout are mostly its 8 nearest in the mesh; at layout
+/// seeds 0 and 1 (the graph view's). Measured (mesh seeds 6 / 1, layout
+/// seed 0): hole 0.97 / 1.01 of the mesh's, neighbours 0.93 / 0.93. With
+/// `1/d²`, whose pushes sum over the whole mesh, the hole was 1.33 / 1.37
+/// wide and the neighbours 0.80 / 0.78; at layout seed 1 on mesh seed 6,
+/// the twin points of the coarsest MDS start (see
+/// `multilevel::separate_coincident`) drew the mesh as clumps on a ring
+/// (neighbours 0.58 with `1/d²`, 0.53 with `1/d³`; now 0.91).
 #[test]
 fn mesh_with_a_hole_keeps_its_hole_and_neighbourhoods() {
     for seed in [6u64, 1] {
@@ -226,36 +230,48 @@ fn mesh_with_a_hole_keeps_its_hole_and_neighbourhoods() {
             .iter()
             .map(|p| [p[0], p[1]])
             .collect();
-        let l = run(&g, LayoutParams::default()).unwrap();
-        let pos: Vec<[f64; 2]> = l
-            .positions()
-            .iter()
-            .map(|p| [p[0] as f64, p[1] as f64])
-            .collect();
-        let aligned = align(&pos, &truth);
-        // The hole's radius: the largest circle free of parts whose centre
-        // is within 0.1 of the hole's (on a grid of step 0.01).
-        let hole = |pts: &[[f64; 2]]| {
-            let mut r = 0f64;
-            for i in -10..=10 {
-                for j in -10..=10 {
-                    let c = [0.62 + 0.01 * i as f64, 0.58 + 0.01 * j as f64];
-                    let d = pts
-                        .iter()
-                        .map(|p| ((p[0] - c[0]).powi(2) + (p[1] - c[1]).powi(2)).sqrt())
-                        .fold(f64::INFINITY, f64::min);
-                    r = r.max(d);
+        for layout_seed in [0u64, 1] {
+            let l = run(
+                &g,
+                LayoutParams {
+                    seed: layout_seed,
+                    ..LayoutParams::default()
+                },
+            )
+            .unwrap();
+            let pos: Vec<[f64; 2]> = l
+                .positions()
+                .iter()
+                .map(|p| [p[0] as f64, p[1] as f64])
+                .collect();
+            let aligned = align(&pos, &truth);
+            // The hole's radius: the largest circle free of parts whose centre
+            // is within 0.1 of the hole's (on a grid of step 0.01).
+            let hole = |pts: &[[f64; 2]]| {
+                let mut r = 0f64;
+                for i in -10..=10 {
+                    for j in -10..=10 {
+                        let c = [0.62 + 0.01 * i as f64, 0.58 + 0.01 * j as f64];
+                        let d = pts
+                            .iter()
+                            .map(|p| ((p[0] - c[0]).powi(2) + (p[1] - c[1]).powi(2)).sqrt())
+                            .fold(f64::INFINITY, f64::min);
+                        r = r.max(d);
+                    }
                 }
-            }
-            r
-        };
-        let ratio = hole(&aligned) / hole(&truth);
-        let nbr = knn_overlap(&pos, &truth, 8);
-        assert!(
-            (0.85..=1.15).contains(&ratio),
-            "seed {seed}: hole {ratio:.2} of the mesh's"
-        );
-        assert!(nbr >= 0.88, "seed {seed}: 8-neighbourhoods kept {nbr:.3}");
+                r
+            };
+            let ratio = hole(&aligned) / hole(&truth);
+            let nbr = knn_overlap(&pos, &truth, 8);
+            assert!(
+                (0.85..=1.15).contains(&ratio),
+                "seed {seed}, layout seed {layout_seed}: hole {ratio:.2} of the mesh's"
+            );
+            assert!(
+                nbr >= 0.88,
+                "seed {seed}, layout seed {layout_seed}: 8-neighbourhoods kept {nbr:.3}"
+            );
+        }
     }
 }
 
