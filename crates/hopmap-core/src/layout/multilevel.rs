@@ -191,7 +191,7 @@ pub fn prolong(
 /// neato does). Unreachable pairs count as one hop more than the largest
 /// finite distance. Points that MDS puts on one spot (twins: the same hop
 /// distances to all others) are moved apart first
-/// ([`separate_coincident`]). The result is scaled to the energy-optimal size for the
+/// (`separate_coincident`). The result is scaled to the energy-optimal size for the
 /// inverse-square law: with attraction energy `A·s` and repulsion energy
 /// `R/s` at scale `s`, `s = sqrt(R/A)`. O(n·(n + m) + n²·iterations); meant
 /// for the coarsest level (tens to a few hundred points).
