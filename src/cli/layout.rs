@@ -35,7 +35,7 @@ pub struct Args {
     /// The paper's single-level method (no coarsening), with a fixed step.
     #[arg(long)]
     pub single_level: bool,
-    /// Repulsion power p in c_rep/d^p (default 2; 3 for --dim 3).
+    /// Repulsion power p in c_rep/d^p (default 3; 2 with --single-level, the paper's example).
     #[arg(long)]
     pub power: Option<f32>,
     /// Barnes–Hut opening angle θ.

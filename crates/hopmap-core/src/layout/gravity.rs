@@ -3,7 +3,8 @@
 //!
 //! Every process is a point. A communicating pair (`f_ij > 0`) attracts with
 //! magnitude `c_att · f_ij` at any distance (§4.1); every pair repels with
-//! `c_rep / d^p` (default p = 2), growing without bound as `d → 0` and
+//! `c_rep / d^p` (default p = 3, the paper's example p = 2 in the
+//! paper-exact setting; [`super::DEFAULT_REP_POWER`] says why), growing without bound as `d → 0` and
 //! negligible far away (an optional cutoff radius makes it vanish). An
 //! optional weak constant pull towards the origin keeps the picture in view
 //! (§4.1, last paragraph). The update is `r_i ← r_i + h · ΣF_i` (§4.1).

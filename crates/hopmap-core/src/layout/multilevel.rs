@@ -10,7 +10,7 @@
 //!   most [`COARSEST`] points remain or a round removes under 10% of them.
 //!   O(m log m) per level, about log₂ n levels.
 //! * **Coarse physics**: the same force law with masses — repulsion
-//!   `c_rep · m_i m_j / d²`, attraction by the summed `f`, displacement
+//!   `c_rep · m_i m_j / d^p`, attraction by the summed `f`, displacement
 //!   `h·F/m` — so a coarse layout approximates the fine one at its own scale
 //!   and no rescaling is needed between levels.
 //! * **Prolongation**: each fine point starts at its coarse parent's
@@ -189,7 +189,9 @@ pub fn prolong(
 /// Classical multidimensional scaling of the hop distances (Torgerson):
 /// the coarsest level's start, so that the global shape begins unfolded (as
 /// neato does). Unreachable pairs count as one hop more than the largest
-/// finite distance. The result is scaled to the energy-optimal size for the
+/// finite distance. Points that MDS puts on one spot (twins: the same hop
+/// distances to all others) are moved apart first
+/// (`separate_coincident`). The result is scaled to the energy-optimal size for the
 /// inverse-square law: with attraction energy `A·s` and repulsion energy
 /// `R/s` at scale `s`, `s = sqrt(R/A)`. O(n·(n + m) + n²·iterations); meant
 /// for the coarsest level (tens to a few hundred points).
@@ -296,10 +298,11 @@ pub fn mds_positions(
             p
         })
         .collect();
-    // Energy-optimal scale.
     let dist = |a: &[f32; 3], b: &[f32; 3]| {
         (((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)) as f64).sqrt()
     };
+    separate_coincident(g, &mut pos, dim, &mut rng);
+    // Energy-optimal scale.
     let mut att = 0f64;
     for u in 0..n {
         for k in g.offsets[u] as usize..g.offsets[u + 1] as usize {
@@ -321,6 +324,57 @@ pub fn mds_positions(
         }
     }
     pos
+}
+
+/// Move apart the points that classical MDS put on one spot. Two points
+/// with the same hop distances to all others (two coarse points hanging
+/// off the same neighbours) get the same coordinates; their repulsion
+/// energy at the clamped distance would then dwarf every other term of
+/// the energy-optimal scale and blow the start up fifty-fold (a 512-part
+/// mesh drawn as clumps on a ring, edges 1,000 long beside edges of 1),
+/// and the layout never recovers. A point within 10⁻³ median edge lengths
+/// of an earlier one moves a quarter of a median edge length in a seeded
+/// random direction. A start without such points is left as it is.
+/// O(n² + m).
+fn separate_coincident(g: &ForceGraph, pos: &mut [[f32; 3]], dim: usize, rng: &mut Rng) {
+    let n = pos.len();
+    let d2 = |a: &[f32; 3], b: &[f32; 3]| {
+        (a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)
+    };
+    let mut lengths: Vec<f32> = (0..n)
+        .flat_map(|u| {
+            (g.offsets[u] as usize..g.offsets[u + 1] as usize)
+                .map(move |k| (u, g.targets[k] as usize))
+        })
+        .map(|(u, v)| d2(&pos[u], &pos[v]).sqrt())
+        .filter(|&l| l > 0.0 && l.is_finite())
+        .collect();
+    if lengths.is_empty() {
+        return;
+    }
+    let mid = lengths.len() / 2;
+    let median = *lengths.select_nth_unstable_by(mid, |a, b| a.total_cmp(b)).1;
+    let tol2 = (1e-3 * median).powi(2);
+    for i in 1..n {
+        if (0..i).any(|j| d2(&pos[i], &pos[j]) <= tol2) {
+            // A seeded direction (uniform in angle in 2D, a random unit
+            // vector in 3D).
+            let mut v = [0f32; 3];
+            loop {
+                for x in v.iter_mut().take(dim) {
+                    *x = 2.0 * rng.f64() as f32 - 1.0;
+                }
+                let r2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+                if r2 > 1e-4 && r2 <= 1.0 {
+                    let s = 0.25 * median / r2.sqrt();
+                    for a in 0..dim {
+                        pos[i][a] += s * v[a];
+                    }
+                    break;
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -361,6 +415,59 @@ mod tests {
         let inc = (0..9).all(|i| p[i + 1][0] > p[i][0]);
         let dec = (0..9).all(|i| p[i + 1][0] < p[i][0]);
         assert!(inc || dec, "{p:?}");
+    }
+
+    /// A 5×5 grid with `leaves` leaves hanging off corner 0.
+    fn grid_with_leaves(leaves: usize) -> ForceGraph {
+        let mut b = GraphBuilder::new(25 + leaves, false);
+        for y in 0..5 {
+            for x in 0..5 {
+                if x < 4 {
+                    b.add(5 * y + x, 5 * y + x + 1, 1.0);
+                }
+                if y < 4 {
+                    b.add(5 * y + x, 5 * y + x + 5, 1.0);
+                }
+            }
+        }
+        for l in 0..leaves {
+            b.add(0, 25 + l, 1.0);
+        }
+        ForceGraph::from_comm(&b.build().unwrap(), WeightNorm::Max)
+    }
+
+    fn median_edge(g: &ForceGraph, p: &[[f32; 3]]) -> f32 {
+        let mut l: Vec<f32> = (0..g.n())
+            .flat_map(|u| (g.offsets[u]..g.offsets[u + 1]).map(move |k| (u, k as usize)))
+            .map(|(u, k)| {
+                let q = p[g.targets[k] as usize];
+                ((p[u][0] - q[0]).powi(2) + (p[u][1] - q[1]).powi(2)).sqrt()
+            })
+            .collect();
+        l.sort_by(|a, b| a.total_cmp(b));
+        l[l.len() / 2]
+    }
+
+    #[test]
+    fn mds_separates_twins_and_keeps_its_scale() {
+        // Leaves 25 and 26 have the same hop distances to every point, so
+        // classical MDS puts them on one spot. They start a quarter of a
+        // median edge apart, and the start has the size of the grid with
+        // one leaf (without the separation: 0 apart and 93× larger).
+        let (one, two) = (grid_with_leaves(1), grid_with_leaves(2));
+        let p1 = mds_positions(&one, 2, 1.0, 1.0, 3);
+        let p2 = mds_positions(&two, 2, 1.0, 1.0, 3);
+        let (m1, m2) = (median_edge(&one, &p1), median_edge(&two, &p2));
+        let d = ((p2[25][0] - p2[26][0]).powi(2) + (p2[25][1] - p2[26][1]).powi(2)).sqrt();
+        assert!(
+            (d / m2 - 0.25).abs() < 1e-3,
+            "twins {d} apart, median edge {m2}"
+        );
+        assert!(m2 < 1.5 * m1 && m1 < 1.5 * m2, "median edges {m1} and {m2}");
+        // A start without twins is left as it was.
+        let mut q = p1.clone();
+        separate_coincident(&one, &mut q, 2, &mut Rng::new(9));
+        assert_eq!(q, p1);
     }
 
     #[test]
