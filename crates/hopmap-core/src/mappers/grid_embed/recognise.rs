@@ -74,7 +74,8 @@
 //! a grid but some threshold's heavy part falls apart into components of
 //! one size that are grids of one shape (the rows of a 2D process grid,
 //! each a ring), [`super::stacked`] stacks them along one more direction
-//! by the light pairs between them (the columns); and when some
+//! by the light pairs between them (the columns; these readings are made
+//! only then, from the thresholds whose heavy part is disconnected); and when some
 //! threshold's heavy part is a product of two cliques (rows and columns
 //! that each talk all-to-all), [`super::product`] gives each process its
 //! row and column, and both directions are cliques ([`GridHalo::clique`]);
@@ -562,6 +563,15 @@ fn heaviest_pairs(off: &[usize], vol: &[f64]) -> Vec<f64> {
         .collect()
 }
 
+/// The heavy part at threshold `alpha`: the pairs of at least `alpha` ×
+/// the heaviest pair of either end (`maxw`). O(m).
+fn heavy_part(off: &[usize], nb: &[u32], vol: &[f64], maxw: &[f64], alpha: f64) -> Adj {
+    Adj::filter(off, nb, |u, k| {
+        let v = nb[k] as usize;
+        vol[k] > 0.0 && vol[k] >= alpha * maxw[u].max(maxw[v])
+    })
+}
+
 /// [`recognise`]; with `beside`, a failure also says whether the processes
 /// but a few that no heavy pair reaches form a grid ([`recognise_beside`]).
 fn recognise_inner(g: &CommGraph, beside: bool) -> Result<GridHalo, String> {
@@ -574,19 +584,17 @@ fn recognise_inner(g: &CommGraph, beside: bool) -> Result<GridHalo, String> {
     let maxw = heaviest_pairs(off, &vol);
     let total: f64 = vol.iter().sum::<f64>() / 2.0;
     let mut best: Option<GridHalo> = None;
-    // The best stacked reading of a disconnected heavy part: kept for
-    // when no other reading is found.
-    let mut stacked: Option<GridHalo> = None;
+    // The thresholds whose heavy part is disconnected: their stacked
+    // readings count only when no other reading is found, so they are
+    // made then (the same readings, in the same order).
+    let mut disconnected: Vec<f64> = Vec::new();
     // The best reading as a product of two cliques: kept for when no
     // other reading is found.
     let mut product: Option<GridHalo> = None;
     let mut why = String::new();
     let mut last_len = usize::MAX;
     for alpha in thresholds(off, nb, &vol, &maxw) {
-        let heavy = Adj::filter(off, nb, |u, k| {
-            let v = nb[k] as usize;
-            vol[k] > 0.0 && vol[k] >= alpha * maxw[u].max(maxw[v])
-        });
+        let heavy = heavy_part(off, nb, &vol, &maxw, alpha);
         if heavy.nb.len() == last_len {
             continue;
         }
@@ -595,11 +603,7 @@ fn recognise_inner(g: &CommGraph, beside: bool) -> Result<GridHalo, String> {
             why = format!(
                 "the pairs of at least {alpha} × a process's heaviest do not connect all processes"
             );
-            if let Ok(h) = stacked_grid(g, &vol, &heavy, alpha)
-                && stacked.as_ref().is_none_or(|b| better(&h, b))
-            {
-                stacked = Some(h);
-            }
+            disconnected.push(alpha);
             continue;
         }
         let mut skeletons = vec![None];
@@ -690,6 +694,16 @@ fn recognise_inner(g: &CommGraph, beside: bool) -> Result<GridHalo, String> {
         }
     }
     if best.is_none() {
+        // The best stacked reading of a disconnected heavy part (the
+        // largest threshold on a tie).
+        let mut stacked: Option<GridHalo> = None;
+        for &alpha in &disconnected {
+            if let Ok(h) = stacked_grid(g, &vol, &heavy_part(off, nb, &vol, &maxw, alpha), alpha)
+                && stacked.as_ref().is_none_or(|b| better(&h, b))
+            {
+                stacked = Some(h);
+            }
+        }
         best = match (product, stacked) {
             (Some(a), Some(b)) => Some(if better(&b, &a) { b } else { a }),
             (a, b) => a.or(b),
@@ -766,10 +780,7 @@ pub fn recognise_beside(g: &CommGraph) -> Option<Beside> {
     let outside = thresholds(off, nb, &vol, &maxw)
         .into_iter()
         .find_map(|alpha| {
-            let heavy = Adj::filter(off, nb, |u, k| {
-                let v = nb[k] as usize;
-                vol[k] > 0.0 && vol[k] >= alpha * maxw[u].max(maxw[v])
-            });
+            let heavy = heavy_part(off, nb, &vol, &maxw, alpha);
             let alone: Vec<usize> = (0..n).filter(|&u| heavy.row(u).is_empty()).collect();
             (!alone.is_empty() && alone.len() <= most && heavy.connected_but(&alone))
                 .then_some(alone)
