@@ -51,7 +51,7 @@
 //! the budget of the least hop-bytes (symmetries of the grid, which do not
 //! change hop-bytes but do change which channels dimension-order routes
 //! share, and plans a little longer) are told apart by their max link load
-//! ([`max_load`]: O(m · d + channels) each on whole-number bytes by
+//! ([`routed`]: O(m · d + channels) each on whole-number bytes by
 //! [`crate::routing::dor_lines`], else O(m · route length); a plan that is
 //! the image of an earlier one under a reflection that is an automorphism
 //! of the graph takes its max load unrouted, [`super::symmetry`]): the
@@ -1065,23 +1065,25 @@ pub fn occupancy_finalists(plans: &[Plan], scored: &[(f64, usize)], taken: &[usi
     out
 }
 
-/// Max link load of `plan`'s mapping of the whole graph under
-/// dimension-order routing (the tie-break among plans of equal hop-bytes).
-/// O(m · d + channels) on whole-number bytes
+/// Hop-bytes and max link load of `plan`'s mapping of the whole graph
+/// under dimension-order routing (the max load is the tie-break among
+/// plans of equal hop-bytes; both are what
+/// [`crate::routing::dor_lines::hop_bytes_and_max_load`] gives for the
+/// mapping, bit for bit). O(m · d + channels) on whole-number bytes
 /// ([`crate::routing::dor_lines`]), else O(m · route length). `diff` is
 /// scratch.
-pub fn max_load(
+pub fn routed(
     plan: &Plan,
     halo: &GridHalo,
     input: &crate::mappers::MapperInput,
     diff: &mut Vec<f64>,
-) -> f64 {
+) -> (f64, f64) {
     let Some(net) = input.topo.as_grid() else {
-        return f64::INFINITY;
+        return (f64::INFINITY, f64::INFINITY);
     };
     let (node, core) = plan.mapping(halo, net);
     let m = crate::mapping::Mapping::new(node, core);
-    crate::routing::dor_lines::hop_bytes_and_max_load(&input.graph, &input.topo, &m, diff).1
+    crate::routing::dor_lines::hop_bytes_and_max_load(&input.graph, &input.topo, &m, diff)
 }
 
 /// Most shifts tried per periodic direction: every shift of a ring up to

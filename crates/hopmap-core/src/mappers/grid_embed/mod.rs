@@ -223,6 +223,7 @@ fn start(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
         chosen: None,
         best_hb: 0.0,
         load_tie: None,
+        placed_routed: None,
         canon: None,
         note: String::new(),
         placement: vec![None; input.graph.n()],
@@ -271,6 +272,11 @@ pub struct GridEmbed {
     /// Plans within `load_budget` of the least hop-bytes and the max link
     /// load of the one kept, when more than one.
     load_tie: Option<(usize, f64)>,
+    /// The placed plan's hop-bytes and max link load under dimension-order
+    /// routing, when routed while choosing it ([`embed::routed`]): the
+    /// refinement's result is weighed against them without routing the
+    /// placed mapping again.
+    placed_routed: Option<(f64, f64)>,
     /// The grid's canonical number of every process and its inverse
     /// ([`canonical::grid_order`]).
     canon: Option<(Vec<u32>, Vec<u32>)>,
@@ -526,15 +532,20 @@ impl GridEmbed {
             let class = symmetry::classes(&tied, mask);
             let mut diff = Vec::new();
             let mut cands: Vec<(f64, f64)> = Vec::with_capacity(near.len());
+            // Each plan's routed (hop-bytes, max load), when routed.
+            let mut routed: Vec<Option<(f64, f64)>> = Vec::with_capacity(near.len());
             for (j, &(s, k)) in near.iter().enumerate() {
-                let ml = match class[j] {
-                    c if c < j => cands[c].1,
-                    _ => embed::max_load(&self.plans[k], h, &self.input, &mut diff),
+                let r = match class[j] {
+                    c if c < j => None,
+                    _ => Some(embed::routed(&self.plans[k], h, &self.input, &mut diff)),
                 };
+                let ml = r.map_or_else(|| cands[class[j]].1, |r| r.1);
+                routed.push(r);
                 cands.push((s, ml));
             }
             let i = pick(&cands, slack).unwrap_or(0);
             self.load_tie = Some((near.len(), cands[i].1));
+            self.placed_routed = routed[i];
             near.get(i).copied()
         } else {
             near.first().copied()
@@ -633,11 +644,26 @@ impl GridEmbed {
     /// (hop-bytes and max link load under dimension-order routing); the note
     /// says which was kept, naming the rival `who`.
     fn keep_better(&mut self, mine: Mapping, theirs: Mapping, who: &str) -> Mapping {
+        self.keep_better_known(mine, None, theirs, who)
+    }
+
+    /// [`GridEmbed::keep_better`], with `mine`'s (hop-bytes, max link load)
+    /// when known (as the routing gives them). A rival equal to `mine` has
+    /// its values and is not kept (a tie keeps `mine`): it is not routed.
+    fn keep_better_known(
+        &mut self,
+        mine: Mapping,
+        known: Option<(f64, f64)>,
+        theirs: Mapping,
+        who: &str,
+    ) -> Mapping {
         let (g, t) = (&self.input.graph, &self.input.topo);
         let mut diff = Vec::new();
         let mut score =
             |m: &Mapping| crate::routing::dor_lines::hop_bytes_and_max_load(g, t, m, &mut diff);
-        let cands = [score(&mine), score(&theirs)];
+        let ours = known.unwrap_or_else(|| score(&mine));
+        let same = theirs.node == mine.node && theirs.core == mine.core;
+        let cands = [ours, if same { ours } else { score(&theirs) }];
         let sep = if self.note.is_empty() { "" } else { "; " };
         let price = super::recursive::refine::keep_best::LOAD_PRICE;
         if pick_priced(&cands, self.load_budget, price) == Some(1) {
@@ -773,7 +799,9 @@ impl Stepper for GridEmbed {
                 if r.is_done() {
                     // The refinement lowers hop-bytes and may raise the max
                     // load: it is kept by the same rule as the plans.
-                    let kept = self.keep_better(placed, r.mapping(), "the refined mapping");
+                    let known = self.placed_routed;
+                    let kept =
+                        self.keep_better_known(placed, known, r.mapping(), "the refined mapping");
                     self.grid_done(kept);
                 } else {
                     self.placement = r.placement().to_vec();
