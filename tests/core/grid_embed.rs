@@ -660,13 +660,14 @@ fn without_a_grid_the_mapping_kept_gets_its_layers_reordered_on_a_mesh() {
 
 #[test]
 fn captures_not_used_for_tuning_are_recognised_and_embedded_perfectly() {
-    // Six later captures (tests/data/captures/README.md), in their own
+    // Seven later captures (tests/data/captures/README.md), in their own
     // order and shuffled: the grid is recognised, and on a torus that the
     // grid tiles (a 2D grid folded into a 3D one for the crack and ex19)
     // every grid step is one hop: hop-bytes = bytes, except OpenFOAM's
     // light gathers from rank 0 (0.10 % of the bytes, at most a few hops).
     let cases = [
         ("lammps-lj-128.mtx", [4, 4, 8], "torus", "torus:4x4x8", 1.0),
+        ("lammps-lj-216.mtx", [6, 6, 6], "torus", "torus:6x6x6", 1.0),
         ("lammps-lj-256.mtx", [4, 8, 8], "torus", "torus:8x8x4", 1.0),
         (
             "lammps-lj-thin-128.mtx",
