@@ -644,33 +644,12 @@ fn fm(
             for &u in dirty.iter() {
                 let u = u as usize;
                 marked[u] = false;
-                let s = side[u];
-                let mut ext = 0.0;
-                let mut int = 0.0;
-                for (v, w) in g.edges(u) {
-                    if side[v] == s {
-                        int += w;
-                    } else {
-                        ext += w;
-                    }
-                }
-                let (gu, bu) = vertex_gain(bias[u], s, ext, int);
-                gain0[u] = gu;
-                boundary[u] = bu;
+                (gain0[u], boundary[u]) = fresh_gain(g, bias, side, u);
             }
             cost = kept_cost;
             // In test builds: every kept gain is the one computed afresh.
             debug_assert!((0..n).all(|u| {
-                let s = side[u];
-                let (mut ext, mut int) = (0.0, 0.0);
-                for (v, w) in g.edges(u) {
-                    if side[v] == s {
-                        int += w;
-                    } else {
-                        ext += w;
-                    }
-                }
-                let (gu, bu) = vertex_gain(bias[u], s, ext, int);
+                let (gu, bu) = fresh_gain(g, bias, side, u);
                 gu.to_bits() == gain0[u].to_bits() && bu == boundary[u]
             }));
         }
@@ -778,6 +757,22 @@ fn fm(
         marked[u as usize] = false;
     }
     dirty.clear();
+}
+
+/// Vertex `u`'s FM gain and boundary flag ([`vertex_gain`]) from its
+/// edges' weights to its own and the other side, summed in edge order
+/// (the first pass's order, so the same values). O(deg u).
+fn fresh_gain(g: &WGraph, bias: &[[f64; 2]], side: &[u8], u: usize) -> (f64, bool) {
+    let s = side[u];
+    let (mut ext, mut int) = (0.0, 0.0);
+    for (v, w) in g.edges(u) {
+        if side[v] == s {
+            int += w;
+        } else {
+            ext += w;
+        }
+    }
+    vertex_gain(bias[u], s, ext, int)
 }
 
 /// A vertex's FM gain on side `s` (its external minus internal edge
