@@ -1651,6 +1651,18 @@ impl Refine {
                 < self.params.tol * self.sweep_start_obj.abs()
     }
 
+    /// The hop-bytes and the objective after a step, for the traces.
+    fn record_step(&mut self) {
+        self.trace.push(self.hb);
+        let o = self.objective();
+        self.obj_trace.push(o);
+    }
+
+    /// Whether the `time_ms` budget is spent.
+    fn past_deadline(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
     /// One batch of processes.
     pub fn step(&mut self) {
         if self.stop.is_some() {
@@ -1663,14 +1675,12 @@ impl Refine {
             } else {
                 self.descent_tries(left.min(16 * self.params.batch.max(1)), &mut idle)
             };
-            self.trace.push(self.hb);
-            let o = self.objective();
-            self.obj_trace.push(o);
+            self.record_step();
             if left > done
                 && idle < descent::IDLE_PER_PROCESS * self.descent_scale() * self.graph.n()
             {
                 self.descent = Some((why, left - done, idle));
-                if self.deadline.is_some_and(|d| Instant::now() >= d) {
+                if self.past_deadline() {
                     self.descent = None;
                     self.finish(RefineStop::TimeLimit);
                 }
@@ -1681,15 +1691,13 @@ impl Refine {
         }
         if let Some(mut k) = self.kicks.take() {
             let over = self.kicks_step(&mut k);
-            self.trace.push(self.hb);
-            let o = self.objective();
-            self.obj_trace.push(o);
+            self.record_step();
             if over {
                 self.kicks_end = Some(k.kept());
                 self.end_search(k.why);
             } else {
                 self.kicks = Some(k);
-                if self.deadline.is_some_and(|d| Instant::now() >= d) {
+                if self.past_deadline() {
                     self.kicks_end = self.kicks.take().map(|k| k.kept());
                     self.finish(RefineStop::TimeLimit);
                 }
@@ -1699,15 +1707,13 @@ impl Refine {
         if let Some(mut b) = self.blocks.take() {
             self.last.clear();
             let over = self.blocks_step(&mut b);
-            self.trace.push(self.hb);
-            let o = self.objective();
-            self.obj_trace.push(o);
+            self.record_step();
             if over {
                 self.blocks_end = Some(b.moves());
                 self.end_search(b.why);
             } else {
                 self.blocks = Some(b);
-                if self.deadline.is_some_and(|d| Instant::now() >= d) {
+                if self.past_deadline() {
                     self.blocks_end = self.blocks.take().map(|b| b.moves());
                     self.finish(RefineStop::TimeLimit);
                 }
@@ -1721,16 +1727,12 @@ impl Refine {
                 self.tabu_end = Some((t.progress().0, t.best_hop_bytes()));
                 self.adopt_tabu(&mut t);
                 let why = t.why;
-                self.trace.push(self.hb);
-                let o = self.objective();
-                self.obj_trace.push(o);
+                self.record_step();
                 self.end_search(why);
             } else {
-                self.trace.push(self.hb);
-                let o = self.objective();
-                self.obj_trace.push(o);
+                self.record_step();
                 self.tabu = Some(t);
-                if self.deadline.is_some_and(|d| Instant::now() >= d) {
+                if self.past_deadline() {
                     if let Some(mut t) = self.tabu.take() {
                         self.tabu_end = Some((t.progress().0, t.best_hop_bytes()));
                         self.adopt_tabu(&mut t);
@@ -1743,14 +1745,12 @@ impl Refine {
         if let Some(mut h) = self.hot.take() {
             self.last.clear();
             let over = self.hot_step(&mut h);
-            self.trace.push(self.hb);
-            let o = self.objective();
-            self.obj_trace.push(o);
+            self.record_step();
             let why = h.why;
             self.hot = Some(h);
             if over {
                 self.finish(why);
-            } else if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            } else if self.past_deadline() {
                 if let Some(mut h) = self.hot.take() {
                     self.best_restore(&mut h);
                     self.second_settle(&mut h);
@@ -1788,16 +1788,14 @@ impl Refine {
                 break;
             }
         }
-        self.trace.push(self.hb);
-        let o = self.objective();
-        self.obj_trace.push(o);
+        self.record_step();
         if self.since_improve >= n {
             self.end_search(RefineStop::LocalOptimum);
         } else if self.pos == n && self.sweep == self.params.sweeps {
             self.end_search(RefineStop::SweepLimit);
         } else if self.pos == n && self.converged_sweep() {
             self.end_search(RefineStop::Converged);
-        } else if self.deadline.is_some_and(|d| Instant::now() >= d) {
+        } else if self.past_deadline() {
             self.finish(RefineStop::TimeLimit);
         }
     }
