@@ -573,7 +573,27 @@ impl Doom {
     fn row(&mut self, len: usize) -> bool {
         self.least = self.least.min(len);
         self.most = self.most.max(len);
-        self.most > 2 * MAX_GRID_DIMS || self.most > 2 * self.least
+        degree_refusal(self.least, self.most).is_some()
+    }
+}
+
+/// Why [`faces_grid`] refuses a skeleton whose degrees run from `least` to
+/// `most`, if it does: more partners than a grid of [`MAX_GRID_DIMS`]
+/// directions has, or a spread no grid has (a grid of d directions gives
+/// every process one or two partners along each: degrees between d and
+/// 2·d). O(1).
+fn degree_refusal(least: usize, most: usize) -> Option<String> {
+    if most > 2 * MAX_GRID_DIMS {
+        Some(format!(
+            "a process has {most} heavy partners, more than a {MAX_GRID_DIMS}-dimensional grid's {}",
+            2 * MAX_GRID_DIMS
+        ))
+    } else if most > 2 * least {
+        Some(format!(
+            "processes have from {least} to {most} heavy partners, a spread no grid has"
+        ))
+    } else {
+        None
     }
 }
 
@@ -1498,24 +1518,15 @@ type Grid3 = (Vec<u32>, Vec<bool>, Vec<u32>);
 fn faces_grid(s: &Adj) -> Result<Grid3, String> {
     let n = s.n();
     let maxdeg = (0..n).map(|u| s.row(u).len()).max().unwrap_or(0);
-    if maxdeg > 2 * MAX_GRID_DIMS {
-        return Err(format!(
-            "a process has {maxdeg} heavy partners, more than a {MAX_GRID_DIMS}-dimensional grid's {}",
-            2 * MAX_GRID_DIMS
-        ));
+    let mindeg = (0..n).map(|u| s.row(u).len()).min().unwrap_or(0);
+    // Checked first, in O(n), as the degrees reject most skeletons of
+    // irregular graphs (unstructured meshes) before their squares are
+    // enumerated. With no pairs at all, neither rule refuses.
+    if let Some(why) = degree_refusal(mindeg, maxdeg) {
+        return Err(why);
     }
     if maxdeg == 0 {
         return Err("no heavy pairs".into());
-    }
-    // A grid of d directions gives every process one or two partners
-    // along each: degrees between d and 2·d. Checked first, in O(n), as it
-    // rejects most skeletons of irregular graphs (unstructured meshes)
-    // before their squares are enumerated.
-    let mindeg = (0..n).map(|u| s.row(u).len()).min().unwrap_or(0);
-    if maxdeg > 2 * mindeg {
-        return Err(format!(
-            "processes have from {mindeg} to {maxdeg} heavy partners, a spread no grid has"
-        ));
     }
     let m2 = s.nb.len();
     let mut uf = Uf::new(m2);
