@@ -603,6 +603,12 @@ struct Projection {
     count: usize,
     /// (index, index, summed units), the first index the smaller, sorted.
     terms: Vec<(u32, u32, u128)>,
+    /// The same terms in 64 bits, when all their units sum below 2⁶⁴
+    /// (`total`): along a dimension of size s every term's hops are below
+    /// s, so while `total` · s < 2⁶⁴ the sum is made in 64-bit integers,
+    /// the same value.
+    narrow: Option<Vec<(u32, u32, u64)>>,
+    total: u128,
 }
 
 impl Projection {
@@ -638,7 +644,16 @@ impl Projection {
                 _ => terms.push((a, b, q as u128)),
             }
         }
-        Projection { dirs, count, terms }
+        let total: u128 = terms.iter().map(|t| t.2).sum();
+        let narrow = (total <= u64::MAX as u128)
+            .then(|| terms.iter().map(|&(a, b, w)| (a, b, w as u64)).collect());
+        Projection {
+            dirs,
+            count,
+            terms,
+            narrow,
+            total,
+        }
     }
 }
 
@@ -688,27 +703,35 @@ impl std::hash::Hasher for Fx {
 type FxBuild = std::hash::BuildHasherDefault<Fx>;
 
 /// What the hop-bytes along network dimension `t` of `plan` depend on,
-/// written as integers into `key` (cleared first): `t`; the factors placed
-/// on it, in order (direction, level, size); then, for each of their
-/// directions in increasing order, the direction, its reflection, its
-/// shift and its split (count, then sizes); then the layer arrangement of
-/// `t` (count, then positions). Every part is preceded by its count, so two
+/// written as integers into `key` (cleared first): `t`'s size and whether
+/// it wraps (not its index: dimensions of one size and kind give the same
+/// hop-bytes for the same factors); the factors placed on it, in order
+/// (direction, level, size); then, for each of their directions in
+/// increasing order, the direction, its reflection, its shift and the
+/// sizes of its split up to the outermost factor on `t` (count, then
+/// sizes: a digit depends on the factors inside it and its own, not on
+/// those outside, [`Plan::digits`]); then the layer arrangement of `t`
+/// (count, then positions). Every part is preceded by its count, so two
 /// keys are equal exactly when all of that is. O(factors + splits +
 /// arrangement).
-fn dim_key(plan: &Plan, t: usize, key: &mut Vec<u32>) {
+fn dim_key(plan: &Plan, net: &Grid, t: usize, key: &mut Vec<u32>) {
     key.clear();
     let fs = &plan.targets[t];
-    key.push(t as u32);
+    key.push(net.dims()[t]);
+    key.push(u32::from(net.wraps(t)));
     key.push(fs.len() as u32);
     let mut dirs = 0u64;
+    // Per direction, one more than the outermost level placed on t.
+    let mut levels = [0usize; super::recognise::MAX_GRID_DIMS];
     for f in fs {
         key.extend_from_slice(&[f.dir as u32, f.level as u32, f.size]);
         dirs |= 1 << f.dir;
+        levels[f.dir] = levels[f.dir].max(f.level + 1);
     }
     while dirs != 0 {
         let i = dirs.trailing_zeros() as usize;
         dirs &= dirs - 1;
-        let split = &plan.split[i];
+        let split = &plan.split[i][..levels[i]];
         key.extend_from_slice(&[
             i as u32,
             plan.flip >> i & 1,
@@ -842,7 +865,7 @@ impl Scorer {
         let mut total = 0u128;
         let mut key = std::mem::take(&mut self.key);
         for t in 0..nd {
-            dim_key(plan, t, &mut key);
+            dim_key(plan, net, t, &mut key);
             if let Some(&h) = self.cache.get(&key[..]) {
                 total += h;
                 continue;
@@ -938,12 +961,24 @@ impl Scorer {
             }
         }
         let (size, wraps) = (net.dims()[t], net.wraps(t));
-        let mut total = 0u128;
-        for &(a, b, w) in &proj.terms {
-            let h = axis_dist(self.pos[a as usize], self.pos[b as usize], size, wraps);
-            total += w * h as u128;
+        let pos = &self.pos[..];
+        match &proj.narrow {
+            Some(terms) if proj.total * (size as u128) <= u64::MAX as u128 => {
+                let mut total = 0u64;
+                for &(a, b, w) in terms {
+                    total += w * axis_dist(pos[a as usize], pos[b as usize], size, wraps) as u64;
+                }
+                total as u128
+            }
+            _ => {
+                let mut total = 0u128;
+                for &(a, b, w) in &proj.terms {
+                    let h = axis_dist(pos[a as usize], pos[b as usize], size, wraps);
+                    total += w * h as u128;
+                }
+                total
+            }
         }
-        total
     }
 
     /// Hop-bytes pair by pair, in the pairs' order (as [`score`] sums them).

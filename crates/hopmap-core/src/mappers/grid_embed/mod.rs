@@ -220,6 +220,7 @@ fn start(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
         plans: Vec::new(),
         scored: Vec::new(),
         sample: None,
+        all_pairs: None,
         chosen: None,
         best_hb: 0.0,
         load_tie: None,
@@ -265,6 +266,9 @@ pub struct GridEmbed {
     scored: Vec<(f64, usize)>,
     /// Scores the plans on the sample of pairs.
     sample: Option<embed::Scorer>,
+    /// Every pair in the canonical order, when the sample is not all of
+    /// them (kept from the recognition for the finalists' scorer).
+    all_pairs: Option<Vec<(u32, u32, f64)>>,
     /// The plan placed, its hop-bytes and whether every grid step is one hop.
     chosen: Option<(usize, f64, bool)>,
     /// The least hop-bytes of any plan scored on every pair.
@@ -401,6 +405,9 @@ impl GridEmbed {
                     inv[q as usize] = p as u32;
                 }
                 let pairs = canonical::pairs_in_order(g, &rank);
+                if pairs.len() > embed::SAMPLE {
+                    self.all_pairs = Some(pairs.clone());
+                }
                 let sample = embed::sample_of(pairs, embed::SAMPLE, self.input.seed);
                 self.sample = Some(embed::Scorer::new(g.n(), &sample));
                 self.canon = Some((rank, inv));
@@ -450,9 +457,10 @@ impl GridEmbed {
         }
         .unwrap_or_else(|| {
             let g = &self.input.graph;
-            let pairs = match &self.canon {
-                Some((rank, _)) => canonical::pairs_in_order(g, rank),
-                None => g.pairs().map(|(u, v, c)| (u as u32, v as u32, c)).collect(),
+            let pairs = match (self.all_pairs.take(), &self.canon) {
+                (Some(p), _) => p,
+                (None, Some((rank, _))) => canonical::pairs_in_order(g, rank),
+                (None, None) => g.pairs().map(|(u, v, c)| (u as u32, v as u32, c)).collect(),
             };
             embed::Scorer::new(g.n(), &pairs)
         });

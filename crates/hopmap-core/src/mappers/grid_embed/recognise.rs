@@ -284,6 +284,39 @@ impl Adj {
         }
         Built::Adj(Adj { off, nb })
     }
+    /// [`Adj::filter_or_doomed`] on this adjacency's own entries, for a
+    /// `keep` that gives a pair the same answer from either end: each pair
+    /// is decided at its lower end's row, and its entry in the higher
+    /// end's row copies that answer (the entries of a row v above v are
+    /// met in increasing order as the rows are built, so a cursor per row
+    /// finds them in O(1)). An entry whose mirror is not found (an
+    /// asymmetric adjacency) is decided by `keep`. Same result as the
+    /// plain filter, with `keep` called about half as often.
+    fn filter_symmetric(&self, mut keep: impl FnMut(usize, usize) -> bool, abort: bool) -> Built {
+        let n = self.n();
+        let mut kept = vec![false; self.nb.len()];
+        // Per row v: its first entry above v not yet mirrored.
+        let mut cursor: Vec<usize> = (0..n)
+            .map(|v| self.off[v] + self.row(v).partition_point(|&x| (x as usize) <= v))
+            .collect();
+        Adj::filter_or_doomed(
+            &self.off,
+            &self.nb,
+            |u, k| {
+                let v = self.nb[k] as usize;
+                let e = if v < u { cursor[v] } else { usize::MAX };
+                let k_ok = if e < self.off[v + 1] && self.nb[e] as usize == u {
+                    cursor[v] += 1;
+                    kept[e]
+                } else {
+                    keep(u, k)
+                };
+                kept[k] = k_ok;
+                k_ok
+            },
+            abort,
+        )
+    }
     /// The subgraph induced by `rows` (sorted processes), renumbered:
     /// `index[p]` is p's position in `rows`.
     fn filter_rows(&self, rows: &[u32], index: &[u32]) -> Adj {
@@ -339,15 +372,24 @@ impl Adj {
     }
     /// The face skeleton of a full halo: pairs whose closed neighbourhoods
     /// have a Jaccard index of at least ½.
+    /// O(m · Δ), each pair decided once ([`Adj::filter_symmetric`]).
     fn jaccard_skeleton(&self) -> Adj {
         let mut marks = RowMarks::new(self.n());
-        Adj::filter(&self.off, &self.nb, |u, k| {
+        let keep = |u: usize, k: usize| {
             marks.mark(self, u);
             let v = self.nb[k] as usize;
             let inter = marks.common(self, v) + 2;
             let union = self.row(u).len() + self.row(v).len() + 2 - inter;
             2 * inter >= union
-        })
+        };
+        match self.filter_symmetric(keep, false) {
+            Built::Adj(a) => a,
+            // Not reached: without `abort` every row is built.
+            Built::Skip | Built::Doomed => Adj {
+                off: vec![0; self.off.len()],
+                nb: Vec::new(),
+            },
+        }
     }
     /// The face skeleton of a face halo with some diagonal pairs (a
     /// decomposition whose subdomains also touch at some corners): drop
@@ -362,24 +404,41 @@ impl Adj {
     /// [`faces_grid`] refuses the skeleton (then the rows after are not
     /// read, and a later row might have made it a skip).
     fn without_square_diagonals(&self, abort: bool) -> Built {
+        let n = self.n();
         let mut doom = Doom::new();
         let mut common = Vec::new();
-        let mut marks = RowMarks::new(self.n());
-        let mut off = Vec::with_capacity(self.n() + 1);
+        let mut marks = RowMarks::new(n);
+        let mut off = Vec::with_capacity(n + 1);
         let mut nb = Vec::new();
+        // Whether a pair is a square's diagonal does not depend on which
+        // end is asked: it is decided at its lower end's row and copied
+        // into the higher end's (as [`Adj::filter_symmetric`] does).
+        let mut diag = vec![false; self.nb.len()];
+        let mut cursor: Vec<usize> = (0..n)
+            .map(|v| self.off[v] + self.row(v).partition_point(|&x| (x as usize) <= v))
+            .collect();
         off.push(0);
-        for u in 0..self.n() {
-            marks.mark(self, u);
-            for &v in self.row(u) {
-                common.clear();
-                common.extend(
-                    self.row(v as usize)
-                        .iter()
-                        .filter(|&&x| marks.of[x as usize] == u as u32)
-                        .map(|&x| x as usize),
-                );
-                let diagonal = (0..common.len())
-                    .any(|a| (a + 1..common.len()).any(|b| !self.adjacent(common[a], common[b])));
+        for u in 0..n {
+            for (j, &v) in self.row(u).iter().enumerate() {
+                let vu = v as usize;
+                let e = if vu < u { cursor[vu] } else { usize::MAX };
+                let diagonal = if e < self.off[vu + 1] && self.nb[e] as usize == u {
+                    cursor[vu] += 1;
+                    diag[e]
+                } else {
+                    marks.mark(self, u);
+                    common.clear();
+                    common.extend(
+                        self.row(vu)
+                            .iter()
+                            .filter(|&&x| marks.of[x as usize] == u as u32)
+                            .map(|&x| x as usize),
+                    );
+                    (0..common.len()).any(|a| {
+                        (a + 1..common.len()).any(|b| !self.adjacent(common[a], common[b]))
+                    })
+                };
+                diag[self.off[u] + j] = diagonal;
                 if !diagonal {
                     nb.push(v);
                     // Too many already: the answer is None, whatever the
@@ -499,7 +558,7 @@ impl Adj {
                 marks.of[x] == u as u32 && heavier(entry[x] as usize) && heavier(ev)
             })
         };
-        Adj::filter_or_doomed(&self.off, &self.nb, keep, abort)
+        self.filter_symmetric(keep, abort)
     }
     /// A full halo with a direction of size 2 and equal volumes across it
     /// is K₂ ⊠ H: the two processes of every pair along it are twins (equal
@@ -720,13 +779,39 @@ fn pair_volume(off: &[usize], nb: &[u32], vol: &[f64], a: usize, b: usize) -> f6
         .map_or(0.0, |i| vol[off[a] + i])
 }
 
+/// Per CSR entry u–v, the heavier of the two ends' heaviest pairs
+/// (`maxw`): what [`heavy_part`] weighs the pair against. O(m).
+fn pair_tops(off: &[usize], nb: &[u32], maxw: &[f64]) -> Vec<f64> {
+    let mut top = Vec::with_capacity(nb.len());
+    for u in 0..off.len().saturating_sub(1) {
+        top.extend(
+            nb[off[u]..off[u + 1]]
+                .iter()
+                .map(|&v| maxw[u].max(maxw[v as usize])),
+        );
+    }
+    top
+}
+
+/// Whether entry `k` is in the heavy part at threshold `alpha`: its
+/// volume is positive and at least `alpha` × `top[k]` ([`pair_tops`]).
+#[inline]
+fn is_heavy(vol: &[f64], top: &[f64], alpha: f64, k: usize) -> bool {
+    vol[k] > 0.0 && vol[k] >= alpha * top[k]
+}
+
 /// The heavy part at threshold `alpha`: the pairs of at least `alpha` ×
-/// the heaviest pair of either end (`maxw`). O(m).
-fn heavy_part(off: &[usize], nb: &[u32], vol: &[f64], maxw: &[f64], alpha: f64) -> Adj {
-    Adj::filter(off, nb, |u, k| {
-        let v = nb[k] as usize;
-        vol[k] > 0.0 && vol[k] >= alpha * maxw[u].max(maxw[v])
-    })
+/// the heaviest pair of either end (`top`, [`pair_tops`]). O(m).
+fn heavy_part(off: &[usize], nb: &[u32], vol: &[f64], top: &[f64], alpha: f64) -> Adj {
+    Adj::filter(off, nb, |_, k| is_heavy(vol, top, alpha, k))
+}
+
+/// Entries of [`heavy_part`]'s result (twice its pairs), counted without
+/// building it. O(m).
+fn heavy_entries(vol: &[f64], top: &[f64], alpha: f64) -> usize {
+    (0..vol.len())
+        .filter(|&k| is_heavy(vol, top, alpha, k))
+        .count()
 }
 
 /// [`recognise`]; with `beside`, a failure also says whether the processes
@@ -741,6 +826,7 @@ fn recognise_inner(g: &CommGraph, beside: bool, abort: bool) -> Result<GridHalo,
     let vol = pair_volumes(g);
     let (off, nb) = (g.offsets(), g.targets());
     let maxw = heaviest_pairs(off, &vol);
+    let top = pair_tops(off, nb, &maxw);
     let total: f64 = vol.iter().sum::<f64>() / 2.0;
     let mut best: Option<GridHalo> = None;
     // The thresholds whose heavy part is disconnected: their stacked
@@ -756,11 +842,16 @@ fn recognise_inner(g: &CommGraph, beside: bool, abort: bool) -> Result<GridHalo,
     let mut why = String::new();
     let mut doomed: Vec<(f64, Skeleton)> = Vec::new();
     let mut last_len = usize::MAX;
+    // What faces_grid made of each skeleton read so far, and the reading
+    // measured from it: a skeleton often recurs at another threshold, or as
+    // another kind of skeleton of the same threshold.
+    let mut read: Vec<(Adj, Result<Grid3, String>, Option<GridHalo>)> = Vec::new();
     for alpha in thresholds(off, nb, &vol, &maxw) {
-        let heavy = heavy_part(off, nb, &vol, &maxw, alpha);
-        if heavy.nb.len() == last_len {
+        // A heavy part of as many entries as the last one's is the same.
+        if heavy_entries(&vol, &top, alpha) == last_len {
             continue;
         }
+        let heavy = heavy_part(off, nb, &vol, &top, alpha);
         last_len = heavy.nb.len();
         if !heavy.connected() {
             why = format!(
@@ -798,10 +889,41 @@ fn recognise_inner(g: &CommGraph, beside: bool, abort: bool) -> Result<GridHalo,
             {
                 return false;
             }
-            match faces_grid(s).and_then(|(dims, periodic, coords)| {
-                check_heavy(&heavy, &dims, &periodic, &coords)?;
-                Ok(measure(g, &vol, dims, periodic, coords, alpha))
-            }) {
+            // faces_grid's result and the measure of its grid depend on the
+            // skeleton alone (but the threshold the reading records): made
+            // once per skeleton. Only the check against the heavy part is
+            // made anew.
+            let at = match read
+                .iter()
+                .position(|r| r.0.nb.len() == s.nb.len() && r.0.off == s.off && r.0.nb == s.nb)
+            {
+                Some(i) => i,
+                None => {
+                    read.push((s.clone(), faces_grid(s), None));
+                    read.len() - 1
+                }
+            };
+            let (_, grid, measured) = &mut read[at];
+            let reading =
+                grid.as_ref()
+                    .map_err(|e| e.clone())
+                    .and_then(|(dims, periodic, coords)| {
+                        check_heavy(&heavy, dims, periodic, coords)?;
+                        let m = measured.get_or_insert_with(|| {
+                            measure(
+                                g,
+                                &vol,
+                                dims.clone(),
+                                periodic.clone(),
+                                coords.clone(),
+                                alpha,
+                            )
+                        });
+                        let mut h = m.clone();
+                        h.threshold = alpha;
+                        Ok(h)
+                    });
+            match reading {
                 Ok(h) => {
                     if best.as_ref().is_none_or(|b| better(&h, b)) {
                         best = Some(h);
@@ -870,7 +992,7 @@ fn recognise_inner(g: &CommGraph, beside: bool, abort: bool) -> Result<GridHalo,
         // largest threshold on a tie).
         let mut stacked: Option<GridHalo> = None;
         for &alpha in &disconnected {
-            if let Ok(h) = stacked_grid(g, &vol, &heavy_part(off, nb, &vol, &maxw, alpha), alpha)
+            if let Ok(h) = stacked_grid(g, &vol, &heavy_part(off, nb, &vol, &top, alpha), alpha)
                 && stacked.as_ref().is_none_or(|b| better(&h, b))
             {
                 stacked = Some(h);
@@ -885,7 +1007,7 @@ fn recognise_inner(g: &CommGraph, beside: bool, abort: bool) -> Result<GridHalo,
         // The last failure: the last doomed skeleton that is one when built
         // in full (its refusal), else the last worded one.
         while let Some((alpha, kind)) = doomed.pop() {
-            let heavy = heavy_part(off, nb, &vol, &maxw, alpha);
+            let heavy = heavy_part(off, nb, &vol, &top, alpha);
             let jaccard = heavy.jaccard_skeleton();
             let pair_vol = |a: usize, b: usize| pair_volume(off, nb, &vol, a, b);
             if let Built::Adj(s) = kind.build(&heavy, &jaccard, pair_vol, false) {
@@ -962,10 +1084,11 @@ pub fn recognise_beside(g: &CommGraph) -> Option<Beside> {
     let vol = pair_volumes(g);
     let (off, nb) = (g.offsets(), g.targets());
     let maxw = heaviest_pairs(off, &vol);
+    let top = pair_tops(off, nb, &maxw);
     let outside = thresholds(off, nb, &vol, &maxw)
         .into_iter()
         .find_map(|alpha| {
-            let heavy = heavy_part(off, nb, &vol, &maxw, alpha);
+            let heavy = heavy_part(off, nb, &vol, &top, alpha);
             let alone: Vec<usize> = (0..n).filter(|&u| heavy.row(u).is_empty()).collect();
             (!alone.is_empty() && alone.len() <= most && heavy.connected_but(&alone))
                 .then_some(alone)
@@ -1587,12 +1710,17 @@ fn faces_grid(s: &Adj) -> Result<Grid3, String> {
         }
     }
     // Directions.
-    let mut class_of_root = std::collections::HashMap::new();
+    // Per root entry, its class: numbered in order of first appearance.
+    let mut class_of_root = vec![NONE; m2];
+    let mut d = 0usize;
     let mut class = vec![0u8; m2];
     for (e, c) in class.iter_mut().enumerate() {
         let r = uf.find(e);
-        let next = class_of_root.len();
-        let id = *class_of_root.entry(r).or_insert(next);
+        if class_of_root[r] == NONE {
+            class_of_root[r] = d as u32;
+            d += 1;
+        }
+        let id = class_of_root[r] as usize;
         if id >= MAX_GRID_DIMS {
             return Err(format!(
                 "the heavy pairs fall into more than {MAX_GRID_DIMS} directions"
@@ -1600,7 +1728,6 @@ fn faces_grid(s: &Adj) -> Result<Grid3, String> {
         }
         *c = id as u8;
     }
-    let d = class_of_root.len();
     // Per process and direction: its (at most two) neighbours.
     let mut dn = vec![[NONE; 2]; n * d];
     for u in 0..n {
@@ -2110,6 +2237,102 @@ mod tests {
         }
         // Both kinds are exercised.
         assert!(failures > 0 && failures < graphs.len(), "{failures}");
+    }
+
+    #[test]
+    fn a_symmetric_rule_is_asked_once_per_pair() {
+        // Random adjacencies (one with an entry its other end does not
+        // list): the filter that decides each pair at its lower end keeps
+        // what the plain filter keeps, and asks the rule once per pair
+        // listed from both ends.
+        let mut rng = crate::rng::Rng::new(7);
+        for n in [2usize, 9, 40] {
+            let mut pairs = Vec::new();
+            for u in 0..n as u32 {
+                for v in u + 1..n as u32 {
+                    if rng.below(3) == 0 {
+                        pairs.push((u, v));
+                    }
+                }
+            }
+            let mut a = adj_of(n, &pairs);
+            let both = a.nb.len() / 2;
+            if n == 40 {
+                // Drop the last entry of row 0: its pair is listed once.
+                let last = a.off[1] - 1;
+                a.nb.remove(last);
+                for o in a.off.iter_mut().skip(1) {
+                    *o -= 1;
+                }
+            }
+            let rule = |u: usize, v: usize| (u * v + u + v) % 3 != 1;
+            let plain = Adj::filter(&a.off, &a.nb, |u, k| rule(u, a.nb[k] as usize));
+            let mut asked = 0;
+            let Built::Adj(once) = a.filter_symmetric(
+                |u, k| {
+                    asked += 1;
+                    rule(u, a.nb[k] as usize)
+                },
+                false,
+            ) else {
+                panic!("every row is built without abort");
+            };
+            assert_eq!((once.off, once.nb), (plain.off, plain.nb), "n = {n}");
+            assert_eq!(asked, a.nb.len() - if n == 40 { both - 1 } else { both });
+        }
+    }
+
+    #[test]
+    fn mirrored_skeletons_equal_those_read_per_entry() {
+        // Halos with extra pairs, in any order: the Jaccard skeleton and
+        // the square-diagonal skeleton, each pair decided at one end, equal
+        // those decided entry by entry.
+        for (spec, full, periodic) in [
+            ("halo:6x6x4:1,0.5,0.25:0.03", true, true),
+            ("halo:8x6:1,0.6:0.1", true, false),
+            ("halo:8x8x4:1,0.5,0.25:0.05", false, true),
+        ] {
+            let mut o = opts(
+                if full {
+                    Neighbors::Full
+                } else {
+                    Neighbors::Faces
+                },
+                periodic,
+                true,
+            );
+            o.seed = 3;
+            let g = generate(spec, &o).unwrap();
+            let (off, nb) = (g.offsets(), g.targets());
+            let a = Adj::filter(off, nb, |_, _| true);
+            let jac = Adj::filter(&a.off, &a.nb, |u, k| {
+                let v = a.nb[k] as usize;
+                let inter = a.row(u).iter().filter(|x| a.row(v).contains(x)).count() + 2;
+                2 * inter >= a.row(u).len() + a.row(v).len() + 2 - inter
+            });
+            let got = a.jaccard_skeleton();
+            assert_eq!((&got.off, &got.nb), (&jac.off, &jac.nb), "{spec}");
+            for s in [&a, &jac] {
+                let want = Adj::filter(&s.off, &s.nb, |u, k| {
+                    let v = s.nb[k] as usize;
+                    let common: Vec<usize> = (s.row(u).iter())
+                        .filter(|x| s.row(v).contains(x))
+                        .map(|&x| x as usize)
+                        .collect();
+                    !(0..common.len())
+                        .any(|i| (i + 1..common.len()).any(|j| !s.adjacent(common[i], common[j])))
+                });
+                let too_many = (0..s.n()).any(|u| want.row(u).len() > 2 * MAX_GRID_DIMS);
+                match s.without_square_diagonals(false) {
+                    Built::Adj(b) => {
+                        assert!(!too_many, "{spec}");
+                        assert_eq!((b.off, b.nb), (want.off.clone(), want.nb.clone()), "{spec}");
+                    }
+                    Built::Skip => assert!(too_many, "{spec}"),
+                    Built::Doomed => panic!("not doomed without abort"),
+                }
+            }
+        }
     }
 
     #[test]

@@ -94,6 +94,7 @@
 //! together ([`block_pairs`]; on large networks only in the polish). A run stopped with
 //! its search makes it after its tabu phase; its polish after the descent.
 
+mod axis_costs;
 pub mod block_pairs;
 pub mod blocks;
 pub mod bottleneck;
@@ -669,6 +670,16 @@ pub struct Refine {
     /// messages through the hot channel from each candidate node.
     relief: Vec<(f64, usize, usize)>,
     pbs: Vec<Option<f64>>,
+    /// Scratch of the bottleneck phase: the cost of the process being
+    /// tried at its candidate nodes, by dimension ([`axis_costs`]).
+    axis: axis_costs::AxisCosts,
+    /// Scratch of the bottleneck phase's rounds: per process, the bytes of
+    /// its messages through the round's channel where it sits, made when
+    /// first needed in the round (valid under the stamp `here_stamp` while
+    /// `here_on`: the round tries its processes and nothing moves).
+    here_bytes: Vec<(u32, f64)>,
+    here_stamp: u32,
+    here_on: bool,
     /// The bottleneck phase, once the search has stopped.
     hot: Option<Box<bottleneck::Hot>>,
     /// The descent phase in progress: why the search stopped, the tries
@@ -838,6 +849,10 @@ impl Refine {
             search_memo: SearchMemo::default(),
             relief: Vec::new(),
             pbs: Vec::new(),
+            axis: Default::default(),
+            here_bytes: Vec::new(),
+            here_stamp: 0,
+            here_on: false,
             acc: Vec::new(),
             seen: Vec::new(),
             exact: exact_sums(&vol),

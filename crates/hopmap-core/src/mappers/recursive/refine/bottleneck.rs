@@ -302,6 +302,22 @@ impl Refine {
         t
     }
 
+    /// Start keeping the processes' bytes through a round's channel where
+    /// they sit ([`Refine::hot_try`]), under a new stamp, until `here_on`
+    /// is cleared. O(1), or O(n) the first time.
+    fn here_begin(&mut self) {
+        let n = self.graph.n();
+        if self.here_bytes.len() != n {
+            self.here_bytes = vec![(0, 0.0); n];
+        }
+        self.here_stamp = self.here_stamp.wrapping_add(1);
+        if self.here_stamp == 0 {
+            self.here_bytes.fill((0, 0.0));
+            self.here_stamp = 1;
+        }
+        self.here_on = true;
+    }
+
     /// Append the current routes of every message of `x` to the lists.
     pub(super) fn hot_relist(&self, h: &mut Hot, x: usize) {
         let g = &self.graph;
@@ -435,9 +451,14 @@ impl Refine {
         relief.clear();
         // Every exchange within the budget, as (Δ hop-bytes, index of its
         // node in `cand`, slot); tried cheapest in hop-bytes first.
+        let by_axis = self.axis.begin(&self.dist, self.exact, &partners);
         for (i, &b) in cand.iter().enumerate() {
             let dab = self.dist.get(a, b) as f64;
-            let gp = self.gain_at(&partners, b, base);
+            let gp = if by_axis {
+                self.axis.cost(&self.dist, b) - base
+            } else {
+                self.gain_at(&partners, b, base)
+            };
             let mut free_tried = false;
             for s in b * self.cores..(b + 1) * self.cores {
                 let q = self.owner[s];
@@ -486,9 +507,20 @@ impl Refine {
                 Some(q) => {
                     let x = self.route_crosses(a, b, c, ends) as u8;
                     let y = self.route_crosses(b, a, c, ends) as u8;
-                    pb - pa + self.crossing_bytes(q, a, c, ends)
-                        - self.crossing_bytes(q, b, c, ends)
-                        + self.pair_volume(p, q) * (x + y) as f64
+                    let qa = self.crossing_bytes(q, a, c, ends);
+                    // q sits on b: its bytes through c there are the
+                    // same for every process of the round.
+                    let qb = match self.here_bytes.get(q) {
+                        Some(&(st, bytes)) if self.here_on && st == self.here_stamp => bytes,
+                        _ => {
+                            let bytes = self.crossing_bytes(q, b, c, ends);
+                            if self.here_on {
+                                self.here_bytes[q] = (self.here_stamp, bytes);
+                            }
+                            bytes
+                        }
+                    };
+                    pb - pa + qa - qb + self.pair_volume(p, q) * (x + y) as f64
                 }
             };
             if dc >= -tol {
@@ -695,6 +727,10 @@ impl Refine {
             let Some(mut r) = h.round.take() else {
                 return true;
             };
+            // The processes' bytes through r.c where they sit, kept while
+            // this loop tries the round's processes (nothing moves until
+            // one is found).
+            self.here_begin();
             while r.next < r.procs.len() && work < limit {
                 let p = r.procs[r.next].0 as usize;
                 r.next += 1;
@@ -705,12 +741,14 @@ impl Refine {
                     r.fallback = Some((p, b));
                 }
                 if let Some(b) = found {
+                    self.here_on = false;
                     self.hot_apply(h, p, b);
                     // The next round picks the busiest channel anew.
                     r.next = usize::MAX;
                     break;
                 }
             }
+            self.here_on = false;
             if r.next == usize::MAX {
                 continue;
             }
