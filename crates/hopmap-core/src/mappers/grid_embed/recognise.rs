@@ -1940,6 +1940,21 @@ mod tests {
         }
     }
 
+    /// The generator's `spec` with all neighbours (`full`) or faces only,
+    /// `periodic` or not, its ranks shuffled by `seed`.
+    fn shuffled_halo(spec: &str, full: bool, periodic: bool, seed: u64) -> CommGraph {
+        let neighbors = if full {
+            Neighbors::Full
+        } else {
+            Neighbors::Faces
+        };
+        let o = GenOptions {
+            seed,
+            ..opts(neighbors, periodic, true)
+        };
+        generate(spec, &o).unwrap()
+    }
+
     /// Undirected adjacency of `n` processes from a list of pairs.
     fn adj_of(n: usize, pairs: &[(u32, u32)]) -> Adj {
         let mut rows = vec![Vec::new(); n];
@@ -2214,17 +2229,7 @@ mod tests {
             ("stencil:6x5x4", true, false),
             ("stencil:12x8", true, false),
         ] {
-            let mut o = opts(
-                if full {
-                    Neighbors::Full
-                } else {
-                    Neighbors::Faces
-                },
-                periodic,
-                true,
-            );
-            o.seed = 5;
-            graphs.push(generate(spec, &o).unwrap());
+            graphs.push(shuffled_halo(spec, full, periodic, 5));
         }
         let mut failures = 0;
         for g in &graphs {
@@ -2292,17 +2297,7 @@ mod tests {
             ("halo:8x6:1,0.6:0.1", true, false),
             ("halo:8x8x4:1,0.5,0.25:0.05", false, true),
         ] {
-            let mut o = opts(
-                if full {
-                    Neighbors::Full
-                } else {
-                    Neighbors::Faces
-                },
-                periodic,
-                true,
-            );
-            o.seed = 3;
-            let g = generate(spec, &o).unwrap();
+            let g = shuffled_halo(spec, full, periodic, 3);
             let (off, nb) = (g.offsets(), g.targets());
             let a = Adj::filter(off, nb, |_, _| true);
             let jac = Adj::filter(&a.off, &a.nb, |u, k| {
