@@ -286,34 +286,14 @@ impl Adj {
     }
     /// [`Adj::filter_or_doomed`] on this adjacency's own entries, for a
     /// `keep` that gives a pair the same answer from either end: each pair
-    /// is decided at its lower end's row, and its entry in the higher
-    /// end's row copies that answer (the entries of a row v above v are
-    /// met in increasing order as the rows are built, so a cursor per row
-    /// finds them in O(1)). An entry whose mirror is not found (an
-    /// asymmetric adjacency) is decided by `keep`. Same result as the
+    /// is decided once, at its lower end ([`Mirror`]). Same result as the
     /// plain filter, with `keep` called about half as often.
     fn filter_symmetric(&self, mut keep: impl FnMut(usize, usize) -> bool, abort: bool) -> Built {
-        let n = self.n();
-        let mut kept = vec![false; self.nb.len()];
-        // Per row v: its first entry above v not yet mirrored.
-        let mut cursor: Vec<usize> = (0..n)
-            .map(|v| self.off[v] + self.row(v).partition_point(|&x| (x as usize) <= v))
-            .collect();
+        let mut mirror = Mirror::new(self);
         Adj::filter_or_doomed(
             &self.off,
             &self.nb,
-            |u, k| {
-                let v = self.nb[k] as usize;
-                let e = if v < u { cursor[v] } else { usize::MAX };
-                let k_ok = if e < self.off[v + 1] && self.nb[e] as usize == u {
-                    cursor[v] += 1;
-                    kept[e]
-                } else {
-                    keep(u, k)
-                };
-                kept[k] = k_ok;
-                k_ok
-            },
+            |u, k| mirror.answer(self, u, k, || keep(u, k)),
             abort,
         )
     }
@@ -411,25 +391,17 @@ impl Adj {
         let mut off = Vec::with_capacity(n + 1);
         let mut nb = Vec::new();
         // Whether a pair is a square's diagonal does not depend on which
-        // end is asked: it is decided at its lower end's row and copied
-        // into the higher end's (as [`Adj::filter_symmetric`] does).
-        let mut diag = vec![false; self.nb.len()];
-        let mut cursor: Vec<usize> = (0..n)
-            .map(|v| self.off[v] + self.row(v).partition_point(|&x| (x as usize) <= v))
-            .collect();
+        // end is asked: it is decided at its lower end's row ([`Mirror`]).
+        let mut mirror = Mirror::new(self);
         off.push(0);
         for u in 0..n {
-            for (j, &v) in self.row(u).iter().enumerate() {
-                let vu = v as usize;
-                let e = if vu < u { cursor[vu] } else { usize::MAX };
-                let diagonal = if e < self.off[vu + 1] && self.nb[e] as usize == u {
-                    cursor[vu] += 1;
-                    diag[e]
-                } else {
+            for k in self.off[u]..self.off[u + 1] {
+                let v = self.nb[k];
+                let diagonal = mirror.answer(self, u, k, || {
                     marks.mark(self, u);
                     common.clear();
                     common.extend(
-                        self.row(vu)
+                        self.row(v as usize)
                             .iter()
                             .filter(|&&x| marks.of[x as usize] == u as u32)
                             .map(|&x| x as usize),
@@ -437,8 +409,7 @@ impl Adj {
                     (0..common.len()).any(|a| {
                         (a + 1..common.len()).any(|b| !self.adjacent(common[a], common[b]))
                     })
-                };
-                diag[self.off[u] + j] = diagonal;
+                });
                 if !diagonal {
                     nb.push(v);
                     // Too many already: the answer is None, whatever the
@@ -700,6 +671,46 @@ impl Skeleton {
                 l.without_light_triangle_sides(vol, true, abort)
             }),
         }
+    }
+}
+
+/// The answers of a rule that gives a pair the same answer from either
+/// end, asked row by row in order ([`Adj::filter_symmetric`]): each pair is
+/// decided at its lower end's row and its entry in the higher end's row
+/// copies that answer (the entries of a row v above v are met in
+/// increasing order as the rows are read, so a cursor per row finds them
+/// in O(1)). An entry whose mirror is not found (an asymmetric adjacency)
+/// is decided itself. O(n + m) memory.
+struct Mirror {
+    answer: Vec<bool>,
+    /// Per row v: its first entry above v not yet mirrored.
+    cursor: Vec<usize>,
+}
+
+impl Mirror {
+    fn new(a: &Adj) -> Self {
+        Mirror {
+            answer: vec![false; a.nb.len()],
+            cursor: (0..a.n())
+                .map(|v| a.off[v] + a.row(v).partition_point(|&x| (x as usize) <= v))
+                .collect(),
+        }
+    }
+
+    /// The answer for entry `k` of row `u` of `a`: its mirror's when the
+    /// pair was decided at its lower end, else `decide()`. O(1) plus
+    /// `decide`.
+    fn answer(&mut self, a: &Adj, u: usize, k: usize, decide: impl FnOnce() -> bool) -> bool {
+        let v = a.nb[k] as usize;
+        let e = if v < u { self.cursor[v] } else { usize::MAX };
+        let ok = if e < a.off[v + 1] && a.nb[e] as usize == u {
+            self.cursor[v] += 1;
+            self.answer[e]
+        } else {
+            decide()
+        };
+        self.answer[k] = ok;
+        ok
     }
 }
 
