@@ -81,18 +81,42 @@ pub fn grid_order(h: &GridHalo) -> Vec<u32> {
 }
 
 /// The pairs of `g` (u, v, bytes), ordered by the canonical numbers of
-/// their ends (lower end first). O(m log m).
+/// their ends (lower end first; `rank` a permutation of `0..n`, so no two
+/// pairs have the same two numbers). A counting sort by the higher number,
+/// then a stable one by the lower. O(n + m).
 pub fn pairs_in_order(g: &CommGraph, rank: &[u32]) -> Vec<(u32, u32, f64)> {
-    let mut pairs: Vec<(u32, u32, u32, u32, f64)> = g
-        .pairs()
-        .map(|(u, v, c)| {
-            let (a, b) = (rank[u], rank[v]);
-            let (lo, hi) = if a < b { (a, b) } else { (b, a) };
-            (lo, hi, u as u32, v as u32, c)
-        })
-        .collect();
-    pairs.sort_unstable_by_key(|p| (p.0, p.1));
-    pairs.into_iter().map(|p| (p.2, p.3, p.4)).collect()
+    let n = g.n();
+    let pairs: Vec<(u32, u32, f64)> = g.pairs().map(|(u, v, c)| (u as u32, v as u32, c)).collect();
+    let ends = |p: &(u32, u32, f64)| {
+        let (a, b) = (rank[p.0 as usize], rank[p.1 as usize]);
+        if a < b { (a, b) } else { (b, a) }
+    };
+    // Per canonical number, where the next pair with it as the higher
+    // (lower) end goes.
+    let mut by_hi = vec![0usize; n + 1];
+    let mut by_lo = vec![0usize; n + 1];
+    for p in &pairs {
+        let (lo, hi) = ends(p);
+        by_hi[hi as usize + 1] += 1;
+        by_lo[lo as usize + 1] += 1;
+    }
+    for k in 0..n {
+        by_hi[k + 1] += by_hi[k];
+        by_lo[k + 1] += by_lo[k];
+    }
+    let mut hi_first = vec![(0u32, 0u32, 0.0f64); pairs.len()];
+    for p in &pairs {
+        let slot = &mut by_hi[ends(p).1 as usize];
+        hi_first[*slot] = *p;
+        *slot += 1;
+    }
+    let mut out = pairs;
+    for p in &hi_first {
+        let slot = &mut by_lo[ends(p).0 as usize];
+        out[*slot] = *p;
+        *slot += 1;
+    }
+    out
 }
 
 /// `g` with process p renumbered `rank[p]` (a permutation of `0..n`); the
@@ -150,5 +174,59 @@ mod tests {
         assert_eq!(c.coord(4), [2, 0]);
         // Process 4 at (2, 0): linear index 2; process 1 at (0, 1): 3.
         assert_eq!(grid_order(&c), [0, 3, 1, 4, 2, 5]);
+    }
+
+    #[test]
+    fn pairs_come_in_the_order_of_their_canonical_ends() {
+        // By hand: 4 processes, ranks 2, 0, 3, 1; pairs 0–1 (ends 0, 2),
+        // 0–2 (2, 3), 1–3 (0, 1), 2–3 (1, 3), 1–2 (0, 3).
+        let mut b = GraphBuilder::new(4, false);
+        for (u, v, c) in [
+            (0, 1, 1.0),
+            (0, 2, 2.0),
+            (1, 3, 3.0),
+            (2, 3, 4.0),
+            (1, 2, 5.0),
+        ] {
+            b.add(u, v, c);
+        }
+        let g = b.build().unwrap();
+        assert_eq!(
+            pairs_in_order(&g, &[2, 0, 3, 1]),
+            [
+                (1, 3, 3.0),
+                (0, 1, 1.0),
+                (1, 2, 5.0),
+                (2, 3, 4.0),
+                (0, 2, 2.0)
+            ]
+        );
+        // Random graphs and permutations: the order of a plain sort by the
+        // two ends.
+        let mut rng = crate::rng::Rng::new(7);
+        for n in [2usize, 5, 30, 200] {
+            let mut b = GraphBuilder::new(n, false);
+            for _ in 0..4 * n {
+                let (u, v) = (rng.below(n), rng.below(n));
+                if u != v {
+                    b.add(u, v, 1.0 + rng.below(9) as f64);
+                }
+            }
+            let g = b.build().unwrap();
+            let mut rank: Vec<u32> = (0..n as u32).collect();
+            for i in (1..n).rev() {
+                rank.swap(i, rng.below(i + 1));
+            }
+            let mut want: Vec<(u32, u32, u32, u32, f64)> = g
+                .pairs()
+                .map(|(u, v, c)| {
+                    let (a, b) = (rank[u], rank[v]);
+                    (a.min(b), a.max(b), u as u32, v as u32, c)
+                })
+                .collect();
+            want.sort_by_key(|p| (p.0, p.1));
+            let want: Vec<(u32, u32, f64)> = want.into_iter().map(|p| (p.2, p.3, p.4)).collect();
+            assert_eq!(pairs_in_order(&g, &rank), want, "n = {n}");
+        }
     }
 }
