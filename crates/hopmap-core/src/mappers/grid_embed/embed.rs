@@ -64,6 +64,7 @@
 use super::recognise::{GridHalo, axis_dist};
 use crate::topology::grid::Grid;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// Most plans enumerated.
 pub const MAX_PLANS: usize = 20_000;
@@ -89,14 +90,85 @@ pub struct Factor {
     pub size: u32,
 }
 
-/// An embedding plan: for every target (the network's dimensions, then T =
-/// the cores of a node), its factors, inner first.
+/// Most targets of a plan: the network's dimensions and T.
+const MAX_TARGETS: usize = crate::topology::grid::MAX_DIMS + 1;
+
+/// The factors of every target of a plan (inner first; the last target is
+/// T), held in one vector: target t's are `targets[t]`, a slice. A plan is
+/// made by the ten thousand ([`plans`]); one allocation each, not one per
+/// target.
 #[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Targets {
+    factors: Vec<Factor>,
+    /// Target t's factors are `factors[end[t]..end[t + 1]]`; the entries
+    /// past the last target are 0.
+    end: [u8; MAX_TARGETS + 1],
+    len: u8,
+}
+
+impl Targets {
+    /// The targets' factors, target by target. At most [`MAX_TARGETS`]
+    /// targets, of at most 255 factors in all.
+    pub fn new(targets: &[Vec<Factor>]) -> Targets {
+        let mut factors = Vec::with_capacity(targets.iter().map(Vec::len).sum());
+        let mut end = [0u8; MAX_TARGETS + 1];
+        for (t, fs) in targets.iter().enumerate() {
+            factors.extend_from_slice(fs);
+            end[t + 1] = factors.len() as u8;
+        }
+        Targets {
+            factors,
+            end,
+            len: targets.len() as u8,
+        }
+    }
+
+    /// Number of targets.
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    /// Whether there is no target.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Each target's factors, in target order.
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = &[Factor]> + '_ {
+        (0..self.len()).map(|t| &self[t])
+    }
+
+    /// The last target's factors (T's), if any.
+    pub fn last(&self) -> Option<&[Factor]> {
+        self.len().checked_sub(1).map(|t| &self[t])
+    }
+
+    /// Every factor, target by target, to be changed in place (the
+    /// targets keep their lengths).
+    pub fn factors_mut(&mut self) -> &mut [Factor] {
+        &mut self.factors
+    }
+}
+
+impl std::ops::Index<usize> for Targets {
+    type Output = [Factor];
+    fn index(&self, t: usize) -> &[Factor] {
+        assert!(t < self.len(), "target {t} of {}", self.len);
+        &self.factors[self.end[t] as usize..self.end[t + 1] as usize]
+    }
+}
+
+/// An embedding plan: for every target (the network's dimensions, then T =
+/// the cores of a node), its factors, inner first. Two plans are equal when
+/// they place every process alike by the same rule: equal fields, the
+/// shifts read as 0 where missing.
+#[derive(Clone, Debug)]
 pub struct Plan {
-    /// Factor sizes of each direction, inner first.
-    pub split: Vec<Vec<u32>>,
+    /// Factor sizes of each direction, inner first (shared by the plans of
+    /// one split).
+    pub split: Arc<[Vec<u32>]>,
     /// Factors of each target, inner first; the last target is T.
-    pub targets: Vec<Vec<Factor>>,
+    pub targets: Targets,
     /// Bit i: direction i is reflected (coordinate c becomes size − 1 − c)
     /// before it is split. Only open directions are reflected: an
     /// asymmetric graph (a decomposition of a non-rectangular domain) may
@@ -107,7 +179,8 @@ pub struct Plan {
     /// ring cut into node blocks, or folded, or laid on a mesh, has seams,
     /// and real volumes differ from edge to edge of a ring (LAMMPS's two
     /// swaps per direction alternate heavy and light pairs), so where the
-    /// seams fall matters ([`improve_shifts`]).
+    /// seams fall matters ([`improve_shifts`]). Empty, or shorter than
+    /// the directions, where no shift is set: a missing entry is 0.
     pub shift: Vec<u32>,
     /// Per network dimension, the coordinate each position is moved to
     /// after the digits are combined (empty: unchanged): the layers of an
@@ -115,7 +188,26 @@ pub struct Plan {
     pub arrange: Vec<Vec<u32>>,
 }
 
+impl PartialEq for Plan {
+    fn eq(&self, other: &Plan) -> bool {
+        self.split == other.split
+            && self.targets == other.targets
+            && self.flip == other.flip
+            && self.same_shifts(other)
+            && self.arrange == other.arrange
+    }
+}
+
+impl Eq for Plan {}
+
 impl Plan {
+    /// Whether every direction has the same shift in both plans (a
+    /// missing entry is 0).
+    pub fn same_shifts(&self, other: &Plan) -> bool {
+        let at = |p: &Plan, i: usize| p.shift.get(i).copied().unwrap_or(0);
+        (0..self.shift.len().max(other.shift.len())).all(|i| at(self, i) == at(other, i))
+    }
+
     /// Digits of position `x` along a direction split into `sizes` (inner
     /// first), reflected so that consecutive positions differ by one in
     /// one digit.
@@ -337,8 +429,10 @@ fn enumerate(halo: &GridHalo, net: &Grid, kmax: usize, longer: bool, out: &mut V
     let first = out.len();
     let full = |out: &Vec<Plan>| out.len() - first >= MAX_PLANS;
     let mut choice = vec![0usize; d];
+    // Scratch: the factors of each target of one assignment.
+    let mut targets: Vec<Vec<Factor>> = vec![Vec::new(); nd + 1];
     'combos: loop {
-        let split: Vec<Vec<u32>> = (0..d).map(|i| per_dir[i][choice[i]].clone()).collect();
+        let split: Arc<[Vec<u32>]> = (0..d).map(|i| per_dir[i][choice[i]].clone()).collect();
         if !longer || split.iter().any(|s| s.len() == kmax) {
             let factors: Vec<Factor> = split
                 .iter()
@@ -353,7 +447,9 @@ fn enumerate(halo: &GridHalo, net: &Grid, kmax: usize, longer: bool, out: &mut V
             let mut used = vec![1u64; nd + 1];
             let mut mine = Vec::new();
             assign_rec(&factors, 0, &caps, &mut used, &mut assign, &mut |a| {
-                let mut targets: Vec<Vec<Factor>> = vec![Vec::new(); nd + 1];
+                for fs in targets.iter_mut() {
+                    fs.clear();
+                }
                 for (k, &t) in a.iter().enumerate() {
                     targets[t].push(factors[k]);
                 }
@@ -440,8 +536,8 @@ fn assign_rec(
 /// Every order of the factors of the network targets `t..nd` (T's order
 /// does not matter: its position is the core).
 fn orders_rec(
-    split: &[Vec<u32>],
-    targets: &mut Vec<Vec<Factor>>,
+    split: &Arc<[Vec<u32>]>,
+    targets: &mut [Vec<Factor>],
     t: usize,
     nd: usize,
     out: &mut Vec<Plan>,
@@ -451,10 +547,10 @@ fn orders_rec(
     }
     if t == nd {
         out.push(Plan {
-            split: split.to_vec(),
-            targets: targets.clone(),
+            split: Arc::clone(split),
+            targets: Targets::new(targets),
             flip: 0,
-            shift: vec![0; split.len()],
+            shift: Vec::new(),
             arrange: Vec::new(),
         });
         return;
@@ -1254,6 +1350,40 @@ mod tests {
     }
 
     #[test]
+    fn targets_hold_each_targets_factors_in_one_vector() {
+        let f = |dir, level, size| Factor { dir, level, size };
+        let nested = vec![vec![f(0, 0, 2), f(1, 1, 3)], vec![], vec![f(1, 0, 4)]];
+        let t = Targets::new(&nested);
+        assert_eq!(t.len(), 3);
+        assert_eq!(&t[0], &nested[0][..]);
+        assert!(t[1].is_empty());
+        assert_eq!(&t[2], &nested[2][..]);
+        assert_eq!(t.last(), Some(&nested[2][..]));
+        assert_eq!(
+            t.iter().collect::<Vec<_>>(),
+            nested.iter().map(|v| &v[..]).collect::<Vec<_>>()
+        );
+        assert_eq!(t, Targets::new(&nested));
+        // Not the same targets: one factor moved to the next target.
+        assert_ne!(
+            t,
+            Targets::new(&[vec![f(0, 0, 2)], vec![f(1, 1, 3)], vec![f(1, 0, 4)]])
+        );
+        assert!(Targets::new(&[]).is_empty() && Targets::new(&[]).last().is_none());
+        // A plan with no shift set equals one whose shifts are all 0.
+        let plan = |shift: Vec<u32>| Plan {
+            split: vec![vec![2], vec![4, 3]].into(),
+            targets: t.clone(),
+            flip: 0,
+            shift,
+            arrange: Vec::new(),
+        };
+        assert_eq!(plan(Vec::new()), plan(vec![0, 0]));
+        assert_ne!(plan(Vec::new()), plan(vec![0, 1]));
+        assert_ne!(plan(vec![1]), plan(vec![0, 1]));
+    }
+
+    #[test]
     fn reflected_digits_are_a_snake() {
         let mut prev = [0u32; 4];
         let mut cur = [0u32; 4];
@@ -1452,11 +1582,9 @@ mod tests {
         let (mut images, mut differ) = (0, 0);
         for p in &ps {
             let mut q = p.clone();
-            q.split.swap(0, 1);
-            for fs in q.targets.iter_mut() {
-                for f in fs.iter_mut() {
-                    f.dir = 1 - f.dir;
-                }
+            q.split = q.split.iter().rev().cloned().collect();
+            for f in q.targets.factors_mut() {
+                f.dir = 1 - f.dir;
             }
             let (sp, sq) = (sc.score(p, &h, &net), sc.score(&q, &h, &net));
             assert_eq!(sp, exact_score(p, &h, &net, &pairs), "{p:?}");

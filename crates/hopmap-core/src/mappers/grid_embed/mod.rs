@@ -447,9 +447,10 @@ impl GridEmbed {
             self.phase = Phase::Choose { next: end };
             return;
         }
-        // Finalists on every pair.
+        // Finalists on every pair. The plan indices are distinct: the
+        // order is total, and an unstable sort gives the stable one's.
         self.scored
-            .sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            .sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         let mut all = if sampled_all {
             self.sample.take()
         } else {

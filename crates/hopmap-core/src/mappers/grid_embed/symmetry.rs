@@ -83,7 +83,7 @@ pub fn classes(plans: &[&Plan], mask: u32) -> Vec<usize> {
     let same = |a: &Plan, b: &Plan| {
         a.split == b.split
             && a.targets == b.targets
-            && a.shift == b.shift
+            && a.same_shifts(b)
             && a.arrange == b.arrange
             && (a.flip & !mask) == (b.flip & !mask)
     };
@@ -96,7 +96,7 @@ pub fn classes(plans: &[&Plan], mask: u32) -> Vec<usize> {
 mod tests {
     use super::*;
     use crate::graph::GraphBuilder;
-    use crate::mappers::grid_embed::embed::Factor;
+    use crate::mappers::grid_embed::embed::{Factor, Targets};
     use crate::mappers::grid_embed::recognise::Found;
 
     /// A 3 × 2 open grid, process p at (p % 3, p / 3).
@@ -150,8 +150,8 @@ mod tests {
     #[test]
     fn plans_differing_in_symmetric_reflections_share_a_class() {
         let plan = |flip: u32| Plan {
-            split: vec![vec![3], vec![2]],
-            targets: vec![
+            split: vec![vec![3], vec![2]].into(),
+            targets: Targets::new(&[
                 vec![Factor {
                     dir: 0,
                     level: 0,
@@ -163,7 +163,7 @@ mod tests {
                     size: 2,
                 }],
                 vec![],
-            ],
+            ]),
             flip,
             shift: vec![0, 0],
             arrange: Vec::new(),
