@@ -152,6 +152,7 @@ impl Targets {
 
 impl std::ops::Index<usize> for Targets {
     type Output = [Factor];
+    #[inline]
     fn index(&self, t: usize) -> &[Factor] {
         assert!(t < self.len(), "target {t} of {}", self.len);
         &self.factors[self.end[t] as usize..self.end[t + 1] as usize]
@@ -618,6 +619,11 @@ pub struct Scorer {
     projections: Vec<Option<Projection>>,
     /// Scratch: every end's position on every target.
     pos: Vec<u32>,
+    /// Scratch of [`Scorer::score_dim`]: the weights of a dimension's
+    /// factors and the position of each of their codes; each direction's
+    /// part of every coordinate.
+    scratch: [Vec<u32>; 2],
+    part: Vec<Vec<u32>>,
 }
 
 /// Non-negative finite bytes as exact fixed-point integers: byte k is
@@ -724,7 +730,7 @@ impl Projection {
                 .fold(0u32, |x, &i| x * halo.dims[i] + c[i])
         };
         let at: Vec<u32> = ends.iter().map(|&p| index(p)).collect();
-        let mut raw: Vec<(u32, u32, u64)> = pairs
+        let raw: Vec<(u32, u32, u64)> = pairs
             .iter()
             .zip(units)
             .filter_map(|(&(u, v, _), &q)| {
@@ -732,9 +738,8 @@ impl Projection {
                 (a != b && q > 0).then(|| (a.min(b), a.max(b), q))
             })
             .collect();
-        raw.sort_unstable_by_key(|r| (r.0, r.1));
         let mut terms: Vec<(u32, u32, u128)> = Vec::new();
-        for (a, b, q) in raw {
+        for (a, b, q) in by_ends(raw, count) {
             match terms.last_mut() {
                 Some(l) if l.0 == a && l.1 == b => l.2 += q as u128,
                 _ => terms.push((a, b, q as u128)),
@@ -751,6 +756,37 @@ impl Projection {
             total,
         }
     }
+}
+
+/// `raw` (index, index, units), indices below `count`, in order of the
+/// two indices: a counting sort by the second, then a stable one by the
+/// first. Entries with the same two indices stay in their given order (the
+/// caller sums their units, exactly, so that order does not matter).
+/// O(count + entries).
+fn by_ends(raw: Vec<(u32, u32, u64)>, count: usize) -> Vec<(u32, u32, u64)> {
+    let mut by_second = vec![0usize; count + 1];
+    let mut by_first = vec![0usize; count + 1];
+    for r in &raw {
+        by_second[r.1 as usize + 1] += 1;
+        by_first[r.0 as usize + 1] += 1;
+    }
+    for k in 0..count {
+        by_second[k + 1] += by_second[k];
+        by_first[k + 1] += by_first[k];
+    }
+    let mut second = vec![(0u32, 0u32, 0u64); raw.len()];
+    for r in &raw {
+        let slot = &mut by_second[r.1 as usize];
+        second[*slot] = *r;
+        *slot += 1;
+    }
+    let mut out = raw;
+    for r in &second {
+        let slot = &mut by_first[r.0 as usize];
+        out[*slot] = *r;
+        *slot += 1;
+    }
+    out
 }
 
 /// A multiply-rotate hasher (FxHash's) for the scorer's cache, whose keys
@@ -866,6 +902,8 @@ impl Scorer {
             differ: Vec::new(),
             projections: Vec::new(),
             pos: Vec::new(),
+            scratch: [Vec::new(), Vec::new()],
+            part: Vec::new(),
         }
     }
 
@@ -1006,37 +1044,36 @@ impl Scorer {
         // (`part`), and the position of a projected coordinate is
         // `snake[Σ parts]`.
         let k = proj.dirs.len();
-        let mut weight = Vec::with_capacity(fs.len());
+        let [weight, snake] = &mut self.scratch;
+        weight.clear();
         let mut span = 1u32;
         for f in fs {
             weight.push(span);
             span *= f.size;
         }
-        let snake: Vec<u32> = (0..span)
-            .map(|code| {
-                let mut x = 0u32;
-                for (f, &w) in fs.iter().zip(&weight).rev() {
-                    let d = code / w % f.size;
-                    x = x * f.size + if x % 2 == 1 { f.size - 1 - d } else { d };
-                }
-                plan.arranged(t, x)
-            })
-            .collect();
-        let part: Vec<Vec<u32>> = proj
-            .dirs
-            .iter()
-            .map(|&i| {
-                (0..halo.dims[i] as usize)
-                    .map(|c| {
-                        fs.iter()
-                            .zip(&weight)
-                            .filter(|(f, _)| f.dir == i)
-                            .map(|(f, &w)| table[i][c][f.level] * w)
-                            .sum()
-                    })
-                    .collect()
-            })
-            .collect();
+        snake.clear();
+        snake.extend((0..span).map(|code| {
+            let mut x = 0u32;
+            for (f, &w) in fs.iter().zip(weight.iter()).rev() {
+                let d = code / w % f.size;
+                x = x * f.size + if x % 2 == 1 { f.size - 1 - d } else { d };
+            }
+            plan.arranged(t, x)
+        }));
+        if self.part.len() < k {
+            self.part.resize_with(k, Vec::new);
+        }
+        for (p, &i) in self.part.iter_mut().zip(&proj.dirs) {
+            p.clear();
+            p.extend((0..halo.dims[i] as usize).map(|c| {
+                fs.iter()
+                    .zip(weight.iter())
+                    .filter(|(f, _)| f.dir == i)
+                    .map(|(f, &w)| table[i][c][f.level] * w)
+                    .sum::<u32>()
+            }));
+        }
+        let part = &self.part[..k];
         // Every projected coordinate in order, the first direction
         // fastest; `code` is the sum of the parts of the coordinates `c`.
         self.pos.clear();
@@ -1346,6 +1383,30 @@ mod tests {
             other_pairs: 0,
             threshold: 0.5,
             found: super::super::recognise::Found::Exact,
+        }
+    }
+
+    #[test]
+    fn projected_pairs_are_ordered_by_both_ends() {
+        // By hand: ties keep their given order.
+        let raw = vec![(1, 2, 5), (0, 2, 1), (1, 2, 7), (0, 1, 3), (2, 3, 4)];
+        assert_eq!(
+            by_ends(raw, 4),
+            [(0, 1, 3), (0, 2, 1), (1, 2, 5), (1, 2, 7), (2, 3, 4)]
+        );
+        // Random entries: a stable sort by the two indices.
+        let mut rng = crate::rng::Rng::new(11);
+        for count in [2usize, 7, 64] {
+            let raw: Vec<(u32, u32, u64)> = (0..300)
+                .map(|k| {
+                    let a = rng.below(count - 1) as u32;
+                    let b = a + 1 + rng.below(count - 1 - a as usize) as u32;
+                    (a, b, k)
+                })
+                .collect();
+            let mut want = raw.clone();
+            want.sort_by_key(|r| (r.0, r.1));
+            assert_eq!(by_ends(raw, count), want);
         }
     }
 
