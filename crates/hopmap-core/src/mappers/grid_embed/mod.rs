@@ -226,6 +226,7 @@ fn start(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
         load_tie: None,
         placed_routed: None,
         canon: None,
+        vol: None,
         note: String::new(),
         placement: vec![None; input.graph.n()],
         mapping: None,
@@ -284,6 +285,8 @@ pub struct GridEmbed {
     /// The grid's canonical number of every process and its inverse
     /// ([`canonical::grid_order`]).
     canon: Option<(Vec<u32>, Vec<u32>)>,
+    /// The pair volumes of the graph, once made ([`GridEmbed::volumes`]).
+    vol: Option<Arc<Vec<f64>>>,
     note: String,
     placement: Vec<Option<u32>>,
     mapping: Option<Mapping>,
@@ -375,7 +378,9 @@ impl GridEmbed {
             self.fall_back("the network is not a mesh or torus".into());
             return;
         };
-        match recognise::recognise(&self.input.graph) {
+        let vol = Arc::new(pair_volumes(&self.input.graph));
+        self.vol = Some(Arc::clone(&vol));
+        match recognise::recognise_with_volumes(&self.input.graph, &vol) {
             Err(why) => self.fall_back(why),
             Ok(h) => {
                 let h = canonical::axes(h);
@@ -566,6 +571,13 @@ impl GridEmbed {
         self.phase = Phase::Place;
     }
 
+    /// The pair volumes of the graph (`partition::pair_volumes`), made
+    /// once for the recognition and the refinements.
+    fn volumes(&mut self) -> Arc<Vec<f64>> {
+        let g = &self.input.graph;
+        Arc::clone(self.vol.get_or_insert_with(|| Arc::new(pair_volumes(g))))
+    }
+
     /// The swap refinement's settings for the own-order rival and the
     /// placed grid: hop-bytes, 30 sweeps, `load_budget` for the bottleneck
     /// phase, no tabu phase, no kicks (they belong to a polish).
@@ -710,7 +722,7 @@ impl GridEmbed {
         let r = Refine::new(
             self.input.graph.clone(),
             self.input.topo.clone(),
-            Arc::new(pair_volumes(&self.input.graph)),
+            self.volumes(),
             own,
             params,
         )
@@ -781,7 +793,7 @@ impl GridEmbed {
         let r = Refine::new(
             self.input.graph.clone(),
             self.input.topo.clone(),
-            Arc::new(pair_volumes(&self.input.graph)),
+            self.volumes(),
             m.clone(),
             params,
         );

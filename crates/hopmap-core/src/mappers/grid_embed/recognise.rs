@@ -772,7 +772,13 @@ impl Uf {
 
 /// Recognise the graph as a grid halo, or say why not.
 pub fn recognise(g: &CommGraph) -> Result<GridHalo, String> {
-    recognise_inner(g, true, true)
+    recognise_with_volumes(g, &pair_volumes(g))
+}
+
+/// [`recognise`] given `vol = partition::pair_volumes(g)` (the caller
+/// keeps them for later work on the same graph).
+pub fn recognise_with_volumes(g: &CommGraph, vol: &[f64]) -> Result<GridHalo, String> {
+    recognise_inner(g, vol, true, true)
 }
 
 /// Each process's heaviest pair volume (`vol` aligned with the CSR
@@ -831,12 +837,16 @@ fn heavy_entries(vol: &[f64], top: &[f64], alpha: f64) -> usize {
 /// but a few that no heavy pair reaches form a grid ([`recognise_beside`]).
 /// With `abort`, a skeleton stops being built as soon as it is doomed
 /// ([`Built::Doomed`]); the result is the same either way.
-fn recognise_inner(g: &CommGraph, beside: bool, abort: bool) -> Result<GridHalo, String> {
+fn recognise_inner(
+    g: &CommGraph,
+    vol: &[f64],
+    beside: bool,
+    abort: bool,
+) -> Result<GridHalo, String> {
     let n = g.n();
     if n < 2 {
         return Err("fewer than two processes".into());
     }
-    let vol = pair_volumes(g);
     let (off, nb) = (g.offsets(), g.targets());
     let maxw = heaviest_pairs(off, &vol);
     let top = pair_tops(off, nb, &maxw);
@@ -1146,7 +1156,8 @@ fn beside_with(g: &CommGraph, vol: &[f64], top: &[f64], alphas: &[f64]) -> Optio
             b.add(index[u], index[v], w);
         }
     }
-    let grid = recognise_inner(&b.build().ok()?, false, true).ok()?;
+    let rest = b.build().ok()?;
+    let grid = recognise_inner(&rest, &pair_volumes(&rest), false, true).ok()?;
     (grid.found == Found::Exact).then(|| Beside {
         outside,
         grid,
@@ -2500,9 +2511,10 @@ mod tests {
         }
         let mut failures = 0;
         for g in &graphs {
+            let vol = pair_volumes(g);
             let (a, b) = (
-                recognise_inner(g, true, true),
-                recognise_inner(g, true, false),
+                recognise_inner(g, &vol, true, true),
+                recognise_inner(g, &vol, true, false),
             );
             failures += usize::from(a.is_err());
             assert_eq!(a, b);
