@@ -1194,6 +1194,52 @@ pub fn score(plan: &Plan, halo: &GridHalo, net: &Grid, pairs: &[(u32, u32, f64)]
     total
 }
 
+/// The order of scored plans: sampled hop-bytes, then plan index.
+fn by_score(a: &(f64, usize), b: &(f64, usize)) -> std::cmp::Ordering {
+    a.0.total_cmp(&b.0).then(a.1.cmp(&b.1))
+}
+
+/// The entries of `scored` (sampled hop-bytes, plan index; distinct
+/// indices) that the choice of finalists reads, sorted by hop-bytes, then
+/// index: every entry not above `bound` (the finalists' loop reads a
+/// prefix of the sorted list: those, or the first [`FINALISTS`] and the one
+/// after them) and, of the others, the first [`PER_LEVEL`] of each node
+/// occupancy ([`occupancy_finalists`] takes only from the first
+/// [`PER_LEVEL`] of an occupancy, and with [`FINALISTS`] < [`PER_LEVEL`]
+/// they hold the first [`FINALISTS`] + 1 overall). The sorted list of all
+/// starts with the same entries in the same order, and the other entries
+/// are never read, so they are not sorted. O(plans · [`PER_LEVEL`] + r log
+/// r) for r kept.
+pub fn reachable(plans: &[Plan], scored: &[(f64, usize)], bound: f64) -> Vec<(f64, usize)> {
+    let mut out = Vec::new();
+    // Per occupancy, its first entries above the bound, sorted.
+    let mut firsts: Vec<(u32, Vec<(f64, usize)>)> = Vec::new();
+    for &e in scored {
+        if !(e.0 > bound) {
+            out.push(e);
+            continue;
+        }
+        let occ = plans[e.1].occupancy();
+        let i = match firsts.iter().position(|f| f.0 == occ) {
+            Some(i) => i,
+            None => {
+                firsts.push((occ, Vec::with_capacity(PER_LEVEL + 1)));
+                firsts.len() - 1
+            }
+        };
+        let buf = &mut firsts[i].1;
+        if buf.len() == PER_LEVEL && buf.last().is_some_and(|l| by_score(&e, l).is_gt()) {
+            continue;
+        }
+        let at = buf.partition_point(|x| by_score(x, &e).is_lt());
+        buf.insert(at, e);
+        buf.truncate(PER_LEVEL);
+    }
+    out.extend(firsts.into_iter().flat_map(|f| f.1));
+    out.sort_unstable_by(by_score);
+    out
+}
+
 /// The finalists each node occupancy ([`Plan::occupancy`]) adds: of the
 /// plans that use that many cores a node, the best [`FINALISTS`] on the
 /// sample and up to [`PER_LEVEL`] in all tied with the best of them, those
@@ -1383,6 +1429,52 @@ mod tests {
             other_pairs: 0,
             threshold: 0.5,
             found: super::super::recognise::Found::Exact,
+        }
+    }
+
+    #[test]
+    fn the_reachable_scores_lead_the_sorted_list_and_give_the_same_finalists() {
+        // Plans of several node occupancies (a 4 × 4 grid on a 2 × 2 × 4
+        // torus with 4 cores: 1, 2 or 4 processes a node), scored with many
+        // ties; bounds from below the least score to above all of them.
+        let h = halo(&[4, 4], true);
+        let net = Grid::torus(&[2, 2, 4]).with_cores(4);
+        let ps = plans(&h, &net);
+        let occupancies: std::collections::HashSet<u32> = ps.iter().map(Plan::occupancy).collect();
+        assert!(
+            occupancies.len() >= 3 && ps.len() > 100,
+            "{occupancies:?} {}",
+            ps.len()
+        );
+        let mut rng = crate::rng::Rng::new(9);
+        for levels in [3usize, 40] {
+            let scored: Vec<(f64, usize)> = (0..ps.len())
+                .map(|k| (1.0 + rng.below(levels) as f64, k))
+                .collect();
+            let mut all = scored.clone();
+            all.sort_by(by_score);
+            for bound in [0.5, 1.0, 2.0, 2.5, levels as f64 + 1.0] {
+                let r = reachable(&ps, &scored, bound);
+                // The finalists' loop reads this prefix.
+                let read = all
+                    .iter()
+                    .filter(|e| e.0 <= bound)
+                    .count()
+                    .max(FINALISTS + 1);
+                let read = read.min(all.len());
+                assert_eq!(r[..read], all[..read], "bound {bound}");
+                // A subsequence of the sorted list.
+                let mut it = all.iter();
+                assert!(r.iter().all(|e| it.any(|x| x == e)));
+                assert_eq!(
+                    occupancy_finalists(&ps, &r, &[]),
+                    occupancy_finalists(&ps, &all, &[]),
+                    "bound {bound}"
+                );
+                if levels == 40 && bound < 2.0 {
+                    assert!(r.len() < all.len() / 2, "{} of {}", r.len(), all.len());
+                }
+            }
         }
     }
 

@@ -452,10 +452,16 @@ impl GridEmbed {
             self.phase = Phase::Choose { next: end };
             return;
         }
-        // Finalists on every pair. The plan indices are distinct: the
-        // order is total, and an unstable sort gives the stable one's.
-        self.scored
-            .sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        // Finalists on every pair, from the scored plans sorted by
+        // hop-bytes (then index): only those the choice below reads
+        // ([`embed::reachable`]).
+        let slack = self.load_budget.max(TIE);
+        let least = self
+            .scored
+            .iter()
+            .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)))
+            .map_or(0.0, |b| b.0);
+        self.scored = embed::reachable(&self.plans, &self.scored, least * (1.0 + slack));
         let mut all = if sampled_all {
             self.sample.take()
         } else {
@@ -471,7 +477,6 @@ impl GridEmbed {
             embed::Scorer::new(g.n(), &pairs)
         });
         let top = self.scored.first().map_or(0.0, |b| b.0);
-        let slack = self.load_budget.max(TIE);
         // The finalists: the best few, up to `TIED` plans tied with the
         // best on the sample (axis permutations of a symmetric grid), and
         // up to `TIED` more within the budget, at most `PER_LEVEL` of each
