@@ -107,8 +107,8 @@ pub struct Targets {
 }
 
 impl Targets {
-    /// The targets' factors, target by target. At most [`MAX_TARGETS`]
-    /// targets, of at most 255 factors in all.
+    /// The targets' factors, target by target: at most one target per
+    /// network dimension and T, of at most 255 factors in all.
     pub fn new(targets: &[Vec<Factor>]) -> Targets {
         let mut factors = Vec::with_capacity(targets.iter().map(Vec::len).sum());
         let mut end = [0u8; MAX_TARGETS + 1];

@@ -848,7 +848,7 @@ fn recognise_inner(
         return Err("fewer than two processes".into());
     }
     let (off, nb) = (g.offsets(), g.targets());
-    let maxw = heaviest_pairs(off, &vol);
+    let maxw = heaviest_pairs(off, vol);
     let top = pair_tops(off, nb, &maxw);
     let total: f64 = vol.iter().sum::<f64>() / 2.0;
     let mut best: Option<GridHalo> = None;
@@ -869,13 +869,13 @@ fn recognise_inner(
     // measured from it: a skeleton often recurs at another threshold, or as
     // another kind of skeleton of the same threshold.
     let mut read: Vec<(Adj, Result<Grid3, String>, Option<GridHalo>)> = Vec::new();
-    let alphas = thresholds(off, nb, &vol, &maxw);
+    let alphas = thresholds(off, nb, vol, &maxw);
     for &alpha in &alphas {
         // A heavy part of as many entries as the last one's is the same.
-        if heavy_entries(&vol, &top, alpha) == last_len {
+        if heavy_entries(vol, &top, alpha) == last_len {
             continue;
         }
-        let heavy = heavy_part(off, nb, &vol, &top, alpha);
+        let heavy = heavy_part(off, nb, vol, &top, alpha);
         last_len = heavy.nb.len();
         if !heavy.connected() {
             why = format!(
@@ -887,7 +887,7 @@ fn recognise_inner(
         }
         if best.is_none()
             && n <= super::product::MAX_PROCESSES
-            && let Ok(h) = product_grid(g, &vol, &heavy, alpha)
+            && let Ok(h) = product_grid(g, vol, &heavy, alpha)
             && product.as_ref().is_none_or(|b| better(&h, b))
         {
             product = Some(h);
@@ -936,7 +936,7 @@ fn recognise_inner(
                         let m = measured.get_or_insert_with(|| {
                             measure(
                                 g,
-                                &vol,
+                                vol,
                                 dims.clone(),
                                 periodic.clone(),
                                 coords.clone(),
@@ -966,7 +966,7 @@ fn recognise_inner(
                 doomed.clear();
             }
             prev = Some(jaccard.clone());
-            let pair_vol = |a: usize, b: usize| pair_volume(off, nb, &vol, a, b);
+            let pair_vol = |a: usize, b: usize| pair_volume(off, nb, vol, a, b);
             for kind in Skeleton::ALL {
                 match kind.build(&heavy, jaccard, pair_vol, abort) {
                     Built::Adj(s) => {
@@ -997,12 +997,12 @@ fn recognise_inner(
     // less than the share a reading must put between face neighbours, no
     // reading of that many dimensions can pass, and it is not tried.
     let share = RANK_ORDER_SHARE * total * (1.0 - 1e-9);
-    if best.is_none() && face_bound(off, &vol, 6) >= share {
-        best = rank_order_grid(g, &vol, total);
+    if best.is_none() && face_bound(off, vol, 6) >= share {
+        best = rank_order_grid(g, vol, total);
     }
-    if best.is_none() && face_bound(off, &vol, 4) >= share {
-        for (dims, coords, alpha) in super::near_mesh::candidates(g, &vol, &maxw, &LADDER) {
-            let mut h = measure(g, &vol, dims, vec![false; 2], coords, alpha);
+    if best.is_none() && face_bound(off, vol, 4) >= share {
+        for (dims, coords, alpha) in super::near_mesh::candidates(g, vol, &maxw, &LADDER) {
+            let mut h = measure(g, vol, dims, vec![false; 2], coords, alpha);
             h.found = Found::NearMesh;
             if face_bytes(&h) >= RANK_ORDER_SHARE * total
                 && best.as_ref().is_none_or(|b| more_faces(&h, b))
@@ -1016,7 +1016,7 @@ fn recognise_inner(
         // largest threshold on a tie).
         let mut stacked: Option<GridHalo> = None;
         for &alpha in &disconnected {
-            if let Ok(h) = stacked_grid(g, &vol, &heavy_part(off, nb, &vol, &top, alpha), alpha)
+            if let Ok(h) = stacked_grid(g, vol, &heavy_part(off, nb, vol, &top, alpha), alpha)
                 && stacked.as_ref().is_none_or(|b| better(&h, b))
             {
                 stacked = Some(h);
@@ -1031,9 +1031,9 @@ fn recognise_inner(
         // The last failure: the last doomed skeleton that is one when built
         // in full (its refusal), else the last worded one.
         while let Some((alpha, kind)) = doomed.pop() {
-            let heavy = heavy_part(off, nb, &vol, &top, alpha);
+            let heavy = heavy_part(off, nb, vol, &top, alpha);
             let jaccard = heavy.jaccard_skeleton();
-            let pair_vol = |a: usize, b: usize| pair_volume(off, nb, &vol, a, b);
+            let pair_vol = |a: usize, b: usize| pair_volume(off, nb, vol, a, b);
             if let Built::Adj(s) = kind.build(&heavy, &jaccard, pair_vol, false) {
                 if let Err(e) = faces_grid(&s) {
                     why = format!("at threshold {alpha}: {e}");
@@ -1045,7 +1045,7 @@ fn recognise_inner(
             return Err("no pair carries bytes".into());
         }
         let rest = beside
-            .then(|| beside_with(g, &vol, &top, &alphas))
+            .then(|| beside_with(g, vol, &top, &alphas))
             .flatten()
             .map(|b| {
                 let who: Vec<String> = b.outside.iter().map(|p| p.to_string()).collect();
@@ -1062,8 +1062,8 @@ fn recognise_inner(
         return Err(format!("no grid found ({why}){rest}"));
     };
     let found = h.found;
-    let h = merge_size_two(g, &vol, h);
-    let mut h = measure_with(g, &vol, h.dims, h.periodic, h.clique, h.coords, h.threshold);
+    let h = merge_size_two(g, vol, h);
+    let mut h = measure_with(g, vol, h.dims, h.periodic, h.clique, h.coords, h.threshold);
     h.found = found;
     Ok(h)
 }
@@ -2343,7 +2343,7 @@ mod tests {
             let n = g.n() as u32;
             for a in 2..n {
                 for b in 2..=n / a {
-                    if n % (a * b) != 0 {
+                    if !n.is_multiple_of(a * b) {
                         continue;
                     }
                     let r = n / (a * b);
