@@ -772,6 +772,23 @@ impl Uf {
 
 /// Recognise the graph as a grid halo, or say why not.
 pub fn recognise(g: &CommGraph) -> Result<GridHalo, String> {
+    recognise_or_beside(g).map_err(|e| e.why)
+}
+
+/// Why [`recognise_or_beside`] read no grid of the whole graph.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NoGrid {
+    /// The failure, worded (naming the grid beside which a few processes
+    /// stand, when there is one).
+    pub why: String,
+    /// The grid of all processes but a few ([`recognise_beside`]), when
+    /// no reading of the whole graph was found but that one was.
+    pub beside: Option<Box<Beside>>,
+}
+
+/// [`recognise`], and when it fails, the grid of all processes but a few
+/// that stand beside it ([`recognise_beside`]), if there is one.
+pub fn recognise_or_beside(g: &CommGraph) -> Result<GridHalo, NoGrid> {
     recognise_inner(g, true, true)
 }
 
@@ -829,10 +846,13 @@ fn heavy_entries(vol: &[f64], top: &[f64], alpha: f64) -> usize {
 /// but a few that no heavy pair reaches form a grid ([`recognise_beside`]).
 /// With `abort`, a skeleton stops being built as soon as it is doomed
 /// ([`Built::Doomed`]); the result is the same either way.
-fn recognise_inner(g: &CommGraph, beside: bool, abort: bool) -> Result<GridHalo, String> {
+fn recognise_inner(g: &CommGraph, beside: bool, abort: bool) -> Result<GridHalo, NoGrid> {
     let n = g.n();
     if n < 2 {
-        return Err("fewer than two processes".into());
+        return Err(NoGrid {
+            why: "fewer than two processes".into(),
+            beside: None,
+        });
     }
     let vol = pair_volumes(g);
     let (off, nb) = (g.offsets(), g.targets());
@@ -1029,24 +1049,17 @@ fn recognise_inner(g: &CommGraph, beside: bool, abort: bool) -> Result<GridHalo,
             }
         }
         if why.is_empty() {
-            return Err("no pair carries bytes".into());
+            return Err(NoGrid {
+                why: "no pair carries bytes".into(),
+                beside: None,
+            });
         }
-        let rest = beside
-            .then(|| recognise_beside(g))
-            .flatten()
-            .map(|b| {
-                let who: Vec<String> = b.outside.iter().map(|p| p.to_string()).collect();
-                format!(
-                    "; without process{} {} ({:.1}% of the bytes), the others are a {} ({})",
-                    if who.len() > 1 { "es" } else { "" },
-                    who.join(", "),
-                    b.outside_share * 100.0,
-                    b.grid.describe(),
-                    b.grid.found.describe()
-                )
-            })
-            .unwrap_or_default();
-        return Err(format!("no grid found ({why}){rest}"));
+        let beside = beside.then(|| recognise_beside(g)).flatten().map(Box::new);
+        let rest = beside.as_ref().map(|b| b.describe()).unwrap_or_default();
+        return Err(NoGrid {
+            why: format!("no grid found ({why}){rest}"),
+            beside,
+        });
     };
     let found = h.found;
     let h = merge_size_two(g, &vol, h);
@@ -1073,12 +1086,57 @@ pub struct Beside {
     pub outside_share: f64,
 }
 
+impl Beside {
+    /// "; without process(es) …, the others are a …": what a failure to
+    /// read the whole graph adds.
+    pub fn describe(&self) -> String {
+        let who: Vec<String> = self.outside.iter().map(|p| p.to_string()).collect();
+        format!(
+            "; without process{} {} ({:.1}% of the bytes), the others are a {} ({})",
+            if who.len() > 1 { "es" } else { "" },
+            who.join(", "),
+            self.outside_share * 100.0,
+            self.grid.describe(),
+            self.grid.found.describe()
+        )
+    }
+}
+
+/// The graph of the processes not in `outside` (ascending), numbered in
+/// their order (process `p` becomes `p` minus the outside processes before
+/// it), and the share of all bytes on the outside processes' pairs. None
+/// when the graph cannot be built. O(n + m).
+pub fn others_graph(g: &CommGraph, outside: &[usize]) -> Option<(CommGraph, f64)> {
+    let n = g.n();
+    let mut index = vec![usize::MAX; n];
+    let mut k = 0;
+    for (u, slot) in index.iter_mut().enumerate() {
+        if outside.binary_search(&u).is_err() {
+            *slot = k;
+            k += 1;
+        }
+    }
+    let mut b = crate::graph::GraphBuilder::new(k, g.is_directed());
+    let (mut total, mut out_bytes) = (0.0, 0.0);
+    for (u, v, w) in g.messages() {
+        total += w;
+        if index[u] == usize::MAX || index[v] == usize::MAX {
+            out_bytes += w;
+        } else {
+            b.add(index[u], index[v], w);
+        }
+    }
+    let share = if total > 0.0 { out_bytes / total } else { 0.0 };
+    Some((b.build().ok()?, share))
+}
+
 /// A grid halo of all processes but a few that stand beside it: a master
 /// that hands out work or broadcasts through the workers' own pairs, an
-/// I/O rank. Its pairs are light for the processes it talks to, so at
+/// I/O rank, processes that exchange nothing. Its pairs are light for the
+/// processes it talks to, so at
 /// some threshold of [`recognise`]'s ladder the heavy part is one
 /// component plus these processes alone (at most one per [`BESIDE_PER`]
-/// processes); the component is read as a grid (an exact reading only)
+/// processes, besides those that exchange no bytes); the component is read as a grid (an exact reading only)
 /// with the outside processes removed. Their own pairs, light for their
 /// partners, can break the reading of the whole graph at every threshold
 /// (ESyS-Particle's master broadcasts along a binomial tree through its
@@ -1101,32 +1159,17 @@ pub fn recognise_beside(g: &CommGraph) -> Option<Beside> {
         .find_map(|alpha| {
             let heavy = heavy_part(off, nb, &vol, &top, alpha);
             let alone: Vec<usize> = (0..n).filter(|&u| heavy.row(u).is_empty()).collect();
-            (!alone.is_empty() && alone.len() <= most && heavy.connected_but(&alone))
-                .then_some(alone)
+            // Processes that exchange no bytes at all stand beside any grid,
+            // however many they are.
+            let talking = alone.iter().filter(|&&u| maxw[u] > 0.0).count();
+            (!alone.is_empty() && talking <= most && heavy.connected_but(&alone)).then_some(alone)
         })?;
-    let mut index = vec![usize::MAX; n];
-    let mut k = 0;
-    for (u, slot) in index.iter_mut().enumerate() {
-        if outside.binary_search(&u).is_err() {
-            *slot = k;
-            k += 1;
-        }
-    }
-    let mut b = crate::graph::GraphBuilder::new(k, g.is_directed());
-    let (mut total, mut out_bytes) = (0.0, 0.0);
-    for (u, v, w) in g.messages() {
-        total += w;
-        if index[u] == usize::MAX || index[v] == usize::MAX {
-            out_bytes += w;
-        } else {
-            b.add(index[u], index[v], w);
-        }
-    }
-    let grid = recognise_inner(&b.build().ok()?, false, true).ok()?;
-    (grid.found == Found::Exact).then(|| Beside {
+    let (others, outside_share) = others_graph(g, &outside)?;
+    let grid = recognise_inner(&others, false, true).ok()?;
+    (grid.found == Found::Exact).then_some(Beside {
         outside,
         grid,
-        outside_share: if total > 0.0 { out_bytes / total } else { 0.0 },
+        outside_share,
     })
 }
 
