@@ -9,6 +9,7 @@
 //! a grid it says why and maps with recursive+refine.
 
 use hopmap_core::generate::{GenOptions, Neighbors, generate};
+use hopmap_core::graph::Coords;
 use hopmap_core::mappers::grid_embed::recognise::{Found, GridHalo, recognise};
 use hopmap_core::mappers::{self, MapperInput};
 use hopmap_core::mapping::Mapping;
@@ -826,15 +827,21 @@ fn beside(g: &CommGraph, master: f64, idle: usize, seed: u64) -> (Arc<CommGraph>
     (Arc::new(b.build().unwrap()), perm)
 }
 
-/// `grid`'s mapping of `g` onto `topo`, and its summary.
-fn grid_mapping(g: &Arc<CommGraph>, topo: &str) -> (Mapping, String) {
+/// `grid`'s mapping of `g` onto `topo`, its summary and the coordinates
+/// it gives the graph's layout.
+fn grid_mapping(g: &Arc<CommGraph>, topo: &str) -> (Mapping, String, Option<Coords>) {
     let t = Arc::new(Topology::parse(topo).unwrap());
     let input = MapperInput::new(g.clone(), t, 1);
     let info = mappers::find("grid").unwrap();
     let mut r = mappers::prepare(&info, &input).unwrap();
     r.run_to_end();
     let s = r.inspect().summary().unwrap_or_default();
-    (mappers::finish(&info, r.as_ref(), &input).unwrap(), s)
+    let coords = match r.inspect() {
+        mappers::RunRef::GridEmbed(e) => e.grid_coords(),
+        _ => None,
+    };
+    let m = mappers::finish(&info, r.as_ref(), &input).unwrap();
+    (m, s, coords)
 }
 
 /// Hop-bytes of the pairs of `grid` where `perm` put its processes in `m`.
@@ -858,10 +865,29 @@ fn a_grid_beside_a_master_and_idle_ranks_keeps_its_node_blocks() {
     let want = 512.0 * (8192.0 / 2.0 + 4096.0 / 2.0 + 2048.0);
     for seed in [1, 2] {
         let (whole, perm) = beside(&g, 1.0, 3, seed);
-        let (m, s) = grid_mapping(&whole, "torus:4x4x8:cores=5");
+        let (m, s, coords) = grid_mapping(&whole, "torus:4x4x8:cores=5");
         assert!(s.contains("the others are a 8×8×8 torus halo"), "{s}");
         assert!(s.contains("outside the grid placed nearest"), "{s}");
         assert_eq!(grid_part(&g, &perm, &m, "torus:4x4x8:cores=5"), want, "{s}");
+        // The layout: the grid's 512 on their 8×8×8 coordinates, the four
+        // others in a row beside it.
+        let xyz = coords.unwrap().xyz;
+        let (inside, beside): (Vec<usize>, Vec<usize>) =
+            (0..whole.n()).partition(|&p| perm[..512].contains(&p));
+        assert!(
+            inside
+                .iter()
+                .all(|&p| xyz[p].iter().all(|&c| (0.0..8.0).contains(&c)))
+        );
+        let mut rows: Vec<[f64; 3]> = beside.iter().map(|&p| xyz[p]).collect();
+        rows.sort_by(|a, b| a[1].total_cmp(&b[1]));
+        assert_eq!(
+            rows,
+            (0..4).map(|i| [-2.0, i as f64, 0.0]).collect::<Vec<_>>()
+        );
+        let distinct: std::collections::HashSet<[u64; 3]> =
+            inside.iter().map(|&p| xyz[p].map(f64::to_bits)).collect();
+        assert_eq!(distinct.len(), 512);
     }
 }
 
@@ -876,7 +902,7 @@ fn lammps_lj_beside_a_master_and_an_idle_rank_keeps_its_optimal_tiling() {
     let (alone, _) = run(&g, "torus:2x2x4:cores=4", &[]);
     let master = 1e-3 * g.total_bytes() / (2.0 * 64.0);
     let (whole, perm) = beside(&g, master, 1, 3);
-    let (m, s) = grid_mapping(&whole, "torus:2x2x4:cores=5");
+    let (m, s, _) = grid_mapping(&whole, "torus:2x2x4:cores=5");
     assert!(s.contains("outside the grid placed nearest"), "{s}");
     let part = grid_part(&g, &perm, &m, "torus:2x2x4:cores=5");
     assert!((part - alone).abs() <= 1e-9 * alone, "{part} {alone}: {s}");
