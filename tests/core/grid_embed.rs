@@ -9,6 +9,7 @@
 //! a grid it says why and maps with recursive+refine.
 
 use hopmap_core::generate::{GenOptions, Neighbors, generate};
+use hopmap_core::graph::Coords;
 use hopmap_core::mappers::grid_embed::recognise::{Found, GridHalo, recognise};
 use hopmap_core::mappers::{self, MapperInput};
 use hopmap_core::mapping::Mapping;
@@ -805,4 +806,104 @@ proptest! {
             prop_assert!(mine.1 <= theirs.1, "{:?} vs {:?}", mine, theirs);
         }
     }
+}
+
+/// `g` with a master (light pairs with every process: `master` bytes each
+/// way) and `idle` processes that exchange nothing, all relabelled by a
+/// permutation seeded with `seed`; and where each process of `g` went.
+fn beside(g: &CommGraph, master: f64, idle: usize, seed: u64) -> (Arc<CommGraph>, Vec<usize>) {
+    let n = g.n() + 1 + idle;
+    let mut perm: Vec<usize> = (0..n).collect();
+    hopmap_core::rng::Rng::new(seed).shuffle(&mut perm);
+    let mut b = GraphBuilder::new(n, true);
+    for (u, v, w) in g.messages() {
+        b.add(perm[u], perm[v], w);
+    }
+    let m = perm[g.n()];
+    for &p in &perm[..g.n()] {
+        b.add(p, m, master);
+        b.add(m, p, master);
+    }
+    (Arc::new(b.build().unwrap()), perm)
+}
+
+/// `grid`'s mapping of `g` onto `topo`, its summary and the coordinates
+/// it gives the graph's layout.
+fn grid_mapping(g: &Arc<CommGraph>, topo: &str) -> (Mapping, String, Option<Coords>) {
+    let t = Arc::new(Topology::parse(topo).unwrap());
+    let input = MapperInput::new(g.clone(), t, 1);
+    let info = mappers::find("grid").unwrap();
+    let mut r = mappers::prepare(&info, &input).unwrap();
+    r.run_to_end();
+    let s = r.inspect().summary().unwrap_or_default();
+    let coords = match r.inspect() {
+        mappers::RunRef::GridEmbed(e) => e.grid_coords(),
+        _ => None,
+    };
+    let m = mappers::finish(&info, r.as_ref(), &input).unwrap();
+    (m, s, coords)
+}
+
+/// Hop-bytes of the pairs of `grid` where `perm` put its processes in `m`.
+fn grid_part(grid: &CommGraph, perm: &[usize], m: &Mapping, topo: &str) -> f64 {
+    let t = Topology::parse(topo).unwrap();
+    let node = |p: usize| m.node[perm[p]] as usize;
+    grid.pairs()
+        .map(|(u, v, c)| c * t.distance(node(u), node(v)) as f64)
+        .sum()
+}
+
+#[test]
+fn a_grid_beside_a_master_and_idle_ranks_keeps_its_node_blocks() {
+    // The halo of `node_blocks_keep_the_heavy_directions_inside_nodes`
+    // (8×8×8, x 4×, y 2×, z 1×), plus a master with 1-byte pairs with
+    // every process and three processes that exchange nothing, all
+    // shuffled, on a 4×4×8 torus of 5 cores a node: the whole graph is no
+    // grid, the 512 others are, and they keep the 2×2×1 node blocks (4 of
+    // each node's 5 cores): the grid's pairs cost what they cost there.
+    let g = halo("halo:8x8x8:4,2,1", true, false, true, 9);
+    let want = 512.0 * (8192.0 / 2.0 + 4096.0 / 2.0 + 2048.0);
+    for seed in [1, 2] {
+        let (whole, perm) = beside(&g, 1.0, 3, seed);
+        let (m, s, coords) = grid_mapping(&whole, "torus:4x4x8:cores=5");
+        assert!(s.contains("the others are a 8×8×8 torus halo"), "{s}");
+        assert!(s.contains("outside the grid placed nearest"), "{s}");
+        assert_eq!(grid_part(&g, &perm, &m, "torus:4x4x8:cores=5"), want, "{s}");
+        // The layout: the grid's 512 on their 8×8×8 coordinates, the four
+        // others in a row beside it.
+        let xyz = coords.unwrap().xyz;
+        let (inside, beside): (Vec<usize>, Vec<usize>) =
+            (0..whole.n()).partition(|&p| perm[..512].contains(&p));
+        assert!(
+            inside
+                .iter()
+                .all(|&p| xyz[p].iter().all(|&c| (0.0..8.0).contains(&c)))
+        );
+        let mut rows: Vec<[f64; 3]> = beside.iter().map(|&p| xyz[p]).collect();
+        rows.sort_by(|a, b| a[1].total_cmp(&b[1]));
+        assert_eq!(
+            rows,
+            (0..4).map(|i| [-2.0, i as f64, 0.0]).collect::<Vec<_>>()
+        );
+        let distinct: std::collections::HashSet<[u64; 3]> =
+            inside.iter().map(|&p| xyz[p].map(f64::to_bits)).collect();
+        assert_eq!(distinct.len(), 512);
+    }
+}
+
+#[test]
+fn lammps_lj_beside_a_master_and_an_idle_rank_keeps_its_optimal_tiling() {
+    // LAMMPS's 64-rank brick halo with a master (its light pairs: 0.1 % of
+    // the bytes) and an idle rank, shuffled, on 2×2×4 nodes of 5 cores:
+    // the 64 halo ranks get the hop-bytes of the 4-core block tiling of the
+    // capture alone, which the node-group bound proves optimal
+    // (docs/mapping-quality.md, "Lower bounds on the standard set").
+    let g = capture("lammps-lj-64.mtx", None);
+    let (alone, _) = run(&g, "torus:2x2x4:cores=4", &[]);
+    let master = 1e-3 * g.total_bytes() / (2.0 * 64.0);
+    let (whole, perm) = beside(&g, master, 1, 3);
+    let (m, s, _) = grid_mapping(&whole, "torus:2x2x4:cores=5");
+    assert!(s.contains("outside the grid placed nearest"), "{s}");
+    let part = grid_part(&g, &perm, &m, "torus:2x2x4:cores=5");
+    assert!((part - alone).abs() <= 1e-9 * alone, "{part} {alone}: {s}");
 }

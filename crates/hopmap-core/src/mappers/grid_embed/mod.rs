@@ -55,6 +55,14 @@
 //! grid was found: a code whose ranks are already laid out along its process
 //! grid, but whose halo is too wide or too mixed to be recognised (an
 //! algebraic multigrid's growing coarse stencils), keeps its own layout.
+//! When the whole graph is no grid but all processes but a few are
+//! ([`recognise::recognise_beside`]: a master whose pairs are light for its
+//! partners, processes that exchange nothing), the others are embedded as
+//! their grid by the same steps (without the refinement and the rivals),
+//! the few are placed on the free slots nearest their heaviest partners
+//! (findNearest, seed 000 §III), and the whole graph goes on to the swap
+//! refinement and the rivals; when the others' grid has no
+//! embedding, the run falls back as without a grid.
 //! On a switch fabric it refuses at start (the embedding
 //! needs grid coordinates). [`GridEmbed::grid`]
 //! gives the recognised grid and its coordinates (the GUI lays the graph
@@ -157,7 +165,11 @@ pub fn info() -> MapperInfo {
               application's own rank order, refined, are rivals, kept when they win by the \
               same rule or pay for more hop-bytes by a lower max load at the bottleneck \
               phase's price (0.1: one per cent of hop-bytes for ten per cent of max load); on a mesh \
-              the mapping kept is offered the same reordering of its layers. Without a grid it says why and runs recursive+refine. Params: \
+              the mapping kept is offered the same reordering of its layers. When all \
+              processes but a few form a grid (a master, ranks that exchange nothing), \
+              that grid is embedded, the few are placed on the free slots nearest their \
+              heaviest partners, and the whole graph is refined. Without a grid it says why \
+              and runs recursive+refine. Params: \
               min_share, refine, load_budget.",
         needs_coords: false,
         randomized: true,
@@ -210,30 +222,44 @@ fn start(input: &MapperInput) -> Result<Box<dyn MapperRun>> {
         "no" => Some(false),
         _ => None,
     };
-    Ok(Box::new(GridEmbed {
-        input: input.clone(),
-        min_share: input.get(PARAMS, "min_share")?,
+    Ok(Box::new(GridEmbed::new(
+        input.clone(),
+        input.get(PARAMS, "min_share")?,
         refine,
-        load_budget: input.get(PARAMS, "load_budget")?,
-        phase: Phase::Recognise,
-        halo: None,
-        plans: Vec::new(),
-        scored: Vec::new(),
-        sample: None,
-        all_pairs: None,
-        chosen: None,
-        best_hb: 0.0,
-        load_tie: None,
-        placed_routed: None,
-        canon: None,
-        vol: None,
-        note: String::new(),
-        placement: vec![None; input.graph.n()],
-        mapping: None,
-        event: None,
-        stop: None,
-        error: None,
-    }))
+        input.get(PARAMS, "load_budget")?,
+    )))
+}
+
+impl GridEmbed {
+    fn new(input: MapperInput, min_share: f64, refine: Option<bool>, load_budget: f64) -> Self {
+        let n = input.graph.n();
+        GridEmbed {
+            input,
+            min_share,
+            refine,
+            load_budget,
+            phase: Phase::Recognise,
+            halo: None,
+            plans: Vec::new(),
+            scored: Vec::new(),
+            sample: None,
+            all_pairs: None,
+            chosen: None,
+            best_hb: 0.0,
+            load_tie: None,
+            placed_routed: None,
+            canon: None,
+            vol: None,
+            note: String::new(),
+            placement: vec![None; n],
+            mapping: None,
+            event: None,
+            stop: None,
+            error: None,
+            aside: None,
+            fell_back: None,
+        }
+    }
 }
 
 enum Phase {
@@ -246,6 +272,10 @@ enum Phase {
     /// must beat it by [`pick`]).
     Refine(Box<Refine>, Mapping),
     Fallback(Box<dyn MapperRun>),
+    /// No grid of the whole graph, but one of all processes but a few
+    /// ([`recognise::recognise_beside`]): the grid's own run on the others'
+    /// graph ([`GridEmbed::aside`]) steps.
+    Beside,
     /// The grid's mapping is made; `recursive+refine` runs as its rival.
     Rival(Mapping, Box<dyn MapperRun>),
     /// The mapping so far (and how its run stopped) is made; the
@@ -293,6 +323,29 @@ pub struct GridEmbed {
     event: Option<StepEvent>,
     stop: Option<Stop>,
     error: Option<Error>,
+    /// The grid of all processes but a few and its run, when the whole
+    /// graph is no grid ([`Aside`]).
+    aside: Option<Box<Aside>>,
+    /// Why the run went on as `recursive+refine`, when it did.
+    fell_back: Option<String>,
+}
+
+/// A grid of all processes but a few that stand beside it (a master, an
+/// I/O rank: [`recognise::recognise_beside`]): the `grid` run (without its
+/// refinement and rivals) on the graph of the others, which are embedded
+/// as that grid; the few are then placed on the free slots nearest their
+/// heaviest partners (Bhatele & Kale's findNearest, seed 000 §III), and the
+/// whole graph goes on to the swap refinement and the rivals. Beyond the
+/// seeds: the master-worker split of real codes.
+struct Aside {
+    /// The run on the others' graph.
+    run: GridEmbed,
+    /// Each process's number in the others' graph (`u32::MAX` outside).
+    index: Vec<u32>,
+    /// The others' graph's number → process.
+    inv: Vec<u32>,
+    /// The processes outside the grid, ascending.
+    outside: Vec<usize>,
 }
 
 impl GridEmbed {
@@ -303,14 +356,31 @@ impl GridEmbed {
 
     /// The recognised grid's coordinates as layout coordinates (the first
     /// three directions), for drawing the graph on its grid.
+    /// With a grid of all processes but a few (a master, idle ranks), those few stand
+    /// in a row beside it, two steps before its first direction's start.
     pub fn grid_coords(&self) -> Option<Coords> {
-        let h = self.halo.as_ref()?;
+        let (h, index) = match (&self.halo, &self.aside) {
+            (Some(h), _) => (h, None),
+            (None, Some(a)) => (a.run.halo.as_ref()?, Some(&a.index)),
+            (None, None) => return None,
+        };
         let d = h.ndims();
         let n = self.input.graph.n();
+        let mut row = 0.0;
         let xyz = (0..n)
             .map(|p| {
-                let c = h.coord(p);
                 let mut x = [0.0; 3];
+                let q = match index {
+                    None => p,
+                    Some(ix) if ix[p] != u32::MAX => ix[p] as usize,
+                    Some(_) => {
+                        x[0] = -2.0;
+                        x[1] = row;
+                        row += 1.0;
+                        return x;
+                    }
+                };
+                let c = h.coord(q);
                 for (i, v) in x.iter_mut().enumerate().take(d.min(3)) {
                     *v = c[i] as f64;
                 }
@@ -320,8 +390,109 @@ impl GridEmbed {
         Some(Coords::new(if d >= 3 { 3 } else { 2 }, xyz))
     }
 
+    /// No grid of the whole graph, but one of all processes but `outside`:
+    /// start the grid's run on the others' graph ([`Aside`]), or fall back
+    /// when it cannot be made.
+    fn beside_start(&mut self, why: String, outside: &[usize]) {
+        let g = &self.input.graph;
+        let Some((others, _)) = recognise::others_graph(g, outside) else {
+            self.fall_back(why);
+            return;
+        };
+        let mut input = self.input.clone();
+        input.graph = Arc::new(others);
+        let (mut index, mut inv) = (vec![u32::MAX; g.n()], Vec::with_capacity(g.n()));
+        for (p, ix) in index.iter_mut().enumerate() {
+            if outside.binary_search(&p).is_err() {
+                *ix = inv.len() as u32;
+                inv.push(p as u32);
+            }
+        }
+        // The embedding alone: the refinement and the rivals come after,
+        // on the whole graph.
+        let run = GridEmbed::new(input, self.min_share, Some(false), self.load_budget);
+        self.note = why;
+        self.aside = Some(Box::new(Aside {
+            run,
+            index,
+            inv,
+            outside: outside.to_vec(),
+        }));
+        self.phase = Phase::Beside;
+    }
+
+    /// One step of the grid's run on the others' graph ([`Aside`]); when it
+    /// has embedded them, place the few beside them and go on as a placed
+    /// plan; when it found no embedding, fall back.
+    fn beside_step(&mut self) {
+        let vol = self.volumes();
+        let Some(a) = self.aside.as_mut() else {
+            return;
+        };
+        let state = a.run.step();
+        self.event = a.run.event.clone();
+        if let Some(e) = self.event.as_mut() {
+            back_event(e, &a.inv);
+        }
+        if let Some(why) = a.run.fell_back.take() {
+            // The others' grid was not embedded: the whole graph falls back.
+            let whole = std::mem::take(&mut self.note);
+            self.aside = None;
+            self.fall_back(format!("{whole}; not embedded: {why}"));
+            return;
+        }
+        for (q, s) in a.run.placement.iter().enumerate() {
+            self.placement[a.inv[q] as usize] = *s;
+        }
+        match state {
+            StepState::Running => {
+                self.phase = Phase::Beside;
+                return;
+            }
+            StepState::Stopped(Stop::Complete) => {}
+            StepState::Stopped(stop) => {
+                let why = a
+                    .run
+                    .error
+                    .take()
+                    .map_or(format!("{stop:?}"), |e| e.to_string());
+                self.fail(Error::Unsupported(why));
+                return;
+            }
+        }
+        let (Some(inner), Some((_, hb, _))) = (a.run.mapping.take(), a.run.chosen) else {
+            self.fail(Error::Unsupported("the grid's run made no mapping".into()));
+            return;
+        };
+        let best_hb = a.run.best_hb;
+        let note = format!("{}; {}", self.note, a.run.note);
+        let Some(m) = place_beside(&self.input, &vol, &inner, &a.index, &a.outside) else {
+            self.fail(Error::Unsupported(
+                "no free slot for the processes outside the grid".into(),
+            ));
+            return;
+        };
+        self.note = format!(
+            "{note}; process{} outside the grid placed nearest {} heaviest partner",
+            if a.outside.len() > 1 { "es" } else { "" },
+            if a.outside.len() > 1 { "their" } else { "its" },
+        );
+        self.event = Some(StepEvent::Whole);
+        let cores = self.input.topo.cores();
+        self.placement = (0..m.len())
+            .map(|p| Some(m.slot(p, cores) as u32))
+            .collect();
+        if self.refine == Some(false) {
+            self.grid_done(m);
+            return;
+        }
+        self.best_hb = best_hb;
+        self.start_refine(m, hb);
+    }
+
     fn fall_back(&mut self, why: String) {
         self.note = format!("{why}; mapped by recursive+refine instead");
+        self.fell_back = Some(why);
         let info = super::recursive::info_refine();
         let mut input = self.input.clone();
         input.params = info.own_params(&self.input.params);
@@ -380,8 +551,12 @@ impl GridEmbed {
         };
         let vol = Arc::new(pair_volumes(&self.input.graph));
         self.vol = Some(Arc::clone(&vol));
-        match recognise::recognise_with_volumes(&self.input.graph, &vol) {
-            Err(why) => self.fall_back(why),
+        match recognise::recognise_or_beside(&self.input.graph, &vol) {
+            Err(recognise::NoGrid {
+                why,
+                beside: Some(b),
+            }) => self.beside_start(why, &b.outside),
+            Err(e) => self.fall_back(e.why),
             Ok(h) => {
                 let h = canonical::axes(h);
                 let share = 1.0 - h.left_out_share();
@@ -790,6 +965,12 @@ impl GridEmbed {
         self.placement = (0..m.len())
             .map(|p| Some(m.slot(p, cores) as u32))
             .collect();
+        self.start_refine(m, hb);
+    }
+
+    /// Start the swap refinement of the placed mapping `m`, whose plan had
+    /// hop-bytes `hb` (the least of any plan: `best_hb`).
+    fn start_refine(&mut self, m: Mapping, hb: f64) {
         // What the plan's choice left of the budget.
         let params = self.refine_params(
             ((1.0 + self.load_budget) * self.best_hb / hb.max(f64::MIN_POSITIVE) - 1.0)
@@ -834,6 +1015,7 @@ impl Stepper for GridEmbed {
                     self.phase = Phase::Refine(r, placed);
                 }
             }
+            Phase::Beside => self.beside_step(),
             Phase::Rival(mine, run) => self.rival_step(mine, run),
             Phase::Order(mine, stop, r) => self.order_step(mine, stop, r),
             Phase::Fallback(mut run) => {
@@ -883,6 +1065,13 @@ impl Stepper for GridEmbed {
                 let p = run.progress();
                 (p.done, p.total, "recursive+refine")
             }
+            Phase::Beside => match &self.aside {
+                Some(a) => {
+                    let p = a.run.progress();
+                    (p.done, p.total, "embed the grid beside the few")
+                }
+                None => (0, None, ""),
+            },
             Phase::Rival(_, run) => {
                 let p = run.progress();
                 (p.done, p.total, "rival: recursive+refine")
@@ -937,6 +1126,10 @@ impl GridEmbed {
             },
             Phase::Fallback(run) => GridStep::Fallback(run.inspect()),
             Phase::Rival(_, run) => GridStep::Rival(run.inspect()),
+            Phase::Beside => match &self.aside {
+                Some(a) => return a.run.last_step(),
+                None => GridStep::Recognised,
+            },
             Phase::Recognise | Phase::Done => GridStep::Recognised,
         })
     }
@@ -945,6 +1138,65 @@ impl GridEmbed {
     pub fn note(&self) -> &str {
         &self.note
     }
+}
+
+/// The mapping of every process of `input`'s graph (`vol`: its pair
+/// volumes): those inside the grid
+/// where `inner` (the others' graph's mapping; `index`: a process's number
+/// there, `u32::MAX` outside) puts them, and the `outside` ones, heaviest
+/// first, each on the free slot nearest the node of its heaviest placed
+/// partner (findNearest, [`crate::find_nearest::KdTree`]; a process with no
+/// placed partner nearest node 0). None when a slot is missing. O(n + m +
+/// k · findNearest) for k outside processes.
+fn place_beside(
+    input: &MapperInput,
+    vol: &[f64],
+    inner: &Mapping,
+    index: &[u32],
+    outside: &[usize],
+) -> Option<Mapping> {
+    use crate::find_nearest::{FindNearest, KdTree};
+    let (g, net) = (&input.graph, input.topo.as_grid()?);
+    let n = g.n();
+    let mut finder = KdTree::new(net);
+    let (mut node, mut core) = (vec![u32::MAX; n], vec![0u32; n]);
+    // The cores taken on each node (the inner mapping's need not be the
+    // first ones, which findNearest hands out).
+    let mut taken: std::collections::HashMap<u32, Vec<u32>> = std::collections::HashMap::new();
+    for p in 0..n {
+        if let Some(&q) = index.get(p).filter(|&&q| q != u32::MAX) {
+            let (a, c) = (*inner.node.get(q as usize)?, *inner.core.get(q as usize)?);
+            (node[p], core[p]) = (a, c);
+            finder.take(a as usize)?;
+            taken.entry(a).or_default().push(c);
+        }
+    }
+    let off = g.offsets();
+    let weight = |p: usize| vol[off[p]..off[p + 1]].iter().sum::<f64>();
+    let mut order = outside.to_vec();
+    order.sort_by(|&a, &b| weight(b).total_cmp(&weight(a)).then(a.cmp(&b)));
+    for p in order {
+        let partner = (g.neighbors(p).iter().zip(&vol[off[p]..off[p + 1]]))
+            .filter(|&(&v, _)| node[v as usize] != u32::MAX)
+            .fold(None, |best: Option<(u32, f64)>, (&v, &w)| match best {
+                Some((_, bw)) if bw >= w => best,
+                _ => Some((v, w)),
+            });
+        let desired: Vec<f64> = match partner {
+            Some((v, _)) => {
+                let c = net.coord(node[v as usize] as usize);
+                c[..net.ndims()].iter().map(|&x| x as f64).collect()
+            }
+            None => vec![0.0; net.ndims()],
+        };
+        let a = finder.find(&desired)? as u32;
+        finder.take(a as usize)?;
+        let used = taken.entry(a).or_default();
+        let c = (0..net.cores()).find(|c| !used.contains(c))?;
+        used.push(c);
+        (node[p], core[p]) = (a, c);
+    }
+    Some(Mapping::new(node, core))
 }
 
 /// Renumber the processes an event names from the canonical numbering

@@ -772,12 +772,25 @@ impl Uf {
 
 /// Recognise the graph as a grid halo, or say why not.
 pub fn recognise(g: &CommGraph) -> Result<GridHalo, String> {
-    recognise_with_volumes(g, &pair_volumes(g))
+    recognise_or_beside(g, &pair_volumes(g)).map_err(|e| e.why)
+}
+
+/// Why [`recognise_or_beside`] read no grid of the whole graph.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NoGrid {
+    /// The failure, worded (naming the grid beside which a few processes
+    /// stand, when there is one).
+    pub why: String,
+    /// The grid of all processes but a few ([`recognise_beside`]), when
+    /// no reading of the whole graph was found but that one was.
+    pub beside: Option<Box<Beside>>,
 }
 
 /// [`recognise`] given `vol = partition::pair_volumes(g)` (the caller
-/// keeps them for later work on the same graph).
-pub fn recognise_with_volumes(g: &CommGraph, vol: &[f64]) -> Result<GridHalo, String> {
+/// keeps them for later work on the same graph), and when it fails, the
+/// grid of all processes but a few that stand beside it
+/// ([`recognise_beside`]), if there is one.
+pub fn recognise_or_beside(g: &CommGraph, vol: &[f64]) -> Result<GridHalo, NoGrid> {
     recognise_inner(g, vol, true, true)
 }
 
@@ -842,10 +855,13 @@ fn recognise_inner(
     vol: &[f64],
     beside: bool,
     abort: bool,
-) -> Result<GridHalo, String> {
+) -> Result<GridHalo, NoGrid> {
     let n = g.n();
     if n < 2 {
-        return Err("fewer than two processes".into());
+        return Err(NoGrid {
+            why: "fewer than two processes".into(),
+            beside: None,
+        });
     }
     let (off, nb) = (g.offsets(), g.targets());
     let maxw = heaviest_pairs(off, vol);
@@ -1042,24 +1058,20 @@ fn recognise_inner(
             }
         }
         if why.is_empty() {
-            return Err("no pair carries bytes".into());
+            return Err(NoGrid {
+                why: "no pair carries bytes".into(),
+                beside: None,
+            });
         }
-        let rest = beside
+        let beside = beside
             .then(|| beside_with(g, vol, &top, &alphas))
             .flatten()
-            .map(|b| {
-                let who: Vec<String> = b.outside.iter().map(|p| p.to_string()).collect();
-                format!(
-                    "; without process{} {} ({:.1}% of the bytes), the others are a {} ({})",
-                    if who.len() > 1 { "es" } else { "" },
-                    who.join(", "),
-                    b.outside_share * 100.0,
-                    b.grid.describe(),
-                    b.grid.found.describe()
-                )
-            })
-            .unwrap_or_default();
-        return Err(format!("no grid found ({why}){rest}"));
+            .map(Box::new);
+        let rest = beside.as_ref().map(|b| b.describe()).unwrap_or_default();
+        return Err(NoGrid {
+            why: format!("no grid found ({why}){rest}"),
+            beside,
+        });
     };
     let found = h.found;
     let h = merge_size_two(g, vol, h);
@@ -1086,12 +1098,57 @@ pub struct Beside {
     pub outside_share: f64,
 }
 
+impl Beside {
+    /// "; without process(es) …, the others are a …": what a failure to
+    /// read the whole graph adds.
+    pub fn describe(&self) -> String {
+        let who: Vec<String> = self.outside.iter().map(|p| p.to_string()).collect();
+        format!(
+            "; without process{} {} ({:.1}% of the bytes), the others are a {} ({})",
+            if who.len() > 1 { "es" } else { "" },
+            who.join(", "),
+            self.outside_share * 100.0,
+            self.grid.describe(),
+            self.grid.found.describe()
+        )
+    }
+}
+
+/// The graph of the processes not in `outside` (ascending), numbered in
+/// their order (process `p` becomes `p` minus the outside processes before
+/// it), and the share of all bytes on the outside processes' pairs. None
+/// when the graph cannot be built. O(n + m).
+pub fn others_graph(g: &CommGraph, outside: &[usize]) -> Option<(CommGraph, f64)> {
+    let n = g.n();
+    let mut index = vec![usize::MAX; n];
+    let mut k = 0;
+    for (u, slot) in index.iter_mut().enumerate() {
+        if outside.binary_search(&u).is_err() {
+            *slot = k;
+            k += 1;
+        }
+    }
+    let mut b = crate::graph::GraphBuilder::new(k, g.is_directed());
+    let (mut total, mut out_bytes) = (0.0, 0.0);
+    for (u, v, w) in g.messages() {
+        total += w;
+        if index[u] == usize::MAX || index[v] == usize::MAX {
+            out_bytes += w;
+        } else {
+            b.add(index[u], index[v], w);
+        }
+    }
+    let share = if total > 0.0 { out_bytes / total } else { 0.0 };
+    Some((b.build().ok()?, share))
+}
+
 /// A grid halo of all processes but a few that stand beside it: a master
 /// that hands out work or broadcasts through the workers' own pairs, an
-/// I/O rank. Its pairs are light for the processes it talks to, so at
+/// I/O rank, processes that exchange nothing. Its pairs are light for the
+/// processes it talks to, so at
 /// some threshold of [`recognise`]'s ladder the heavy part is one
 /// component plus these processes alone (at most one per [`BESIDE_PER`]
-/// processes); the component is read as a grid (an exact reading only)
+/// processes, besides those that exchange no bytes); the component is read as a grid (an exact reading only)
 /// with the outside processes removed. Their own pairs, light for their
 /// partners, can break the reading of the whole graph at every threshold
 /// (ESyS-Particle's master broadcasts along a binomial tree through its
@@ -1121,14 +1178,21 @@ fn beside_with(g: &CommGraph, vol: &[f64], top: &[f64], alphas: &[f64]) -> Optio
         return None;
     }
     let (off, nb) = (g.offsets(), g.targets());
+    // Processes that exchange no bytes at all stand beside any grid,
+    // however many they are: only the others count against `most`.
+    let idle = |u: usize| vol[off[u]..off[u + 1]].iter().all(|&w| w <= 0.0);
     let mut alone = Vec::new();
     let outside = alphas.iter().find_map(|&alpha| {
         alone.clear();
+        let mut talking = 0;
         for u in 0..n {
             if !(off[u]..off[u + 1]).any(|k| is_heavy(vol, top, alpha, k)) {
                 alone.push(u);
-                if alone.len() > most {
-                    return None;
+                if !idle(u) {
+                    talking += 1;
+                    if talking > most {
+                        return None;
+                    }
                 }
             }
         }
@@ -1138,30 +1202,12 @@ fn beside_with(g: &CommGraph, vol: &[f64], top: &[f64], alphas: &[f64]) -> Optio
         let heavy = heavy_part(off, nb, vol, top, alpha);
         heavy.connected_but(&alone).then(|| alone.clone())
     })?;
-    let mut index = vec![usize::MAX; n];
-    let mut k = 0;
-    for (u, slot) in index.iter_mut().enumerate() {
-        if outside.binary_search(&u).is_err() {
-            *slot = k;
-            k += 1;
-        }
-    }
-    let mut b = crate::graph::GraphBuilder::new(k, g.is_directed());
-    let (mut total, mut out_bytes) = (0.0, 0.0);
-    for (u, v, w) in g.messages() {
-        total += w;
-        if index[u] == usize::MAX || index[v] == usize::MAX {
-            out_bytes += w;
-        } else {
-            b.add(index[u], index[v], w);
-        }
-    }
-    let rest = b.build().ok()?;
-    let grid = recognise_inner(&rest, &pair_volumes(&rest), false, true).ok()?;
-    (grid.found == Found::Exact).then(|| Beside {
+    let (others, outside_share) = others_graph(g, &outside)?;
+    let grid = recognise_inner(&others, &pair_volumes(&others), false, true).ok()?;
+    (grid.found == Found::Exact).then_some(Beside {
         outside,
         grid,
-        outside_share: if total > 0.0 { out_bytes / total } else { 0.0 },
+        outside_share,
     })
 }
 
