@@ -1337,17 +1337,18 @@ impl Refine {
         // With whole volumes on a tabulated mesh or torus, when p's
         // partners span few coordinates, p's cost at each candidate is
         // summed by dimension ([`axis_costs`]): the same integers.
+        let mut axis = std::mem::take(&mut self.axis);
         let by_axis = !dense
             && self.exact
-            && (self.axis).pays(&self.dist, &partners, self.params.depth, cand.len())
-            && self.axis.begin(&self.dist, self.exact, &partners);
+            && axis.pays(&self.dist, &partners, self.params.depth, cand.len())
+            && axis.begin(&self.dist, self.exact, &partners);
         // (objective delta, hop-bytes delta, slot)
         let mut best: Option<(f64, f64, usize)> = None;
         for &b in &cand {
             let dab = self.dist.get(a, b) as f64;
             let gp = match self.dist.row(b) {
                 Some(row) if dense => dense_dot(row, &node_w) - base,
-                _ if by_axis => self.axis.cost(&self.dist, b) - base,
+                _ if by_axis => axis.cost(&self.dist, b) - base,
                 _ => self.gain_at(&partners, b, base),
             };
             let mut free_tried = false;
@@ -1422,6 +1423,7 @@ impl Refine {
             }
         }
         self.node_w = node_w;
+        self.axis = axis;
         self.cand = cand;
         self.partners = partners;
         self.from_a = from_a;

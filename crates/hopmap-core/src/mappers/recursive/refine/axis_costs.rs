@@ -31,8 +31,8 @@ use super::Dist;
 /// The cost of one term of a table of costs by dimension, and of one
 /// look-up per dimension and candidate, against one term of
 /// [`Refine::gain_at`] ([`AxisCosts::pays`]; set by instruction counts).
-const AXIS_TERM_COST: usize = 2;
-const AXIS_LOOKUP_COST: usize = 3;
+const AXIS_TERM_COST: usize = 3;
+const AXIS_LOOKUP_COST: usize = 4;
 #[cfg(doc)]
 use super::Refine;
 

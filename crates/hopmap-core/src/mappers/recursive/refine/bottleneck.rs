@@ -279,10 +279,11 @@ impl Refine {
     }
 
     /// Bytes of the messages of `x` (sent and received) routed through
-    /// channel `c` if `x` sat on node `n`, its partners where they are.
-    /// O(deg x) distance tests, plus routes where they cannot rule c out.
+    /// channel `c` if `x` sat on node `n`, its partners where they are: by
+    /// the rows of the distance table on a tabulated mesh or torus, else by
+    /// distance tests. O(deg x) look-ups, plus routes where they cannot
+    /// rule c out.
     fn crossing_bytes(&self, x: usize, n: usize, c: usize, ends: Option<(usize, usize)>) -> f64 {
-        let g = &self.graph;
         if let Some((u, w)) = ends
             && let (Some(row_n), Some(row_u), Some(row_w)) =
                 (self.dist.row(n), self.dist.row(u), self.dist.row(w))
