@@ -35,7 +35,11 @@
 //! objectives. For hop-bytes, a process whose last search found nothing is
 //! skipped while no exchange since has touched it, its partners or its
 //! candidate nodes (`SearchMemo`: O(deg) stamps per exchange, O(candidates)
-//! per check; the same exchanges in the same order).
+//! per check; the same exchanges in the same order). Once the search has
+//! stopped, that memo goes on for the descent, which skips the tries it
+//! certifies to fail ([`descent`]). On whole volumes over a tabulated mesh
+//! or torus, a process whose partners span few coordinates is priced at
+//! its candidate nodes by dimension (`axis_costs`: the same integers).
 //!
 //! Then, with `load_budget` > 0 (objectives `hopbytes` and `maxload`), the
 //! bottleneck phase ([`bottleneck`]; beyond the seed papers and beyond
