@@ -35,7 +35,11 @@
 //! objectives. For hop-bytes, a process whose last search found nothing is
 //! skipped while no exchange since has touched it, its partners or its
 //! candidate nodes (`SearchMemo`: O(deg) stamps per exchange, O(candidates)
-//! per check; the same exchanges in the same order).
+//! per check; the same exchanges in the same order). Once the search has
+//! stopped, that memo goes on for the descent, which skips the tries it
+//! certifies to fail ([`descent`]). On whole volumes over a tabulated mesh
+//! or torus, a process whose partners span few coordinates is priced at
+//! its candidate nodes by dimension (`axis_costs`: the same integers).
 //!
 //! Then, with `load_budget` > 0 (objectives `hopbytes` and `maxload`), the
 //! bottleneck phase ([`bottleneck`]; beyond the seed papers and beyond
@@ -714,6 +718,12 @@ pub struct Refine {
     memo: Option<Box<descent::Memo>>,
     /// The search's failed processes ([`SearchMemo`]; objective `hopbytes`).
     search_memo: SearchMemo,
+    /// The search's memo once the search has stopped ([`Refine::end_search`]),
+    /// kept up to date by every exchange made through [`Refine::apply`]
+    /// and dropped by the phases that move processes otherwise: the
+    /// descent skips the tries it certifies to fail
+    /// ([`SearchMemo::certifies_at`]). Empty when there is none.
+    after_memo: SearchMemo,
 }
 
 /// The search's memory of the processes it could not improve: `improve(p)`
@@ -737,6 +747,10 @@ struct SearchMemo {
     node: Vec<u32>,
     /// The epoch of each process's last failed search (0 = none).
     failed: Vec<u32>,
+    /// The epoch of the last move into a free core (0 = none): a move
+    /// stamps the node it enters, not the one it leaves, so a failure
+    /// before it certifies nothing ([`SearchMemo::certifies`]).
+    last_move: u32,
 }
 
 impl SearchMemo {
@@ -746,7 +760,23 @@ impl SearchMemo {
             moved: vec![0; n],
             node: vec![0; nodes],
             failed: vec![0; n],
+            last_move: 0,
         }
+    }
+
+    /// Whether `p`'s last search found no exchange with one of its
+    /// candidate nodes, `b`, that lowers hop-bytes by more than `hb_eps`,
+    /// and nothing that search read about `p` and `b` has changed since:
+    /// neither `p` nor a partner moved (so its candidates are the same),
+    /// no exchange touched `b`, and no move into a free core was made
+    /// (a move stamps the node it enters, not the one it leaves). The
+    /// caller knows `b` was a candidate: a partner's node or, with `depth`
+    /// ≥ 1, a network neighbour of one, and not p's node. False on an
+    /// empty memo. O(1).
+    fn certifies_at(&self, p: usize, b: usize) -> bool {
+        self.failed
+            .get(p)
+            .is_some_and(|&e| e != 0 && self.last_move < e && self.moved[p] < e && self.node[b] < e)
     }
 
     /// Whether `p` failed since anything its search (over `cand`) reads
@@ -758,6 +788,9 @@ impl SearchMemo {
 
     /// The exchange `ex` was applied (`node_of` after it).
     fn changed(&mut self, graph: &CommGraph, node_of: &[u32], ex: (usize, usize)) {
+        if ex.0 == ex.1 {
+            self.last_move = self.epoch;
+        }
         for x in [ex.0, ex.1] {
             self.moved[x] = self.epoch;
             self.node[node_of[x] as usize] = self.epoch;
@@ -847,6 +880,7 @@ impl Refine {
             polishing: false,
             memo: None,
             search_memo: SearchMemo::default(),
+            after_memo: SearchMemo::default(),
             relief: Vec::new(),
             pbs: Vec::new(),
             axis: Default::default(),
@@ -1304,12 +1338,21 @@ impl Refine {
                 node_w[nv] += c;
             }
         }
+        // With whole volumes on a tabulated mesh or torus, when p's
+        // partners span few coordinates, p's cost at each candidate is
+        // summed by dimension ([`axis_costs`]): the same integers.
+        let mut axis = std::mem::take(&mut self.axis);
+        let by_axis = !dense
+            && self.exact
+            && axis.pays(&self.dist, &partners, self.params.depth, cand.len())
+            && axis.begin(&self.dist, self.exact, &partners);
         // (objective delta, hop-bytes delta, slot)
         let mut best: Option<(f64, f64, usize)> = None;
         for &b in &cand {
             let dab = self.dist.get(a, b) as f64;
             let gp = match self.dist.row(b) {
                 Some(row) if dense => dense_dot(row, &node_w) - base,
+                _ if by_axis => axis.cost(&self.dist, b) - base,
                 _ => self.gain_at(&partners, b, base),
             };
             let mut free_tried = false;
@@ -1384,6 +1427,7 @@ impl Refine {
             }
         }
         self.node_w = node_w;
+        self.axis = axis;
         self.cand = cand;
         self.partners = partners;
         self.from_a = from_a;
@@ -1445,6 +1489,9 @@ impl Refine {
             }
         };
         self.cost[p] = self.cost_of(p);
+        if !self.after_memo.failed.is_empty() {
+            self.after_memo.changed(&self.graph, &self.node_of, r);
+        }
         r
     }
 
@@ -1507,7 +1554,12 @@ impl Refine {
 
     /// The search stopped for `why`: start the bottleneck phase, or finish.
     fn end_search(&mut self, why: RefineStop) {
-        self.search_memo = SearchMemo::default();
+        // The search's memo goes on for the bottleneck phase (the first
+        // call; the later ones, after the other phases, find it empty).
+        let memo = std::mem::take(&mut self.search_memo);
+        if !memo.failed.is_empty() {
+            self.after_memo = memo;
+        }
         if self.search_only {
             // The tabu phase is part of each run (it gains most from many
             // starts: PETSc shuffled on the 8 × 8 mesh reaches gmap's
@@ -1921,6 +1973,121 @@ mod tests {
         m.changed(&g, &node_of, (3, 3));
         assert!(m.failed_before(0, &[1]));
         assert!(!m.failed_before(0, &[1, 2]), "3 is on node 2");
+    }
+
+    #[test]
+    fn a_move_into_a_free_core_ends_every_earlier_certificate() {
+        // Processes 0 and 1 (partners) on nodes 0 and 1, process 2 alone
+        // on node 2 of 4 nodes (node 3 free). 0 failed, then 2 moves to
+        // node 3: node 2, left behind, is stamped by nothing, yet it now
+        // has a free core that 0's search never tried.
+        let mut b = crate::graph::GraphBuilder::new(3, false);
+        b.add(0, 1, 1.0);
+        let g = b.build().unwrap();
+        let mut m = SearchMemo::new(3, 4);
+        assert!(!m.certifies_at(0, 2), "nothing recorded yet");
+        m.failed[0] = m.epoch;
+        assert!(m.certifies_at(0, 2));
+        m.changed(&g, &[0, 1, 3], (2, 2));
+        assert!(m.failed_before(0, &[2]), "the search's own memo keeps it");
+        assert!(!m.certifies_at(0, 2));
+        m.failed[0] = m.epoch;
+        assert!(m.certifies_at(0, 2));
+        // 1 swaps with 2 (from node 1 to node 3): 0's partner moved.
+        m.changed(&g, &[0, 3, 1], (1, 2));
+        assert!(!m.certifies_at(0, 2));
+        assert!(!SearchMemo::default().certifies_at(0, 2));
+    }
+
+    /// Σ_pairs c · d over the processes' nodes `node_of`, from scratch.
+    fn hop_bytes_at(r: &Refine, node_of: &[u32]) -> f64 {
+        let g = &r.graph;
+        let mut t = 0.0;
+        for x in 0..g.n() {
+            let off = g.offsets()[x];
+            for (k, &v) in g.neighbors(x).iter().enumerate() {
+                let (a, b) = (node_of[x] as usize, node_of[v as usize] as usize);
+                t += r.vol[off + k] * r.dist.get(a, b) as f64;
+            }
+        }
+        t / 2.0
+    }
+
+    #[test]
+    fn a_try_the_stopped_search_certifies_lowers_no_hop_bytes() {
+        // Random graphs on small meshes and tori (some with a free core),
+        // one sweep of the search (so the descent after it still finds
+        // exchanges), then at every step of the later phases: for every
+        // process p and candidate node b that `settled_at` certifies,
+        // every exchange of p with b (each slot of b) lowers hop-bytes by
+        // no more than `hb_eps`, computed from scratch.
+        let (mut certified, mut uncertified_gain) = (0, 0);
+        for topo in [
+            "mesh:4x4",
+            "torus:4x4",
+            "mesh:3x4:cores=2",
+            "torus:2x3x3:cores=2",
+        ] {
+            for seed in 0..48u64 {
+                // Sparse graphs (each process sends to two others), so that
+                // most exchanges leave most processes' partners in place.
+                let topo = Arc::new(Topology::parse(topo).unwrap());
+                let n = topo.num_slots() - (seed % 4) as usize;
+                let mut rng = crate::rng::Rng::new(seed);
+                let mut gb = crate::graph::GraphBuilder::new(n, true);
+                for i in 0..n {
+                    for _ in 0..2 {
+                        let j = rng.below(n);
+                        if j != i {
+                            gb.add(i, j, 1.0 + rng.below(9) as f64);
+                        }
+                    }
+                }
+                let g = Arc::new(gb.build().unwrap());
+                let start = crate::mappers::run(
+                    &crate::mappers::random::info(),
+                    &crate::mappers::MapperInput::new(g.clone(), topo.clone(), seed),
+                )
+                .unwrap();
+                let vol = Arc::new(crate::partition::pair_volumes(&g));
+                let params = RefineParams {
+                    sweeps: 1,
+                    seed,
+                    ..RefineParams::hand_checked(0.0)
+                };
+                let mut r = Refine::new(g.clone(), topo.clone(), vol, start, params);
+                while !r.is_done() {
+                    r.step();
+                    if r.after_memo.failed.is_empty() {
+                        continue;
+                    }
+                    let hb = hop_bytes_at(&r, &r.node_of);
+                    for p in 0..g.n() {
+                        let a = r.node_of[p] as usize;
+                        r.candidates(p, a, r.params.depth);
+                        for b in r.cand.clone() {
+                            let settled = r.settled_at(p, b);
+                            for s in b * r.cores..(b + 1) * r.cores {
+                                let mut node_of = r.node_of.clone();
+                                node_of[p] = b as u32;
+                                if r.owner[s] != FREE {
+                                    node_of[r.owner[s] as usize] = a as u32;
+                                }
+                                let gain = hop_bytes_at(&r, &node_of) < hb - r.hb_eps;
+                                if settled {
+                                    certified += 1;
+                                    assert!(!gain, "p {p} to slot {s}, seed {seed}");
+                                } else if gain {
+                                    uncertified_gain += 1;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(certified > 1000, "{certified} certified");
+        assert!(uncertified_gain > 30, "{uncertified_gain} gains left");
     }
 
     #[test]

@@ -443,6 +443,8 @@ impl Refine {
             return true;
         };
         let c = self.cores;
+        // Moved without `apply`: the search's memo no longer holds.
+        self.after_memo = Default::default();
         for (x, y) in pairs {
             let (x, y) = (x as usize, y as usize);
             for k in 0..c {

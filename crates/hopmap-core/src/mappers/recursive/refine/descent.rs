@@ -23,7 +23,11 @@
 //! swap out; a step makes 16 × `batch` tries. A try that repeats one that
 //! failed, with nothing it reads changed since (`Memo`, which keeps each
 //! process's last few tries), is not evaluated again: O(1), and the same
-//! exchanges in the same order. Only for the `hopbytes` objective (the loads are not kept
+//! exchanges in the same order. So is a try of `p` at node `b` when the
+//! hop-bytes search before the phase tried all of p's exchanges with `b`,
+//! kept none, and nothing it read has changed since (the search's memo,
+//! kept up to date by every exchange: `Refine::settled_at`; on whole
+//! volumes, where both compute the same integer change). Only for the `hopbytes` objective (the loads are not kept
 //! during it; the bottleneck phase that follows routes everything
 //! afresh). Hop-bytes never rise.
 //!
@@ -241,6 +245,20 @@ impl Refine {
             .is_some_and(|s| s.queue.is_empty())
     }
 
+    /// Whether every exchange of `p` with node `b` (a partner's node or a
+    /// network neighbour of one, not p's node) surely fails to lower
+    /// hop-bytes by more than `hb_eps`: the hop-bytes search tried them
+    /// all and kept none, and nothing it read has changed since
+    /// (`SearchMemo::certifies_at`; `b` was among its candidates since
+    /// `depth` ≥ 1 and p's partners have not moved). On [`super::exact_sums`]
+    /// every change, the search's and a try's, is the exact integer, so
+    /// the try's change is the one the search refused. Beyond the seeds:
+    /// the search's certificate reused by the next phase. O(1).
+    #[inline]
+    pub(super) fn settled_at(&self, p: usize, b: usize) -> bool {
+        self.exact && self.params.depth >= 1 && self.after_memo.certifies_at(p, b)
+    }
+
     /// One try of the descent: `p` (on node `a`) into slot `s` of node
     /// `b`, skipped when the memo knows it fails; applied when it lowers
     /// hop-bytes by more than `hb_eps`. Whether it was applied. `nodes`:
@@ -263,6 +281,11 @@ impl Refine {
         let nbrs = graph.neighbors(p);
         let vol = &self.vol[off[p]..off[p] + nbrs.len()];
         let q = self.owner[s];
+        // A try the stopped search's memo certifies ([`Refine::settled_at`])
+        // fails: skipped (the random draws are made all the same).
+        if self.settled_at(p, b) {
+            return None;
+        }
         // A try that failed since nothing it reads has changed fails
         // again: skipped (the random draws are made all the same).
         if memo.failed_before(p, s, q) {

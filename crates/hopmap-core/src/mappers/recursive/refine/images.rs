@@ -123,6 +123,8 @@ impl Refine {
             return false;
         };
         self.owner.iter_mut().for_each(|o| *o = FREE);
+        // Moved without `apply`: the search's memo no longer holds.
+        self.after_memo = Default::default();
         for p in 0..self.graph.n() {
             let b = map[self.node_of[p] as usize];
             self.node_of[p] = b;

@@ -559,6 +559,8 @@ impl Refine {
     /// former occupant, or moves into a free core).
     pub(super) fn adopt_tabu(&mut self, t: &mut Tabu) {
         let Some(slots) = t.outcome() else { return };
+        // Moved without `apply`: the search's memo no longer holds.
+        self.after_memo = Default::default();
         let old_owner = std::mem::replace(&mut self.owner, vec![FREE; self.topo.num_slots()]);
         for (p, &s) in slots.iter().enumerate() {
             let s = s as usize;
