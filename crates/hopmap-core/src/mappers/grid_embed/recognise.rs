@@ -2120,6 +2120,16 @@ mod tests {
 
     /// The generator's `spec` with all neighbours (`full`) or faces only,
     /// `periodic` or not, its ranks shuffled by `seed`.
+    /// The generator's graph of `spec` for `seed` (its other options the
+    /// defaults).
+    fn seeded(spec: &str, seed: u64) -> CommGraph {
+        let o = GenOptions {
+            seed,
+            ..GenOptions::default()
+        };
+        generate(spec, &o).unwrap()
+    }
+
     fn shuffled_halo(spec: &str, full: bool, periodic: bool, seed: u64) -> CommGraph {
         let neighbors = if full {
             Neighbors::Full
@@ -2493,11 +2503,7 @@ mod tests {
             graphs.push(shuffled_halo(spec, full, periodic, 5));
         }
         for (spec, seed) in [("unstructured:200:3d", 1), ("unstructured:150:2d", 2)] {
-            let o = GenOptions {
-                seed,
-                ..GenOptions::default()
-            };
-            graphs.push(generate(spec, &o).unwrap());
+            graphs.push(seeded(spec, seed));
         }
         let (mut grids, mut tried) = (0, 0);
         for g in &graphs {
@@ -2537,11 +2543,7 @@ mod tests {
             ("unstructured:200:2d", 2),
             ("random-geometric:200:6", 3),
         ] {
-            let o = GenOptions {
-                seed,
-                ..GenOptions::default()
-            };
-            graphs.push(generate(spec, &o).unwrap());
+            graphs.push(seeded(spec, seed));
         }
         // Open grids too: their skeletons' degrees differ from row to row
         // (3 at a corner, 6 inside), and the skeletons that read them
