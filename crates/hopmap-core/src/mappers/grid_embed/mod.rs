@@ -258,6 +258,7 @@ impl GridEmbed {
             error: None,
             aside: None,
             fell_back: None,
+            known: None,
         }
     }
 }
@@ -328,6 +329,10 @@ pub struct GridEmbed {
     aside: Option<Box<Aside>>,
     /// Why the run went on as `recursive+refine`, when it did.
     fell_back: Option<String>,
+    /// The grid already read from this graph (by
+    /// [`recognise::recognise_beside`] on the whole graph's failure): the
+    /// first step takes it instead of reading it again.
+    known: Option<GridHalo>,
 }
 
 /// A grid of all processes but a few that stand beside it (a master, an
@@ -390,11 +395,12 @@ impl GridEmbed {
         Some(Coords::new(if d >= 3 { 3 } else { 2 }, xyz))
     }
 
-    /// No grid of the whole graph, but one of all processes but `outside`:
-    /// start the grid's run on the others' graph ([`Aside`]), or fall back
+    /// No grid of the whole graph, but one of all processes but the few
+    /// of `b`: start the grid's run on the others' graph ([`Aside`]), with
+    /// `b`'s reading of their grid (it is not read again), or fall back
     /// when it cannot be made.
-    fn beside_start(&mut self, why: String, outside: &[usize]) {
-        let g = &self.input.graph;
+    fn beside_start(&mut self, why: String, b: recognise::Beside) {
+        let (outside, g) = (&b.outside, &self.input.graph);
         let Some((others, _)) = recognise::others_graph(g, outside) else {
             self.fall_back(why);
             return;
@@ -410,13 +416,14 @@ impl GridEmbed {
         }
         // The embedding alone: the refinement and the rivals come after,
         // on the whole graph.
-        let run = GridEmbed::new(input, self.min_share, Some(false), self.load_budget);
+        let mut run = GridEmbed::new(input, self.min_share, Some(false), self.load_budget);
+        run.known = Some(b.grid);
         self.note = why;
         self.aside = Some(Box::new(Aside {
             run,
             index,
             inv,
-            outside: outside.to_vec(),
+            outside: b.outside,
         }));
         self.phase = Phase::Beside;
     }
@@ -551,11 +558,15 @@ impl GridEmbed {
         };
         let vol = Arc::new(pair_volumes(&self.input.graph));
         self.vol = Some(Arc::clone(&vol));
-        match recognise::recognise_or_beside(&self.input.graph, &vol) {
+        let read = match self.known.take() {
+            Some(h) => Ok(h),
+            None => recognise::recognise_or_beside(&self.input.graph, &vol),
+        };
+        match read {
             Err(recognise::NoGrid {
                 why,
                 beside: Some(b),
-            }) => self.beside_start(why, &b.outside),
+            }) => self.beside_start(why, *b),
             Err(e) => self.fall_back(e.why),
             Ok(h) => {
                 let h = canonical::axes(h);
@@ -1172,10 +1183,11 @@ fn place_beside(
         }
     }
     let off = g.offsets();
-    let weight = |p: usize| vol[off[p]..off[p + 1]].iter().sum::<f64>();
-    let mut order = outside.to_vec();
-    order.sort_by(|&a, &b| weight(b).total_cmp(&weight(a)).then(a.cmp(&b)));
-    for p in order {
+    let mut order: Vec<(f64, usize)> = (outside.iter())
+        .map(|&p| (vol[off[p]..off[p + 1]].iter().sum::<f64>(), p))
+        .collect();
+    order.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    for (_, p) in order {
         let partner = (g.neighbors(p).iter().zip(&vol[off[p]..off[p + 1]]))
             .filter(|&(&v, _)| node[v as usize] != u32::MAX)
             .fold(None, |best: Option<(u32, f64)>, (&v, &w)| match best {
